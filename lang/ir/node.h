@@ -1,0 +1,209 @@
+// The one tree type of the compiler. The parser builds it (the AST), the resolver rebuilds it with
+// DefIds, passes rewrite it, and Einstein lowering produces its loop/reduction kinds. Nodes are
+// immutable and shared; analyses keep their facts in side tables keyed by Node::id.
+//
+// Kid layouts are fixed per kind and listed below. "?" marks a kid that may be nullptr,
+// "..." a variable tail. Accessor helpers at the end of this file name the common positions.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lang/syntax/source.h"
+
+namespace ein::ir {
+
+// Identity of a definition (thesis §3.3). Crates: kUserCrate for cells and local modules,
+// kBuiltinCrate for builtins, kStdCrate for the standard library.
+struct DefId {
+  uint32_t crate = 0;
+  uint32_t index = 0;  // 0 = none
+  bool valid() const { return index != 0; }
+  bool operator==(const DefId&) const = default;
+  auto operator<=>(const DefId&) const = default;
+};
+inline constexpr uint32_t kUserCrate = 0;
+inline constexpr uint32_t kBuiltinCrate = 1;
+inline constexpr uint32_t kStdCrate = 2;
+
+// name: field `name`, aux: field `aux`, ival/fval/flags: payload fields.
+// clang-format off
+#define EIN_NODE_KINDS(X)                                                                        \
+  /* ---- program structure ---- */                                                              \
+  X(Program)      /* kids: stmt...   flags: kHasTail => last kid is the trailing expression */   \
+  X(Block)        /* kids: stmt...   flags: kHasTail => last kid is the block's value       */   \
+  /* ---- literals and atoms ---- */                                                             \
+  X(IntLit)       /* ival = value (non-negative; '-' is Unary)                              */   \
+  X(FloatLit)     /* fval = value, name = source text                                        */   \
+  X(BoolLit)      /* ival = 0/1                                                              */   \
+  X(StrLit)       /* name = decoded text (escapes processed)                                */   \
+  X(Interp)       /* kids: (StrLit | InterpHole)...  an interpolated string                 */   \
+  X(InterpHole)   /* kids: expr   aux = format spec after ':' ("" if none), e.g. ".4f"      */   \
+  X(Name)         /* name = identifier; def = resolved DefId (after resolution)             */   \
+  X(Path)         /* name = "a::b::c" (>= 2 segments); def = resolved item                  */   \
+  X(ArrayLit)     /* kids: element...                                                        */   \
+  X(TupleLit)     /* kids: element... (>= 2, or 0 for unit "()")                            */   \
+  X(RangeLit)     /* kids: lo, hi   flags: kInclusive for "..="                             */   \
+  /* ---- operators ---- */                                                                      \
+  X(Unary)        /* kids: operand  ival = UnOp                                             */   \
+  X(Binary)       /* kids: lhs, rhs ival = BinOp                                            */   \
+  X(Cast)         /* kids: expr, type                                                        */   \
+  X(Call)         /* kids: callee, arg...   ("x |> f" parses to Call(f, x))                 */   \
+  X(Index)        /* kids: base, index...   an index is an expr or a RestIdx                */   \
+  X(RestIdx)      /* name = rest name in an access: x[..b, i]                               */   \
+  X(Member)       /* kids: base   name = field ("0", "1" for tuples, "shape", ...)          */   \
+  X(Diff)         /* kids: expr   "@expr" (autodiff differential)                           */   \
+  /* ---- control ---- */                                                                        \
+  X(If)           /* kids: cond, then(Block), else?(Block or If)                            */   \
+  X(Match)        /* kids: scrutinee, Arm...                                                 */   \
+  X(Arm)          /* kids: pattern, guard?, body                                             */   \
+  X(Lambda)       /* kids: body, Param...                                                    */   \
+  X(Param)        /* name = parameter name; kids: type?                                      */   \
+  X(Comp)         /* kids: element, (CompGen | CompGuard | CompLet)...                      */   \
+  X(CompGen)      /* name = variable; kids: iterable                                         */   \
+  X(CompGuard)    /* kids: cond                                                              */   \
+  X(CompLet)      /* name = variable; kids: value                                            */   \
+  /* ---- Einstein notation ---- */                                                              \
+  X(Reduce)       /* name = op (sum prod max min all any argmax argmin); kids: body, slot...*/   \
+  X(IdxVar)       /* name = index name                                                       */   \
+  X(IdxIn)        /* name = index name; kids: range expr  ("i in 0..N")                     */   \
+  X(IdxLit)       /* ival = literal position (in declarations only)                         */   \
+  X(IdxRest)      /* name = rest name ("..b") in declaration or reduction slots             */   \
+  X(Where)        /* kids: expr, (WBind | WGuard | WDerived)..., WElse?                     */   \
+  X(WBind)        /* name = local; kids: value    ("where z = expr")                         */   \
+  X(WDerived)     /* name = derived index; kids: index expr (made by classify_where)       */   \
+  X(WGuard)       /* kids: cond                                                              */   \
+  X(WElse)        /* kids: fallback value ("where cond else e")                             */   \
+  /* ---- patterns ---- */                                                                       \
+  X(PWild)        /* "_"                                                                     */   \
+  X(PLit)         /* kids: literal expr (IntLit/FloatLit/BoolLit/StrLit, or Unary neg of one)*/  \
+  X(PRange)       /* kids: lo, hi (literal exprs)   flags: kInclusive                       */   \
+  X(PBind)        /* name = bound variable                                                   */   \
+  X(POr)          /* kids: pattern...                                                        */   \
+  X(PTuple)       /* kids: pattern...                                                        */   \
+  /* ---- types (annotations) ---- */                                                            \
+  X(TyPrim)       /* name = "i32" "f64" "bool" "str" "int" "float" ...                       */   \
+  X(TyArray)      /* kids: elem, TyDim...   flags: kAnyRank for "[T; *]"; no dims = "[T]"  */   \
+  X(TyDim)        /* ival = extent, or -1 for "?"                                            */   \
+  X(TyJagged)     /* kids: elem                                                              */   \
+  X(TyTuple)      /* kids: elem... (0 kids = unit "()")                                      */   \
+  X(TyFn)         /* kids: ret, param...                                                     */   \
+  /* ---- statements and items ---- */                                                          \
+  X(Let)          /* kids: pattern (PBind | PTuple), type?, value                            */   \
+  X(EinDecl)      /* name = tensor name; kids: value, slot... (IdxVar|IdxIn|IdxLit|IdxRest) */   \
+  X(Const)        /* name; kids: type?, value       flags: kPub                             */   \
+  X(Fn)           /* name; kids: ret_type?, body(Block), Param...    flags: kPub            */   \
+  X(DiffFn)       /* "@fn": same layout as Fn                                                */   \
+  X(Use)          /* name = path; ival = UseKind; aux = alias (UsePath); kids: UseItem...   */   \
+  X(UseItem)      /* name = item; aux = alias or ""                                          */   \
+  X(Mod)          /* name; kids: item... (inline) ; ival = 1 if inline  flags: kPub         */   \
+  X(StructDecl)   /* name (parsed only; E011 later)                                          */   \
+  X(EnumDecl)     /* name (parsed only; E011 later)                                          */   \
+  X(ExprStmt)     /* kids: expr (an expression statement ending in ';')                     */   \
+  X(Error)        /* placeholder produced by parser error recovery                           */
+// clang-format on
+
+enum class Kind : uint8_t {
+#define EIN_X(k) k,
+  EIN_NODE_KINDS(EIN_X)
+#undef EIN_X
+      Count_
+};
+const char* kind_name(Kind k);
+
+enum class UnOp : int64_t { Neg, Not };
+enum class BinOp : int64_t { Add, Sub, Mul, Div, Mod, Pow, Eq, Ne, Lt, Le, Gt, Ge, And, Or, In };
+const char* binop_spelling(BinOp op);
+const char* unop_spelling(UnOp op);
+
+enum UseKind : int64_t { UsePath = 0, UseList = 1, UseGlob = 2 };
+
+// Flag bits.
+inline constexpr uint32_t kHasTail = 1u << 0;
+inline constexpr uint32_t kInclusive = 1u << 1;
+inline constexpr uint32_t kPub = 1u << 2;
+inline constexpr uint32_t kAnyRank = 1u << 3;
+
+struct Node;
+using NodeRef = std::shared_ptr<const Node>;
+
+struct Node {
+  Kind kind;
+  Span span;
+  std::vector<NodeRef> kids;
+  std::string name;
+  std::string aux;
+  DefId def;
+  int64_t ival = 0;
+  double fval = 0.0;
+  uint32_t flags = 0;
+  uint32_t id = 0;  // unique per process; key of all side tables
+
+  bool has(uint32_t f) const { return (flags & f) != 0; }
+  const NodeRef& kid(size_t i) const { return kids[i]; }
+  size_t size() const { return kids.size(); }
+};
+
+// ---- construction -------------------------------------------------------------------------
+// The only way to make nodes. Assigns a fresh id. Kid layouts are checked in debug builds.
+struct NodeInit {
+  Kind kind;
+  Span span{};
+  std::vector<NodeRef> kids{};
+  std::string name{};
+  std::string aux{};
+  DefId def{};
+  int64_t ival = 0;
+  double fval = 0.0;
+  uint32_t flags = 0;
+};
+NodeRef make(NodeInit init);
+
+// Convenience factories for the common kinds.
+NodeRef make_int(int64_t v, Span s = {});
+NodeRef make_float(double v, Span s = {});
+NodeRef make_bool(bool v, Span s = {});
+NodeRef make_str(std::string v, Span s = {});
+NodeRef make_name(std::string name, DefId def = {}, Span s = {});
+NodeRef make_unary(UnOp op, NodeRef a, Span s = {});
+NodeRef make_binary(BinOp op, NodeRef a, NodeRef b, Span s = {});
+NodeRef make_call(NodeRef callee, std::vector<NodeRef> args, Span s = {});
+
+// A copy of `n` with new kids (same id-less payload; gets a fresh id). Returns `n` itself when
+// the kids are pointer-identical, so mutators preserve sharing.
+NodeRef with_kids(const NodeRef& n, std::vector<NodeRef> kids);
+// A copy of `n` with a different DefId (fresh id).
+NodeRef with_def(const NodeRef& n, DefId def);
+// A copy of `n` with arbitrary field edits applied by `edit` (fresh id).
+NodeRef edited(const NodeRef& n, const std::function<void(Node&)>& edit);
+
+// ---- printing and comparison ----------------------------------------------------------------
+// S-expression dump: (Binary + (Name x #0:12) (IntLit 1)). DefIds print as #crate:index.
+struct PrintOptions {
+  bool defids = true;  // print #c:i after names
+  bool spans = false;  // print @line:col
+  int indent = 2;      // pretty-print width per level (0 = one line)
+};
+std::string to_sexpr(const NodeRef& n, const PrintOptions& opt = {});
+// Structural equality and hash: ignore id and span, compare everything else recursively.
+bool structurally_equal(const NodeRef& a, const NodeRef& b);
+uint64_t structural_hash(const NodeRef& n);
+
+// ---- named kid positions -------------------------------------------------------------------
+inline const NodeRef& tail_expr(const Node& block) { return block.kids.back(); }  // if kHasTail
+inline const NodeRef& fn_ret_type(const Node& fn) { return fn.kids[0]; }
+inline const NodeRef& fn_body(const Node& fn) { return fn.kids[1]; }
+inline size_t fn_param_begin() { return 2; }
+inline const NodeRef& lambda_body(const Node& l) { return l.kids[0]; }
+inline size_t lambda_param_begin() { return 1; }
+inline const NodeRef& let_pattern(const Node& l) { return l.kids[0]; }
+inline const NodeRef& let_type(const Node& l) { return l.kids[1]; }
+inline const NodeRef& let_value(const Node& l) { return l.kids[2]; }
+inline const NodeRef& ein_value(const Node& e) { return e.kids[0]; }
+inline size_t ein_slot_begin() { return 1; }
+inline const NodeRef& reduce_body(const Node& r) { return r.kids[0]; }
+inline size_t reduce_slot_begin() { return 1; }
+
+}  // namespace ein::ir
