@@ -79,7 +79,11 @@ void print_rec(std::ostringstream& os, const NodeRef& n, const PrintOptions& opt
     flag(kInclusive, "incl");
     flag(kPub, "pub");
     flag(kAnyRank, "anyrank");
-    for (uint32_t b = 4; b < 32; ++b) flag(1u << b, ("f" + std::to_string(b)).c_str());
+    flag(kParallel, "parallel");
+    flag(kSequential, "sequential");
+    flag(kLocal, "local");
+    flag(kProven, "proven");
+    for (uint32_t b = 8; b < 32; ++b) flag(1u << b, ("f" + std::to_string(b)).c_str());
     os << "]";
   }
   if (opt.spans && n->span.valid()) os << " @" << n->span.lo << "-" << n->span.hi;
@@ -187,6 +191,13 @@ NodeRef with_def(const NodeRef& n, DefId def) {
 NodeRef edited(const NodeRef& n, const std::function<void(Node&)>& edit) {
   auto m = std::make_shared<Node>(*n);
   edit(*m);
+  return m;
+}
+
+NodeRef fresh_copy(const NodeRef& n) {
+  if (!n) return n;
+  auto m = std::make_shared<Node>(*n);
+  for (auto& k : m->kids) k = fresh_copy(k);
   m->id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   return m;
 }

@@ -102,7 +102,23 @@ inline constexpr uint32_t kStdCrate = 2;
   X(StructDecl)   /* name (parsed only; E011 later)                                          */   \
   X(EnumDecl)     /* name (parsed only; E011 later)                                          */   \
   X(ExprStmt)     /* kids: expr (an expression statement ending in ';')                     */   \
-  X(Error)        /* placeholder produced by parser error recovery                           */
+  X(Error)        /* placeholder produced by parser error recovery                           */   \
+  /* ---- made by passes (never by the parser) ---- */                                          \
+  X(EinGroup)     /* name, def = the tensor; kids: EinDecl clause... (group_einstein)       */   \
+  X(LTensor)      /* def = tensor; kids: LShape, stmt...  ival = DType; materialises a tensor*/  \
+  X(LShape)       /* kids: extent expr... (allocation shape, then element shape)            */   \
+  X(LFor)         /* def = loop var; kids: lo, hi, body   flags: kParallel/kSequential      */   \
+  X(LStore)       /* def = tensor; kids: value, index...                                     */   \
+  X(LLet)         /* def = local; kids: value   (statement inside lowered loops)             */   \
+  X(LIf)          /* kids: cond, then-stmt, else-stmt?                                       */   \
+  X(LSeq)         /* kids: stmt...                                                           */   \
+  X(LCheck)       /* kids: cond   name = code ("E004"), aux = message; fails when cond false */  \
+  X(LReduce)      /* name = op; kids: body, guard?, LoopVar...                               */   \
+  X(LoopVar)      /* def = index; kids: lo, hi                                               */   \
+  X(LLetIn)       /* def = local; kids: value, body  (expression form of a where-binding)    */   \
+  X(DimOf)        /* kids: tensor expr   ival = axis  (runtime extent)                       */   \
+  X(IMin)         /* kids: a, b  (integer min, range intersection)                           */   \
+  X(IMax)         /* kids: a, b  (integer max)                                               */
 // clang-format on
 
 enum class Kind : uint8_t {
@@ -125,6 +141,11 @@ inline constexpr uint32_t kHasTail = 1u << 0;
 inline constexpr uint32_t kInclusive = 1u << 1;
 inline constexpr uint32_t kPub = 1u << 2;
 inline constexpr uint32_t kAnyRank = 1u << 3;
+inline constexpr uint32_t kParallel = 1u << 4;    // LFor: iterations independent
+inline constexpr uint32_t kSequential = 1u << 5;  // LFor: recurrence axis, in order
+inline constexpr uint32_t kLocal = 1u << 6;       // Name: a frame slot (ival = slot)
+inline constexpr uint32_t kProven = 1u << 7;      // Index: in bounds by range analysis
+inline constexpr uint32_t kPrepared = 1u << 8;    // Fn: grouping/where-classification done
 
 struct Node;
 using NodeRef = std::shared_ptr<const Node>;
@@ -171,13 +192,18 @@ NodeRef make_unary(UnOp op, NodeRef a, Span s = {});
 NodeRef make_binary(BinOp op, NodeRef a, NodeRef b, Span s = {});
 NodeRef make_call(NodeRef callee, std::vector<NodeRef> args, Span s = {});
 
-// A copy of `n` with new kids (same id-less payload; gets a fresh id). Returns `n` itself when
-// the kids are pointer-identical, so mutators preserve sharing.
+// Rewrites keep the node's id: a rewritten node is "the same node with new parts", so facts in
+// side tables (types, call targets) survive mutator passes. Brand-new nodes come from make().
+// A copy of `n` with new kids. Returns `n` itself when the kids are pointer-identical, so
+// mutators preserve sharing.
 NodeRef with_kids(const NodeRef& n, std::vector<NodeRef> kids);
-// A copy of `n` with a different DefId (fresh id).
+// A copy of `n` with a different DefId.
 NodeRef with_def(const NodeRef& n, DefId def);
-// A copy of `n` with arbitrary field edits applied by `edit` (fresh id).
+// A copy of `n` with arbitrary field edits applied by `edit`.
 NodeRef edited(const NodeRef& n, const std::function<void(Node&)>& edit);
+// A deep copy with fresh ids everywhere (used when one source subtree must appear twice with
+// different facts).
+NodeRef fresh_copy(const NodeRef& n);
 
 // ---- printing and comparison ----------------------------------------------------------------
 // S-expression dump: (Binary + (Name x #0:12) (IntLit 1)). DefIds print as #crate:index.
@@ -207,3 +233,10 @@ inline const NodeRef& reduce_body(const Node& r) { return r.kids[0]; }
 inline size_t reduce_slot_begin() { return 1; }
 
 }  // namespace ein::ir
+
+template <>
+struct std::hash<ein::ir::DefId> {
+  size_t operator()(const ein::ir::DefId& d) const noexcept {
+    return (static_cast<size_t>(d.crate) << 32) ^ d.index;
+  }
+};

@@ -1,0 +1,84 @@
+#include "lang/passes/classify_where.h"
+
+#include "lang/ir/visitor.h"
+#include "lang/passes/context.h"
+
+namespace ein {
+namespace {
+
+using ir::Kind;
+using ir::NodeRef;
+
+class Classifier : public ir::Mutator {
+ public:
+  explicit Classifier(CompileCtx& cx) : cx_(cx) {}
+
+ protected:
+  // An index expression: integer literals, index variables (or other derived indices), + - *.
+  bool is_index_expr(const NodeRef& e, bool& mentions_index) {
+    if (!e) return false;
+    switch (e->kind) {
+      case Kind::IntLit: return true;
+      case Kind::Name: {
+        DefKind k = cx_.resolver.info(e->def).kind;
+        if (k == DefKind::Index || derived_.count(e->def)) {
+          mentions_index = true;
+          return true;
+        }
+        return false;
+      }
+      case Kind::Binary: {
+        auto op = static_cast<ir::BinOp>(e->ival);
+        if (op != ir::BinOp::Add && op != ir::BinOp::Sub && op != ir::BinOp::Mul) return false;
+        return is_index_expr(e->kids[0], mentions_index) &&
+               is_index_expr(e->kids[1], mentions_index);
+      }
+      case Kind::Unary:
+        return static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg &&
+               is_index_expr(e->kids[0], mentions_index);
+      default: return false;
+    }
+  }
+
+  NodeRef post(const NodeRef& n) override {
+    if (n->kind != Kind::Where) return n;
+    std::vector<NodeRef> kids = n->kids;
+    for (size_t i = 1; i < kids.size(); ++i) {
+      const NodeRef& c = kids[i];
+      if (c->kind == Kind::WBind) {
+        bool mentions = false;
+        if (is_index_expr(c->kids[0], mentions) && mentions) {
+          derived_.insert(c->def);
+          kids[i] = ir::edited(c, [](ir::Node& m) { m.kind = Kind::WDerived; });
+        }
+      } else if (c->kind == Kind::WGuard) {
+        const NodeRef& g = c->kids[0];
+        if (g && g->kind == Kind::Binary && static_cast<ir::BinOp>(g->ival) == ir::BinOp::In &&
+            g->kids[1] && g->kids[1]->kind == Kind::RangeLit && g->kids[0] &&
+            g->kids[0]->kind == Kind::Name &&
+            cx_.resolver.info(g->kids[0]->def).kind == DefKind::Index) {
+          std::string idx = g->kids[0]->name;
+          std::string range = cx_.sm.snippet(g->kids[1]->span);
+          cx_.error("E012", "index ranges are declared in brackets, not in `where`", g->span,
+                    "range in a where clause",
+                    "write the range where the index is introduced: `[" + idx + " in " + range +
+                        "]`");
+        }
+      }
+    }
+    return ir::with_kids(n, std::move(kids));
+  }
+
+ private:
+  CompileCtx& cx_;
+  std::unordered_set<ir::DefId> derived_;
+};
+
+}  // namespace
+
+NodeRef classify_where(const NodeRef& body, CompileCtx& cx) {
+  Classifier c(cx);
+  return c.mutate(body);
+}
+
+}  // namespace ein

@@ -1,0 +1,126 @@
+// The compilation context of one cell: its units (the cell itself and every function
+// specialisation it reaches) and the side tables the passes fill. Passes communicate only
+// through this context (thesis §4.1); IR nodes carry no mutable analysis fields.
+#pragma once
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "lang/diag/diag.h"
+#include "lang/ir/node.h"
+#include "lang/ir/type.h"
+#include "lang/resolve/resolver.h"
+
+namespace ein {
+
+// What the compiler may know about bindings that already hold values (earlier cells).
+struct GlobalEnvView {
+  virtual ~GlobalEnvView() = default;
+  virtual ir::TypeRef type_of(ir::DefId d) const = 0;  // nullptr if no value
+  virtual std::optional<std::vector<int64_t>> shape_of(ir::DefId d) const = 0;
+  virtual std::optional<int64_t> int_value(ir::DefId d) const = 0;  // integer scalars
+};
+
+// Range of one index variable: [lo, hi) as integer IR expressions (symbolic or constant).
+struct RangeFact {
+  ir::NodeRef lo, hi;
+  bool is_explicit = false;
+  std::optional<int64_t> lo_const, hi_const;  // folded by shape analysis when known
+  Span span;                                   // where the index was introduced
+};
+
+// Two plain uses of one index must see the same extent (SPEC §5.2).
+struct AgreeFact {
+  ir::DefId index;
+  ir::NodeRef extent_a, extent_b;  // integer IR expressions
+  Span span_a, span_b;
+  std::string what_a, what_b;      // "A[i, k]" for the labels
+};
+
+// Statically known extents of a value: -1 = unknown. Rank may be unknown (nullopt).
+using StaticShape = std::vector<int64_t>;
+
+struct Unit {
+  enum class Kind { Cell, Fn, Lambda } kind = Kind::Cell;
+  int id = 0;
+  std::string name;  // "cell", "fib(i32)", "lambda@3:9(f32)"
+  std::string key;   // specialisation key
+  ir::NodeRef body;  // Cell: Program; Fn: resolved Fn node; Lambda: Lambda node
+  ir::DefId fn;      // Fn units
+  const Unit* parent = nullptr;  // Lambda units: where the lambda was created
+  std::vector<ir::TypeRef> param_types;
+  ir::TypeRef ret_type;
+  bool in_progress = false;
+
+  // type inference
+  std::unordered_map<uint32_t, ir::TypeRef> types;        // node id -> type
+  std::unordered_map<ir::DefId, ir::TypeRef> def_types;   // locals, params, indices
+  std::unordered_map<uint32_t, Unit*> call_targets;       // Call node id -> callee unit
+  std::unordered_map<ir::DefId, int> rest_len;            // rest def -> number of axes
+  // rest expansion
+  std::unordered_map<ir::DefId, std::vector<ir::DefId>> rest_defs;
+  // range and shape analysis
+  std::unordered_map<ir::DefId, RangeFact> ranges;
+  std::vector<AgreeFact> agrees;
+  std::unordered_map<ir::DefId, StaticShape> def_shapes;
+  std::unordered_map<uint32_t, StaticShape> shapes;       // node id -> static shape
+  // lowering
+  ir::NodeRef lowered;        // lowered body: Program (cell) or Block (fn/lambda)
+  std::vector<ir::DefId> params;
+  std::vector<ir::DefId> captures;
+  int frame_size = 0;         // local slots
+
+  ir::TypeRef type(const ir::NodeRef& n) const {
+    auto it = types.find(n->id);
+    return it == types.end() ? ir::t_unknown() : it->second;
+  }
+};
+
+struct PassTiming {
+  std::string pass;
+  double ms = 0;
+};
+
+struct CompileOptions {
+  bool whole_program = false;  // a file run: later uses are all known (storage windows)
+  int max_specialisations = 2000;
+};
+
+struct CompileCtx {
+  SourceMap& sm;
+  Resolver& resolver;
+  DiagSink& diags;
+  const GlobalEnvView& env;
+  CompileOptions opt;
+  std::vector<std::unique_ptr<Unit>> units;  // units[0] = the cell
+  std::map<std::string, Unit*> specs;        // key -> unit
+  std::unordered_map<ir::DefId, ir::TypeRef> global_types;  // this cell's top-level bindings
+  std::unordered_map<ir::DefId, StaticShape> global_shapes;
+  std::unordered_map<ir::DefId, int64_t> const_ints;       // known integer constants
+  std::vector<ir::NodeRef> consts;  // Const items to evaluate before the cell runs (dep order)
+  std::vector<PassTiming> timings;
+
+  CompileCtx(SourceMap& s, Resolver& r, DiagSink& d, const GlobalEnvView& e)
+      : sm(s), resolver(r), diags(d), env(e) {}
+  Unit& cell() { return *units[0]; }
+  Unit* new_unit(Unit::Kind k, std::string name) {
+    units.push_back(std::make_unique<Unit>());
+    units.back()->kind = k;
+    units.back()->id = static_cast<int>(units.size()) - 1;
+    units.back()->name = std::move(name);
+    return units.back().get();
+  }
+  void error(const std::string& code, const std::string& msg, Span span,
+             const std::string& label = "", const std::string& help = "") {
+    Diagnostic d = make_diag(code, msg, span, label);
+    d.help = help;
+    diags.report(std::move(d));
+  }
+};
+
+}  // namespace ein

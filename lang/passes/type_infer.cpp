@@ -1,0 +1,333 @@
+// Type inference driver: units, statements, bindings, Einstein groups.
+#include "lang/passes/type_infer.h"
+
+#include "lang/ir/visitor.h"
+#include "lang/passes/classify_where.h"
+#include "lang/passes/group_einstein.h"
+#include "lang/passes/type_infer_impl.h"
+
+namespace ein {
+
+using ir::Kind;
+using ir::NodeRef;
+using ir::Type;
+using ir::TypeRef;
+
+namespace {
+
+bool literal_fits(int64_t v, DType d) {
+  switch (d) {
+    case DType::I8: return v <= 127;
+    case DType::I32: return v <= 2147483647LL;
+    default: return true;
+  }
+}
+
+}  // namespace
+
+TypeRef type_from_annotation(const NodeRef& ty, CompileCtx& cx) {
+  if (!ty) return nullptr;
+  switch (ty->kind) {
+    case Kind::TyPrim: {
+      if (ty->name == "str") return ir::t_str();
+      if (auto d = dtype_from_name(ty->name)) return ir::t_scalar(*d);
+      cx.error("E002", "unknown type `" + ty->name + "`", ty->span, "not a type",
+               "types are i8 i32 i64 f16 bf16 f32 f64 bool str, arrays [T; ...], tuples (T, U)");
+      return ir::t_unknown();
+    }
+    case Kind::TyArray: {
+      TypeRef e = type_from_annotation(ty->kids[0], cx);
+      int rank = ty->has(ir::kAnyRank) ? -1 : std::max<int>(1, static_cast<int>(ty->kids.size()) - 1);
+      if (!ir::is_scalar(e) && e->k != Type::K::Unknown) {
+        cx.error("E002", "array elements must be numbers or bools", ty->kids[0]->span);
+        return ir::t_unknown();
+      }
+      return ir::t_array(e, rank);
+    }
+    case Kind::TyJagged: return ir::t_list(type_from_annotation(ty->kids[0], cx));
+    case Kind::TyTuple: {
+      std::vector<TypeRef> es;
+      for (auto& k : ty->kids) es.push_back(type_from_annotation(k, cx));
+      return ir::t_tuple(std::move(es));
+    }
+    case Kind::TyFn: {
+      std::vector<TypeRef> ps;
+      for (size_t i = 1; i < ty->kids.size(); ++i) ps.push_back(type_from_annotation(ty->kids[i], cx));
+      return ir::t_fn_sig(std::move(ps), type_from_annotation(ty->kids[0], cx));
+    }
+    default: return ir::t_unknown();
+  }
+}
+
+NodeRef prepared_body(CompileCtx& cx, ir::DefId fn) {
+  DefInfo& info = cx.resolver.info_mut(fn);
+  if (!info.node) return nullptr;
+  // The prepared form is cached on the DefInfo itself (a resolved Fn never changes), so every
+  // specialisation of one function shares node ids.
+  if (info.node->has(ir::kPrepared)) return info.node;
+  NodeRef b = classify_where(group_einstein(info.node, cx), cx);
+  b = ir::edited(b, [](ir::Node& n) { n.flags |= ir::kPrepared; });
+  info.node = b;
+  return b;
+}
+
+// ---- units --------------------------------------------------------------------------------------
+
+void Infer::run_cell() {
+  const NodeRef& prog = u.body;
+  bool tail = prog->has(ir::kHasTail);
+  for (size_t i = 0; i < prog->kids.size(); ++i) {
+    const NodeRef& s = prog->kids[i];
+    if (!s) continue;
+    if (tail && i + 1 == prog->kids.size())
+      u.ret_type = expr(s);
+    else
+      stmt(s);
+  }
+  if (!u.ret_type) u.ret_type = ir::t_unit();
+}
+
+void Infer::run_function(const std::vector<NodeRef>& params, const NodeRef& body,
+                         const NodeRef& ret_annotation) {
+  for (size_t i = 0; i < params.size(); ++i) set_def(params[i]->def, u.param_types[i], false);
+  TypeRef bt = body->kind == Kind::Block ? block(body) : expr(body);
+  set(body, bt);
+  if (!ts.unify(u.ret_type, bt)) {
+    Span at = body->span;
+    if (body->kind == Kind::Block && body->has(ir::kHasTail)) at = body->kids.back()->span;
+    err("E002", "mismatched types: the body has type `" + show(bt) + "` but `" + show(u.ret_type) +
+                    "` is declared",
+        at, "expected `" + show(u.ret_type) + "`");
+  }
+  (void)ret_annotation;
+}
+
+TypeRef Infer::block(const NodeRef& b) {
+  bool tail = b->has(ir::kHasTail);
+  TypeRef t = ir::t_unit();
+  for (size_t i = 0; i < b->kids.size(); ++i) {
+    const NodeRef& s = b->kids[i];
+    if (!s) continue;
+    if (tail && i + 1 == b->kids.size())
+      t = expr(s);
+    else
+      stmt(s);
+  }
+  return set(b, t);
+}
+
+void Infer::stmt(const NodeRef& s) {
+  switch (s->kind) {
+    case Kind::Let: let(s); break;
+    case Kind::EinGroup: ein_group(s); break;
+    case Kind::Const: const_type(s->def, s->span); break;
+    case Kind::ExprStmt: expr(s->kids[0]); break;
+    case Kind::Fn:
+    case Kind::DiffFn:
+    case Kind::Use:
+    case Kind::Mod:
+    case Kind::StructDecl:
+    case Kind::EnumDecl:
+    case Kind::Error: break;
+    default: expr(s); break;
+  }
+}
+
+void Infer::set_def(ir::DefId d, const TypeRef& t, bool global) {
+  u.def_types[d] = t;
+  if (global) cx.global_types[d] = t;
+}
+
+void Infer::let(const NodeRef& s) {
+  TypeRef vt = expr(ir::let_value(*s));
+  TypeRef t = vt;
+  if (const NodeRef& ann = ir::let_type(*s)) {
+    TypeRef at = type_from_annotation(ann, cx);
+    if (!ts.unify(at, vt))
+      err("E002", "mismatched types: expected `" + show(at) + "`, found `" + show(vt) + "`",
+          ir::let_value(*s)->span, "expected `" + show(at) + "`",
+          "convert explicitly with `as` (there is no implicit widening)");
+    t = at;
+    set(ann, at);
+  }
+  bind_pattern(ir::let_pattern(*s), t, ir::let_value(*s)->span);
+}
+
+void Infer::bind_pattern(const NodeRef& pat, const TypeRef& t, Span at) {
+  if (!pat) return;
+  if (pat->kind == Kind::PBind) {
+    bool global = cx.resolver.info(pat->def).kind == DefKind::Global;
+    set_def(pat->def, t, global);
+    set(pat, t);
+    return;
+  }
+  if (pat->kind == Kind::PTuple) {
+    TypeRef r = resolved(t);
+    if (r->k == Type::K::Var) {
+      std::vector<TypeRef> es;
+      for (size_t i = 0; i < pat->kids.size(); ++i) es.push_back(ts.fresh(ir::VarKind::Any));
+      TypeRef tt = ir::t_tuple(es);
+      ts.unify(r, tt);
+      r = tt;
+    }
+    if (r->k != Type::K::Tuple || r->elems.size() != pat->kids.size()) {
+      if (r->k != Type::K::Unknown)
+        err("E002", "cannot destructure `" + show(t) + "` into " +
+                        std::to_string(pat->kids.size()) + " names",
+            at, "this is `" + show(t) + "`");
+      for (auto& k : pat->kids) bind_pattern(k, ir::t_unknown(), at);
+      return;
+    }
+    for (size_t i = 0; i < pat->kids.size(); ++i) bind_pattern(pat->kids[i], r->elems[i], at);
+  }
+}
+
+TypeRef Infer::const_type(ir::DefId d, Span at) {
+  if (auto it = cx.global_types.find(d); it != cx.global_types.end()) return it->second;
+  if (TypeRef t = cx.env.type_of(d)) return t;
+  const DefInfo& info = cx.resolver.info(d);
+  if (!info.node || info.node->kind != Kind::Const) return ir::t_unknown();
+  if (sh.consts_typed.count(d)) return ir::t_unknown();  // cyclic const definition
+  sh.consts_typed[d] = info.node;
+  cx.global_types[d] = ir::t_unknown();
+  Infer in_cell(cx, sh, cx.cell());
+  TypeRef t = in_cell.expr(info.node->kids[1]);
+  if (const NodeRef& ann = info.node->kids[0]) {
+    TypeRef a = type_from_annotation(ann, cx);
+    if (!ts.unify(a, t))
+      err("E002", "mismatched types: expected `" + show(a) + "`, found `" + show(t) + "`",
+          info.node->kids[1]->span);
+    t = a;
+  }
+  cx.global_types[d] = t;
+  cx.consts.push_back(info.node);
+  if (info.node->kids[1]->kind == Kind::IntLit) cx.const_ints[d] = info.node->kids[1]->ival;
+  (void)at;
+  return t;
+}
+
+TypeRef Infer::def_type(ir::DefId d, Span at) {
+  if (!d.valid()) return ir::t_unknown();
+  for (const Unit* p = &u; p; p = p->parent) {
+    auto it = p->def_types.find(d);
+    if (it != p->def_types.end()) return it->second;
+  }
+  if (auto it = cx.global_types.find(d); it != cx.global_types.end()) return it->second;
+  const DefInfo& info = cx.resolver.info(d);
+  switch (info.kind) {
+    case DefKind::Fn: return ir::t_fn_item(d);
+    case DefKind::Builtin: return ir::t_builtin(d);
+    case DefKind::Const: return const_type(d, at);
+    default: break;
+  }
+  if (TypeRef t = cx.env.type_of(d)) return t;
+  return ir::t_unknown();
+}
+
+// ---- Einstein groups ----------------------------------------------------------------------------
+
+TypeRef Infer::ein_group(const NodeRef& g) {
+  ir::DefId def = g->def;
+  bool global = cx.resolver.info(def).kind == DefKind::Global;
+  bool self_ref = false;
+  for (auto& c : g->kids)
+    ir::for_each_node(ir::ein_value(*c), [&](const NodeRef& n) {
+      if (n->kind == Kind::Name && n->def == def) self_ref = true;
+    });
+  TypeRef elem = ts.fresh(ir::VarKind::Any);
+  size_t nslots0 = g->kids[0]->kids.size() - ir::ein_slot_begin();
+  if (self_ref) {
+    for (auto& c : g->kids)
+      for (size_t i = ir::ein_slot_begin(); i < c->kids.size(); ++i)
+        if (c->kids[i]->kind == Kind::IdxRest)
+          err("E011", "rest patterns in recurrences are not supported", c->kids[i]->span);
+    set_def(def, ir::t_array(elem, static_cast<int>(nslots0)), global);
+  }
+  int elem_rank = -2;
+  int out_rank = -1;
+  for (auto& c : g->kids) {
+    index_slots(c, ir::ein_slot_begin());
+    TypeRef bt = expr(ir::ein_value(*c));
+    TypeRef rb = resolved(bt);
+    int r = 0;
+    TypeRef e = rb;
+    if (rb->k == Type::K::Array) {
+      r = rb->rank;
+      e = rb->elem;
+    } else if (rb->k != Type::K::Scalar && rb->k != Type::K::Var && rb->k != Type::K::Unknown) {
+      err("E002", "tensor elements must be numbers or bools, found `" + show(bt) + "`",
+          ir::ein_value(*c)->span, "this is `" + show(bt) + "`");
+      continue;
+    }
+    if (self_ref && r != 0)
+      err("E011", "recurrences with array-valued elements are not supported",
+          ir::ein_value(*c)->span);
+    if (elem_rank == -2) elem_rank = r;
+    else if (elem_rank != r)
+      err("E004", "clauses of `" + g->name + "` produce elements of different ranks",
+          ir::ein_value(*c)->span);
+    if (!ts.unify(elem, e))
+      err("E002", "clauses of `" + g->name + "` have different element types: `" + show(elem) +
+                      "` and `" + show(e) + "`",
+          ir::ein_value(*c)->span, "this is `" + show(e) + "`");
+    int n = 0;
+    for (size_t i = ir::ein_slot_begin(); i < c->kids.size(); ++i) {
+      const NodeRef& s = c->kids[i];
+      if (s->kind != Kind::IdxRest) {
+        ++n;
+        continue;
+      }
+      auto it = u.rest_len.find(s->def);
+      if (it == u.rest_len.end()) {
+        err("E004", "cannot determine how many axes `.." + s->name + "` stands for", s->span,
+            "rank unknown", "use `.." + s->name + "` in an access of an array whose rank is known");
+        n = -1000;
+      } else {
+        n += it->second;
+      }
+    }
+    if (n >= 0) {
+      if (out_rank >= 0 && out_rank != n)
+        err("E004", "clauses of `" + g->name + "` have different ranks (" +
+                        std::to_string(out_rank) + " and " + std::to_string(n) + ")",
+            c->span, "this clause has rank " + std::to_string(n),
+            "every clause of a piecewise definition indexes the same number of axes");
+      else
+        out_rank = n;
+    }
+  }
+  if (elem_rank < 0) elem_rank = 0;
+  TypeRef result = out_rank < 0 ? ir::t_unknown() : ir::t_array(elem, out_rank + elem_rank);
+  set_def(def, result, global);
+  return set(g, result);
+}
+
+// ---- entry --------------------------------------------------------------------------------------
+
+void infer_types(CompileCtx& cx) {
+  InferShared sh;
+  Unit& cell = cx.cell();
+  {
+    Infer inf(cx, sh, cell);
+    inf.run_cell();
+  }
+  // Zonk: every stored type becomes variable-free; unconstrained literals take their defaults.
+  for (auto& up : cx.units) {
+    Unit& u = *up;
+    for (auto& [id, t] : u.types) t = sh.store.deep(t, true);
+    for (auto& [d, t] : u.def_types) t = sh.store.deep(t, true);
+    for (auto& t : u.param_types) t = sh.store.deep(t, true);
+    if (u.ret_type) u.ret_type = sh.store.deep(u.ret_type, true);
+  }
+  for (auto& [d, t] : cx.global_types) t = sh.store.deep(t, true);
+  // Integer literals must fit the type their context gave them.
+  for (auto& [unit, n] : sh.int_lits) {
+    TypeRef t = unit->type(n);
+    if (ir::is_scalar(t) && !literal_fits(n->ival, t->dtype))
+      cx.error("E002", "literal out of range for `" + ir::type_name(t) + "`", n->span,
+               "does not fit in `" + ir::type_name(t) + "`",
+               "annotate a wider type, e.g. `let x: i64 = ...`");
+  }
+}
+
+}  // namespace ein

@@ -1,0 +1,244 @@
+// Calls: builtins, and monomorphisation of functions and lambdas (thesis §4.5).
+#include "lang/passes/type_infer_impl.h"
+
+namespace ein {
+
+using ir::Kind;
+using ir::NodeRef;
+using ir::Type;
+using ir::TypeRef;
+
+TypeRef Infer::call(const NodeRef& e) {
+  TypeRef ct = expr(e->kids[0]);
+  std::vector<TypeRef> args;
+  for (size_t i = 1; i < e->kids.size(); ++i) args.push_back(expr(e->kids[i]));
+  TypeRef rc = resolved(ct);
+  switch (rc->k) {
+    case Type::K::Builtin: {
+      auto b = builtin_of(rc->def);
+      if (!b) return ir::t_unknown();
+      return builtin_call(*b, e, args);
+    }
+    case Type::K::FnItem:
+    case Type::K::Lambda: {
+      Unit* spec = specialize(rc, args, e);
+      if (!spec) return ir::t_unknown();
+      u.call_targets[e->id] = spec;
+      return spec->ret_type;
+    }
+    case Type::K::Unknown: return ir::t_unknown();
+    case Type::K::FnSig:
+      err("E011", "calling a value through a function-type annotation is not supported",
+          e->kids[0]->span, "", "leave the parameter unannotated; it is specialised per call");
+      return ir::t_unknown();
+    default:
+      err("E002", "this is not a function: it has type `" + show(ct) + "`", e->kids[0]->span,
+          "not callable");
+      return ir::t_unknown();
+  }
+}
+
+Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const NodeRef& call_node) {
+  NodeRef fn_node, body, ret_ann;
+  std::vector<NodeRef> params;
+  std::string name, key;
+  const Unit* parent = nullptr;
+  if (callee->k == Type::K::FnItem) {
+    fn_node = prepared_body(cx, callee->def);
+    if (!fn_node) {
+      err("E003", "function `" + cx.resolver.info(callee->def).name + "` has no body here",
+          call_node->span);
+      return nullptr;
+    }
+    for (size_t i = ir::fn_param_begin(); i < fn_node->kids.size(); ++i) params.push_back(fn_node->kids[i]);
+    body = ir::fn_body(*fn_node);
+    ret_ann = ir::fn_ret_type(*fn_node);
+    name = fn_node->name;
+    key = "fn" + std::to_string(callee->def.crate) + ":" + std::to_string(callee->def.index);
+  } else {
+    fn_node = callee->node;
+    for (size_t i = ir::lambda_param_begin(); i < fn_node->kids.size(); ++i) params.push_back(fn_node->kids[i]);
+    body = ir::lambda_body(*fn_node);
+    parent = callee->unit;
+    auto lc = cx.sm.start(fn_node->span);
+    name = "lambda@" + std::to_string(lc.line) + ":" + std::to_string(lc.col);
+    key = "lambda" + std::to_string(fn_node->id) + "@" + std::to_string(parent ? parent->id : -1);
+  }
+  if (args.size() != params.size()) {
+    err("E002", "`" + name + "` takes " + std::to_string(params.size()) + " argument" +
+                    (params.size() == 1 ? "" : "s") + " but " + std::to_string(args.size()) +
+                    (args.size() == 1 ? " was" : " were") + " given",
+        call_node->span, "wrong number of arguments");
+    return nullptr;
+  }
+  std::vector<TypeRef> ptypes;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const NodeRef& ann = params[i]->kids.empty() ? nullptr : params[i]->kids[0];
+    TypeRef at = ann ? type_from_annotation(ann, cx) : nullptr;
+    if (at && at->k != Type::K::FnSig) {
+      if (!ts.unify(at, args[i])) {
+        err("E002", "mismatched types: parameter `" + params[i]->name + "` of `" + name +
+                        "` is `" + show(at) + "`, found `" + show(args[i]) + "`",
+            call_node->kids[i + 1]->span, "expected `" + show(at) + "`",
+            "convert explicitly with `as`");
+      }
+      ptypes.push_back(at);
+    } else {
+      ptypes.push_back(ts.deep(args[i], true));
+    }
+  }
+  std::string tnames;
+  key += "(";
+  for (size_t i = 0; i < ptypes.size(); ++i) {
+    key += ir::type_key(ptypes[i]) + ",";
+    tnames += (i ? ", " : "") + ir::type_name(ptypes[i]);
+  }
+  key += ")";
+  if (auto it = cx.specs.find(key); it != cx.specs.end()) return it->second;
+  if (static_cast<int>(cx.specs.size()) >= cx.opt.max_specialisations) {
+    err("E002", "too many specialisations of `" + name + "`", call_node->span,
+        "specialised again here",
+        "a generic function that calls itself with ever-growing argument types cannot be compiled");
+    return nullptr;
+  }
+  Unit* unit = cx.new_unit(callee->k == Type::K::FnItem ? Unit::Kind::Fn : Unit::Kind::Lambda,
+                           name + "(" + tnames + ")");
+  unit->key = key;
+  unit->body = fn_node;
+  unit->fn = callee->k == Type::K::FnItem ? callee->def : ir::DefId{};
+  unit->parent = parent;
+  unit->param_types = ptypes;
+  for (auto& p : params) unit->params.push_back(p->def);
+  if (callee->k == Type::K::Lambda) unit->captures = cx.resolver.captures(fn_node->id);
+  unit->ret_type = ret_ann ? type_from_annotation(ret_ann, cx) : ts.fresh(ir::VarKind::Any);
+  cx.specs[key] = unit;
+  unit->in_progress = true;
+  {
+    Infer sub(cx, sh, *unit);
+    sub.run_function(params, body, ret_ann);
+  }
+  unit->ret_type = ts.deep(unit->ret_type, true);
+  unit->in_progress = false;
+  return unit;
+}
+
+TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& args) {
+  const char* bname = builtin_info(b).name;
+  auto arity = [&](size_t lo, size_t hi) {
+    if (args.size() >= lo && args.size() <= hi) return true;
+    std::string n = lo == hi ? std::to_string(lo) : std::to_string(lo) + " or " + std::to_string(hi);
+    err("E002", std::string("`") + bname + "` takes " + n + " argument" + (hi == 1 ? "" : "s") +
+                    " but " + std::to_string(args.size()) + " were given",
+        e->span, "wrong number of arguments");
+    return false;
+  };
+  auto arg_span = [&](size_t i) { return e->kids[i + 1]->span; };
+  if (is_math_intrinsic(b)) {
+    bool binary = is_binary_math_intrinsic(b);
+    if (!arity(binary ? 2 : 1, binary ? 2 : 1)) return ir::t_unknown();
+    TypeRef a = resolved(args[0]);
+    TypeRef ea = ir::elem_of(a);
+    bool ints_ok = b == Builtin::Abs || b == Builtin::Sign || b == Builtin::Min2 ||
+                   b == Builtin::Max2 || b == Builtin::Fmod;
+    if (!(ts.is_floatish(ea) || (ints_ok && ts.is_intish(ea)) || resolved(ea)->k == Type::K::Unknown ||
+          (ts.is_var(ea) && ts.unify(ea, ts.fresh(ir::VarKind::Float))))) {
+      err("E002", std::string("`") + (bname + 2) + "` needs floating-point values, found `" + show(args[0]) + "`",
+          arg_span(0), "not a float", "convert with `as f32` or write a float literal such as `16.0`");
+      return ir::t_unknown();
+    }
+    if (!binary) return args[0];
+    TypeRef bb = resolved(args[1]);
+    if (!ts.unify(ea, ir::elem_of(bb)))
+      err("E002", std::string("`") + (bname + 2) + "` arguments have different types: `" +
+                      show(args[0]) + "` and `" + show(args[1]) + "`",
+          e->span);
+    if (a->k == Type::K::Array) return args[0];
+    return args[1];
+  }
+  switch (b) {
+    case Builtin::Print: return ir::t_unit();
+    case Builtin::Assert:
+      if (!arity(1, 2)) return ir::t_unit();
+      expect(ir::t_bool(), args[0], arg_span(0), "an assertion");
+      if (args.size() == 2) expect(ir::t_str(), args[1], arg_span(1), "an assertion message");
+      return ir::t_unit();
+    case Builtin::Len:
+    case Builtin::Shape: {
+      if (!arity(1, 1)) return ir::t_unknown();
+      TypeRef a = resolved(args[0]);
+      bool ok = a->k == Type::K::Array || a->k == Type::K::List || a->k == Type::K::Unknown ||
+                (b == Builtin::Len && a->k == Type::K::Str);
+      if (!ok)
+        err("E002", std::string("`") + bname + "` needs an array, found `" + show(args[0]) + "`",
+            arg_span(0));
+      return b == Builtin::Len ? ir::t_i32() : ir::t_array(ir::t_i32(), 1);
+    }
+    case Builtin::Typeof: arity(1, 1); return ir::t_str();
+    case Builtin::ArrayAppend: {
+      if (!arity(2, 2)) return ir::t_unknown();
+      TypeRef a = resolved(args[0]);
+      if (a->k == Type::K::Array) {
+        TypeRef want = a->rank == 1 ? a->elem : ir::t_array(a->elem, a->rank - 1);
+        if (a->rank >= 1 && !ts.unify(want, args[1]))
+          err("E002", "`array_append` to `" + show(args[0]) + "` needs a `" + show(want) +
+                          "`, found `" + show(args[1]) + "`",
+              arg_span(1));
+        return args[0];
+      }
+      if (a->k == Type::K::List) {
+        ts.unify(a->elem, args[1]);
+        return args[0];
+      }
+      if (a->k != Type::K::Unknown)
+        err("E002", "`array_append` needs an array, found `" + show(args[0]) + "`", arg_span(0));
+      return ir::t_unknown();
+    }
+    case Builtin::Sum:
+    case Builtin::Prod:
+    case Builtin::Max:
+    case Builtin::Min: {
+      if (args.size() == 2 && (b == Builtin::Max || b == Builtin::Min)) {
+        if (!ts.unify(args[0], args[1]) || !ts.is_numeric(args[0]))
+          err("E002", std::string("`") + bname + "` of two values needs two numbers of one type",
+              e->span);
+        return args[0];
+      }
+      if (!arity(1, 1)) return ir::t_unknown();
+      TypeRef a = resolved(args[0]);
+      if (a->k == Type::K::Array || a->k == Type::K::List) return a->elem;
+      if (a->k == Type::K::Unknown) return ir::t_unknown();
+      err("E002", std::string("`") + bname + "` needs an array, found `" + show(args[0]) + "`",
+          arg_span(0), "", std::string("to reduce an expression write `") + bname + "[i](...)`");
+      return ir::t_unknown();
+    }
+    case Builtin::Inf:
+    case Builtin::Nan:
+    case Builtin::Eps:
+    case Builtin::MaxFloat:
+    case Builtin::MinFloat: arity(0, 0); return ts.fresh(ir::VarKind::Float);
+    case Builtin::LoadNpy:
+      if (arity(1, 1)) expect(ir::t_str(), args[0], arg_span(0), "a path");
+      return ir::t_unknown();
+    case Builtin::SaveNpy:
+      if (arity(2, 2)) expect(ir::t_str(), args[0], arg_span(0), "a path");
+      return ir::t_unit();
+    case Builtin::ReadFile:
+      if (arity(1, 1)) expect(ir::t_str(), args[0], arg_span(0), "a path");
+      return ir::t_str();
+    case Builtin::WriteFile:
+      if (arity(2, 2)) {
+        expect(ir::t_str(), args[0], arg_span(0), "a path");
+        expect(ir::t_str(), args[1], arg_span(1), "the contents");
+      }
+      return ir::t_unit();
+    case Builtin::FileExists:
+      if (arity(1, 1)) expect(ir::t_str(), args[0], arg_span(0), "a path");
+      return ir::t_bool();
+    case Builtin::ListDir:
+      if (arity(1, 1)) expect(ir::t_str(), args[0], arg_span(0), "a path");
+      return ir::t_list(ir::t_str());
+    default: return ir::t_unknown();
+  }
+}
+
+}  // namespace ein

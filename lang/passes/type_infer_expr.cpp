@@ -1,0 +1,479 @@
+// Type rules for expressions (SPEC §3-§5).
+#include "lang/passes/type_infer_impl.h"
+
+namespace ein {
+
+using ir::BinOp;
+using ir::Kind;
+using ir::NodeRef;
+using ir::Type;
+using ir::TypeRef;
+
+bool Infer::expect(const TypeRef& want, const TypeRef& got, Span at, const std::string& what) {
+  if (ts.unify(want, got)) return true;
+  err("E002", "mismatched types: " + what + " must be `" + show(want) + "`, found `" + show(got) + "`",
+      at, "expected `" + show(want) + "`");
+  return false;
+}
+
+TypeRef Infer::expr(const NodeRef& e) {
+  if (!e) return ir::t_unit();
+  return set(e, expr_inner(e));
+}
+
+TypeRef Infer::expr_inner(const NodeRef& e) {
+  switch (e->kind) {
+    case Kind::IntLit: {
+      sh.int_lits.emplace_back(&u, e);
+      return ts.fresh(ir::VarKind::Int);
+    }
+    case Kind::FloatLit: return ts.fresh(ir::VarKind::Float);
+    case Kind::BoolLit: return ir::t_bool();
+    case Kind::StrLit: return ir::t_str();
+    case Kind::Interp:
+      for (auto& part : e->kids)
+        if (part->kind == Kind::InterpHole) set(part, expr(part->kids[0]));
+      return ir::t_str();
+    case Kind::Name:
+    case Kind::Path: return def_type(e->def, e->span);
+    case Kind::ArrayLit: return array_lit(e);
+    case Kind::TupleLit: {
+      std::vector<TypeRef> es;
+      for (auto& k : e->kids) es.push_back(expr(k));
+      return ir::t_tuple(std::move(es));
+    }
+    case Kind::RangeLit: {
+      TypeRef lo = expr(e->kids[0]), hi = expr(e->kids[1]);
+      if (!ts.is_intish(lo) && resolved(lo)->k != Type::K::Unknown)
+        err("E002", "range bounds must be integers, found `" + show(lo) + "`", e->kids[0]->span);
+      if (!ts.unify(lo, hi))
+        err("E002", "range bounds have different types: `" + show(lo) + "` and `" + show(hi) + "`",
+            e->span);
+      return ir::t_range(lo);
+    }
+    case Kind::Unary: {
+      TypeRef t = expr(e->kids[0]);
+      TypeRef el = resolved(ir::elem_of(resolved(t)));
+      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Not) {
+        if (!ts.unify(t, ir::t_bool()))
+          err("E002", "`!` needs a bool, found `" + show(t) + "`", e->span);
+        return ir::t_bool();
+      }
+      if (!ts.is_numeric(el))
+        err("E002", "cannot negate a value of type `" + show(t) + "`", e->span);
+      return t;
+    }
+    case Kind::Diff:
+      expr(e->kids[0]);
+      err("E013", "derivatives are not available in this build", e->span, "autodiff request");
+      return ir::t_unknown();
+    case Kind::Binary: return binary(e);
+    case Kind::Cast: {
+      TypeRef st = expr(e->kids[0]);
+      TypeRef target = type_from_annotation(e->kids[1], cx);
+      if (!ir::is_scalar(target)) {
+        err("E002", "`as` converts to a number or bool type", e->kids[1]->span);
+        return ir::t_unknown();
+      }
+      TypeRef rs = resolved(st);
+      if (rs->k == Type::K::Array) return ir::t_array(target, rs->rank);
+      if (rs->k == Type::K::Scalar || rs->k == Type::K::Var || rs->k == Type::K::Unknown)
+        return target;
+      err("E002", "cannot cast `" + show(st) + "` to `" + show(target) + "`", e->span);
+      return target;
+    }
+    case Kind::Call: return call(e);
+    case Kind::Index: return index(e);
+    case Kind::Member: return member(e);
+    case Kind::If: {
+      expect(ir::t_bool(), expr(e->kids[0]), e->kids[0]->span, "an `if` condition");
+      TypeRef a = expr(e->kids[1]);
+      if (!e->kids[2]) return ir::t_unit();
+      TypeRef b = expr(e->kids[2]);
+      if (!ts.unify(a, b)) {
+        err("E002", "`if` and `else` have incompatible types: `" + show(a) + "` and `" + show(b) + "`",
+            e->kids[2]->span, "this is `" + show(b) + "`");
+      }
+      return a;
+    }
+    case Kind::Block: return block(e);
+    case Kind::Match: return match(e);
+    case Kind::Lambda: return ir::t_lambda(e, &u);
+    case Kind::Comp: return comp(e);
+    case Kind::Reduce: return reduce(e);
+    case Kind::Where: return where(e);
+    default: return ir::t_unknown();
+  }
+}
+
+TypeRef Infer::array_lit(const NodeRef& e) {
+  if (e->kids.empty()) return ir::t_array(ts.fresh(ir::VarKind::Any), 1);
+  std::vector<TypeRef> ts_;
+  for (auto& k : e->kids) ts_.push_back(expr(k));
+  TypeRef first = resolved(ts_[0]);
+  for (size_t i = 1; i < ts_.size(); ++i) {
+    if (!ts.unify(ts_[0], ts_[i])) {
+      TypeRef a = resolved(ts_[0]), b = resolved(ts_[i]);
+      bool rank_issue = (a->k == Type::K::Array) != (b->k == Type::K::Array) ||
+                        (a->k == Type::K::Array && a->rank != b->rank);
+      err(rank_issue ? "E004" : "E002",
+          rank_issue ? "array literal is not rectangular: elements have different ranks"
+                     : "array elements have different types: `" + show(ts_[0]) + "` and `" +
+                           show(ts_[i]) + "`",
+          e->kids[i]->span, "this is `" + show(ts_[i]) + "`");
+      return ir::t_unknown();
+    }
+  }
+  first = resolved(ts_[0]);
+  if (first->k == Type::K::Array) return ir::t_array(first->elem, first->rank < 0 ? -1 : first->rank + 1);
+  if (first->k == Type::K::Scalar || first->k == Type::K::Var) return ir::t_array(first, 1);
+  if (first->k == Type::K::Unknown) return ir::t_unknown();
+  return ir::t_list(first);
+}
+
+TypeRef Infer::binary(const NodeRef& e) {
+  auto op = static_cast<BinOp>(e->ival);
+  TypeRef a = expr(e->kids[0]), b = expr(e->kids[1]);
+  TypeRef ra = resolved(a), rb = resolved(b);
+  const char* sp = ir::binop_spelling(op);
+  auto unknown = [&] { return ra->k == Type::K::Unknown || rb->k == Type::K::Unknown; };
+  switch (op) {
+    case BinOp::And:
+    case BinOp::Or:
+      expect(ir::t_bool(), a, e->kids[0]->span, std::string("the left side of `") + sp + "`");
+      expect(ir::t_bool(), b, e->kids[1]->span, std::string("the right side of `") + sp + "`");
+      return ir::t_bool();
+    case BinOp::Eq:
+    case BinOp::Ne:
+      if (!ts.unify(a, b))
+        err("E002", "cannot compare `" + show(a) + "` with `" + show(b) + "`", e->span,
+            "mismatched types");
+      return ir::t_bool();
+    case BinOp::Lt:
+    case BinOp::Le:
+    case BinOp::Gt:
+    case BinOp::Ge:
+      if (ra->k == Type::K::Array || rb->k == Type::K::Array) {
+        err("E002", std::string("`") + sp + "` compares scalars, not arrays", e->span,
+            "array operand", "for an elementwise mask write indices: `let m[i] = a[i] " +
+                                 std::string(sp) + " b[i];`");
+      } else if (!ts.unify(a, b)) {
+        err("E002", "cannot compare `" + show(a) + "` with `" + show(b) + "`", e->span,
+            "mismatched types", "convert one side with `as`");
+      } else if (!unknown() && !ts.is_numeric(a) && resolved(a)->k != Type::K::Str) {
+        err("E002", std::string("`") + sp + "` is not defined for `" + show(a) + "`", e->span);
+      }
+      return ir::t_bool();
+    case BinOp::In: {
+      if (rb->k == Type::K::Range) {
+        if (!ts.unify(a, rb->elem)) err("E002", "`in` a range needs an integer, found `" + show(a) + "`", e->kids[0]->span);
+      } else if (rb->k == Type::K::Array) {
+        TypeRef want = rb->rank == 1 ? rb->elem : ir::t_array(rb->elem, rb->rank - 1);
+        if (rb->rank >= 1 && !ts.unify(a, want))
+          err("E002", "`in` needs a `" + show(want) + "` for this array, found `" + show(a) + "`",
+              e->kids[0]->span);
+      } else if (rb->k == Type::K::List) {
+        ts.unify(a, rb->elem);
+      } else if (rb->k != Type::K::Unknown) {
+        err("E002", "`in` needs a range or an array on the right, found `" + show(b) + "`",
+            e->kids[1]->span);
+      }
+      return ir::t_bool();
+    }
+    case BinOp::Pow: {
+      TypeRef ea = ir::elem_of(ra), eb = ir::elem_of(rb);
+      if (!ts.is_numeric(ea) && !unknown()) {
+        err("E002", "`**` needs a number, found `" + show(a) + "`", e->kids[0]->span);
+        return a;
+      }
+      if (rb->k == Type::K::Array && ra->k != Type::K::Array) {
+        err("E004", "`**` with an array exponent needs an array base of the same rank", e->span);
+        return a;
+      }
+      if (ts.is_intish(eb)) return a;
+      if (ts.is_floatish(eb)) {
+        if (!ts.unify(ea, eb))
+          err("E002", "`**` with a float exponent needs a float base of the same type, found `" +
+                          show(ea) + " ** " + show(eb) + "`",
+              e->span, "", "convert with `as`, e.g. `(n as f32) ** 0.5`");
+        return a;
+      }
+      if (!unknown() && !ts.is_numeric(eb))
+        err("E002", "`**` needs a numeric exponent, found `" + show(b) + "`", e->kids[1]->span);
+      return a;
+    }
+    default: break;
+  }
+  // Arithmetic: + - * / %
+  if (ra->k == Type::K::Str || rb->k == Type::K::Str) {
+    if (op == BinOp::Add && ts.unify(a, b)) return ir::t_str();
+    err("E002", std::string("cannot apply `") + sp + "` to `" + show(a) + "` and `" + show(b) + "`",
+        e->span, "", op == BinOp::Add ? "both sides must be strings to concatenate" : "");
+    return ir::t_unknown();
+  }
+  if (unknown()) return ra->k == Type::K::Unknown ? b : a;
+  bool A = ra->k == Type::K::Array, B = rb->k == Type::K::Array;
+  TypeRef ea = A ? ra->elem : ra, eb = B ? rb->elem : rb;
+  if (A && B && ra->rank >= 0 && rb->rank >= 0 && ra->rank != rb->rank) {
+    err("E004", "cannot combine arrays of rank " + std::to_string(ra->rank) + " and rank " +
+                    std::to_string(rb->rank) + " with `" + sp + "`",
+        e->span, "rank " + std::to_string(ra->rank) + " vs rank " + std::to_string(rb->rank),
+        "arrays broadcast only with scalars; write indices to say how the axes align, e.g. "
+        "`let s[i, j] = M[i, j] + v[j];`");
+    return ir::t_unknown();
+  }
+  bool ok_types = (ts.is_numeric(ea) || resolved(ea)->k == Type::K::Unknown) &&
+                  (ts.is_numeric(eb) || resolved(eb)->k == Type::K::Unknown);
+  if (!ok_types || !ts.unify(ea, eb)) {
+    err("E002", "mismatched types: `" + show(a) + " " + sp + " " + show(b) + "`", e->span,
+        "`" + show(a) + "` " + sp + " `" + show(b) + "`",
+        ok_types ? "there is no implicit conversion; convert one side with `as`" : "");
+    return ir::t_unknown();
+  }
+  if (A) return a;
+  if (B) return b;
+  return a;
+}
+
+TypeRef Infer::index(const NodeRef& e) {
+  TypeRef bt = expr(e->kids[0]);
+  TypeRef rb = resolved(bt);
+  int plain = 0;
+  std::vector<NodeRef> rests;
+  for (size_t i = 1; i < e->kids.size(); ++i) {
+    const NodeRef& k = e->kids[i];
+    if (k->kind == Kind::RestIdx) {
+      rests.push_back(k);
+      continue;
+    }
+    ++plain;
+    TypeRef it = expr(k);
+    if (!ts.is_intish(it) && resolved(it)->k != Type::K::Unknown) {
+      if (ts.is_var(it) && ts.unify(it, ts.fresh(ir::VarKind::Int))) continue;
+      err("E002", "array indices must be integers, found `" + show(it) + "`", k->span,
+          resolved(it)->k == Type::K::Range ? "ranges cannot slice arrays" : "not an integer",
+          resolved(it)->k == Type::K::Range ? "define a new tensor with an index instead" : "");
+    }
+  }
+  if (rb->k == Type::K::Unknown) return ir::t_unknown();
+  if (rb->k == Type::K::List) {
+    if (plain != 1 || !rests.empty())
+      err("E004", "jagged arrays take one index at a time: `a[i][j]`", e->span);
+    return rb->elem;
+  }
+  if (rb->k != Type::K::Array) {
+    std::string help = rb->k == Type::K::Tuple ? "use `.0`, `.1` to access tuple fields" : "";
+    err("E002", "cannot index a value of type `" + show(bt) + "`", e->kids[0]->span,
+        "not an array", help);
+    return ir::t_unknown();
+  }
+  int count = plain;
+  for (auto& r : rests) {
+    auto it = u.rest_len.find(r->def);
+    if (it == u.rest_len.end()) {
+      if (rb->rank < 0 || rests.size() > 1) {
+        err("E004", "cannot determine how many axes `.." + r->name + "` stands for", r->span,
+            "rank unknown", "annotate the array's rank or index it explicitly");
+        return ir::t_unknown();
+      }
+      int n = rb->rank - plain;
+      if (n < 0) n = -1;
+      u.rest_len[r->def] = n;
+      it = u.rest_len.find(r->def);
+    }
+    if (it->second < 0) return ir::t_unknown();
+    count += it->second;
+  }
+  if (rb->rank < 0) return ir::t_unknown();
+  if (count > rb->rank) {
+    err("E004", "too many indices: an array of rank " + std::to_string(rb->rank) + " indexed with " +
+                    std::to_string(count),
+        e->span, "rank " + std::to_string(rb->rank));
+    return ir::t_unknown();
+  }
+  if (count == rb->rank) return rb->elem;
+  return ir::t_array(rb->elem, rb->rank - count);
+}
+
+TypeRef Infer::member(const NodeRef& e) {
+  TypeRef bt = expr(e->kids[0]);
+  TypeRef rb = resolved(bt);
+  const std::string& f = e->name;
+  if (rb->k == Type::K::Unknown) return ir::t_unknown();
+  if (!f.empty() && std::isdigit(static_cast<unsigned char>(f[0]))) {
+    if (rb->k == Type::K::Tuple) {
+      size_t i = std::stoul(f);
+      if (i < rb->elems.size()) return rb->elems[i];
+      err("E002", "tuple `" + show(bt) + "` has no field " + f, e->span,
+          "it has " + std::to_string(rb->elems.size()) + " fields");
+      return ir::t_unknown();
+    }
+    err("E002", "`." + f + "` needs a tuple, found `" + show(bt) + "`", e->span);
+    return ir::t_unknown();
+  }
+  bool arrayish = rb->k == Type::K::Array || rb->k == Type::K::List;
+  if (f == "shape" && arrayish) return ir::t_array(ir::t_i32(), 1);
+  if ((f == "length" || f == "size") && (arrayish || rb->k == Type::K::Str)) return ir::t_i32();
+  if (f == "rank" && arrayish) return ir::t_i32();
+  err("E002", "no field `" + f + "` on a value of type `" + show(bt) + "`", e->span, "unknown field",
+      arrayish ? "arrays have .shape, .length, .size" : "");
+  return ir::t_unknown();
+}
+
+TypeRef Infer::index_slots(const NodeRef& n, size_t begin) {
+  for (size_t i = begin; i < n->kids.size(); ++i) {
+    const NodeRef& s = n->kids[i];
+    if (s->kind == Kind::IdxVar) {
+      set_def(s->def, ir::t_i32(), false);
+    } else if (s->kind == Kind::IdxIn) {
+      TypeRef rt = expr(s->kids[0]);
+      TypeRef r = resolved(rt);
+      if (r->k != Type::K::Range && r->k != Type::K::Unknown)
+        err("E002", "`" + s->name + " in ...` needs a range such as `0..N`, found `" + show(rt) + "`",
+            s->kids[0]->span);
+      set_def(s->def, ir::t_i32(), false);
+    }
+  }
+  return ir::t_unit();
+}
+
+TypeRef Infer::reduce(const NodeRef& e) {
+  index_slots(e, ir::reduce_slot_begin());
+  TypeRef bt = expr(ir::reduce_body(*e));
+  const std::string& op = e->name;
+  TypeRef rb = resolved(bt);
+  if (op == "all" || op == "any") {
+    expect(ir::t_bool(), bt, ir::reduce_body(*e)->span, "the body of `" + op + "`");
+    return ir::t_bool();
+  }
+  TypeRef el = ir::elem_of(rb);
+  if (!ts.is_numeric(el) && rb->k != Type::K::Unknown)
+    err("E002", "`" + op + "` needs a numeric body, found `" + show(bt) + "`",
+        ir::reduce_body(*e)->span);
+  if (op == "argmax" || op == "argmin") {
+    if (e->kids.size() != 2)
+      err("E011", "`" + op + "` over several indices is not supported", e->span);
+    if (rb->k == Type::K::Array) err("E002", "`" + op + "` needs a scalar body", e->span);
+    return ir::t_i32();
+  }
+  if ((op == "max" || op == "min") && rb->k == Type::K::Array)
+    err("E002", "`" + op + "[..]` needs a scalar body", ir::reduce_body(*e)->span);
+  return bt;
+}
+
+TypeRef Infer::where(const NodeRef& e) {
+  TypeRef fallback;
+  NodeRef else_node;
+  for (size_t i = 1; i < e->kids.size(); ++i) {
+    const NodeRef& c = e->kids[i];
+    switch (c->kind) {
+      case Kind::WBind:
+      case Kind::WDerived: set_def(c->def, expr(c->kids[0]), false); break;
+      case Kind::WGuard: expect(ir::t_bool(), expr(c->kids[0]), c->kids[0]->span, "a where guard"); break;
+      case Kind::WElse: else_node = c; break;
+      default: break;
+    }
+  }
+  TypeRef t = expr(e->kids[0]);
+  if (else_node) {
+    TypeRef ft = expr(else_node->kids[0]);
+    if (!ts.unify(t, ft))
+      err("E002", "the `else` value has type `" + show(ft) + "` but the definition has `" + show(t) + "`",
+          else_node->kids[0]->span);
+  }
+  return t;
+}
+
+void Infer::pattern(const NodeRef& p, const TypeRef& st) {
+  switch (p->kind) {
+    case Kind::PBind: set_def(p->def, st, false); break;
+    case Kind::PLit: {
+      TypeRef lt = expr(p->kids[0]);
+      if (!ts.unify(st, lt))
+        err("E002", "pattern of type `" + show(lt) + "` cannot match `" + show(st) + "`", p->span);
+      break;
+    }
+    case Kind::PRange:
+      for (auto& k : p->kids) {
+        TypeRef lt = expr(k);
+        if (!ts.unify(st, lt))
+          err("E002", "range pattern of type `" + show(lt) + "` cannot match `" + show(st) + "`",
+              k->span);
+      }
+      break;
+    case Kind::POr:
+      for (auto& k : p->kids) pattern(k, st);
+      break;
+    case Kind::PTuple: {
+      TypeRef r = resolved(st);
+      if (r->k == Type::K::Var) {
+        std::vector<TypeRef> es;
+        for (size_t i = 0; i < p->kids.size(); ++i) es.push_back(ts.fresh(ir::VarKind::Any));
+        ts.unify(r, ir::t_tuple(es));
+        r = resolved(st);
+      }
+      if (r->k != Type::K::Tuple || r->elems.size() != p->kids.size()) {
+        if (r->k != Type::K::Unknown)
+          err("E002", "tuple pattern cannot match `" + show(st) + "`", p->span);
+        for (auto& k : p->kids) pattern(k, ir::t_unknown());
+        break;
+      }
+      for (size_t i = 0; i < p->kids.size(); ++i) pattern(p->kids[i], r->elems[i]);
+      break;
+    }
+    default: break;
+  }
+  set(p, st);
+}
+
+TypeRef Infer::match(const NodeRef& e) {
+  TypeRef st = expr(e->kids[0]);
+  TypeRef result;
+  for (size_t i = 1; i < e->kids.size(); ++i) {
+    const NodeRef& arm = e->kids[i];
+    pattern(arm->kids[0], st);
+    if (arm->kids[1]) expect(ir::t_bool(), expr(arm->kids[1]), arm->kids[1]->span, "a match guard");
+    TypeRef bt = expr(arm->kids[2]);
+    if (!result) {
+      result = bt;
+    } else if (!ts.unify(result, bt)) {
+      err("E002", "match arms have incompatible types: `" + show(result) + "` and `" + show(bt) + "`",
+          arm->kids[2]->span, "this arm is `" + show(bt) + "`");
+    }
+  }
+  return result ? result : ir::t_unit();
+}
+
+TypeRef Infer::comp(const NodeRef& e) {
+  for (size_t i = 1; i < e->kids.size(); ++i) {
+    const NodeRef& c = e->kids[i];
+    TypeRef t = expr(c->kids[0]);
+    if (c->kind == Kind::CompGuard) {
+      expect(ir::t_bool(), t, c->kids[0]->span, "a comprehension guard");
+      continue;
+    }
+    if (c->kind == Kind::CompLet) {
+      set_def(c->def, t, false);
+      continue;
+    }
+    TypeRef r = resolved(t);
+    TypeRef var;
+    if (r->k == Type::K::Range || r->k == Type::K::List) var = r->elem;
+    else if (r->k == Type::K::Array) var = r->rank == 1 ? r->elem : (r->rank < 0 ? ir::t_unknown() : ir::t_array(r->elem, r->rank - 1));
+    else if (r->k == Type::K::Unknown) var = ir::t_unknown();
+    else {
+      err("E002", "cannot iterate over a value of type `" + show(t) + "`", c->kids[0]->span,
+          "not a range or array");
+      var = ir::t_unknown();
+    }
+    set_def(c->def, var, false);
+  }
+  TypeRef et = expr(e->kids[0]);
+  TypeRef r = resolved(et);
+  if (r->k == Type::K::Scalar || r->k == Type::K::Var) return ir::t_array(et, 1);
+  if (r->k == Type::K::Array) return ir::t_array(r->elem, r->rank < 0 ? -1 : r->rank + 1);
+  if (r->k == Type::K::Unknown) return ir::t_unknown();
+  return ir::t_list(et);
+}
+
+}  // namespace ein

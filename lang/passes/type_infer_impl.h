@@ -1,0 +1,73 @@
+// Internal to type inference: the per-unit walker.
+#pragma once
+#include "lang/passes/context.h"
+#include "lang/passes/type_infer.h"
+#include "lang/passes/type_store.h"
+#include "lang/resolve/builtins.h"
+
+namespace ein {
+
+struct InferShared {
+  TypeStore store;
+  std::unordered_map<ir::DefId, ir::NodeRef> consts_typed;  // const defs whose value was typed
+  std::vector<std::pair<Unit*, ir::NodeRef>> int_lits;       // checked against their final type
+};
+
+class Infer {
+ public:
+  Infer(CompileCtx& cx, InferShared& sh, Unit& u) : cx(cx), sh(sh), ts(sh.store), u(u) {}
+
+  CompileCtx& cx;
+  InferShared& sh;
+  TypeStore& ts;
+  Unit& u;
+
+  // type_infer.cpp: statements and units
+  void run_cell();
+  void run_function(const std::vector<ir::NodeRef>& params, const ir::NodeRef& body,
+                    const ir::NodeRef& ret_annotation);
+  void stmt(const ir::NodeRef& s);
+  ir::TypeRef block(const ir::NodeRef& b);
+  void let(const ir::NodeRef& s);
+  void bind_pattern(const ir::NodeRef& pat, const ir::TypeRef& t, Span at);
+  ir::TypeRef ein_group(const ir::NodeRef& g);
+  int determine_rests(const ir::NodeRef& body);
+  ir::TypeRef def_type(ir::DefId d, Span at);
+  void set_def(ir::DefId d, const ir::TypeRef& t, bool global);
+  ir::TypeRef const_type(ir::DefId d, Span at);
+
+  // type_infer_expr.cpp
+  ir::TypeRef expr(const ir::NodeRef& e);
+  ir::TypeRef expr_inner(const ir::NodeRef& e);
+  ir::TypeRef binary(const ir::NodeRef& e);
+  ir::TypeRef index(const ir::NodeRef& e);
+  ir::TypeRef member(const ir::NodeRef& e);
+  ir::TypeRef reduce(const ir::NodeRef& e);
+  ir::TypeRef where(const ir::NodeRef& e);
+  ir::TypeRef match(const ir::NodeRef& e);
+  ir::TypeRef comp(const ir::NodeRef& e);
+  ir::TypeRef array_lit(const ir::NodeRef& e);
+  ir::TypeRef index_slots(const ir::NodeRef& n, size_t begin);
+  void pattern(const ir::NodeRef& p, const ir::TypeRef& scrut);
+
+  // type_infer_call.cpp
+  ir::TypeRef call(const ir::NodeRef& e);
+  ir::TypeRef builtin_call(Builtin b, const ir::NodeRef& e, std::vector<ir::TypeRef>& args);
+  Unit* specialize(const ir::TypeRef& callee, std::vector<ir::TypeRef> args,
+                   const ir::NodeRef& call_node);
+
+  // helpers
+  ir::TypeRef set(const ir::NodeRef& n, ir::TypeRef t) {
+    u.types[n->id] = t;
+    return t;
+  }
+  bool expect(const ir::TypeRef& want, const ir::TypeRef& got, Span at, const std::string& what);
+  std::string show(const ir::TypeRef& t) { return ir::type_name(ts.deep(t, false)); }
+  ir::TypeRef resolved(const ir::TypeRef& t) { return ts.shallow(t); }
+  void err(const std::string& code, const std::string& msg, Span at,
+           const std::string& label = "", const std::string& help = "") {
+    cx.error(code, msg, at, label, help);
+  }
+};
+
+}  // namespace ein

@@ -1,0 +1,451 @@
+// Statement-level resolution: item hoisting, lets, Einstein clauses (grouping identity), fns.
+#include "lang/resolve/resolver.h"
+
+#include <algorithm>
+
+#include "lang/resolve/resolver_impl.h"
+
+namespace ein {
+
+using ir::Kind;
+using ir::NodeRef;
+
+// ---- Impl basics ------------------------------------------------------------------------------
+
+Resolver::Impl::Impl(SourceMap& s, ResolverOptions o) : sm(s), opt(std::move(o)) {
+  session.path = "";
+  for (size_t i = 0; i < static_cast<size_t>(Builtin::Count_); ++i) {
+    DefInfo d;
+    d.name = builtin_info(static_cast<Builtin>(i)).name;
+    d.kind = DefKind::Builtin;
+    builtin_infos.push_back(d);
+  }
+}
+
+ir::DefId Resolver::Impl::alloc(uint32_t crate, DefInfo info) {
+  auto& v = defs[crate];
+  v.push_back(std::move(info));
+  return ir::DefId{crate, static_cast<uint32_t>(v.size())};
+}
+
+DefInfo& Resolver::Impl::info(ir::DefId d) {
+  static DefInfo none;
+  if (d.crate == ir::kBuiltinCrate) {
+    if (d.index >= 1 && d.index <= builtin_infos.size()) return builtin_infos[d.index - 1];
+    return none;
+  }
+  if (d.crate > 2 || d.index == 0 || d.index > defs[d.crate].size()) return none;
+  return defs[d.crate][d.index - 1];
+}
+
+// ---- Resolver API -------------------------------------------------------------------------------
+
+Resolver::Resolver(SourceMap& sm, ResolverOptions opt)
+    : impl_(std::make_unique<Impl>(sm, std::move(opt))) {}
+Resolver::~Resolver() = default;
+
+const DefInfo& Resolver::info(ir::DefId d) const { return impl_->info(d); }
+DefInfo& Resolver::info_mut(ir::DefId d) { return impl_->info(d); }
+
+ir::DefId Resolver::new_def(std::string name, DefKind kind, Span span) {
+  DefInfo d;
+  d.name = std::move(name);
+  d.kind = kind;
+  d.span = span;
+  return impl_->alloc(ir::kUserCrate, std::move(d));
+}
+
+const std::vector<ir::DefId>& Resolver::captures(uint32_t lambda_id) const {
+  static const std::vector<ir::DefId> none;
+  auto it = impl_->captures.find(lambda_id);
+  return it == impl_->captures.end() ? none : it->second;
+}
+
+std::vector<std::pair<std::string, ir::DefId>> Resolver::session_names() const {
+  std::vector<std::pair<std::string, ir::DefId>> out;
+  for (auto& [n, e] : impl_->session.names) out.emplace_back(n, e.def);
+  return out;
+}
+
+std::vector<std::string> Resolver::module_items(const std::string& path) {
+  DiagSink sink;
+  ModuleInfo* m = impl_->load_module(path, Span{}, sink);
+  std::vector<std::string> out;
+  if (!m) return out;
+  for (auto& [n, e] : m->names)
+    if (e.pub) out.push_back(n);
+  for (auto& n : m->pub_modules) out.push_back(n);
+  return out;
+}
+
+std::vector<std::string> Resolver::submodules(const std::string& path) const {
+  std::vector<std::string> out;
+  auto it = impl_->modules.find(path);
+  if (it != impl_->modules.end())
+    for (auto& [n, p] : it->second->modules) out.push_back(n);
+  return out;
+}
+
+ir::DefId Resolver::lookup_session(const std::string& name) {
+  DiagSink sink;
+  ResolveWalker w(*impl_, impl_->session, sink, true);
+  if (name.find("::") != std::string::npos) return w.lookup_path(name, Span{});
+  return w.lookup(name, Span{}, false);
+}
+
+void Resolver::reset() {
+  impl_->session.names.clear();
+  impl_->session.modules.clear();
+  impl_->captures.clear();
+}
+
+void Resolver::set_root_dir(std::string dir) { impl_->opt.root_dir = std::move(dir); }
+
+NodeRef Resolver::resolve_cell(const NodeRef& program, DiagSink& diags) {
+  // Snapshot for rollback: a cell that fails to compile changes nothing (SPEC §11).
+  auto saved_names = impl_->session.names;
+  auto saved_modules = impl_->session.modules;
+  size_t before = diags.error_count();
+  ResolveWalker w(*impl_, impl_->session, diags, true);
+  NodeRef out = w.resolve_program(program);
+  if (diags.error_count() > before) {
+    impl_->session.names = std::move(saved_names);
+    impl_->session.modules = std::move(saved_modules);
+  }
+  return out;
+}
+
+// ---- walker: scopes -----------------------------------------------------------------------------
+
+void ResolveWalker::error(const std::string& code, const std::string& msg, Span span,
+                          const std::string& label, const std::string& help) {
+  Diagnostic d = make_diag(code, msg, span, label);
+  d.help = help;
+  diags.report(std::move(d));
+}
+
+ir::DefId ResolveWalker::define(const std::string& name, DefKind kind, Span span) {
+  DefInfo info;
+  info.name = name;
+  info.kind = kind;
+  info.span = span;
+  info.module = mod.path;
+  ir::DefId d = R.alloc(crate(), std::move(info));
+  if (scopes.empty()) {
+    mod.names[name] = Entry{d, false};
+  } else {
+    scopes.back().names[name] = d;
+  }
+  return d;
+}
+
+ir::DefId ResolveWalker::lookup(const std::string& name, Span span, bool report) {
+  bool items_only = false;  // past a fn boundary only items (fns, consts) are visible
+  std::vector<uint32_t> crossed_lambdas;
+  for (size_t i = scopes.size(); i-- > 0;) {
+    auto& s = scopes[i];
+    auto it = s.names.find(name);
+    if (it != s.names.end()) {
+      DefKind k = R.info(it->second).kind;
+      bool is_item = k == DefKind::Fn || k == DefKind::Const;
+      if (!items_only || is_item) {
+        if (!is_item)
+          for (uint32_t l : crossed_lambdas) {
+            auto& caps = R.captures[l];
+            if (std::find(caps.begin(), caps.end(), it->second) == caps.end())
+              caps.push_back(it->second);
+          }
+        return it->second;
+      }
+    }
+    if (s.kind == ScopeKind::Fn) items_only = true;
+    if (s.kind == ScopeKind::Lambda) crossed_lambdas.push_back(s.lambda_id);
+  }
+  auto it = mod.names.find(name);
+  if (it != mod.names.end()) return it->second.def;
+  if (auto b = builtin_by_name(name, mod.is_std)) return builtin_def(*b);
+  if (report) {
+    std::string help;
+    std::string s = suggest(name);
+    if (!s.empty()) help = "a binding with a similar name exists: `" + s + "`";
+    if (mod.modules.count(name))
+      error("E003", "expected a value, found module `" + name + "`", span, "not a value",
+            "use a path: `" + name + "::item`");
+    else
+      error("E003", "cannot find value `" + name + "` in this scope", span,
+            "not found in this scope", help);
+  }
+  return {};
+}
+
+std::string ResolveWalker::suggest(const std::string& name) const {
+  auto dist = [](const std::string& a, const std::string& b) {
+    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      cur[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j)
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+      std::swap(prev, cur);
+    }
+    return prev[b.size()];
+  };
+  std::string best;
+  size_t best_d = name.size() <= 3 ? 1 : 2;
+  auto consider = [&](const std::string& cand) {
+    size_t d = dist(name, cand);
+    if (d <= best_d && cand != name && (best.empty() || d < dist(name, best))) best = cand;
+  };
+  for (auto& s : scopes)
+    for (auto& [n, _] : s.names) consider(n);
+  for (auto& [n, _] : mod.names) consider(n);
+  for (size_t i = 0; i < static_cast<size_t>(Builtin::Count_); ++i)
+    if (!builtin_info(static_cast<Builtin>(i)).intrinsic)
+      consider(builtin_info(static_cast<Builtin>(i)).name);
+  return best;
+}
+
+// ---- walker: statements -------------------------------------------------------------------------
+
+NodeRef ResolveWalker::resolve_program(const NodeRef& prog) {
+  auto kids = resolve_stmts(prog->kids, prog->has(ir::kHasTail), true);
+  return ir::with_kids(prog, std::move(kids));
+}
+
+static bool is_item(Kind k) {
+  return k == Kind::Fn || k == Kind::DiffFn || k == Kind::Const || k == Kind::Use ||
+         k == Kind::Mod || k == Kind::StructDecl || k == Kind::EnumDecl;
+}
+
+void ResolveWalker::hoist_items(const std::vector<NodeRef>& stmts, bool module_level) {
+  // Items are visible in the whole block/module, before their textual position (SPEC §6).
+  for (auto& s : stmts) {
+    if (!s) continue;
+    if (s->kind == Kind::Fn || s->kind == Kind::Const) {
+      ir::DefId d = define(s->name, s->kind == Kind::Fn ? DefKind::Fn : DefKind::Const, s->span);
+      hoisted[s->id] = d;
+      auto& info = R.info(d);
+      info.node = s;  // replaced by the resolved node when the body is resolved
+      info.doc = doc_comment_above(R.sm, s->span);
+      if (scopes.empty() && s->has(ir::kPub)) mod.names[s->name].pub = true;
+    } else if (s->kind == Kind::Mod) {
+      std::string path = mod.path.empty() ? s->name : mod.path + "::" + s->name;
+      mod.modules[s->name] = path;
+      if (s->has(ir::kPub)) mod.pub_modules.insert(s->name);
+    } else if (s->kind == Kind::StructDecl || s->kind == Kind::EnumDecl) {
+      error("E011", std::string(s->kind == Kind::StructDecl ? "struct" : "enum") +
+                        " declarations are parsed but not supported",
+            s->span, "not supported", "use tuples and functions instead");
+    }
+  }
+  for (auto& s : stmts)
+    if (s && s->kind == Kind::Use) process_use(s);
+  (void)module_level;
+}
+
+std::vector<NodeRef> ResolveWalker::resolve_stmts(const std::vector<NodeRef>& stmts,
+                                                  bool has_tail, bool module_level) {
+  hoist_items(stmts, module_level);
+  // Consts are evaluated before other statements, so resolve their values first, seeing items only.
+  std::vector<NodeRef> out(stmts.size());
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    auto& s = stmts[i];
+    if (s && s->kind == Kind::Const) {
+      NodeRef v = expr(s->kids[1]);
+      ir::DefId d = hoisted[s->id];
+      NodeRef c = ir::edited(s, [&](ir::Node& n) {
+        n.kids[1] = v;
+        n.def = d;
+      });
+      if (d.valid()) R.info(d).node = c;
+      out[i] = c;
+    }
+  }
+  ir::DefId group_def;
+  std::string group_name;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const NodeRef& s = stmts[i];
+    if (!s) continue;
+    bool last = has_tail && i + 1 == stmts.size();
+    if (s->kind != Kind::EinDecl) group_name.clear();
+    switch (s->kind) {
+      case Kind::Const:
+      case Kind::Use:
+      case Kind::StructDecl:
+      case Kind::EnumDecl: if (!out[i]) out[i] = s; break;
+      case Kind::Mod:
+        if (s->ival == 1) {
+          error("E011", "inline modules are parsed but not supported; put the module in a file",
+                s->span);
+        }
+        out[i] = s;
+        break;
+      case Kind::Fn: out[i] = resolve_fn(s); break;
+      case Kind::DiffFn: {
+        ir::DefId target = lookup(s->name, s->span, false);
+        if (!target.valid() || R.info(target).kind != DefKind::Fn) {
+          error("E003", "`@fn " + s->name + "` has no function `" + s->name + "` to attach to",
+                s->span, "no such function");
+          out[i] = s;
+          break;
+        }
+        NodeRef r = resolve_fn(s);
+        r = ir::with_def(r, target);
+        R.info(target).diff_rule = r;
+        out[i] = r;
+        break;
+      }
+      case Kind::Let: out[i] = resolve_let(s); break;
+      case Kind::EinDecl: {
+        // Consecutive clauses for one name are one definition: they share the DefId (§5.4).
+        ir::DefId d;
+        if (group_name == s->name && group_def.valid()) {
+          d = group_def;
+        } else {
+          bool global = scopes.empty() && top_level_is_global;
+          d = define(s->name, global ? DefKind::Global : DefKind::Local, s->span);
+          group_def = d;
+          group_name = s->name;
+        }
+        out[i] = resolve_ein_decl(s, d);
+        break;
+      }
+      case Kind::ExprStmt: out[i] = ir::with_kids(s, {expr(s->kids[0])}); break;
+      case Kind::Error: out[i] = s; break;
+      default:
+        if (last) {
+          out[i] = expr(s);
+        } else if (is_item(s->kind)) {
+          out[i] = s;
+        } else {
+          out[i] = expr(s);  // block-like expression statements (if/match/blocks)
+        }
+        break;
+    }
+  }
+  return out;
+}
+
+NodeRef ResolveWalker::resolve_fn(const NodeRef& fn) {
+  scopes.push_back(Scope{ScopeKind::Fn, {}, 0});
+  std::vector<NodeRef> kids = fn->kids;
+  for (size_t i = ir::fn_param_begin(); i < kids.size(); ++i) {
+    auto& p = kids[i];
+    ir::DefId d = define(p->name, DefKind::Param, p->span);
+    kids[i] = ir::with_def(p, d);
+  }
+  kids[1] = resolve_block(kids[1]);
+  scopes.pop_back();
+  NodeRef r = ir::with_kids(fn, std::move(kids));
+  if (fn->kind == Kind::Fn) {
+    auto it = hoisted.find(fn->id);
+    ir::DefId d = it == hoisted.end() ? ir::DefId{} : it->second;
+    if (d.valid()) {
+      r = ir::with_def(r, d);
+      R.info(d).node = r;
+    }
+  }
+  return r;
+}
+
+NodeRef ResolveWalker::bind_pattern(const NodeRef& pat, DefKind kind) {
+  if (!pat) return pat;
+  switch (pat->kind) {
+    case Kind::PBind: return ir::with_def(pat, define(pat->name, kind, pat->span));
+    case Kind::PTuple:
+    case Kind::POr: {
+      std::vector<NodeRef> kids;
+      for (auto& k : pat->kids) kids.push_back(bind_pattern(k, kind));
+      return ir::with_kids(pat, std::move(kids));
+    }
+    case Kind::PLit:
+    case Kind::PRange: {
+      std::vector<NodeRef> kids;
+      for (auto& k : pat->kids) kids.push_back(opt_expr(k));
+      return ir::with_kids(pat, std::move(kids));
+    }
+    default: return pat;
+  }
+}
+
+NodeRef ResolveWalker::resolve_let(const NodeRef& let) {
+  NodeRef value = resolve_where_value(ir::let_value(*let));
+  bool global = scopes.empty() && top_level_is_global;
+  NodeRef pat = bind_pattern(ir::let_pattern(*let), global ? DefKind::Global : DefKind::Local);
+  return ir::with_kids(let, {pat, ir::let_type(*let), value});
+}
+
+// Where-bindings are visible in the main expression, which precedes them textually; an Index
+// scope holds them so they never leak out of the declaration.
+NodeRef ResolveWalker::resolve_where_value(const NodeRef& value) {
+  if (!value || value->kind != Kind::Where) return opt_expr(value);
+  NodeRef placed = place_where_clauses(value);
+  if (placed->kind != Kind::Where) return expr(placed);
+  scopes.push_back(Scope{ScopeKind::Index, {}, 0});
+  std::vector<NodeRef> kids(placed->kids.size());
+  for (size_t i = 1; i < placed->kids.size(); ++i) {
+    const NodeRef& c = placed->kids[i];
+    NodeRef v = expr(c->kids[0]);
+    if (c->kind == Kind::WBind) {
+      ir::DefId d = define(c->name, DefKind::Local, c->span);
+      kids[i] = ir::edited(c, [&](ir::Node& n) {
+        n.kids[0] = v;
+        n.def = d;
+      });
+    } else {
+      kids[i] = ir::with_kids(c, {v});
+    }
+  }
+  kids[0] = expr(placed->kids[0]);
+  scopes.pop_back();
+  return ir::with_kids(placed, std::move(kids));
+}
+
+NodeRef ResolveWalker::resolve_ein_decl(const NodeRef& decl, ir::DefId def) {
+  scopes.push_back(Scope{ScopeKind::Index, {}, 0});
+  std::vector<NodeRef> kids = decl->kids;
+  for (size_t i = ir::ein_slot_begin(); i < kids.size(); ++i) {
+    const NodeRef& s = kids[i];
+    switch (s->kind) {
+      case Kind::IdxVar: kids[i] = ir::with_def(s, define(s->name, DefKind::Index, s->span)); break;
+      case Kind::IdxIn: {
+        NodeRef r = expr(s->kids[0]);
+        ir::DefId d = define(s->name, DefKind::Index, s->span);
+        kids[i] = ir::edited(s, [&](ir::Node& n) {
+          n.kids[0] = r;
+          n.def = d;
+        });
+        break;
+      }
+      case Kind::IdxRest: kids[i] = ir::with_def(s, define(s->name, DefKind::Rest, s->span)); break;
+      default: break;
+    }
+  }
+  kids[0] = resolve_where_value(kids[0]);
+  scopes.pop_back();
+  return ir::edited(decl, [&](ir::Node& n) {
+    n.kids = std::move(kids);
+    n.def = def;
+  });
+}
+
+std::string doc_comment_above(const SourceMap& sm, Span span) {
+  if (!span.valid()) return "";
+  int line = sm.start(span).line;
+  std::vector<std::string> lines;
+  for (int l = line - 1; l >= 1; --l) {
+    std::string t = sm.line_text(span.file, l);
+    size_t b = t.find_first_not_of(" \t");
+    if (b == std::string::npos || t.compare(b, 2, "//") != 0) break;
+    size_t c = b + 2;
+    while (c < t.size() && (t[c] == '/' || t[c] == '!')) ++c;
+    if (c < t.size() && t[c] == ' ') ++c;
+    lines.push_back(t.substr(c));
+  }
+  std::reverse(lines.begin(), lines.end());
+  std::string out;
+  for (auto& l : lines) out += (out.empty() ? "" : "\n") + l;
+  return out;
+}
+
+}  // namespace ein

@@ -1,0 +1,80 @@
+// Name resolution: every Name/Path of a cell gets a DefId (thesis §3.3-3.6, SPEC §6, §11).
+// The Resolver outlives cells: the session scope (names -> newest DefId), loaded modules and the
+// DefId table persist, so later cells see earlier bindings and functions keep what they saw.
+// A cell that fails to resolve leaves the session scope exactly as it was.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "lang/diag/diag.h"
+#include "lang/ir/node.h"
+#include "lang/syntax/source.h"
+
+namespace ein {
+
+enum class DefKind : uint8_t {
+  Builtin,
+  Fn,
+  Const,
+  Module,
+  Global,  // top-level let / Einstein binding of a session cell (lives in the session env)
+  Local,   // block let, where-binding, comprehension variable, pattern binding
+  Param,
+  Index,   // Einstein / reduction index variable
+  Rest,    // named rest pattern "..b"
+};
+
+struct DefInfo {
+  std::string name;
+  DefKind kind = DefKind::Local;
+  Span span;
+  ir::NodeRef node;       // Fn/Const: the resolved item node
+  ir::NodeRef diff_rule;  // Fn: the resolved "@fn" rule, if any
+  std::string module;     // owning module path ("" = the session)
+  std::string doc;        // doc comment of an item (the // lines right above it)
+};
+
+struct ResolverOptions {
+  std::string std_dir;   // directory holding std/ (share/)
+  std::string root_dir;  // directory for local modules (the program's directory or the cwd)
+};
+
+struct ModuleInfo;
+
+class Resolver {
+ public:
+  Resolver(SourceMap& sm, ResolverOptions opt);
+  ~Resolver();
+
+  // Resolves a parsed Program (one cell or one file). Errors go to `diags`; when any error is
+  // reported the session scope is rolled back and the returned tree must not be used.
+  ir::NodeRef resolve_cell(const ir::NodeRef& program, DiagSink& diags);
+
+  const DefInfo& info(ir::DefId d) const;
+  DefInfo& info_mut(ir::DefId d);
+  // A fresh DefId for compiler-generated locals (rest expansion, autodiff, lowering).
+  ir::DefId new_def(std::string name, DefKind kind, Span span = {});
+  // Free local variables of a lambda (captured by value), by Lambda node id.
+  const std::vector<ir::DefId>& captures(uint32_t lambda_id) const;
+
+  // For completion and %who: visible session names (newest binding of each name).
+  std::vector<std::pair<std::string, ir::DefId>> session_names() const;
+  // Public items of a module path such as "std::math" (loads it if needed; empty on error).
+  std::vector<std::string> module_items(const std::string& path);
+  std::vector<std::string> submodules(const std::string& path) const;
+  // Looks up a name or path in the session scope (for %doc, inspect); invalid if none.
+  ir::DefId lookup_session(const std::string& name_or_path);
+
+  void reset();  // forget session names (modules stay cached)
+  void set_root_dir(std::string dir);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  friend struct ResolveWalker;
+};
+
+}  // namespace ein
