@@ -1,0 +1,432 @@
+// Value construction, element access, equality, membership, array literals and typeof().
+#include <algorithm>
+#include <cstring>
+
+#include "engine/value/value.h"
+#include "engine/value/value_detail.h"
+
+namespace ein {
+
+using vdetail::shape_str;
+
+// ---- factories ------------------------------------------------------------------------------
+Value Value::boolean(bool v) {
+  Value x;
+  x.tag = Tag::Bool;
+  x.dt = DType::Bool;
+  x.b = v;
+  return x;
+}
+
+Value Value::integer(int64_t v, DType dt) {
+  // A caller that asks for a non-integer dtype gets the matching kind rather than a Value whose
+  // tag and dtype disagree (which every consumer would have to guard against).
+  if (dt == DType::Bool) return boolean(v != 0);
+  if (is_float(dt)) return floating(static_cast<double>(v), dt);
+  Value x;
+  x.tag = Tag::Int;
+  x.dt = dt;
+  x.i = vdetail::wrap_int(v, dt);
+  return x;
+}
+
+Value Value::floating(double v, DType dt) {
+  if (dt == DType::Bool) return boolean(v != 0);
+  if (is_int(dt)) return integer(vdetail::saturate_to_dtype(v, dt), dt);
+  Value x;
+  x.tag = Tag::Float;
+  x.dt = dt;
+  x.f = round_to_float_dtype(v, dt);
+  return x;
+}
+
+Value Value::string(std::string s) {
+  Value x;
+  x.tag = Tag::Str;
+  x.obj = std::make_shared<const std::string>(std::move(s));
+  return x;
+}
+
+Value Value::tensor(Tensor t) {
+  Value x;
+  x.tag = Tag::Tensor;
+  x.dt = t.dtype();
+  x.obj = std::make_shared<const Tensor>(std::move(t));
+  return x;
+}
+
+Value Value::tuple(std::vector<Value> items) {
+  Value x;
+  x.tag = Tag::Tuple;
+  x.obj = std::make_shared<const std::vector<Value>>(std::move(items));
+  return x;
+}
+
+Value Value::list(std::vector<Value> items) {
+  Value x;
+  x.tag = Tag::List;
+  x.obj = std::make_shared<const std::vector<Value>>(std::move(items));
+  return x;
+}
+
+Value Value::range(int64_t lo, int64_t hi_exclusive) {
+  Value x;
+  x.tag = Tag::Range;
+  x.dt = DType::I32;
+  x.r[0] = lo;
+  x.r[1] = hi_exclusive;
+  return x;
+}
+
+Value Value::func(std::shared_ptr<const FuncObj> f) {
+  Value x;
+  x.tag = Tag::Func;
+  x.obj = std::move(f);
+  return x;
+}
+
+double Value::as_f64() const {
+  switch (tag) {
+    case Tag::Bool: return b ? 1.0 : 0.0;
+    case Tag::Int: return static_cast<double>(i);
+    case Tag::Float: return f;
+    case Tag::Tensor:
+      if (tensor_ref().rank() == 0) return tensor_ref().get_f64(0);
+      break;
+    default: break;
+  }
+  fault("E002", "expected a number, found " + vdetail::kind_name(*this));
+}
+
+int64_t Value::as_i64() const {
+  switch (tag) {
+    case Tag::Bool: return b ? 1 : 0;
+    case Tag::Int: return i;
+    case Tag::Float: return vdetail::saturate_to<int64_t>(f);
+    case Tag::Tensor:
+      if (tensor_ref().rank() == 0) return tensor_ref().get_i64(0);
+      break;
+    default: break;
+  }
+  fault("E002", "expected a number, found " + vdetail::kind_name(*this));
+}
+
+// ---- element access -------------------------------------------------------------------------
+Value tensor_get(const Tensor& t, int64_t flat) {
+  if (flat < 0 || flat >= t.size()) {
+    fault("E005", "element " + std::to_string(flat) + " is out of bounds for an array of " +
+                      std::to_string(t.size()) + " elements");
+  }
+  DType dt = t.dtype();
+  if (dt == DType::Bool) return Value::boolean(t.get_bool(flat));
+  if (is_int(dt)) return Value::integer(t.get_i64(flat), dt);
+  return Value::floating(t.get_f64(flat), dt);
+}
+
+void tensor_set(Tensor& t, int64_t flat, const Value& v) {
+  if (flat < 0 || flat >= t.size()) {
+    fault("E005", "element " + std::to_string(flat) + " is out of bounds for an array of " +
+                      std::to_string(t.size()) + " elements");
+  }
+  Value s = vdetail::scalarize(v);
+  switch (s.tag) {
+    case Value::Tag::Bool: t.set_i64(flat, s.b ? 1 : 0); return;
+    case Value::Tag::Int: t.set_i64(flat, s.i); return;
+    case Value::Tag::Float: t.set_f64(flat, s.f); return;
+    default:
+      fault("E002", "cannot store " + vdetail::kind_name(v) + " in an array of " +
+                        dtype_name(t.dtype()));
+  }
+}
+
+namespace vdetail {
+
+Value scalarize(const Value& v) {
+  if (v.tag == Value::Tag::Tensor && v.tensor_ref().rank() == 0) return tensor_get(v.tensor_ref(), 0);
+  return v;
+}
+
+std::string kind_name(const Value& v) {
+  switch (v.tag) {
+    case Value::Tag::Tuple: return "tuple";
+    case Value::Tag::List: return "list";
+    case Value::Tag::Func: return "function";
+    default: return type_string(v);
+  }
+}
+
+}  // namespace vdetail
+
+// ---- equality -------------------------------------------------------------------------------
+namespace {
+
+// Tensors and lists are both "sequences of rows" for equality and membership, so a jagged List
+// can be compared to a Tensor row by row.
+bool is_seq(const Value& v) {
+  return (v.tag == Value::Tag::Tensor && v.tensor_ref().rank() > 0) || v.tag == Value::Tag::List;
+}
+int64_t seq_len(const Value& v) {
+  return v.tag == Value::Tag::List ? static_cast<int64_t>(v.items().size()) : v.tensor_ref().dim(0);
+}
+Value seq_at(const Value& v, int64_t i) {
+  if (v.tag == Value::Tag::List) return v.items()[static_cast<size_t>(i)];
+  const Tensor& t = v.tensor_ref();
+  if (t.rank() == 1) return tensor_get(t, i);
+  return Value::tensor(t.row(i));
+}
+
+bool scalars_equal(const Value& a, const Value& b) {
+  if (a.tag == Value::Tag::Float || b.tag == Value::Tag::Float) return a.as_f64() == b.as_f64();
+  return a.as_i64() == b.as_i64();
+}
+
+bool tensors_equal(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape()) return false;
+  const int64_t n = a.size();
+  const bool fl = is_float(a.dtype()) || is_float(b.dtype());
+  for (int64_t k = 0; k < n; ++k) {
+    if (fl ? a.get_f64(k) != b.get_f64(k) : a.get_i64(k) != b.get_i64(k)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool values_equal(const Value& a0, const Value& b0) {
+  Value a = vdetail::scalarize(a0), b = vdetail::scalarize(b0);
+  using T = Value::Tag;
+  if (a.is_scalar() && b.is_scalar()) return scalars_equal(a, b);
+  if (a.tag == T::Tensor && b.tag == T::Tensor) return tensors_equal(a.tensor_ref(), b.tensor_ref());
+  if (is_seq(a) && is_seq(b)) {
+    const int64_t n = seq_len(a);
+    if (n != seq_len(b)) return false;
+    for (int64_t i = 0; i < n; ++i) {
+      if (!values_equal(seq_at(a, i), seq_at(b, i))) return false;
+    }
+    return true;
+  }
+  if (a.tag != b.tag) return false;
+  switch (a.tag) {
+    case T::Unit: return true;
+    case T::Str: return a.str() == b.str();
+    case T::Tuple: {
+      const auto& x = a.items();
+      const auto& y = b.items();
+      if (x.size() != y.size()) return false;
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (!values_equal(x[i], y[i])) return false;
+      }
+      return true;
+    }
+    case T::Range: {
+      const bool ea = a.r[1] <= a.r[0], eb = b.r[1] <= b.r[0];
+      return (ea && eb) || (a.r[0] == b.r[0] && a.r[1] == b.r[1]);
+    }
+    case T::Func: return a.obj == b.obj;
+    default: return false;
+  }
+}
+
+// ---- membership -----------------------------------------------------------------------------
+bool value_contains(const Value& c, const Value& x0) {
+  using T = Value::Tag;
+  Value x = vdetail::scalarize(x0);
+  switch (c.tag) {
+    case T::Range: {
+      if (!x.is_scalar()) return false;
+      if (x.tag == T::Float) {
+        double d = x.f;
+        return d == std::floor(d) && d >= static_cast<double>(c.r[0]) &&
+               d < static_cast<double>(c.r[1]);
+      }
+      const int64_t i = x.as_i64();
+      return i >= c.r[0] && i < c.r[1];
+    }
+    case T::Tensor: {
+      const Tensor& t = c.tensor_ref();
+      if (t.rank() == 0) return values_equal(c, x);
+      if (t.rank() == 1) {
+        if (!x.is_scalar()) return false;
+        const int64_t n = t.size();
+        if (x.tag != T::Float && !is_float(t.dtype())) {
+          const int64_t v = x.as_i64();
+          for (int64_t k = 0; k < n; ++k) if (t.get_i64(k) == v) return true;
+          return false;
+        }
+        const double v = x.as_f64();
+        for (int64_t k = 0; k < n; ++k) if (t.get_f64(k) == v) return true;
+        return false;
+      }
+      for (int64_t i = 0; i < t.dim(0); ++i) {
+        if (values_equal(Value::tensor(t.row(i)), x)) return true;
+      }
+      return false;
+    }
+    case T::List:
+    case T::Tuple:
+      for (const Value& item : c.items()) {
+        if (values_equal(item, x)) return true;
+      }
+      return false;
+    case T::Str:
+      // Substring test, as in Python; cheap and unambiguous.
+      if (x.tag != T::Str) fault("E002", "`in` on a string needs a string, found " + vdetail::kind_name(x));
+      return c.str().find(x.str()) != std::string::npos;
+    default:
+      fault("E002", "`in` needs a range, array or list on the right, found " +
+                        vdetail::kind_name(c));
+  }
+}
+
+// ---- array literals -------------------------------------------------------------------------
+Value make_array(const std::vector<Value>& elems0, DType dt) {
+  using T = Value::Tag;
+  if (elems0.empty()) return Value::tensor(Tensor::alloc(dt, {0}));
+  std::vector<Value> elems;
+  elems.reserve(elems0.size());
+  for (const Value& e : elems0) elems.push_back(vdetail::scalarize(e));
+
+  bool any_scalar = false, any_tensor = false, any_other = false;
+  for (const Value& e : elems) {
+    if (e.is_scalar()) any_scalar = true;
+    else if (e.tag == T::Tensor) any_tensor = true;
+    else any_other = true;
+  }
+  // Strings, tuples, lists, functions: no tensor representation.
+  if (any_other) {
+    if (!any_scalar && !any_tensor) return Value::list(elems0);
+    for (size_t i = 0; i < elems.size(); ++i) {
+      if (elems[i].tag != elems[0].tag) {
+        fault("E004", "array literal mixes " + vdetail::kind_name(elems[0]) + " (element 0) and " +
+                          vdetail::kind_name(elems[i]) + " (element " + std::to_string(i) + ")");
+      }
+    }
+    return Value::list(elems0);
+  }
+  const int64_t n = static_cast<int64_t>(elems.size());
+  if (any_scalar && any_tensor) {
+    size_t first_t = 0, first_s = 0;
+    while (elems[first_t].tag != T::Tensor) ++first_t;
+    while (!elems[first_s].is_scalar()) ++first_s;
+    const size_t later = std::max(first_t, first_s), earlier = std::min(first_t, first_s);
+    auto desc = [&](size_t i) {
+      return elems[i].is_scalar() ? std::string("is a scalar")
+                                  : "has " + std::to_string(elems[i].tensor_ref().dim(0)) +
+                                        (elems[i].tensor_ref().dim(0) == 1 ? " element" : " elements");
+    };
+    fault("E004", "array literal is not rectangular: row " + std::to_string(later) + " " +
+                      desc(later) + ", row " + std::to_string(earlier) + " " + desc(earlier));
+  }
+  if (any_scalar) {
+    Tensor t = Tensor::alloc(dt, {n});
+    for (int64_t i = 0; i < n; ++i) tensor_set(t, i, elems[size_t(i)]);
+    return Value::tensor(std::move(t));
+  }
+  const std::vector<int64_t>& s0 = elems[0].tensor_ref().shape();
+  for (size_t i = 1; i < elems.size(); ++i) {
+    const std::vector<int64_t>& si = elems[i].tensor_ref().shape();
+    if (si == s0) continue;
+    std::string msg = "array literal is not rectangular: row " + std::to_string(i);
+    if (si.size() == 1 && s0.size() == 1) {
+      auto el = [](int64_t k) { return std::to_string(k) + (k == 1 ? " element" : " elements"); };
+      msg += " has " + el(si[0]) + ", row 0 has " + el(s0[0]);
+    } else {
+      msg += " has shape " + shape_str(si) + ", row 0 has shape " + shape_str(s0);
+    }
+    fault("E004", msg);
+  }
+  std::vector<int64_t> shape{n};
+  shape.insert(shape.end(), s0.begin(), s0.end());
+  Tensor out = Tensor::alloc(dt, shape);
+  const int64_t inner = out.size() / std::max<int64_t>(n, 1);
+  const int64_t esz = dtype_storage_bytes(dt);
+  for (int64_t i = 0; i < n; ++i) {
+    const Tensor& src = elems[size_t(i)].tensor_ref();
+    if (inner == 0) break;
+    Tensor conv = src.dtype() == dt ? src : src.cast(dt);
+    std::memcpy(static_cast<char*>(out.data()) + i * inner * esz, conv.data(),
+                static_cast<size_t>(inner * esz));
+  }
+  return Value::tensor(std::move(out));
+}
+
+// ---- typeof ---------------------------------------------------------------------------------
+namespace {
+
+std::string dims_str(const std::vector<int64_t>& shape) {
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s;
+}
+
+// Element type shared by every leaf of a nested list, or "" when the leaves disagree.
+std::string leaf_type(const Value& v) {
+  if (v.tag == Value::Tag::Tensor) return dtype_name(v.dt);
+  if (v.tag != Value::Tag::List) return type_string(v);
+  std::string common;
+  bool first = true;
+  for (const Value& item : v.items()) {
+    std::string t = leaf_type(item);
+    if (t.empty()) return "";
+    if (first) common = t, first = false;
+    else if (t != common) return "";
+  }
+  return first ? "?" : common;
+}
+
+}  // namespace
+
+std::string type_string(const Value& v) {
+  using T = Value::Tag;
+  switch (v.tag) {
+    case T::Unit: return "()";
+    case T::Bool: return "bool";
+    case T::Int:
+    case T::Float: return dtype_name(v.dt);
+    case T::Str: return "str";
+    case T::Range: return "range";
+    case T::Func: return "fn";
+    case T::Tensor: {
+      const Tensor& t = v.tensor_ref();
+      if (t.rank() == 0) return dtype_name(t.dtype());
+      return std::string("[") + dtype_name(t.dtype()) + "; " + dims_str(t.shape()) + "]";
+    }
+    case T::Tuple: {
+      const auto& items = v.items();
+      std::string s = "(";
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (i) s += ", ";
+        s += type_string(items[i]);
+      }
+      return s + (items.size() == 1 ? ",)" : ")");
+    }
+    case T::List: {
+      const auto& items = v.items();
+      const std::string n = std::to_string(items.size());
+      if (items.empty()) return "[?; 0]";
+      std::string first = type_string(items[0]);
+      bool uniform = true;
+      for (const Value& item : items) {
+        if (type_string(item) != first) { uniform = false; break; }
+      }
+      if (uniform) {
+        // A uniform list of arrays reads as one more leading axis: "[str; 3, 2]".
+        const size_t semi = first.find("; ");
+        const bool nested = (items[0].tag == T::Tensor && items[0].tensor_ref().rank() > 0) ||
+                            items[0].tag == T::List;
+        if (nested && semi != std::string::npos && first.front() == '[') {
+          return first.substr(0, semi) + "; " + n + ", " + first.substr(semi + 2);
+        }
+        return "[" + first + "; " + n + "]";
+      }
+      const std::string leaf = leaf_type(v);
+      return "jagged[" + (leaf.empty() ? std::string("?") : leaf) + "]";
+    }
+  }
+  return "?";
+}
+
+}  // namespace ein
