@@ -59,6 +59,7 @@ void print_rec(std::ostringstream& os, const NodeRef& n, const PrintOptions& opt
     case Kind::Unary: os << " " << unop_spelling(static_cast<UnOp>(n->ival)); break;
     case Kind::Binary: os << " " << binop_spelling(static_cast<BinOp>(n->ival)); break;
     case Kind::IdxLit: case Kind::TyDim: os << " " << n->ival; break;
+    case Kind::DimOf: os << " axis=" << n->ival; break;
     case Kind::Use: os << " " << n->name << " kind=" << n->ival; break;
     default:
       if (!n->name.empty()) os << " " << n->name;
@@ -66,6 +67,7 @@ void print_rec(std::ostringstream& os, const NodeRef& n, const PrintOptions& opt
   }
   if (!n->aux.empty()) os << " aux=" << n->aux;
   if (opt.defids && n->def.valid()) os << " #" << n->def.crate << ":" << n->def.index;
+  if (opt.defids && n->slot >= 0) os << " $" << n->slot;
   if (n->flags) {
     os << " [";
     bool first = true;
@@ -83,7 +85,10 @@ void print_rec(std::ostringstream& os, const NodeRef& n, const PrintOptions& opt
     flag(kSequential, "sequential");
     flag(kLocal, "local");
     flag(kProven, "proven");
-    for (uint32_t b = 8; b < 32; ++b) flag(1u << b, ("f" + std::to_string(b)).c_str());
+    flag(kPrepared, "prepared");
+    flag(kWindowed, "windowed");
+    flag(kHasElem, "elem");
+    for (uint32_t b = 11; b < 32; ++b) flag(1u << b, ("f" + std::to_string(b)).c_str());
     os << "]";
   }
   if (opt.spans && n->span.valid()) os << " @" << n->span.lo << "-" << n->span.hi;
@@ -142,6 +147,7 @@ NodeRef make(NodeInit init) {
   n->ival = init.ival;
   n->fval = init.fval;
   n->flags = init.flags;
+  n->slot = -1;
   n->id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   return n;
 }
@@ -212,7 +218,7 @@ bool structurally_equal(const NodeRef& a, const NodeRef& b) {
   if (a == b) return true;
   if (!a || !b) return false;
   if (a->kind != b->kind || a->name != b->name || a->aux != b->aux || a->def != b->def ||
-      a->ival != b->ival || a->flags != b->flags || a->kids.size() != b->kids.size())
+      a->ival != b->ival || a->flags != b->flags || a->slot != b->slot || a->kids.size() != b->kids.size())
     return false;
   if (std::memcmp(&a->fval, &b->fval, sizeof(double)) != 0) return false;
   for (size_t i = 0; i < a->kids.size(); ++i)
@@ -231,6 +237,7 @@ uint64_t structural_hash(const NodeRef& n) {
   std::memcpy(&fb, &n->fval, sizeof fb);
   h = mix(h, fb);
   h = mix(h, n->flags);
+  h = mix(h, static_cast<uint64_t>(static_cast<int64_t>(n->slot)));
   for (auto& k : n->kids) h = mix(h, structural_hash(k));
   return h;
 }

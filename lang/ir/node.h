@@ -118,7 +118,9 @@ inline constexpr uint32_t kStdCrate = 2;
   X(LLetIn)       /* def = local; kids: value, body  (expression form of a where-binding)    */   \
   X(DimOf)        /* kids: tensor expr   ival = axis  (runtime extent)                       */   \
   X(IMin)         /* kids: a, b  (integer min, range intersection)                           */   \
-  X(IMax)         /* kids: a, b  (integer max)                                               */
+  X(IMax)         /* kids: a, b  (integer max)                                               */   \
+  X(LGuard)       /* kids: cond, value: in a reduction body, a false cond skips the point  */   \
+  X(LNop)         /* does nothing (an item statement after lowering)                         */
 // clang-format on
 
 enum class Kind : uint8_t {
@@ -146,6 +148,8 @@ inline constexpr uint32_t kSequential = 1u << 5;  // LFor: recurrence axis, in o
 inline constexpr uint32_t kLocal = 1u << 6;       // Name: a frame slot (ival = slot)
 inline constexpr uint32_t kProven = 1u << 7;      // Index: in bounds by range analysis
 inline constexpr uint32_t kPrepared = 1u << 8;    // Fn: grouping/where-classification done
+inline constexpr uint32_t kWindowed = 1u << 9;    // Index/LStore: circular buffer on axis 0
+inline constexpr uint32_t kHasElem = 1u << 10;    // LTensor: elements are arrays
 
 struct Node;
 using NodeRef = std::shared_ptr<const Node>;
@@ -160,7 +164,8 @@ struct Node {
   int64_t ival = 0;
   double fval = 0.0;
   uint32_t flags = 0;
-  uint32_t id = 0;  // unique per process; key of all side tables
+  int32_t slot = -1;  // frame slot of a local (set by frame layout after lowering)
+  uint32_t id = 0;    // unique per process; key of all side tables
 
   bool has(uint32_t f) const { return (flags & f) != 0; }
   const NodeRef& kid(size_t i) const { return kids[i]; }

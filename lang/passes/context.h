@@ -67,13 +67,16 @@ struct Unit {
   // range and shape analysis
   std::unordered_map<ir::DefId, RangeFact> ranges;
   std::vector<AgreeFact> agrees;
+  std::unordered_set<uint32_t> proven;                    // Index node ids in bounds by construction
   std::unordered_map<ir::DefId, StaticShape> def_shapes;
   std::unordered_map<uint32_t, StaticShape> shapes;       // node id -> static shape
+  std::unordered_map<ir::DefId, int64_t> int_values;      // integer lets with a known value
   // lowering
   ir::NodeRef lowered;        // lowered body: Program (cell) or Block (fn/lambda)
   std::vector<ir::DefId> params;
   std::vector<ir::DefId> captures;
   int frame_size = 0;         // local slots
+  std::unordered_map<ir::DefId, int> slot_of;
 
   ir::TypeRef type(const ir::NodeRef& n) const {
     auto it = types.find(n->id);

@@ -109,6 +109,15 @@ void Parser::end_stmt() {
   // A forgotten `;` before a new line or before the block's `}` is only that: keep the
   // statement and continue with the next one instead of skipping it.
   bool block_end = t.kind == Tok::RBrace && cur_end_ == Tok::RBrace;
+  if (!block_end && (t.kind == Tok::RBrace || t.kind == Tok::RParen || t.kind == Tok::RBracket)) {
+    // A stray closer: that is the one error here, not also a missing `;`.
+    report(make_diag("E001", "unexpected closing delimiter " + tok_spelling(t.kind), tok_span(t),
+                     "unexpected closing delimiter"),
+           false);
+    advance();
+    eat(Tok::Semi);
+    return;
+  }
   if (block_end || (t.newline_before && starts_statement(t.kind))) {
     report(std::move(d), false);
     return;

@@ -1,0 +1,84 @@
+#include "lang/passes/driver.h"
+
+#include <chrono>
+#include <functional>
+
+#include "lang/passes/check_match.h"
+#include "lang/passes/classify_where.h"
+#include "lang/passes/context.h"
+#include "lang/passes/exec_facts.h"
+#include "lang/passes/expand_rest.h"
+#include "lang/passes/frame_layout.h"
+#include "lang/passes/group_einstein.h"
+#include "lang/passes/lower_einstein.h"
+#include "lang/passes/range_analysis.h"
+#include "lang/passes/recurrence_order.h"
+#include "lang/passes/shape_analysis.h"
+#include "lang/passes/storage_window.h"
+#include "lang/passes/type_infer.h"
+
+namespace ein {
+
+namespace {
+
+struct Pass {
+  const char* name;
+  std::function<void(CompileCtx&)> run;
+  bool lowered;  // does the pass work on Unit::lowered (for dumps)?
+};
+
+const std::vector<Pass>& passes() {
+  static const std::vector<Pass> p = {
+      {"group_einstein", [](CompileCtx& cx) { cx.cell().body = group_einstein(cx.cell().body, cx); }, false},
+      {"classify_where", [](CompileCtx& cx) { cx.cell().body = classify_where(cx.cell().body, cx); }, false},
+      {"type_inference", infer_types, false},
+      {"rest_expansion", expand_rest, false},
+      {"range_analysis", analyze_ranges, false},
+      {"shape_analysis", analyze_shapes, false},
+      {"match_check", check_matches, false},
+      {"einstein_lowering", lower_einstein, true},
+      {"recurrence_order", order_recurrences, true},
+      {"storage_windows", infer_storage_windows, true},
+      {"exec_facts", compute_exec_facts, true},
+      {"frame_layout", layout_frames, true},
+  };
+  return p;
+}
+
+}  // namespace
+
+const std::vector<std::string>& pass_names() {
+  static std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (auto& p : passes()) n.push_back(p.name);
+    return n;
+  }();
+  return names;
+}
+
+std::string dump_units(const CompileCtx& cx, bool lowered) {
+  std::string out;
+  for (auto& u : cx.units) {
+    const ir::NodeRef& n = lowered ? u->lowered : u->body;
+    if (!n) continue;
+    if (u->kind != Unit::Kind::Cell) out += ";; " + u->name + " -> " + ir::type_name(u->ret_type) + "\n";
+    out += ir::to_sexpr(n) + "\n";
+  }
+  return out;
+}
+
+bool run_pipeline(CompileCtx& cx, const ir::NodeRef& program, const PipelineOptions& opt) {
+  Unit* cell = cx.new_unit(Unit::Kind::Cell, "cell");
+  cell->body = program;
+  for (auto& p : passes()) {
+    auto t0 = std::chrono::steady_clock::now();
+    p.run(cx);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    cx.timings.push_back(PassTiming{p.name, ms});
+    if (opt.dump && opt.dump_after == p.name) *opt.dump = dump_units(cx, p.lowered);
+    if (cx.diags.has_errors()) return false;
+  }
+  return true;
+}
+
+}  // namespace ein

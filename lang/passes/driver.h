@@ -1,0 +1,26 @@
+#pragma once
+#include <string>
+
+#include "lang/ir/node.h"
+
+namespace ein {
+struct CompileCtx;
+
+// The flat pass list (thesis §4.3, ARCHITECTURE "IR conventions"). Runs every pass over the
+// resolved cell, logs the time of each in CompileCtx::timings, stops after the first pass that
+// reported errors, and can capture the IR after any pass.
+struct PipelineOptions {
+  std::string dump_after;  // pass name (see pass_names()), "" for none
+  std::string* dump = nullptr;
+};
+
+// Returns true when the cell compiled without errors; the units' lowered bodies are then ready.
+bool run_pipeline(CompileCtx& cx, const ir::NodeRef& resolved_program, const PipelineOptions& opt);
+
+// Names accepted by dump_after, in pipeline order.
+const std::vector<std::string>& pass_names();
+
+// S-expression dump of every unit (the cell first) at its current stage.
+std::string dump_units(const CompileCtx& cx, bool lowered);
+
+}  // namespace ein

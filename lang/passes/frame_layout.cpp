@@ -1,0 +1,88 @@
+#include "lang/passes/frame_layout.h"
+
+#include "lang/passes/context.h"
+
+namespace ein {
+namespace {
+
+using ir::DefId;
+using ir::Kind;
+using ir::NodeRef;
+
+class Layout {
+ public:
+  Layout(CompileCtx& cx, Unit& u) : cx_(cx), u_(u) {}
+
+  void run() {
+    for (auto& p : u_.params) slot(p);
+    for (auto& c : u_.captures) slot(c);
+    collect(u_.lowered);
+    u_.lowered = rewrite(u_.lowered);
+    u_.frame_size = static_cast<int>(u_.slot_of.size());
+  }
+
+ private:
+  int slot(DefId d) {
+    auto it = u_.slot_of.find(d);
+    if (it != u_.slot_of.end()) return it->second;
+    int s = static_cast<int>(u_.slot_of.size());
+    u_.slot_of[d] = s;
+    return s;
+  }
+
+  bool is_local(DefId d) const {
+    DefKind k = cx_.resolver.info(d).kind;
+    return k == DefKind::Local || k == DefKind::Param || k == DefKind::Index;
+  }
+
+  void collect(const NodeRef& n) {
+    if (!n) return;
+    switch (n->kind) {
+      case Kind::Lambda: return;  // separate unit
+      case Kind::PBind:
+      case Kind::LTensor:
+      case Kind::LFor:
+      case Kind::LoopVar:
+      case Kind::LLet:
+      case Kind::LLetIn:
+      case Kind::CompGen:
+      case Kind::CompLet:
+        if (n->def.valid() && is_local(n->def)) slot(n->def);
+        break;
+      default: break;
+    }
+    for (auto& k : n->kids) collect(k);
+  }
+
+  NodeRef rewrite(const NodeRef& n) {
+    if (!n) return n;
+    if (n->kind == Kind::Lambda) return n;
+    std::vector<NodeRef> kids;
+    kids.reserve(n->kids.size());
+    for (auto& k : n->kids) kids.push_back(rewrite(k));
+    NodeRef m = ir::with_kids(n, std::move(kids));
+    if (m->def.valid()) {
+      auto it = u_.slot_of.find(m->def);
+      if (it != u_.slot_of.end() && m->slot != it->second) {
+        int s = it->second;
+        return ir::edited(m, [&](ir::Node& x) { x.slot = s; });
+      }
+    }
+    return m;
+  }
+
+  CompileCtx& cx_;
+  Unit& u_;
+};
+
+}  // namespace
+
+void layout_frames(CompileCtx& cx) {
+  for (auto& u : cx.units) {
+    if (!u->lowered) continue;
+    Layout l(cx, *u);
+    l.run();
+  }
+}
+
+}  // namespace ein

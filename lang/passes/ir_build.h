@@ -1,0 +1,23 @@
+// Small constructors for compiler-generated integer IR (range bounds, extents), folding
+// constants as they are built so dumps stay readable and codegen sees literals.
+#pragma once
+#include <optional>
+
+#include "lang/ir/node.h"
+
+namespace ein::irb {
+
+ir::NodeRef lit(int64_t v);
+std::optional<int64_t> as_lit(const ir::NodeRef& n);
+ir::NodeRef add(const ir::NodeRef& a, const ir::NodeRef& b);
+ir::NodeRef sub(const ir::NodeRef& a, const ir::NodeRef& b);
+ir::NodeRef mul(const ir::NodeRef& a, int64_t k);
+ir::NodeRef neg(const ir::NodeRef& a);
+ir::NodeRef imax(const ir::NodeRef& a, const ir::NodeRef& b);
+ir::NodeRef imin(const ir::NodeRef& a, const ir::NodeRef& b);
+// Extent of axis `axis` of the value named by `name_node` (a resolved Name or Path).
+ir::NodeRef dim_of(const ir::NodeRef& name_node, int axis);
+// A fresh reference to a definition (same spelling, given DefId).
+ir::NodeRef ref(const std::string& name, ir::DefId def, Span span = {});
+
+}  // namespace ein::irb

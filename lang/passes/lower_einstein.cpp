@@ -1,0 +1,241 @@
+#include "lang/passes/lower_einstein.h"
+
+#include "lang/ir/visitor.h"
+#include "lang/passes/context.h"
+#include "lang/passes/ir_build.h"
+
+namespace ein {
+namespace {
+
+using ir::DefId;
+using ir::Kind;
+using ir::NodeRef;
+
+class Lowerer : public ir::Mutator {
+ public:
+  Lowerer(CompileCtx& cx, Unit& u) : cx_(cx), u_(u) {}
+
+  NodeRef lower_unit() {
+    const NodeRef& b = u_.body;
+    if (b->kind == Kind::Fn || b->kind == Kind::DiffFn) return mutate(ir::fn_body(*b));
+    if (b->kind == Kind::Lambda) return mutate(ir::lambda_body(*b));
+    return mutate(b);
+  }
+
+ protected:
+  NodeRef pre(const NodeRef& n) override {
+    switch (n->kind) {
+      case Kind::EinGroup: return lower_group(n);
+      case Kind::Reduce: return lower_reduce(n);
+      case Kind::Where: return lower_where_expr(n);
+      case Kind::Lambda: return n;  // its body belongs to its own units
+      case Kind::Fn:
+      case Kind::DiffFn:
+      case Kind::Use:
+      case Kind::Mod:
+      case Kind::StructDecl:
+      case Kind::EnumDecl:
+      case Kind::Const: return ir::make({.kind = Kind::LNop, .span = n->span});
+      default: return nullptr;
+    }
+  }
+
+ private:
+  NodeRef typed(NodeRef n, const ir::TypeRef& t) {
+    u_.types[n->id] = t;
+    return n;
+  }
+
+  NodeRef zero_of(const ir::TypeRef& t, Span s) {
+    ir::TypeRef el = ir::elem_of(t);
+    NodeRef z;
+    if (ir::is_scalar(el) && el->dtype == DType::Bool) z = ir::make_bool(false, s);
+    else if (ir::is_scalar(el) && is_float(el->dtype)) z = ir::make_float(0.0, s);
+    else z = ir::make_int(0, s);
+    return typed(z, el && el->k == ir::Type::K::Scalar ? el : ir::t_i32());
+  }
+
+  std::vector<NodeRef> checks_for(const std::unordered_set<DefId>& vars) {
+    std::vector<NodeRef> out;
+    for (auto& a : u_.agrees) {
+      if (!vars.count(a.index)) continue;
+      std::string msg = "index `" + cx_.resolver.info(a.index).name +
+                        "` has two different extents (`" + a.what_a + "` and `" + a.what_b + "`)";
+      NodeRef cond = ir::make_binary(ir::BinOp::Eq, a.extent_a, a.extent_b, a.span_b);
+      out.push_back(ir::make({.kind = Kind::LCheck, .span = a.span_b, .kids = {cond},
+                              .name = "E004", .aux = msg}));
+    }
+    return out;
+  }
+
+  void site_vars(const NodeRef& n, std::unordered_set<DefId>& out) {
+    ir::for_each_node(n, [&](const NodeRef& k) {
+      if (k->kind == Kind::IdxVar || k->kind == Kind::IdxIn) out.insert(k->def);
+    });
+  }
+
+  std::pair<NodeRef, NodeRef> range(DefId d, Span at) {
+    auto it = u_.ranges.find(d);
+    if (it == u_.ranges.end()) return {irb::lit(0), irb::lit(0)};
+    (void)at;
+    return {it->second.lo, it->second.hi};
+  }
+
+  NodeRef lower_group(const NodeRef& g) {
+    ir::TypeRef t = u_.def_types.count(g->def) ? u_.def_types[g->def] : cx_.global_types[g->def];
+    ir::TypeRef el = ir::elem_of(t);
+    DType dt = ir::is_scalar(el) ? el->dtype : DType::F32;
+    size_t nslots = g->kids[0]->kids.size() - ir::ein_slot_begin();
+    std::vector<NodeRef> extents(nslots);
+    for (auto& c : g->kids) {
+      for (size_t a = 0; a < nslots && a + ir::ein_slot_begin() < c->kids.size(); ++a) {
+        const NodeRef& s = c->kids[a + ir::ein_slot_begin()];
+        NodeRef e = s->kind == Kind::IdxLit ? irb::lit(s->ival + 1) : range(s->def, s->span).second;
+        extents[a] = extents[a] ? irb::imax(extents[a], e) : e;
+      }
+    }
+    for (auto& e : extents) e = irb::imax(irb::lit(0), e);
+    std::vector<NodeRef> kids;
+    kids.push_back(ir::make({.kind = Kind::LShape, .span = g->span, .kids = extents}));
+    std::unordered_set<DefId> vars;
+    site_vars(g, vars);
+    for (auto& c : checks_for(vars)) kids.push_back(c);
+    ++in_group_;
+    for (auto& c : g->kids) kids.push_back(lower_clause(c, g->def));
+    --in_group_;
+    uint32_t flags = ir::rank_of(t) > static_cast<int>(nslots) ? ir::kHasElem : 0;
+    NodeRef lt = ir::make({.kind = Kind::LTensor, .span = g->span, .kids = std::move(kids),
+                           .name = g->name, .def = g->def, .ival = static_cast<int64_t>(dt),
+                           .flags = flags});
+    return typed(lt, t);
+  }
+
+  NodeRef lower_clause(const NodeRef& c, DefId def) {
+    NodeRef value = ir::ein_value(*c);
+    std::vector<NodeRef> items;
+    NodeRef else_value;
+    if (value->kind == Kind::Where) {
+      for (size_t i = 1; i < value->kids.size(); ++i) {
+        if (value->kids[i]->kind == Kind::WElse) else_value = value->kids[i]->kids[0];
+        else items.push_back(value->kids[i]);
+      }
+      value = value->kids[0];
+    }
+    std::vector<NodeRef> idx;
+    for (size_t i = ir::ein_slot_begin(); i < c->kids.size(); ++i) {
+      const NodeRef& s = c->kids[i];
+      idx.push_back(s->kind == Kind::IdxLit ? irb::lit(s->ival) : irb::ref(s->name, s->def, s->span));
+    }
+    auto store = [&](const NodeRef& v) {
+      std::vector<NodeRef> kids{mutate(v)};
+      for (auto& i : idx) kids.push_back(i);
+      return ir::make({.kind = Kind::LStore, .span = v->span, .kids = std::move(kids),
+                       .name = c->name, .def = def});
+    };
+    NodeRef body = store(value);
+    NodeRef else_store = else_value ? store(else_value) : nullptr;
+    for (size_t i = items.size(); i-- > 0;) {
+      const NodeRef& it = items[i];
+      if (it->kind == Kind::WGuard) {
+        std::vector<NodeRef> k{mutate(it->kids[0]), body};
+        if (else_store) k.push_back(else_store);
+        body = ir::make({.kind = Kind::LIf, .span = it->span, .kids = std::move(k)});
+      } else {
+        NodeRef let = ir::make({.kind = Kind::LLet, .span = it->span, .kids = {mutate(it->kids[0])},
+                                .name = it->name, .def = it->def});
+        body = ir::make({.kind = Kind::LSeq, .span = c->span, .kids = {let, body}});
+      }
+    }
+    for (size_t i = c->kids.size(); i-- > ir::ein_slot_begin();) {
+      const NodeRef& s = c->kids[i];
+      if (s->kind == Kind::IdxLit) continue;
+      auto [lo, hi] = range(s->def, s->span);
+      body = ir::make({.kind = Kind::LFor, .span = c->span, .kids = {lo, hi, body},
+                       .name = s->name, .def = s->def});
+    }
+    return body;
+  }
+
+  NodeRef lower_point(const NodeRef& body0) {
+    NodeRef body = body0;
+    std::vector<NodeRef> items;
+    if (body->kind == Kind::Where) {
+      for (size_t i = 1; i < body->kids.size(); ++i)
+        if (body->kids[i]->kind != Kind::WElse) items.push_back(body->kids[i]);
+      body = body->kids[0];
+    }
+    NodeRef x = mutate(body);
+    ir::TypeRef t = u_.type(body);
+    for (size_t i = items.size(); i-- > 0;) {
+      const NodeRef& it = items[i];
+      if (it->kind == Kind::WGuard) {
+        x = typed(ir::make({.kind = Kind::LGuard, .span = it->span, .kids = {mutate(it->kids[0]), x}}), t);
+      } else {
+        x = typed(ir::make({.kind = Kind::LLetIn, .span = it->span,
+                            .kids = {mutate(it->kids[0]), x}, .name = it->name, .def = it->def}),
+                  t);
+      }
+    }
+    return x;
+  }
+
+  NodeRef lower_reduce(const NodeRef& r) {
+    bool top = in_group_ == 0 && in_reduce_ == 0;
+    ++in_reduce_;
+    std::vector<NodeRef> kids{lower_point(ir::reduce_body(*r))};
+    --in_reduce_;
+    std::unordered_set<DefId> vars;
+    for (size_t i = ir::reduce_slot_begin(); i < r->kids.size(); ++i) {
+      const NodeRef& s = r->kids[i];
+      auto [lo, hi] = range(s->def, s->span);
+      kids.push_back(ir::make({.kind = Kind::LoopVar, .span = s->span, .kids = {lo, hi},
+                               .name = s->name, .def = s->def}));
+    }
+    if (top) {
+      site_vars(r, vars);
+      for (auto& c : checks_for(vars)) kids.push_back(c);
+    }
+    // Keep the reduction's id: its type stays in the unit's table.
+    return ir::edited(r, [&](ir::Node& n) {
+      n.kind = Kind::LReduce;
+      n.kids = std::move(kids);
+    });
+  }
+
+  NodeRef lower_where_expr(const NodeRef& w) {
+    ir::TypeRef t = u_.type(w);
+    NodeRef x = mutate(w->kids[0]);
+    NodeRef fallback;
+    for (size_t i = 1; i < w->kids.size(); ++i)
+      if (w->kids[i]->kind == Kind::WElse) fallback = mutate(w->kids[i]->kids[0]);
+    for (size_t i = w->kids.size(); i-- > 1;) {
+      const NodeRef& it = w->kids[i];
+      if (it->kind == Kind::WElse) continue;
+      if (it->kind == Kind::WGuard) {
+        NodeRef alt = fallback ? fallback : zero_of(t, it->span);
+        x = typed(ir::make({.kind = Kind::If, .span = it->span, .kids = {mutate(it->kids[0]), x, alt}}), t);
+      } else {
+        x = typed(ir::make({.kind = Kind::LLetIn, .span = it->span,
+                            .kids = {mutate(it->kids[0]), x}, .name = it->name, .def = it->def}),
+                  t);
+      }
+    }
+    return x;
+  }
+
+  CompileCtx& cx_;
+  Unit& u_;
+  int in_group_ = 0;
+  int in_reduce_ = 0;
+};
+
+}  // namespace
+
+void lower_einstein(CompileCtx& cx) {
+  for (auto& u : cx.units) {
+    Lowerer l(cx, *u);
+    u->lowered = l.lower_unit();
+  }
+}
+
+}  // namespace ein

@@ -1,0 +1,346 @@
+#include "lang/passes/recurrence_order.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "lang/ir/visitor.h"
+#include "lang/passes/context.h"
+#include "lang/passes/ir_build.h"
+
+namespace ein {
+namespace {
+
+using ir::DefId;
+using ir::Kind;
+using ir::NodeRef;
+
+struct Comp {
+  enum K { Exact, Unknown } k = Unknown;
+  int64_t d = 0;
+};
+
+struct Read {
+  NodeRef node;
+  std::vector<NodeRef> idx;
+};
+
+struct Clause {
+  NodeRef nest;
+  std::vector<NodeRef> loops;  // LFor chain, outer to inner, in slot order
+  NodeRef body;                // innermost statement
+  std::vector<NodeRef> write;  // store index per axis
+  std::vector<Read> reads;
+  std::vector<int> order;      // chosen loop order (indices into loops)
+  std::vector<bool> seq;       // per loop (index into loops): carries a dependence
+  int time_axis = -1;          // axis of the outermost chosen loop when recurrent
+  bool recurrent() const { return !reads.empty(); }
+};
+
+int axis_of(const Clause& c, DefId v) {
+  for (size_t a = 0; a < c.write.size(); ++a)
+    if (c.write[a]->kind == Kind::Name && c.write[a]->def == v) return static_cast<int>(a);
+  return -1;
+}
+
+// Read index relative to the written loop variable `v`: v + d, or unknown.
+Comp relative(const NodeRef& r, DefId v) {
+  Comp c;
+  if (r->kind == Kind::Name && r->def == v) return Comp{Comp::Exact, 0};
+  if (r->kind == Kind::Binary) {
+    auto op = static_cast<ir::BinOp>(r->ival);
+    const NodeRef &a = r->kids[0], &b = r->kids[1];
+    auto k = irb::as_lit(b);
+    if (a->kind == Kind::Name && a->def == v && k) {
+      if (op == ir::BinOp::Add) return Comp{Comp::Exact, *k};
+      if (op == ir::BinOp::Sub) return Comp{Comp::Exact, -*k};
+    }
+    auto k2 = irb::as_lit(a);
+    if (op == ir::BinOp::Add && b->kind == Kind::Name && b->def == v && k2)
+      return Comp{Comp::Exact, *k2};
+  }
+  return c;
+}
+
+class RecurrenceOrder : public ir::Mutator {
+ public:
+  RecurrenceOrder(CompileCtx& cx, Unit& u) : cx_(cx), u_(u) {}
+
+ protected:
+  NodeRef post(const NodeRef& n) override {
+    if (n->kind != Kind::LTensor) return n;
+    return order_tensor(n);
+  }
+
+ private:
+  Clause analyze(const NodeRef& nest, DefId def) {
+    Clause c;
+    c.nest = nest;
+    NodeRef cur = nest;
+    while (cur->kind == Kind::LFor) {
+      c.loops.push_back(cur);
+      cur = cur->kids[2];
+    }
+    c.body = cur;
+    ir::for_each_node(cur, [&](const NodeRef& x) {
+      if (x->kind == Kind::LStore && x->def == def && c.write.empty())
+        c.write.assign(x->kids.begin() + 1, x->kids.end());
+      if (x->kind == Kind::Index && x->kids[0]->kind == Kind::Name && x->kids[0]->def == def)
+        c.reads.push_back(Read{x, std::vector<NodeRef>(x->kids.begin() + 1, x->kids.end())});
+    });
+    for (size_t i = 0; i < c.loops.size(); ++i) c.order.push_back(static_cast<int>(i));
+    c.seq.assign(c.loops.size(), false);
+    return c;
+  }
+
+  // Dependence component of `r` on each loop (by index into c.loops).
+  std::vector<Comp> vector_of(const Clause& c, const Read& r) {
+    std::vector<Comp> v(c.loops.size());
+    for (size_t l = 0; l < c.loops.size(); ++l) {
+      int a = axis_of(c, c.loops[l]->def);
+      if (a < 0 || a >= static_cast<int>(r.idx.size())) continue;
+      v[l] = relative(r.idx[a], c.loops[l]->def);
+    }
+    return v;
+  }
+
+  bool same_literals(const Clause& c, const Read& r) {
+    for (size_t a = 0; a < c.write.size() && a < r.idx.size(); ++a) {
+      if (c.write[a]->kind == Kind::Name) continue;
+      auto w = irb::as_lit(c.write[a]), x = irb::as_lit(r.idx[a]);
+      if (!w || !x || *w != *x) return false;
+    }
+    return true;
+  }
+
+  // Classifies a read in the clause's loop order: -1 backward (carrier loop in *carrier),
+  // 0 same point on loops, +1 forward.
+  int classify(const Clause& c, const std::vector<Comp>& v, const std::vector<int>& order,
+               int* carrier) {
+    for (int l : order) {
+      if (v[l].k == Comp::Unknown) {
+        *carrier = l;
+        return -1;  // cannot prove either way; loop order decides, run it sequentially
+      }
+      if (v[l].d < 0) {
+        *carrier = l;
+        return -1;
+      }
+      if (v[l].d > 0) {
+        *carrier = l;
+        return 1;
+      }
+    }
+    *carrier = -1;
+    return 0;
+  }
+
+  bool legal(Clause& c, const std::vector<int>& order) {
+    for (auto& r : c.reads) {
+      int carrier;
+      if (classify(c, vector_of(c, r), order, &carrier) > 0) return false;
+    }
+    return true;
+  }
+
+  void choose_order(Clause& c) {
+    if (!legal(c, c.order)) {
+      for (size_t l = 1; l < c.loops.size(); ++l) {
+        std::vector<int> o{static_cast<int>(l)};
+        for (size_t k = 0; k < c.loops.size(); ++k)
+          if (k != l) o.push_back(static_cast<int>(k));
+        if (legal(c, o)) {
+          c.order = o;
+          break;
+        }
+      }
+    }
+    for (auto& r : c.reads) {
+      int carrier;
+      int k = classify(c, vector_of(c, r), c.order, &carrier);
+      if (k > 0) {
+        cx_.error("E012", "`" + cx_.sm.snippet(r.node->span) +
+                              "` reads a point that is not computed yet",
+                  r.node->span, "future read",
+                  "a recurrence may only read earlier points, e.g. `x[t - 1]`");
+      } else if (k == 0 && same_literals(c, r)) {
+        cx_.error("E012", "`" + cx_.sm.snippet(r.node->span) + "` reads the point being defined",
+                  r.node->span, "cyclic dependency", "read an earlier point, e.g. `x[t - 1]`");
+      } else if (carrier >= 0) {
+        c.seq[carrier] = true;
+      }
+    }
+    if (!c.order.empty()) {
+      int a = axis_of(c, c.loops[c.order[0]]->def);
+      if (c.seq[c.order[0]]) c.time_axis = a;
+    }
+  }
+
+  // Rebuilds a nest from the loops in `order` (skipping `drop`, a loop index) around body.
+  NodeRef rebuild(const Clause& c, const std::vector<int>& order, int drop) {
+    NodeRef body = c.body;
+    bool outer_parallel_set = false;
+    std::vector<int> kept;
+    for (int l : order)
+      if (l != drop) kept.push_back(l);
+    for (size_t i = kept.size(); i-- > 0;) {
+      const NodeRef& f = c.loops[kept[i]];
+      uint32_t flags = c.seq[kept[i]] ? ir::kSequential : ir::kParallel;
+      body = ir::edited(f, [&](ir::Node& m) {
+        m.kids[2] = body;
+        m.flags = (m.flags & ~(ir::kSequential | ir::kParallel)) | flags;
+      });
+    }
+    (void)outer_parallel_set;
+    return body;
+  }
+
+  NodeRef order_tensor(const NodeRef& t) {
+    std::vector<NodeRef> head;  // LShape, LChecks
+    std::vector<Clause> clauses;
+    for (auto& k : t->kids) {
+      if (k->kind == Kind::LShape || k->kind == Kind::LCheck) head.push_back(k);
+      else clauses.push_back(analyze(k, t->def));
+    }
+    bool any_rec = false;
+    int time_axis = -2;
+    for (auto& c : clauses) {
+      if (!c.recurrent()) continue;
+      any_rec = true;
+      choose_order(c);
+      if (time_axis == -2) time_axis = c.time_axis;
+      else if (time_axis != c.time_axis) time_axis = -1;
+    }
+    std::vector<NodeRef> kids = head;
+    if (!any_rec || time_axis < 0) {
+      for (auto& c : clauses) kids.push_back(rebuild(c, c.order, -1));
+      return ir::with_kids(t, std::move(kids));
+    }
+    // Fuse every clause that loops over the time axis; literal-time clauses run first.
+    std::vector<size_t> timed;
+    for (size_t i = 0; i < clauses.size(); ++i) {
+      Clause& c = clauses[i];
+      bool loops_time = time_axis < static_cast<int>(c.write.size()) &&
+                        c.write[time_axis]->kind == Kind::Name;
+      if (loops_time) {
+        timed.push_back(i);
+        if (c.order.empty() || axis_of(c, c.loops[c.order[0]]->def) != time_axis) {
+          // Put this clause's time loop outermost too (it carries nothing, so any order is legal).
+          std::vector<int> o;
+          for (size_t l = 0; l < c.loops.size(); ++l)
+            if (axis_of(c, c.loops[l]->def) == time_axis) o.insert(o.begin(), static_cast<int>(l));
+            else o.push_back(static_cast<int>(l));
+          c.order = o;
+        }
+      } else {
+        kids.push_back(rebuild(c, c.order, -1));
+      }
+    }
+    // Same-step order: clause j must precede clause i if i reads, at the same time step, a point
+    // on a literal axis that j writes.
+    size_t n = timed.size();
+    std::vector<std::vector<bool>> before(n, std::vector<bool>(n, false));
+    int64_t lookback = 0;
+    bool lookback_known = true;
+    for (size_t ii = 0; ii < n; ++ii) {
+      Clause& c = clauses[timed[ii]];
+      int tl = c.order[0];
+      for (auto& r : c.reads) {
+        Comp tc = relative(r.idx[time_axis], c.loops[tl]->def);
+        if (tc.k != Comp::Exact) {
+          lookback_known = false;
+          continue;
+        }
+        lookback = std::max(lookback, -tc.d);
+        if (tc.d != 0) continue;
+        for (size_t jj = 0; jj < n; ++jj) {
+          if (jj == ii) continue;
+          Clause& w = clauses[timed[jj]];
+          bool hits = true;
+          for (size_t a = 0; a < w.write.size() && a < r.idx.size(); ++a) {
+            if (w.write[a]->kind == Kind::Name) continue;
+            auto x = irb::as_lit(r.idx[a]);
+            if (x && *x != *irb::as_lit(w.write[a])) hits = false;
+          }
+          if (hits) before[jj][ii] = true;
+        }
+      }
+    }
+    std::vector<size_t> order;
+    std::vector<int> state(n, 0);
+    bool cyclic = false;
+    std::function<void(size_t)> visit = [&](size_t i) {
+      if (state[i] == 2) return;
+      if (state[i] == 1) {
+        cyclic = true;
+        return;
+      }
+      state[i] = 1;
+      for (size_t j = 0; j < n; ++j)
+        if (before[j][i] && j != i) visit(j);
+      state[i] = 2;
+      order.push_back(i);
+    };
+    for (size_t i = 0; i < n; ++i) visit(i);
+    if (cyclic) {
+      cx_.error("E012", "the clauses of `" + t->name + "` depend on each other within one step",
+                t->span, "cyclic same-step dependency",
+                "break the cycle by reading the previous step (`t - 1`) in one of the clauses");
+      for (auto& c : clauses) kids.push_back(rebuild(c, c.order, -1));
+      return ir::with_kids(t, std::move(kids));
+    }
+    // The fused loop: union of the clauses' time ranges; each clause guarded by its own.
+    const Clause& first = clauses[timed[order[0]]];
+    const NodeRef& tloop0 = first.loops[first.order[0]];
+    ir::DefId tf = cx_.resolver.new_def(tloop0->name, DefKind::Index, tloop0->span);
+    u_.def_types[tf] = ir::t_i32();
+    NodeRef tref = irb::ref(tloop0->name, tf, tloop0->span);
+    NodeRef lo, hi;
+    std::vector<NodeRef> steps;
+    for (size_t k : order) {
+      Clause& c = clauses[timed[k]];
+      const NodeRef& tl = c.loops[c.order[0]];
+      lo = lo ? irb::imin(lo, tl->kids[0]) : tl->kids[0];
+      hi = hi ? irb::imax(hi, tl->kids[1]) : tl->kids[1];
+    }
+    for (size_t k : order) {
+      Clause& c = clauses[timed[k]];
+      const NodeRef& tl = c.loops[c.order[0]];
+      NodeRef inner = rebuild(c, c.order, c.order[0]);
+      NodeRef bind = ir::make({.kind = Kind::LLet, .span = tl->span, .kids = {tref},
+                               .name = tl->name, .def = tl->def});
+      NodeRef step = ir::make({.kind = Kind::LSeq, .span = c.nest->span, .kids = {bind, inner}});
+      bool whole = ir::structurally_equal(tl->kids[0], lo) && ir::structurally_equal(tl->kids[1], hi);
+      if (!whole) {
+        NodeRef cond = ir::make_binary(
+            ir::BinOp::And, ir::make_binary(ir::BinOp::Ge, tref, tl->kids[0]),
+            ir::make_binary(ir::BinOp::Lt, tref, tl->kids[1]));
+        u_.types[cond->id] = ir::t_bool();
+        step = ir::make({.kind = Kind::LIf, .span = c.nest->span, .kids = {cond, step}});
+      }
+      steps.push_back(step);
+    }
+    NodeRef body = steps.size() == 1 ? steps[0]
+                                     : ir::make({.kind = Kind::LSeq, .span = t->span, .kids = steps});
+    std::string info = "recurrence axis=" + std::to_string(time_axis) +
+                       (lookback_known ? " lookback=" + std::to_string(lookback) : " lookback=?");
+    kids.push_back(ir::make({.kind = Kind::LFor, .span = t->span, .kids = {lo, hi, body},
+                             .name = tloop0->name, .aux = info, .def = tf,
+                             .flags = ir::kSequential}));
+    return ir::with_kids(t, std::move(kids));
+  }
+
+  CompileCtx& cx_;
+  Unit& u_;
+};
+
+}  // namespace
+
+void order_recurrences(CompileCtx& cx) {
+  for (auto& u : cx.units) {
+    if (!u->lowered) continue;
+    RecurrenceOrder r(cx, *u);
+    u->lowered = r.mutate(u->lowered);
+  }
+}
+
+}  // namespace ein

@@ -1,0 +1,482 @@
+#include "lang/passes/shape_analysis.h"
+
+#include <algorithm>
+
+#include "lang/ir/visitor.h"
+#include "lang/passes/context.h"
+#include "lang/resolve/builtins.h"
+
+namespace ein {
+namespace {
+
+using ir::DefId;
+using ir::Kind;
+using ir::NodeRef;
+using Shape = std::optional<StaticShape>;
+
+std::string show_shape(const StaticShape& s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + (s[i] < 0 ? std::string("?") : std::to_string(s[i]));
+  return r + "]";
+}
+
+class ShapeWalker {
+ public:
+  ShapeWalker(CompileCtx& cx, Unit& u) : cx_(cx), u_(u) {}
+
+  void run() {
+    const NodeRef& b = u_.body;
+    if (b->kind == Kind::Program) {
+      stmts(b);
+    } else if (b->kind == Kind::Fn || b->kind == Kind::DiffFn) {
+      for (size_t i = 0; i < u_.params.size(); ++i) set_def(u_.params[i], by_type(u_.param_types[i]));
+      shape(ir::fn_body(*b));
+    } else if (b->kind == Kind::Lambda) {
+      for (size_t i = 0; i < u_.params.size(); ++i) set_def(u_.params[i], by_type(u_.param_types[i]));
+      shape(ir::lambda_body(*b));
+    }
+  }
+
+  std::optional<int64_t> fold(const NodeRef& e) const {
+    if (!e) return std::nullopt;
+    switch (e->kind) {
+      case Kind::IntLit: return e->ival;
+      case Kind::Unary:
+        if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg)
+          if (auto v = fold(e->kids[0])) return -*v;
+        return std::nullopt;
+      case Kind::Binary: {
+        auto a = fold(e->kids[0]), b = fold(e->kids[1]);
+        if (!a || !b) return std::nullopt;
+        switch (static_cast<ir::BinOp>(e->ival)) {
+          case ir::BinOp::Add: return *a + *b;
+          case ir::BinOp::Sub: return *a - *b;
+          case ir::BinOp::Mul: return *a * *b;
+          case ir::BinOp::Div: if (*b != 0) return *a / *b; return std::nullopt;
+          case ir::BinOp::Mod: if (*b != 0) return *a % *b; return std::nullopt;
+          default: return std::nullopt;
+        }
+      }
+      case Kind::IMin:
+      case Kind::IMax: {
+        auto a = fold(e->kids[0]), b = fold(e->kids[1]);
+        if (!a || !b) return std::nullopt;
+        return e->kind == Kind::IMin ? std::min(*a, *b) : std::max(*a, *b);
+      }
+      case Kind::DimOf: {
+        Shape s = def_shape(e->kids[0]->def);
+        if (s && e->ival >= 0 && e->ival < static_cast<int64_t>(s->size()) && (*s)[e->ival] >= 0)
+          return (*s)[e->ival];
+        return std::nullopt;
+      }
+      case Kind::Name:
+      case Kind::Path: {
+        if (auto it = cx_.const_ints.find(e->def); it != cx_.const_ints.end()) return it->second;
+        if (auto it = u_.int_values.find(e->def); it != u_.int_values.end()) return it->second;
+        return cx_.env.int_value(e->def);
+      }
+      case Kind::Call: {
+        if (e->kids.size() == 2 && e->kids[0]->def == builtin_def(Builtin::Len)) {
+          Shape s = static_shape(e->kids[1]);
+          if (s && !s->empty() && (*s)[0] >= 0) return (*s)[0];
+        }
+        return std::nullopt;
+      }
+      case Kind::Cast: return fold(e->kids[0]);
+      default: return std::nullopt;
+    }
+  }
+
+ private:
+  Shape by_type(const ir::TypeRef& t) const {
+    int r = ir::rank_of(t);
+    if (t && t->k == ir::Type::K::Unknown) return std::nullopt;
+    if (r < 0) return std::nullopt;
+    if (t->k == ir::Type::K::List) return StaticShape{-1};
+    return StaticShape(static_cast<size_t>(r), -1);
+  }
+
+  Shape def_shape(DefId d) const {
+    if (auto it = u_.def_shapes.find(d); it != u_.def_shapes.end()) return it->second;
+    for (const Unit* p = u_.parent; p; p = p->parent)
+      if (auto it = p->def_shapes.find(d); it != p->def_shapes.end()) return it->second;
+    if (auto it = cx_.global_shapes.find(d); it != cx_.global_shapes.end()) return it->second;
+    if (auto s = cx_.env.shape_of(d)) return *s;
+    return std::nullopt;
+  }
+
+  void set_def(DefId d, const Shape& s) {
+    if (!s) return;
+    u_.def_shapes[d] = *s;
+    if (cx_.resolver.info(d).kind == DefKind::Global) cx_.global_shapes[d] = *s;
+  }
+
+  Shape static_shape(const NodeRef& e) const {
+    auto it = u_.shapes.find(e->id);
+    if (it != u_.shapes.end()) return it->second;
+    if (e->kind == Kind::Name) return def_shape(e->def);
+    return by_type(u_.type(e));
+  }
+
+  Shape record(const NodeRef& e, Shape s) {
+    if (s) u_.shapes[e->id] = *s;
+    return s;
+  }
+
+  void stmts(const NodeRef& b) {
+    for (auto& s : b->kids)
+      if (s) stmt(s);
+  }
+
+  void stmt(const NodeRef& s) {
+    switch (s->kind) {
+      case Kind::Let: let(s); break;
+      case Kind::EinGroup: ein_group(s); break;
+      case Kind::ExprStmt: shape(s->kids[0]); break;
+      case Kind::Const:
+      case Kind::Fn:
+      case Kind::DiffFn:
+      case Kind::Use:
+      case Kind::Mod:
+      case Kind::StructDecl:
+      case Kind::EnumDecl:
+      case Kind::Error: break;
+      default: shape(s); break;
+    }
+  }
+
+  void let(const NodeRef& s) {
+    const NodeRef& v = ir::let_value(*s);
+    Shape vs = shape(v);
+    const NodeRef& pat = ir::let_pattern(*s);
+    if (const NodeRef& ann = ir::let_type(*s); ann && ann->kind == Kind::TyArray && vs &&
+                                               !ann->has(ir::kAnyRank)) {
+      for (size_t i = 1; i < ann->kids.size() && i - 1 < vs->size(); ++i) {
+        int64_t want = ann->kids[i]->ival, got = (*vs)[i - 1];
+        if (want >= 0 && got >= 0 && want != got)
+          cx_.error("E004", "shape mismatch: the annotation says " + std::to_string(want) +
+                                " on axis " + std::to_string(i - 1) + ", the value has " +
+                                std::to_string(got),
+                    v->span, "this value is " + show_shape(*vs));
+      }
+    }
+    if (pat->kind == Kind::PBind) {
+      set_def(pat->def, vs);
+      if (auto k = fold(v); k && ir::is_scalar(u_.type(v)) && is_int(u_.type(v)->dtype))
+        u_.int_values[pat->def] = *k;
+    } else if (pat->kind == Kind::PTuple) {
+      for (auto& k : pat->kids)
+        if (k->kind == Kind::PBind) set_def(k->def, by_type(u_.def_types[k->def]));
+    }
+  }
+
+  void fold_range(DefId d) {
+    auto it = u_.ranges.find(d);
+    if (it == u_.ranges.end()) return;
+    it->second.lo_const = fold(it->second.lo);
+    it->second.hi_const = fold(it->second.hi);
+  }
+
+  void fold_site(const NodeRef& root) {
+    // Fold the ranges of every index introduced here, and settle plain-use agreements.
+    for_each_slot(root, [&](const NodeRef& slot) { fold_range(slot->def); });
+    std::vector<AgreeFact> keep;
+    for (auto& a : u_.agrees) {
+      if (!site_vars_.count(a.index)) {
+        keep.push_back(a);
+        continue;
+      }
+      auto x = fold(a.extent_a), y = fold(a.extent_b);
+      if (x && y) {
+        if (*x != *y) {
+          Diagnostic d = make_diag("E004", "index `" + cx_.resolver.info(a.index).name +
+                                               "` has two different extents",
+                                   a.span_b, std::to_string(*y) + " here");
+          d.secondary.push_back(Label{a.span_a, std::to_string(*x) + " here"});
+          d.help = "`" + a.what_a + "` gives " + std::to_string(*x) + ", `" + a.what_b +
+                   "` gives " + std::to_string(*y);
+          cx_.diags.report(std::move(d));
+        }
+        continue;  // decided
+      }
+      keep.push_back(a);
+    }
+    u_.agrees = std::move(keep);
+  }
+
+  template <class F>
+  void for_each_slot(const NodeRef& root, F&& f) {
+    if (!root || root->kind == Kind::Lambda) return;
+    if (root->kind == Kind::EinDecl || root->kind == Kind::Reduce) {
+      size_t begin = root->kind == Kind::EinDecl ? ir::ein_slot_begin() : ir::reduce_slot_begin();
+      for (size_t i = begin; i < root->kids.size(); ++i)
+        if (root->kids[i]->kind == Kind::IdxVar || root->kids[i]->kind == Kind::IdxIn) {
+          site_vars_.insert(root->kids[i]->def);
+          f(root->kids[i]);
+        }
+    }
+    for (auto& k : root->kids) for_each_slot(k, f);
+  }
+
+  void ein_group(const NodeRef& g) {
+    StaticShape alloc;
+    StaticShape elem;
+    bool first = true;
+    for (auto& c : g->kids) {
+      fold_site(c);
+      StaticShape ext;
+      for (size_t i = ir::ein_slot_begin(); i < c->kids.size(); ++i) {
+        const NodeRef& s = c->kids[i];
+        if (s->kind == Kind::IdxLit) {
+          ext.push_back(s->ival + 1);
+        } else {
+          auto it = u_.ranges.find(s->def);
+          std::optional<int64_t> hi = it == u_.ranges.end() ? std::nullopt : it->second.hi_const;
+          ext.push_back(hi ? std::max<int64_t>(*hi, 0) : -1);
+        }
+      }
+      bool saved = in_site_;
+      DefId saved_group = group_;
+      in_site_ = true;
+      group_ = g->def;
+      Shape bs = shape(ir::ein_value(*c));
+      in_site_ = saved;
+      group_ = saved_group;
+      if (first) {
+        alloc = ext;
+        if (bs) elem = *bs;
+        first = false;
+      } else {
+        for (size_t i = 0; i < alloc.size() && i < ext.size(); ++i)
+          alloc[i] = (alloc[i] < 0 || ext[i] < 0) ? -1 : std::max(alloc[i], ext[i]);
+      }
+    }
+    StaticShape full = alloc;
+    full.insert(full.end(), elem.begin(), elem.end());
+    int r = ir::rank_of(u_.def_types.count(g->def) ? u_.def_types[g->def] : cx_.global_types[g->def]);
+    if (r >= 0 && static_cast<int>(full.size()) != r) full.assign(static_cast<size_t>(r), -1);
+    set_def(g->def, full);
+    record(g, full);
+  }
+
+  void check_access(const NodeRef& e, const Shape& base) {
+    // Self-reads of a recurrence are judged by recurrence ordering (E012), not here.
+    if (!base || (group_.valid() && e->kids[0]->def == group_)) return;
+    for (size_t i = 1; i < e->kids.size() && i - 1 < base->size(); ++i) {
+      int64_t extent = (*base)[i - 1];
+      if (extent < 0) continue;
+      const NodeRef& ix = e->kids[i];
+      std::optional<int64_t> lo, hi;  // inclusive value range of the index expression
+      if (auto c = fold(ix)) {
+        lo = hi = *c;
+      } else {
+        // v, v + c, v - c with v an explicit index of known range
+        const NodeRef* var = nullptr;
+        int64_t off = 0;
+        if (ix->kind == Kind::Name) {
+          var = &ix;
+        } else if (ix->kind == Kind::Binary && ix->kids[0]->kind == Kind::Name) {
+          auto op = static_cast<ir::BinOp>(ix->ival);
+          auto k = fold(ix->kids[1]);
+          if (k && (op == ir::BinOp::Add || op == ir::BinOp::Sub)) {
+            var = &ix->kids[0];
+            off = op == ir::BinOp::Add ? *k : -*k;
+          }
+        }
+        if (var) {
+          auto it = u_.ranges.find((*var)->def);
+          if (it != u_.ranges.end() && it->second.is_explicit && it->second.lo_const &&
+              it->second.hi_const && *it->second.hi_const > *it->second.lo_const) {
+            lo = *it->second.lo_const + off;
+            hi = *it->second.hi_const - 1 + off;
+          }
+        }
+      }
+      if (!lo) continue;
+      if (*lo < 0 || *hi >= extent) {
+        int64_t bad = *lo < 0 ? *lo : *hi;
+        std::string what = cx_.sm.snippet(e->kids[0]->span);
+        cx_.error("E005", "index out of bounds: `" + cx_.sm.snippet(ix->span) + "` reaches " +
+                              std::to_string(bad) + " but `" + what + "` has extent " +
+                              std::to_string(extent) + " on axis " + std::to_string(i - 1),
+                  ix->span, "reaches " + std::to_string(bad),
+                  lo == hi ? "" : "an explicit range is never narrowed; shrink it or drop it to let "
+                                  "the compiler infer it");
+      }
+    }
+  }
+
+  Shape shape(const NodeRef& e) {
+    if (!e) return StaticShape{};
+    switch (e->kind) {
+      case Kind::IntLit:
+      case Kind::FloatLit:
+      case Kind::BoolLit:
+      case Kind::StrLit: return record(e, StaticShape{});
+      case Kind::Name:
+      case Kind::Path: {
+        Shape s = def_shape(e->def);
+        if (!s) s = by_type(u_.type(e));
+        return record(e, s);
+      }
+      case Kind::ArrayLit: {
+        std::vector<Shape> ks;
+        for (auto& k : e->kids) ks.push_back(shape(k));
+        Shape inner = ks.empty() ? Shape(StaticShape{}) : ks[0];
+        for (size_t i = 1; i < ks.size() && inner; ++i) {
+          if (!ks[i] || ks[i]->size() != inner->size()) {
+            inner = std::nullopt;
+            break;
+          }
+          for (size_t a = 0; a < inner->size(); ++a) {
+            int64_t x = (*inner)[a], y = (*ks[i])[a];
+            if (x >= 0 && y >= 0 && x != y) {
+              Diagnostic d = make_diag("E004", "array literal is not rectangular", e->kids[i]->span,
+                                       "this row has " + std::to_string(y) + " element" + (y == 1 ? "" : "s"));
+              d.secondary.push_back(Label{e->kids[0]->span, "this row has " + std::to_string(x)});
+              d.help = "every row of an array must have the same length; annotate `jagged[...]` "
+                       "for rows of different lengths";
+              cx_.diags.report(std::move(d));
+              return record(e, std::nullopt);
+            }
+            if (x < 0) (*inner)[a] = y;
+          }
+        }
+        if (!ir::is_array(u_.type(e))) return record(e, StaticShape{static_cast<int64_t>(e->kids.size())});
+        if (!inner) return record(e, by_type(u_.type(e)));
+        StaticShape s{static_cast<int64_t>(e->kids.size())};
+        s.insert(s.end(), inner->begin(), inner->end());
+        return record(e, s);
+      }
+      case Kind::Index: {
+        Shape b = shape(e->kids[0]);
+        for (size_t i = 1; i < e->kids.size(); ++i) shape(e->kids[i]);
+        check_access(e, b);
+        if (!b) return record(e, by_type(u_.type(e)));
+        size_t n = e->kids.size() - 1;
+        if (n > b->size()) return record(e, by_type(u_.type(e)));
+        return record(e, StaticShape(b->begin() + static_cast<long>(n), b->end()));
+      }
+      case Kind::Binary: {
+        Shape a = shape(e->kids[0]), b = shape(e->kids[1]);
+        auto op = static_cast<ir::BinOp>(e->ival);
+        bool arith = op == ir::BinOp::Add || op == ir::BinOp::Sub || op == ir::BinOp::Mul ||
+                     op == ir::BinOp::Div || op == ir::BinOp::Mod || op == ir::BinOp::Pow;
+        if (!arith) return record(e, StaticShape{});
+        if (a && b && !a->empty() && !b->empty() && a->size() == b->size()) {
+          StaticShape r = *a;
+          for (size_t i = 0; i < r.size(); ++i) {
+            int64_t x = (*a)[i], y = (*b)[i];
+            if (x >= 0 && y >= 0 && x != y) {
+              cx_.error("E004", "shape mismatch: " + show_shape(*a) + " " +
+                                    ir::binop_spelling(op) + " " + show_shape(*b),
+                        e->span, "shapes differ on axis " + std::to_string(i),
+                        "elementwise operators need arrays of identical shape; write indices to "
+                        "combine different shapes");
+              return record(e, std::nullopt);
+            }
+            if (x < 0) r[i] = y;
+          }
+          return record(e, r);
+        }
+        if (a && !a->empty()) return record(e, a);
+        if (b && !b->empty()) return record(e, b);
+        return record(e, by_type(u_.type(e)));
+      }
+      case Kind::Unary:
+      case Kind::Cast: return record(e, shape(e->kids[0]));
+      case Kind::Member:
+        shape(e->kids[0]);
+        if (e->name == "shape") {
+          Shape b = static_shape(e->kids[0]);
+          return record(e, b ? StaticShape{static_cast<int64_t>(b->size())} : StaticShape{-1});
+        }
+        return record(e, by_type(u_.type(e)));
+      case Kind::Block: {
+        Shape t = StaticShape{};
+        bool tail = e->has(ir::kHasTail);
+        for (size_t i = 0; i < e->kids.size(); ++i) {
+          if (!e->kids[i]) continue;
+          if (tail && i + 1 == e->kids.size()) t = shape(e->kids[i]);
+          else stmt(e->kids[i]);
+        }
+        return record(e, t);
+      }
+      case Kind::If: {
+        shape(e->kids[0]);
+        Shape a = shape(e->kids[1]);
+        Shape b = e->kids[2] ? shape(e->kids[2]) : Shape(StaticShape{});
+        if (a && b && *a == *b) return record(e, a);
+        return record(e, by_type(u_.type(e)));
+      }
+      case Kind::Where: {
+        for (size_t i = 1; i < e->kids.size(); ++i) {
+          const NodeRef& c = e->kids[i];
+          Shape s = shape(c->kids[0]);
+          if (c->kind == Kind::WBind || c->kind == Kind::WDerived) set_def(c->def, s);
+        }
+        return record(e, shape(e->kids[0]));
+      }
+      case Kind::Reduce: {
+        if (!in_site_) fold_site(e);
+        bool saved = in_site_;
+        in_site_ = true;
+        Shape s = shape(ir::reduce_body(*e));
+        in_site_ = saved;
+        return record(e, s);
+      }
+      case Kind::Comp: {
+        for (size_t i = 1; i < e->kids.size(); ++i) {
+          const NodeRef& c = e->kids[i];
+          Shape s = shape(c->kids[0]);
+          if (c->kind == Kind::CompLet) set_def(c->def, s);
+          if (c->kind == Kind::CompGen) set_def(c->def, by_type(u_.def_types[c->def]));
+        }
+        Shape el = shape(e->kids[0]);
+        StaticShape r{-1};
+        if (el) r.insert(r.end(), el->begin(), el->end());
+        return record(e, r);
+      }
+      case Kind::Match: {
+        shape(e->kids[0]);
+        for (size_t i = 1; i < e->kids.size(); ++i) {
+          const NodeRef& arm = e->kids[i];
+          ir::for_each_node(arm->kids[0], [&](const NodeRef& p) {
+            if (p->kind == Kind::PBind) set_def(p->def, by_type(u_.type(p)));
+          });
+          if (arm->kids[1]) shape(arm->kids[1]);
+          shape(arm->kids[2]);
+        }
+        return record(e, by_type(u_.type(e)));
+      }
+      default:
+        for (auto& k : e->kids)
+          if (k && k->kind != Kind::Lambda && k->kind != Kind::Param) shape(k);
+        return record(e, by_type(u_.type(e)));
+    }
+  }
+
+  CompileCtx& cx_;
+  Unit& u_;
+  std::unordered_set<DefId> site_vars_;
+  bool in_site_ = false;
+  DefId group_;
+
+  friend std::optional<int64_t> ein::fold_int(CompileCtx&, const Unit&, const NodeRef&);
+};
+
+}  // namespace
+
+void analyze_shapes(CompileCtx& cx) {
+  for (size_t i = 0; i < cx.units.size(); ++i) {
+    ShapeWalker w(cx, *cx.units[i]);
+    w.run();
+  }
+}
+
+std::optional<int64_t> fold_int(CompileCtx& cx, const Unit& u, const NodeRef& e) {
+  ShapeWalker w(cx, const_cast<Unit&>(u));
+  return w.fold(e);
+}
+
+}  // namespace ein
