@@ -180,7 +180,7 @@ void structured(std::string& out, const Value& v, Summ summ, bool nested,
     case T::Float:
     case T::Str: out += leaf(v, nested); return;
     case T::Range: out += std::to_string(v.r[0]) + ".." + std::to_string(v.r[1]); return;
-    case T::Func: out += "<fn " + v.func_ref().display_name() + ">"; return;
+    case T::Func: out += "<fn " + (v.obj ? v.func_ref().display_name() : "?") + ">"; return;
     case T::Tuple: {
       const auto& items = v.items();
       out += '(';

@@ -321,6 +321,7 @@ Value reduce_all(std::string_view op, const Value& v0) {
     fault("E002", "`" + std::string(op) + "` needs an array, found " + vdetail::kind_name(v));
   }
   const Tensor& t = v.tensor_ref();
+  vdetail::require_storage(t);
   return visit_storage(t.dtype(), [&](auto tag) -> Value {
     using S = typename decltype(tag)::type;
     return reduce_typed<S>(op, t);

@@ -40,8 +40,14 @@ const char* op_text(BinOp op) {
   return "?";
 }
 
-bool is_arith(BinOp op) { return op <= BinOp::Pow; }
-bool is_order(BinOp op) { return op >= BinOp::Lt && op <= BinOp::Ge; }
+// Spelled out rather than range-compared so a reordering of the enum cannot change meaning.
+bool is_arith(BinOp op) {
+  return op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul || op == BinOp::Div ||
+         op == BinOp::Mod || op == BinOp::Pow;
+}
+bool is_order(BinOp op) {
+  return op == BinOp::Lt || op == BinOp::Le || op == BinOp::Gt || op == BinOp::Ge;
+}
 
 [[noreturn]] void type_fault(BinOp op, const Value& a, const Value& b) {
   fault("E002", std::string("type mismatch: `") + op_text(op) + "` is not defined for " +

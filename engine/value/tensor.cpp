@@ -106,6 +106,10 @@ std::string shape_str(const std::vector<int64_t>& shape) {
   }
   return s + "]";
 }
+
+void require_storage(const Tensor& t) {
+  if (t.data() == nullptr && t.size() > 0) fault("E006", "use of an uninitialised array");
+}
 }  // namespace vdetail
 
 Tensor Tensor::alloc(DType dt, std::vector<int64_t> shape) {
@@ -252,6 +256,7 @@ Tensor Tensor::reshaped(std::vector<int64_t> shape) const {
 }
 
 Tensor Tensor::copy() const {
+  vdetail::require_storage(*this);
   Tensor t = alloc(dtype_, shape_);
   const int64_t bytes = size() * dtype_storage_bytes(dtype_);
   if (bytes > 0) std::memcpy(t.data_, data_, static_cast<size_t>(bytes));
@@ -261,6 +266,7 @@ Tensor Tensor::copy() const {
 Tensor Tensor::cast(DType to) const {
   // Same storage and same rounding: a plain copy is exact.
   if (to == dtype_) return copy();
+  vdetail::require_storage(*this);
   Tensor out = alloc(to, shape_);
   const int64_t n = size();
   visit_storage(dtype_, [&](auto from_tag) {

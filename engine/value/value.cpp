@@ -113,6 +113,7 @@ int64_t Value::as_i64() const {
 
 // ---- element access -------------------------------------------------------------------------
 Value tensor_get(const Tensor& t, int64_t flat) {
+  vdetail::require_storage(t);
   if (flat < 0 || flat >= t.size()) {
     fault("E005", "element " + std::to_string(flat) + " is out of bounds for an array of " +
                       std::to_string(t.size()) + " elements");
@@ -124,6 +125,7 @@ Value tensor_get(const Tensor& t, int64_t flat) {
 }
 
 void tensor_set(Tensor& t, int64_t flat, const Value& v) {
+  vdetail::require_storage(t);
   if (flat < 0 || flat >= t.size()) {
     fault("E005", "element " + std::to_string(flat) + " is out of bounds for an array of " +
                       std::to_string(t.size()) + " elements");
@@ -279,12 +281,35 @@ bool value_contains(const Value& c, const Value& x0) {
 }
 
 // ---- array literals -------------------------------------------------------------------------
+namespace {
+
+// A List whose leaves are all numbers (e.g. a comprehension result used as a row) takes part in
+// an array literal as the tensor it spells; lists of strings or tuples stay lists.
+Value numeric_rows(const Value& v, DType dt) {
+  if (v.tag != Value::Tag::List || v.items().empty()) return v;
+  std::vector<Value> items;
+  items.reserve(v.items().size());
+  for (const Value& item : v.items()) {
+    Value x = numeric_rows(vdetail::scalarize(item), dt);
+    if (!x.is_scalar() && x.tag != Value::Tag::Tensor) return v;
+    items.push_back(std::move(x));
+  }
+  try {
+    return make_array(items, dt);
+  } catch (const Fault& f) {
+    if (f.code != "E004") throw;
+    return v;  // itself jagged: stays a list
+  }
+}
+
+}  // namespace
+
 Value make_array(const std::vector<Value>& elems0, DType dt) {
   using T = Value::Tag;
   if (elems0.empty()) return Value::tensor(Tensor::alloc(dt, {0}));
   std::vector<Value> elems;
   elems.reserve(elems0.size());
-  for (const Value& e : elems0) elems.push_back(vdetail::scalarize(e));
+  for (const Value& e : elems0) elems.push_back(numeric_rows(vdetail::scalarize(e), dt));
 
   bool any_scalar = false, any_tensor = false, any_other = false;
   for (const Value& e : elems) {

@@ -3,8 +3,10 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -86,6 +88,10 @@ template <class S> S store_from_i64(int64_t v, DType dt) {
 // "[2, 3]"
 std::string shape_str(const std::vector<int64_t>& shape);
 
+// A default-constructed Tensor has rank 0 (size 1) but no storage; every path that reads
+// elements checks this first so that such a value faults (E006) instead of dereferencing null.
+void require_storage(const Tensor& t);
+
 // Rank-0 tensors behave like their scalar in operators; lifts them out.
 Value scalarize(const Value& v);
 
@@ -95,8 +101,6 @@ std::string kind_name(const Value& v);
 }  // namespace ein::vdetail
 
 // ---- shared by format.cpp and format_spec.cpp -----------------------------------------------
-#include <functional>
-
 namespace ein::vdetail {
 
 // Formats one leaf: a scalar (Bool/Int/Float) or a string. `nested` is true inside a container.

@@ -173,6 +173,7 @@ TEST(ValueFormat, ListsAndFunctions) {
   };
   Value f = Value::func(std::make_shared<F>());
   EXPECT_EQ(format_value(f), "<fn square>");
+  EXPECT_EQ(format_value(Value::func(nullptr)), "<fn ?>");
   EXPECT_EQ(format_value(Value::tuple({f, Value::range(1, 3)})), "(<fn square>, 1..3)");
 }
 

@@ -160,6 +160,23 @@ TEST(ValueOps, TensorElementwiseAndBroadcast) {
   EXPECT_EQ(format_value(unary_op(UnOp::Not, b)), "[false, true]");
 }
 
+TEST(ValueOps, EmptyTensors) {
+  for (DType dt : {DType::I8, DType::I32, DType::I64, DType::F16, DType::F32, DType::F64}) {
+    Value e = vec(dt, {});
+    Value one = cast_value(Value::integer(1, DType::I64), dt);
+    EXPECT_EQ(format_value(bin(BinOp::Add, e, e)), "[]");
+    EXPECT_EQ(format_value(bin(BinOp::Div, e, one)), "[]");
+    EXPECT_EQ(format_value(bin(BinOp::Pow, e, i32(2))), "[]");
+    EXPECT_EQ(format_value(unary_op(UnOp::Neg, e)), "[]");
+    EXPECT_EQ(format_value(cast_value(e, DType::Bool)), "[]");
+    EXPECT_TRUE(bin(BinOp::Eq, e, vec(dt, {})).b);
+  }
+  Value z = Value::tensor(Tensor::alloc(DType::F32, {0, 3}));
+  EXPECT_EQ(format_value(bin(BinOp::Mul, z, f32(2.0))), "[]");
+  EXPECT_EQ(format_value(math1(MathFn::Sqrt, z)), "[]");
+  EXPECT_EQ(format_value(math2(MathFn::Max2, z, z)), "[]");
+}
+
 TEST(ValueOps, TensorFaults) {
   Value M = mat(DType::F32, 2, 2, {1, 2, 3, 4});
   Value v = vec(DType::F32, {1, 2});

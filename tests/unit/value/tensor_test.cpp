@@ -149,6 +149,18 @@ TEST(ValueTensor, MemoryLimitAndAccounting) {
   EXPECT_EQ(fault_code([&] { (void)ok.copy(); }), "E008");
 }
 
+TEST(ValueTensor, DefaultConstructedFaultsInsteadOfCrashing) {
+  Value v = Value::tensor(Tensor());
+  EXPECT_EQ(fault_code([&] { format_value(v); }), "E006");
+  EXPECT_EQ(fault_code([&] { reduce_all("sum", v); }), "E006");
+  EXPECT_EQ(fault_code([&] { binary_op(ir::BinOp::Add, v, v); }), "E006");
+  EXPECT_EQ(fault_code([&] { math1(MathFn::Sqrt, v); }), "E006");
+  EXPECT_EQ(fault_code([&] { Tensor().copy(); }), "E006");
+  EXPECT_EQ(fault_code([&] { Tensor().cast(DType::I32); }), "E006");
+  EXPECT_EQ(fault_code([&] { make_array({v}, DType::F32); }), "E006");
+  EXPECT_EQ(fault_code([&] { Tensor().row(0); }), "E005");
+}
+
 TEST(ValueTensor, ElementAccessThroughValues) {
   Tensor t = Tensor::alloc(DType::I8, {2});
   tensor_set(t, 0, Value::integer(-5, DType::I8));

@@ -70,6 +70,20 @@ TEST(ValueArray, ScalarsAndStacking) {
   EXPECT_EQ(format_value(conv), "[[0.33333334]]");
 }
 
+TEST(ValueArray, ListRowsBecomeTensors) {
+  // Rows produced as lists of numbers (e.g. comprehension results) stack like tensors.
+  Value row = Value::list({i32(1), i32(2)});
+  Value m = make_array({row, row}, DType::I32);
+  ASSERT_TRUE(m.is_tensor());
+  EXPECT_EQ(type_string(m), "[i32; 2, 2]");
+  EXPECT_EQ(fault_code([&] { make_array({row, Value::list({i32(1)})}, DType::I32); }), "E004");
+  // A jagged list stays a list inside a literal.
+  Value jag = Value::list({vec(DType::I32, {1, 2}), vec(DType::I32, {3})});
+  Value jj = make_array({jag, jag}, DType::I32);
+  EXPECT_EQ(jj.tag, Value::Tag::List);
+  EXPECT_EQ(format_value(jj), "[[[1, 2], [3]], [[1, 2], [3]]]");
+}
+
 TEST(ValueArray, RaggedFaults) {
   Value r0 = make_array({i32(1), i32(2)}, DType::I32);
   Value r1 = make_array({i32(3)}, DType::I32);
