@@ -52,6 +52,7 @@ class Lexer {
       : s_(text), file_(file), i_(begin), end_(end) {}
 
   LexResult run() {
+    if (i_ == 0 && s_.substr(0, std::min<size_t>(end_, 3)) == "\xEF\xBB\xBF") i_ = 3;  // BOM
     while (true) {
       bool nl = skip_trivia();
       if (i_ >= end_) break;

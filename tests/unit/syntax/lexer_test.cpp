@@ -35,6 +35,8 @@ TEST(Lexer, KeywordsIdentifiersAndEof) {
   EXPECT_FALSE(is_reduction_name("mean"));
   EXPECT_EQ(kinds(""), V{Tok::Eof});
   EXPECT_EQ(kinds("  // only a comment"), V{Tok::Eof});
+  EXPECT_EQ(kinds("\xEF\xBB\xBFx"), (V{Tok::Ident, Tok::Eof}));  // a UTF-8 BOM is skipped
+  EXPECT_EQ(kinds("a\r\n\tb"), (V{Tok::Ident, Tok::Ident, Tok::Eof}));
 }
 
 TEST(Lexer, Numbers) {
