@@ -75,6 +75,7 @@ class Parser {
   std::string_view text_of(const Token& t) const;
   std::string describe(const Token& t) const;
   Span tok_span(const Token& t) const { return Span{file_, t.lo, t.hi}; }
+  Span caret(const Token& t) const;
   Span span_from(uint32_t lo) const;
   uint32_t prev_hi() const;
   NodeRef mk(ir::NodeInit init);

@@ -151,9 +151,17 @@ void Parser::fail(Diagnostic d, const Token& found) {
   throw ParseAbort{};
 }
 
+// Where to put the caret for `t`: the token itself, or, for the end of input, right after the
+// last real token (like rustc) rather than on a blank line after a trailing newline.
+Span Parser::caret(const Token& t) const {
+  if (t.kind != Tok::Eof || hole_ || toks_.size() < 2) return tok_span(t);
+  uint32_t end = toks_[toks_.size() - 2].hi;
+  return Span{file_, end, end};
+}
+
 void Parser::fail_expected(const std::string& what, const Token& found, const Token* opener) {
   Diagnostic d = make_diag("E001", "expected " + what + ", found " + describe(found),
-                           tok_span(found), "expected " + what);
+                           caret(found), "expected " + what);
   if (opener) {
     Tok k = found.kind;
     bool looks_unclosed = k == Tok::Eof || k == Tok::Semi || k == Tok::RParen ||

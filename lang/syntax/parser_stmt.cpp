@@ -103,6 +103,8 @@ void Parser::end_stmt() {
   Diagnostic d = make_diag("E001", "expected `;`, found " + describe(t), tok_span(t),
                            "expected `;` before this");
   if (t.kind == Tok::Eof) {
+    d.primary = caret(t);
+    d.primary_label = "expected `;`";
     report(std::move(d), true);  // nothing left to resynchronise
     return;
   }
