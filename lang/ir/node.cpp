@@ -148,6 +148,7 @@ NodeRef make(NodeInit init) {
   n->fval = init.fval;
   n->flags = init.flags;
   n->slot = -1;
+  n->dt = -1;
   n->id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   return n;
 }

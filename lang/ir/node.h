@@ -165,6 +165,7 @@ struct Node {
   double fval = 0.0;
   uint32_t flags = 0;
   int32_t slot = -1;  // frame slot of a local (set by frame layout after lowering)
+  int8_t dt = -1;     // element DType of the node's value, when scalar-based (frame layout)
   uint32_t id = 0;    // unique per process; key of all side tables
 
   bool has(uint32_t f) const { return (flags & f) != 0; }

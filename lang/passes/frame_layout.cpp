@@ -61,14 +61,22 @@ class Layout {
     kids.reserve(n->kids.size());
     for (auto& k : n->kids) kids.push_back(rewrite(k));
     NodeRef m = ir::with_kids(n, std::move(kids));
+    int s = m->slot;
     if (m->def.valid()) {
       auto it = u_.slot_of.find(m->def);
-      if (it != u_.slot_of.end() && m->slot != it->second) {
-        int s = it->second;
-        return ir::edited(m, [&](ir::Node& x) { x.slot = s; });
-      }
+      if (it != u_.slot_of.end()) s = it->second;
     }
-    return m;
+    int8_t dt = m->dt;
+    auto t = u_.types.find(m->id);
+    if (t != u_.types.end()) {
+      ir::TypeRef el = ir::elem_of(t->second);
+      if (el && el->k == ir::Type::K::Scalar) dt = static_cast<int8_t>(el->dtype);
+    }
+    if (s == m->slot && dt == m->dt) return m;
+    return ir::edited(m, [&](ir::Node& x) {
+      x.slot = s;
+      x.dt = dt;
+    });
   }
 
   CompileCtx& cx_;

@@ -101,17 +101,39 @@ void Resolver::reset() {
 
 void Resolver::set_root_dir(std::string dir) { impl_->opt.root_dir = std::move(dir); }
 
+void Resolver::begin_cell() {
+  impl_->saved_names = impl_->session.names;
+  impl_->saved_modules = impl_->session.modules;
+}
+
+void Resolver::rollback_cell() {
+  impl_->session.names = impl_->saved_names;
+  impl_->session.modules = impl_->saved_modules;
+}
+
+void Resolver::settle_cell(const std::function<bool(ir::DefId)>& has_value) {
+  auto& names = impl_->session.names;
+  for (auto it = names.begin(); it != names.end();) {
+    auto old = impl_->saved_names.find(it->first);
+    bool is_new = old == impl_->saved_names.end() || old->second.def != it->second.def;
+    if (is_new && impl_->info(it->second.def).kind == DefKind::Global && !has_value(it->second.def)) {
+      if (old == impl_->saved_names.end()) {
+        it = names.erase(it);
+        continue;
+      }
+      it->second = old->second;
+    }
+    ++it;
+  }
+}
+
 NodeRef Resolver::resolve_cell(const NodeRef& program, DiagSink& diags) {
-  // Snapshot for rollback: a cell that fails to compile changes nothing (SPEC §11).
-  auto saved_names = impl_->session.names;
-  auto saved_modules = impl_->session.modules;
+  // A cell that fails to compile changes nothing (SPEC §11): the caller rolls back.
+  begin_cell();
   size_t before = diags.error_count();
   ResolveWalker w(*impl_, impl_->session, diags, true);
   NodeRef out = w.resolve_program(program);
-  if (diags.error_count() > before) {
-    impl_->session.names = std::move(saved_names);
-    impl_->session.modules = std::move(saved_modules);
-  }
+  if (diags.error_count() > before) rollback_cell();
   return out;
 }
 

@@ -3,6 +3,7 @@
 // DefId table persist, so later cells see earlier bindings and functions keep what they saw.
 // A cell that fails to resolve leaves the session scope exactly as it was.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -67,6 +68,13 @@ class Resolver {
   std::vector<std::string> submodules(const std::string& path) const;
   // Looks up a name or path in the session scope (for %doc, inspect); invalid if none.
   ir::DefId lookup_session(const std::string& name_or_path);
+
+  // Cell transactions. begin_cell() remembers the session scope; rollback_cell() restores it
+  // (a cell that failed to compile); settle_cell() keeps the cell's names except globals that
+  // never received a value (a cell that failed at run time keeps only completed bindings).
+  void begin_cell();
+  void rollback_cell();
+  void settle_cell(const std::function<bool(ir::DefId)>& has_value);
 
   void reset();  // forget session names (modules stay cached)
   void set_root_dir(std::string dir);

@@ -35,6 +35,8 @@ struct Resolver::Impl {
   std::vector<std::string> loading;  // import stack, for cycle detection (E010)
   std::unordered_map<uint32_t, std::vector<ir::DefId>> captures;
   std::vector<DefInfo> builtin_infos;
+  std::map<std::string, Entry> saved_names;  // session scope at begin_cell()
+  std::map<std::string, std::string> saved_modules;
 
   Impl(SourceMap& s, ResolverOptions o);
   ir::DefId alloc(uint32_t crate, DefInfo info);

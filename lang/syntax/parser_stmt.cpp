@@ -24,6 +24,22 @@ bool starts_statement(Tok k) {
   }
 }
 
+// After a block-like expression at the start of a statement, these tokens cannot begin a new
+// statement, so they can only continue the expression (`match x { .. } + 1`, `{ .. }.0`).
+// Tokens that could also start a statement (`-`, `(`, `[`, `|`, `||`, `!`, `@`) end it, as in
+// Rust.
+bool continues_block_like(Tok k) {
+  switch (k) {
+    case Tok::Dot: case Tok::PipeGt: case Tok::Plus: case Tok::Star: case Tok::Slash:
+    case Tok::Percent: case Tok::StarStar: case Tok::EqEq: case Tok::NotEq: case Tok::Lt:
+    case Tok::Le: case Tok::Gt: case Tok::Ge: case Tok::AndAnd: case Tok::KwAs: case Tok::KwIn:
+    case Tok::DotDot: case Tok::DotDotEq:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 void Parser::stmt_list(Tok end, bool allow_tail, std::vector<NodeRef>& out, bool& has_tail) {
@@ -130,10 +146,10 @@ void Parser::end_stmt() {
 NodeRef Parser::expr_stmt(uint32_t lo, Tok end, bool allow_tail, bool& is_tail) {
   NodeRef e;
   if (at(Tok::KwIf) || at(Tok::KwMatch) || at(Tok::LBrace)) {
-    // Like Rust, a block-like expression at the start of a statement ends there unless it is
-    // followed by `.`, `;`, or closes the block; so `if c { .. }` needs no `;`.
+    // Like Rust, a block-like expression at the start of a statement ends the statement, so
+    // `if c { .. }` needs no `;` — unless what follows can only continue the expression.
     e = block_like();
-    if (at(Tok::Dot)) {
+    if (continues_block_like(peek().kind)) {
       e = binary_from(postfix(e, lo), lo, 1);
     } else if (eat(Tok::Semi) || !((at(end) || at(Tok::Eof)) && allow_tail)) {
       return mk({.kind = Kind::ExprStmt, .span = span_from(lo), .kids = {e}});

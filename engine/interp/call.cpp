@@ -1,0 +1,223 @@
+// Calls: statically resolved specialisations, closures, builtins and std intrinsics.
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "engine/interp/interp_impl.h"
+
+namespace ein {
+
+using ir::Kind;
+using ir::NodeRef;
+
+Value Interpreter::Impl::fn_value(ir::DefId d) {
+  auto c = std::make_shared<Closure>();
+  c->def = d;
+  c->name = cx.resolver.info(d).name;
+  c->kind = builtin_of(d) ? Closure::Kind::Builtin : Closure::Kind::Fn;
+  return Value::func(c);
+}
+
+Value Interpreter::Impl::make_lambda(const NodeRef& l) {
+  auto c = std::make_shared<Closure>();
+  c->kind = Closure::Kind::Lambda;
+  c->lambda = l;
+  auto lc = cx.sm.start(l->span);
+  c->name = "lambda@" + std::to_string(lc.line) + ":" + std::to_string(lc.col);
+  c->capture_defs = cx.resolver.captures(l->id);
+  for (auto& d : c->capture_defs) {
+    auto it = unit->slot_of.find(d);
+    if (it != unit->slot_of.end()) {
+      c->captures.push_back((*frame)[static_cast<size_t>(it->second)]);
+    } else if (auto g = env.globals.find(d); g != env.globals.end()) {
+      c->captures.push_back(g->second);
+    } else {
+      c->captures.push_back(Value::unit());
+    }
+  }
+  return Value::func(c);
+}
+
+Value Interpreter::Impl::call_unit(Unit* spec, std::vector<Value>& args, const Value* callee) {
+  if (depth >= opt.max_depth)
+    fault("E007", "recursion limit exceeded (" + std::to_string(opt.max_depth) + " nested calls)");
+  check_interrupt();
+  std::vector<Value> f(static_cast<size_t>(spec->frame_size));
+  for (size_t i = 0; i < spec->params.size() && i < args.size(); ++i) {
+    auto it = spec->slot_of.find(spec->params[i]);
+    if (it != spec->slot_of.end()) f[static_cast<size_t>(it->second)] = std::move(args[i]);
+  }
+  if (callee && callee->tag == Value::Tag::Func) {
+    const auto& c = static_cast<const Closure&>(callee->func_ref());
+    for (size_t i = 0; i < c.capture_defs.size() && i < c.captures.size(); ++i) {
+      auto it = spec->slot_of.find(c.capture_defs[i]);
+      if (it != spec->slot_of.end()) f[static_cast<size_t>(it->second)] = c.captures[i];
+    }
+  }
+  Unit* saved_unit = unit;
+  std::vector<Value>* saved_frame = frame;
+  unit = spec;
+  frame = &f;
+  ++depth;
+  struct Restore {
+    Impl& s;
+    Unit* u;
+    std::vector<Value>* f;
+    ~Restore() {
+      s.unit = u;
+      s.frame = f;
+      --s.depth;
+    }
+  } restore{*this, saved_unit, saved_frame};
+  return eval(spec->lowered);
+}
+
+Value Interpreter::Impl::call(const NodeRef& e) {
+  Value callee = eval(e->kids[0]);
+  std::vector<Value> args;
+  args.reserve(e->kids.size() - 1);
+  for (size_t i = 1; i < e->kids.size(); ++i) args.push_back(eval(e->kids[i]));
+  if (callee.tag != Value::Tag::Func) fault("E002", "called value is not a function");
+  const auto& c = static_cast<const Closure&>(callee.func_ref());
+  if (c.kind == Closure::Kind::Builtin) return builtin(*builtin_of(c.def), e, args);
+  auto it = unit->call_targets.find(e->id);
+  if (it == unit->call_targets.end()) fault("E011", "no compiled target for this call");
+  return call_unit(it->second, args, &callee);
+}
+
+namespace {
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fault("E009", "cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>& args) {
+  if (is_math_intrinsic(b)) {
+    static const MathFn map[] = {
+        MathFn::Abs,   MathFn::Sqrt,  MathFn::Exp,   MathFn::Log,   MathFn::Log2,  MathFn::Log10,
+        MathFn::Log1p, MathFn::Expm1, MathFn::Sin,   MathFn::Cos,   MathFn::Tan,   MathFn::Asin,
+        MathFn::Acos,  MathFn::Atan,  MathFn::Sinh,  MathFn::Cosh,  MathFn::Tanh,  MathFn::Asinh,
+        MathFn::Acosh, MathFn::Atanh, MathFn::Floor, MathFn::Ceil,  MathFn::Round, MathFn::Trunc,
+        MathFn::Erf,   MathFn::Sign,  MathFn::Rsqrt, MathFn::Atan2, MathFn::Pow,   MathFn::Fmod,
+        MathFn::Min2,  MathFn::Max2};
+    MathFn f = map[static_cast<int>(b) - static_cast<int>(Builtin::Abs)];
+    if (is_binary_math_intrinsic(b)) return math2(f, args[0], args[1]);
+    return math1(f, args[0]);
+  }
+  switch (b) {
+    case Builtin::Print: {
+      std::string line;
+      for (size_t i = 0; i < args.size(); ++i) line += (i ? " " : "") + format_value(args[i]);
+      line += "\n";
+      if (opt.out) opt.out(line);
+      return Value::unit();
+    }
+    case Builtin::Assert:
+      if (args[0].tag != Value::Tag::Bool || !args[0].b)
+        fault("E007", "assertion failed" + (args.size() > 1 ? ": " + args[1].str() : std::string()));
+      return Value::unit();
+    case Builtin::Len: {
+      const Value& a = args[0];
+      if (a.tag == Value::Tag::Tensor) {
+        if (a.tensor_ref().rank() == 0) fault("E002", "len() of a scalar");
+        return Value::integer(a.r[0] > 0 ? a.r[1] : a.tensor_ref().dim(0), DType::I32);
+      }
+      if (a.tag == Value::Tag::List) return Value::integer(static_cast<int64_t>(a.items().size()), DType::I32);
+      if (a.tag == Value::Tag::Str) {
+        int64_t n = 0;
+        for (unsigned char ch : a.str()) n += (ch & 0xC0) != 0x80;
+        return Value::integer(n, DType::I32);
+      }
+      fault("E002", "len() needs an array or a string, found " + type_string(a));
+    }
+    case Builtin::Shape: {
+      const Value& a = args[0];
+      std::vector<Value> dims;
+      if (a.tag == Value::Tag::Tensor) {
+        for (int i = 0; i < a.tensor_ref().rank(); ++i)
+          dims.push_back(Value::integer(i == 0 && a.r[0] > 0 ? a.r[1] : a.tensor_ref().dim(i), DType::I32));
+      } else if (a.tag == Value::Tag::List) {
+        dims.push_back(Value::integer(static_cast<int64_t>(a.items().size()), DType::I32));
+      } else {
+        fault("E002", "shape() needs an array, found " + type_string(a));
+      }
+      return make_array(dims, DType::I32);
+    }
+    case Builtin::Typeof: return Value::string(type_string(args[0]));
+    case Builtin::ArrayAppend: {
+      const Value& a = args[0];
+      if (a.tag == Value::Tag::List) {
+        std::vector<Value> items = a.items();
+        items.push_back(args[1]);
+        return Value::list(std::move(items));
+      }
+      if (a.tag != Value::Tag::Tensor) fault("E002", "array_append needs an array");
+      const Tensor& t = a.tensor_ref();
+      std::vector<Value> rows;
+      for (int64_t i = 0; i < t.dim(0); ++i)
+        rows.push_back(t.rank() == 1 ? tensor_get(t, i) : Value::tensor(t.row(i)));
+      rows.push_back(args[1]);
+      return make_array(rows, t.dtype());
+    }
+    case Builtin::Sum:
+    case Builtin::Prod:
+    case Builtin::Max:
+    case Builtin::Min: {
+      const char* op = b == Builtin::Sum ? "sum" : b == Builtin::Prod ? "prod" : b == Builtin::Max ? "max" : "min";
+      if (args.size() == 2) {
+        bool gt = values_equal(args[0], args[0]) && binary_op(ir::BinOp::Gt, args[0], args[1]).b;
+        return (b == Builtin::Max) == gt ? args[0] : args[1];
+      }
+      return reduce_all(op, args[0]);
+    }
+    case Builtin::Inf:
+    case Builtin::Nan:
+    case Builtin::Eps:
+    case Builtin::MaxFloat:
+    case Builtin::MinFloat: {
+      DType dt = dtype_of(e, DType::F32);
+      bool f64 = dt == DType::F64;
+      double v = 0;
+      switch (b) {
+        case Builtin::Inf: v = std::numeric_limits<double>::infinity(); break;
+        case Builtin::Nan: v = std::numeric_limits<double>::quiet_NaN(); break;
+        case Builtin::Eps: v = f64 ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon(); break;
+        case Builtin::MaxFloat: v = f64 ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max(); break;
+        default: v = f64 ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min(); break;
+      }
+      return Value::floating(v, dt);
+    }
+    case Builtin::ReadFile: return Value::string(read_all(args[0].str()));
+    case Builtin::WriteFile: {
+      std::ofstream out(args[0].str(), std::ios::binary);
+      if (!out) fault("E009", "cannot write " + args[0].str());
+      out << args[1].str();
+      return Value::unit();
+    }
+    case Builtin::FileExists: {
+      std::error_code ec;
+      return Value::boolean(std::filesystem::exists(args[0].str(), ec));
+    }
+    case Builtin::ListDir: {
+      std::error_code ec;
+      std::vector<std::string> names;
+      for (auto& ent : std::filesystem::directory_iterator(args[0].str(), ec))
+        names.push_back(ent.path().filename().string());
+      if (ec) fault("E009", "cannot list " + args[0].str() + ": " + ec.message());
+      std::sort(names.begin(), names.end());
+      std::vector<Value> vals;
+      for (auto& n : names) vals.push_back(Value::string(n));
+      return Value::list(std::move(vals));
+    }
+    default: fault("E011", std::string("builtin `") + builtin_info(b).name + "` is not available");
+  }
+}
+
+}  // namespace ein

@@ -1,0 +1,271 @@
+// Reductions, comprehensions and match.
+#include <cmath>
+#include <limits>
+
+#include "engine/interp/interp_impl.h"
+
+namespace ein {
+
+using ir::Kind;
+using ir::NodeRef;
+
+bool Interpreter::Impl::eval_point(const NodeRef& body, Value& out) {
+  const NodeRef* cur = &body;
+  while (true) {
+    const NodeRef& n = *cur;
+    if (n->kind == Kind::LLetIn) {
+      set_def(n, eval(n->kids[0]));
+      cur = &n->kids[1];
+      continue;
+    }
+    if (n->kind == Kind::LGuard) {
+      Value c = eval(n->kids[0]);
+      if (!c.b) return false;
+      cur = &n->kids[1];
+      continue;
+    }
+    out = eval(n);
+    return true;
+  }
+}
+
+namespace {
+
+enum class Op { Sum, Prod, Max, Min, All, Any, ArgMax, ArgMin };
+
+Op op_of(const std::string& s) {
+  if (s == "sum") return Op::Sum;
+  if (s == "prod") return Op::Prod;
+  if (s == "max") return Op::Max;
+  if (s == "min") return Op::Min;
+  if (s == "all") return Op::All;
+  if (s == "any") return Op::Any;
+  if (s == "argmax") return Op::ArgMax;
+  return Op::ArgMin;
+}
+
+struct Acc {
+  Op op;
+  DType dt;
+  bool is_f32;
+  bool is_float;
+  double f = 0;
+  float f32 = 0;
+  int64_t i = 0;
+  bool b = false;
+  bool any = false;   // at least one point contributed
+  bool has = false;   // max/min: a best value exists
+  bool done = false;  // all/any short-circuit
+  int64_t arg = -1;
+  Value arr;          // array-valued sum/prod
+};
+
+}  // namespace
+
+Value Interpreter::Impl::reduce(const NodeRef& r) {
+  std::vector<const ir::Node*> vars;
+  for (size_t i = 1; i < r->kids.size(); ++i) {
+    const NodeRef& k = r->kids[i];
+    if (k->kind == Kind::LoopVar) vars.push_back(k.get());
+    else if (k->kind == Kind::LCheck) exec(k);
+  }
+  Acc a;
+  a.op = op_of(r->name);
+  a.dt = dtype_of(r, DType::F32);
+  a.is_float = is_float(a.dt);
+  a.is_f32 = a.dt == DType::F32 || a.dt == DType::F16 || a.dt == DType::BF16;
+  if (a.op == Op::Prod) {
+    a.f = 1;
+    a.f32 = 1;
+    a.i = 1;
+  }
+  if (a.op == Op::All) a.b = true;
+  const NodeRef& body = r->kids[0];
+  auto accumulate = [&](const Value& v, int64_t first_index) {
+    a.any = true;
+    switch (a.op) {
+      case Op::All:
+        if (!v.b) {
+          a.b = false;
+          a.done = true;
+        }
+        return;
+      case Op::Any:
+        if (v.b) {
+          a.b = true;
+          a.done = true;
+        }
+        return;
+      default: break;
+    }
+    if (v.tag == Value::Tag::Tensor || a.arr.tag == Value::Tag::Tensor) {
+      if (a.arr.tag != Value::Tag::Tensor) a.arr = v;
+      else a.arr = binary_op(a.op == Op::Prod ? ir::BinOp::Mul : ir::BinOp::Add, a.arr, v);
+      return;
+    }
+    double x = v.tag == Value::Tag::Float ? v.f : static_cast<double>(v.i);
+    switch (a.op) {
+      case Op::Sum:
+        if (a.is_f32) a.f32 += static_cast<float>(x);
+        else if (a.is_float) a.f += x;
+        else a.i = static_cast<int64_t>(static_cast<uint64_t>(a.i) + static_cast<uint64_t>(v.i));
+        return;
+      case Op::Prod:
+        if (a.is_f32) a.f32 *= static_cast<float>(x);
+        else if (a.is_float) a.f *= x;
+        else a.i = static_cast<int64_t>(static_cast<uint64_t>(a.i) * static_cast<uint64_t>(v.i));
+        return;
+      case Op::Max:
+      case Op::Min:
+      case Op::ArgMax:
+      case Op::ArgMin: {
+        bool want_max = a.op == Op::Max || a.op == Op::ArgMax;
+        bool better;
+        if (!a.has) better = true;
+        else if (a.is_float && std::isnan(a.f)) better = false;  // the first NaN wins, as in NumPy
+        else if (a.is_float && std::isnan(x)) better = true;
+        else if (v.tag == Value::Tag::Int) better = want_max ? v.i > a.i : v.i < a.i;
+        else better = want_max ? x > a.f : x < a.f;
+        if (better) {
+          a.f = x;
+          if (v.tag == Value::Tag::Int) a.i = v.i;
+          a.arg = first_index;
+        }
+        a.has = true;
+        return;
+      }
+      default: return;
+    }
+  };
+  std::function<void(size_t)> loop = [&](size_t k) {
+    if (a.done) return;
+    if (k == vars.size()) {
+      Value v;
+      if (!eval_point(body, v)) return;
+      int64_t first = vars.empty() ? 0 : (*frame)[static_cast<size_t>(vars[0]->slot)].i;
+      accumulate(v, first);
+      return;
+    }
+    const ir::Node* lv = vars[k];
+    int64_t lo = eval_int(lv->kids[0]), hi = eval_int(lv->kids[1]);
+    Value& var = (*frame)[static_cast<size_t>(lv->slot)];
+    for (int64_t i = lo; i < hi && !a.done; ++i) {
+      var = Value::integer(i, DType::I32);
+      if ((++poll & 4095) == 0) check_interrupt();
+      loop(k + 1);
+    }
+  };
+  loop(0);
+  switch (a.op) {
+    case Op::All:
+    case Op::Any: return Value::boolean(a.b);
+    case Op::ArgMax:
+    case Op::ArgMin:
+      if (a.arg < 0) fault("E006", r->name + " over an empty range");
+      return Value::integer(a.arg, DType::I32);
+    case Op::Max:
+    case Op::Min:
+      if (!a.has) {
+        if (!a.is_float) fault("E006", r->name + " over an empty range of integers");
+        double inf = std::numeric_limits<double>::infinity();
+        return Value::floating(a.op == Op::Max ? -inf : inf, a.dt);
+      }
+      if (a.is_float) return Value::floating(a.f, a.dt);
+      return Value::integer(a.i, a.dt);
+    default:
+      if (a.arr.tag == Value::Tag::Tensor) return a.arr;
+      if (a.is_f32) return Value::floating(a.f32, a.dt);
+      if (a.is_float) return Value::floating(a.f, a.dt);
+      return Value::integer(a.i, a.dt);
+  }
+}
+
+Value Interpreter::Impl::comp(const NodeRef& c) {
+  std::vector<Value> out;
+  std::function<void(size_t)> rec = [&](size_t i) {
+    if (i == c->kids.size()) {
+      out.push_back(eval(c->kids[0]));
+      return;
+    }
+    const NodeRef& cl = c->kids[i];
+    if (cl->kind == Kind::CompGuard) {
+      Value g = eval(cl->kids[0]);
+      if (g.b) rec(i + 1);
+      return;
+    }
+    if (cl->kind == Kind::CompLet) {
+      set_def(cl, eval(cl->kids[0]));
+      rec(i + 1);
+      return;
+    }
+    Value it = eval(cl->kids[0]);
+    auto each = [&](Value v) {
+      if ((++poll & 1023) == 0) check_interrupt();
+      set_def(cl, std::move(v));
+      rec(i + 1);
+    };
+    switch (it.tag) {
+      case Value::Tag::Range:
+        for (int64_t k = it.r[0]; k < it.r[1]; ++k) each(Value::integer(k, DType::I32));
+        break;
+      case Value::Tag::Tensor: {
+        const Tensor& t = it.tensor_ref();
+        if (t.rank() == 0) fault("E002", "cannot iterate over a scalar");
+        for (int64_t k = 0; k < t.dim(0); ++k)
+          each(t.rank() == 1 ? tensor_get(t, k) : Value::tensor(t.row(k)));
+        break;
+      }
+      case Value::Tag::List:
+        for (const auto& v : it.items()) each(v);
+        break;
+      default: fault("E002", "cannot iterate over " + type_string(it));
+    }
+  };
+  rec(1);
+  bool scalars = true, tensors = true;
+  for (auto& v : out) {
+    scalars = scalars && v.is_scalar();
+    tensors = tensors && v.tag == Value::Tag::Tensor;
+  }
+  if (out.empty() || scalars || tensors) return make_array(out, dtype_of(c, DType::F32));
+  return Value::list(std::move(out));
+}
+
+bool Interpreter::Impl::match_pattern(const NodeRef& p, const Value& v) {
+  switch (p->kind) {
+    case Kind::PWild: return true;
+    case Kind::PBind: set_def(p, v); return true;
+    case Kind::PLit: return values_equal(v, eval(p->kids[0]));
+    case Kind::PRange: {
+      Value lo = eval(p->kids[0]), hi = eval(p->kids[1]);
+      double x = v.as_f64();
+      return x >= lo.as_f64() && (p->has(ir::kInclusive) ? x <= hi.as_f64() : x < hi.as_f64());
+    }
+    case Kind::POr:
+      for (auto& k : p->kids)
+        if (match_pattern(k, v)) return true;
+      return false;
+    case Kind::PTuple:
+      if (v.tag != Value::Tag::Tuple || v.items().size() != p->kids.size()) return false;
+      for (size_t i = 0; i < p->kids.size(); ++i)
+        if (!match_pattern(p->kids[i], v.items()[i])) return false;
+      return true;
+    default: return false;
+  }
+}
+
+Value Interpreter::Impl::match(const NodeRef& m) {
+  Value s = eval(m->kids[0]);
+  for (size_t i = 1; i < m->kids.size(); ++i) {
+    const NodeRef& arm = m->kids[i];
+    if (!match_pattern(arm->kids[0], s)) continue;
+    if (arm->kids[1]) {
+      Value g = eval(arm->kids[1]);
+      if (!g.b) continue;
+    }
+    return eval(arm->kids[2]);
+  }
+  fault("E006", "no match arm matches " + format_value(s));
+}
+
+}  // namespace ein

@@ -1,0 +1,361 @@
+// Expression evaluation. Scalar arithmetic of the common dtypes has a fast path here; everything
+// else goes through engine/value's operators, which implement SPEC §4 exactly.
+#include <cmath>
+
+#include "engine/interp/interp_impl.h"
+
+namespace ein {
+
+using ir::BinOp;
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+[[noreturn]] void rethrow_at(const Fault& f, const NodeRef& n) {
+  throw DiagError(make_diag(f.code, f.what(), n->span));
+}
+
+bool fast_float(BinOp op, DType dt, double a, double b, Value& out) {
+  if (dt == DType::F32) {
+    float x = static_cast<float>(a), y = static_cast<float>(b);
+    switch (op) {
+      case BinOp::Add: out = Value::floating(x + y, dt); return true;
+      case BinOp::Sub: out = Value::floating(x - y, dt); return true;
+      case BinOp::Mul: out = Value::floating(x * y, dt); return true;
+      case BinOp::Div: out = Value::floating(x / y, dt); return true;
+      default: break;
+    }
+  } else if (dt == DType::F64) {
+    switch (op) {
+      case BinOp::Add: out = Value::floating(a + b, dt); return true;
+      case BinOp::Sub: out = Value::floating(a - b, dt); return true;
+      case BinOp::Mul: out = Value::floating(a * b, dt); return true;
+      case BinOp::Div: out = Value::floating(a / b, dt); return true;
+      default: break;
+    }
+  }
+  switch (op) {
+    case BinOp::Lt: out = Value::boolean(a < b); return true;
+    case BinOp::Le: out = Value::boolean(a <= b); return true;
+    case BinOp::Gt: out = Value::boolean(a > b); return true;
+    case BinOp::Ge: out = Value::boolean(a >= b); return true;
+    case BinOp::Eq: out = Value::boolean(a == b); return true;
+    case BinOp::Ne: out = Value::boolean(a != b); return true;
+    default: return false;
+  }
+}
+
+bool fast_int(BinOp op, DType dt, int64_t a, int64_t b, Value& out) {
+  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  switch (op) {
+    case BinOp::Add: out = Value::integer(static_cast<int64_t>(u(a) + u(b)), dt); return true;
+    case BinOp::Sub: out = Value::integer(static_cast<int64_t>(u(a) - u(b)), dt); return true;
+    case BinOp::Mul: out = Value::integer(static_cast<int64_t>(u(a) * u(b)), dt); return true;
+    case BinOp::Lt: out = Value::boolean(a < b); return true;
+    case BinOp::Le: out = Value::boolean(a <= b); return true;
+    case BinOp::Gt: out = Value::boolean(a > b); return true;
+    case BinOp::Ge: out = Value::boolean(a >= b); return true;
+    case BinOp::Eq: out = Value::boolean(a == b); return true;
+    case BinOp::Ne: out = Value::boolean(a != b); return true;
+    default: return false;  // / % ** with their zero and sign rules: engine/value
+  }
+}
+
+}  // namespace
+
+DType Interpreter::Impl::dtype_of(const NodeRef& e, DType fallback) {
+  if (e->dt >= 0) return static_cast<DType>(e->dt);
+  auto it = unit->types.find(e->id);
+  if (it != unit->types.end()) {
+    ir::TypeRef el = ir::elem_of(it->second);
+    if (el && el->k == ir::Type::K::Scalar) return el->dtype;
+  }
+  for (auto& u : cx.units) {  // consts are typed in the cell unit
+    auto jt = u->types.find(e->id);
+    if (jt != u->types.end()) {
+      ir::TypeRef el = ir::elem_of(jt->second);
+      if (el && el->k == ir::Type::K::Scalar) return el->dtype;
+    }
+  }
+  return fallback;
+}
+
+Value Interpreter::Impl::eval(const NodeRef& e) {
+  try {
+    return eval_inner(e);
+  } catch (const Fault& f) {
+    rethrow_at(f, e);
+  }
+}
+
+const Value& Interpreter::Impl::lookup(const NodeRef& n) {
+  if (n->slot >= 0) return (*frame)[static_cast<size_t>(n->slot)];
+  auto it = env.globals.find(n->def);
+  if (it != env.globals.end()) return it->second;
+  const DefInfo& info = cx.resolver.info(n->def);
+  if (info.kind == DefKind::Fn || info.kind == DefKind::Builtin) {
+    auto jt = fn_values.find(n->def);
+    if (jt == fn_values.end()) jt = fn_values.emplace(n->def, fn_value(n->def)).first;
+    return jt->second;
+  }
+  fault("E003", "`" + n->name + "` is used before it has a value");
+}
+
+int64_t Interpreter::Impl::eval_int(const NodeRef& e) {
+  switch (e->kind) {
+    case Kind::IntLit: return e->ival;
+    case Kind::Name: {
+      const Value& v = lookup(e);
+      if (v.tag == Value::Tag::Int) return v.i;
+      return v.as_i64();
+    }
+    case Kind::Binary: {
+      auto op = static_cast<BinOp>(e->ival);
+      if (op == BinOp::Add) return eval_int(e->kids[0]) + eval_int(e->kids[1]);
+      if (op == BinOp::Sub) return eval_int(e->kids[0]) - eval_int(e->kids[1]);
+      if (op == BinOp::Mul) return eval_int(e->kids[0]) * eval_int(e->kids[1]);
+      break;
+    }
+    case Kind::Unary:
+      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) return -eval_int(e->kids[0]);
+      break;
+    case Kind::IMin: return std::min(eval_int(e->kids[0]), eval_int(e->kids[1]));
+    case Kind::IMax: return std::max(eval_int(e->kids[0]), eval_int(e->kids[1]));
+    case Kind::DimOf: {
+      const Value& v = lookup(e->kids[0]);
+      int axis = static_cast<int>(e->ival);
+      if (v.tag == Value::Tag::Tensor) {
+        const Tensor& t = v.tensor_ref();
+        if (axis < t.rank()) return (axis == 0 && v.r[0] > 0) ? v.r[1] : t.dim(axis);
+        fault("E004", "`" + e->kids[0]->name + "` has rank " + std::to_string(t.rank()) +
+                          ", so it has no axis " + std::to_string(axis));
+      }
+      if (v.tag == Value::Tag::List && axis == 0) return static_cast<int64_t>(v.items().size());
+      fault("E004", "`" + e->kids[0]->name + "` is not an array of rank > " + std::to_string(axis));
+    }
+    default: break;
+  }
+  Value v = eval(e);
+  if (v.tag != Value::Tag::Int && v.tag != Value::Tag::Bool)
+    fault("E002", "expected an integer, found " + type_string(v));
+  return v.as_i64();
+}
+
+Value Interpreter::Impl::block(const NodeRef& b) {
+  bool tail = b->has(ir::kHasTail);
+  for (size_t i = 0; i < b->kids.size(); ++i) {
+    const NodeRef& s = b->kids[i];
+    if (!s) continue;
+    if (tail && i + 1 == b->kids.size()) return eval(s);
+    exec(s);
+  }
+  return Value::unit();
+}
+
+Value Interpreter::Impl::binary(const NodeRef& e) {
+  auto op = static_cast<BinOp>(e->ival);
+  if (op == BinOp::And || op == BinOp::Or) {
+    Value a = eval(e->kids[0]);
+    if (a.tag != Value::Tag::Bool) fault("E002", "expected a bool");
+    if (op == BinOp::And ? !a.b : a.b) return a;
+    return eval(e->kids[1]);
+  }
+  Value a = eval(e->kids[0]);
+  Value b = eval(e->kids[1]);
+  Value out;
+  if (a.tag == Value::Tag::Float && b.tag == Value::Tag::Float && a.dt == b.dt &&
+      fast_float(op, a.dt, a.f, b.f, out))
+    return out;
+  if (a.tag == Value::Tag::Int && b.tag == Value::Tag::Int && a.dt == b.dt &&
+      fast_int(op, a.dt, a.i, b.i, out))
+    return out;
+  if (op == BinOp::In) return Value::boolean(value_contains(b, a));
+  return binary_op(op, a, b);
+}
+
+Value Interpreter::Impl::index(const NodeRef& e) {
+  const NodeRef& base_node = e->kids[0];
+  Value base_tmp;
+  const Value* base;
+  if (base_node->kind == Kind::Name) {
+    base = &lookup(base_node);
+  } else {
+    base_tmp = eval(base_node);
+    base = &base_tmp;
+  }
+  size_t n = e->kids.size() - 1;
+  int64_t idx[16];
+  if (n > 16) fault("E011", "more than 16 indices");
+  for (size_t i = 0; i < n; ++i) idx[i] = eval_int(e->kids[i + 1]);
+  if (base->tag == Value::Tag::Tensor) {
+    const Tensor& t = base->tensor_ref();
+    if (static_cast<int>(n) > t.rank())
+      fault("E004", "too many indices: rank " + std::to_string(t.rank()) + ", " + std::to_string(n) + " indices");
+    int64_t window = e->has(ir::kWindowed) ? base->r[0] : 0;
+    if (static_cast<int>(n) == t.rank()) {
+      int64_t flat = flat_index(t, idx, n, window, base->r[1]);
+      switch (t.dtype()) {
+        case DType::F32: return Value::floating(t.data_as<float>()[flat], DType::F32);
+        case DType::F64: return Value::floating(t.data_as<double>()[flat], DType::F64);
+        case DType::I32: return Value::integer(t.data_as<int32_t>()[flat], DType::I32);
+        case DType::I64: return Value::integer(t.data_as<int64_t>()[flat], DType::I64);
+        default: return tensor_get(t, flat);
+      }
+    }
+    // Partial index: a view of the remaining axes.
+    Tensor cur = t;
+    for (size_t a = 0; a < n; ++a) {
+      int64_t i = idx[a];
+      if (a == 0 && window > 0) {
+        int64_t dummy[1] = {i};
+        flat_index(t, dummy, 1, window, base->r[1]);
+        i %= window;
+      }
+      cur = cur.row(i);
+    }
+    return Value::tensor(cur);
+  }
+  if (base->tag == Value::Tag::List) {
+    const auto& items = base->items();
+    if (n != 1) fault("E004", "a jagged array takes one index at a time");
+    if (idx[0] < 0 || idx[0] >= static_cast<int64_t>(items.size()))
+      fault("E005", "index " + std::to_string(idx[0]) + " is out of bounds for length " +
+                        std::to_string(items.size()));
+    return items[static_cast<size_t>(idx[0])];
+  }
+  fault("E002", "cannot index a value of type " + type_string(*base));
+}
+
+Value Interpreter::Impl::member(const NodeRef& e) {
+  Value b = eval(e->kids[0]);
+  const std::string& f = e->name;
+  if (!f.empty() && std::isdigit(static_cast<unsigned char>(f[0]))) {
+    size_t i = std::stoul(f);
+    if (b.tag == Value::Tag::Tuple && i < b.items().size()) return b.items()[i];
+    fault("E002", "no field ." + f + " on " + type_string(b));
+  }
+  if (b.tag == Value::Tag::Tensor) {
+    const Tensor& t = b.tensor_ref();
+    std::vector<int64_t> shape = t.shape();
+    if (b.r[0] > 0 && !shape.empty()) shape[0] = b.r[1];
+    if (f == "shape") {
+      Tensor s = Tensor::alloc(DType::I32, {static_cast<int64_t>(shape.size())});
+      for (size_t i = 0; i < shape.size(); ++i) s.set_i64(static_cast<int64_t>(i), shape[i]);
+      return Value::tensor(s);
+    }
+    if (f == "length") return Value::integer(shape.empty() ? 1 : shape[0], DType::I32);
+    if (f == "rank") return Value::integer(static_cast<int64_t>(shape.size()), DType::I32);
+    if (f == "size") {
+      int64_t n = 1;
+      for (auto d : shape) n *= d;
+      return Value::integer(n, DType::I32);
+    }
+  }
+  if (b.tag == Value::Tag::List) {
+    int64_t n = static_cast<int64_t>(b.items().size());
+    if (f == "length" || f == "size") return Value::integer(n, DType::I32);
+    if (f == "shape") return make_array({Value::integer(n, DType::I32)}, DType::I32);
+    if (f == "rank") return Value::integer(1, DType::I32);
+  }
+  if (b.tag == Value::Tag::Str && (f == "length" || f == "size")) {
+    int64_t n = 0;
+    for (unsigned char c : b.str()) n += (c & 0xC0) != 0x80;
+    return Value::integer(n, DType::I32);
+  }
+  fault("E002", "no field `" + f + "` on " + type_string(b));
+}
+
+Value Interpreter::Impl::eval_inner(const NodeRef& e) {
+  switch (e->kind) {
+    case Kind::IntLit: return Value::integer(e->ival, dtype_of(e, DType::I32));
+    case Kind::FloatLit: return Value::floating(e->fval, dtype_of(e, DType::F32));
+    case Kind::BoolLit: return Value::boolean(e->ival != 0);
+    case Kind::StrLit: return Value::string(e->name);
+    case Kind::Interp: {
+      std::string s;
+      for (auto& p : e->kids) {
+        if (p->kind == Kind::StrLit) {
+          s += p->name;
+          continue;
+        }
+        Value v = eval(p->kids[0]);
+        s += p->aux.empty() ? format_value(v) : format_with_spec(v, p->aux);
+      }
+      return Value::string(std::move(s));
+    }
+    case Kind::Name:
+    case Kind::Path: return lookup(e);
+    case Kind::ArrayLit: {
+      std::vector<Value> vals;
+      vals.reserve(e->kids.size());
+      for (auto& k : e->kids) vals.push_back(eval(k));
+      return make_array(vals, dtype_of(e, DType::F32));
+    }
+    case Kind::TupleLit: {
+      if (e->kids.empty()) return Value::unit();
+      std::vector<Value> vals;
+      for (auto& k : e->kids) vals.push_back(eval(k));
+      return Value::tuple(std::move(vals));
+    }
+    case Kind::RangeLit: {
+      int64_t lo = eval_int(e->kids[0]), hi = eval_int(e->kids[1]);
+      return Value::range(lo, e->has(ir::kInclusive) ? hi + 1 : hi);
+    }
+    case Kind::Unary: {
+      Value a = eval(e->kids[0]);
+      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) {
+        if (a.tag == Value::Tag::Float) return Value::floating(-a.f, a.dt);
+        if (a.tag == Value::Tag::Int) return Value::integer(static_cast<int64_t>(0 - static_cast<uint64_t>(a.i)), a.dt);
+      } else if (a.tag == Value::Tag::Bool) {
+        return Value::boolean(!a.b);
+      }
+      return unary_op(static_cast<ir::UnOp>(e->ival), a);
+    }
+    case Kind::Binary: return binary(e);
+    case Kind::Cast: {
+      Value v = eval(e->kids[0]);
+      auto dt = dtype_from_name(e->kids[1]->name);
+      if (!dt) fault("E002", "cannot cast to " + e->kids[1]->name);
+      return cast_value(v, *dt);
+    }
+    case Kind::Call: return call(e);
+    case Kind::Index: return index(e);
+    case Kind::Member: return member(e);
+    case Kind::If: {
+      Value c = eval(e->kids[0]);
+      if (c.tag != Value::Tag::Bool) fault("E002", "an `if` condition must be a bool");
+      if (c.b) return eval(e->kids[1]);
+      if (e->kids[2]) return eval(e->kids[2]);
+      return Value::unit();
+    }
+    case Kind::Block: return block(e);
+    case Kind::Match: return match(e);
+    case Kind::Lambda: return make_lambda(e);
+    case Kind::Comp: return comp(e);
+    case Kind::LReduce: return reduce(e);
+    case Kind::LLetIn:
+      set_def(e, eval(e->kids[0]));
+      return eval(e->kids[1]);
+    case Kind::LGuard: {
+      Value c = eval(e->kids[0]);
+      return c.b ? eval(e->kids[1]) : Value::unit();
+    }
+    case Kind::DimOf:
+    case Kind::IMin:
+    case Kind::IMax: return Value::integer(eval_int(e), DType::I64);
+    case Kind::ExprStmt: eval(e->kids[0]); return Value::unit();
+    case Kind::Let:
+    case Kind::LTensor:
+    case Kind::LStore:
+    case Kind::LFor:
+    case Kind::LLet:
+    case Kind::LIf:
+    case Kind::LSeq:
+    case Kind::LCheck:
+    case Kind::LNop: exec(e); return Value::unit();
+    default: fault("E011", std::string("cannot execute `") + ir::kind_name(e->kind) + "`");
+  }
+}
+
+}  // namespace ein

@@ -1,0 +1,222 @@
+// Statements and lowered tensor code: LTensor allocation, clause loop nests, stores.
+#include <chrono>
+
+#include "engine/interp/interp_impl.h"
+
+namespace ein {
+
+using ir::Kind;
+using ir::NodeRef;
+
+Interpreter::Interpreter(CompileCtx& cx, RuntimeEnv& env, ExecOptions opt)
+    : impl_(new Impl(cx, env, std::move(opt))) {}
+Interpreter::~Interpreter() { delete impl_; }
+std::optional<Value> Interpreter::run_cell() { return impl_->run_cell(); }
+const std::vector<StmtTiming>& Interpreter::stmt_timings() const { return impl_->timings; }
+
+namespace {
+
+// Converts a Fault raised while executing `n` into a diagnostic at n's span.
+[[noreturn]] void rethrow_at(const Fault& f, const NodeRef& n) {
+  throw DiagError(make_diag(f.code, f.what(), n->span));
+}
+
+}  // namespace
+
+std::optional<Value> Interpreter::Impl::run_cell() {
+  Unit& cell = cx.cell();
+  std::vector<Value> frame_storage(static_cast<size_t>(cell.frame_size));
+  unit = &cell;
+  frame = &frame_storage;
+  // Consts first (items are hoisted); each is evaluated once per session.
+  for (auto& c : cx.consts) {
+    if (env.globals.count(c->def)) continue;
+    try {
+      env.globals[c->def] = eval(c->kids[1]);
+    } catch (const Fault& f) {
+      rethrow_at(f, c);
+    }
+  }
+  const NodeRef& prog = cell.lowered;
+  bool tail = prog->has(ir::kHasTail);
+  std::optional<Value> result;
+  for (size_t i = 0; i < prog->kids.size(); ++i) {
+    const NodeRef& s = prog->kids[i];
+    if (!s || s->kind == Kind::LNop) continue;
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+      if (tail && i + 1 == prog->kids.size()) result = eval(s);
+      else exec(s);
+    } catch (const Fault& f) {
+      rethrow_at(f, s);
+    }
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    timings.push_back(StmtTiming{cx.sm.start(s->span).line, ms});
+  }
+  return result;
+}
+
+void Interpreter::Impl::set_def(const NodeRef& n, Value v) {
+  if (n->slot >= 0) (*frame)[static_cast<size_t>(n->slot)] = std::move(v);
+  else env.globals[n->def] = std::move(v);
+}
+
+void Interpreter::Impl::bind(const NodeRef& p, const Value& v) {
+  if (!p) return;
+  if (p->kind == Kind::PBind) {
+    set_def(p, v);
+  } else if (p->kind == Kind::PTuple) {
+    if (v.tag != Value::Tag::Tuple || v.items().size() != p->kids.size())
+      fault("E002", "cannot destructure " + type_string(v) + " into " + std::to_string(p->kids.size()) + " names");
+    for (size_t i = 0; i < p->kids.size(); ++i) bind(p->kids[i], v.items()[i]);
+  }
+}
+
+void Interpreter::Impl::exec(const NodeRef& s) {
+  try {
+    switch (s->kind) {
+      case Kind::Let: bind(ir::let_pattern(*s), eval(ir::let_value(*s))); return;
+      case Kind::LTensor: exec_tensor(s); return;
+      case Kind::LStore: exec_store(s); return;
+      case Kind::LFor: exec_for(s); return;
+      case Kind::LLet: set_def(s, eval(s->kids[0])); return;
+      case Kind::LIf: {
+        Value c = eval(s->kids[0]);
+        if (c.b) exec(s->kids[1]);
+        else if (s->kids.size() > 2 && s->kids[2]) exec(s->kids[2]);
+        return;
+      }
+      case Kind::LSeq:
+        for (auto& k : s->kids) exec(k);
+        return;
+      case Kind::LCheck: {
+        Value c = eval(s->kids[0]);
+        if (!c.b) fault(s->name, s->aux);
+        return;
+      }
+      case Kind::LNop:
+      case Kind::Error: return;
+      case Kind::ExprStmt: eval(s->kids[0]); return;
+      default: eval(s); return;
+    }
+  } catch (const Fault& f) {
+    rethrow_at(f, s);
+  }
+}
+
+void Interpreter::Impl::exec_for(const NodeRef& f) {
+  int64_t lo = eval_int(f->kids[0]), hi = eval_int(f->kids[1]);
+  const NodeRef& body = f->kids[2];
+  Value& var = (*frame)[static_cast<size_t>(f->slot)];
+  for (int64_t i = lo; i < hi; ++i) {
+    var = Value::integer(i, DType::I32);
+    if ((++poll & 1023) == 0) check_interrupt();
+    exec(body);
+  }
+}
+
+void Interpreter::Impl::exec_tensor(const NodeRef& t) {
+  const NodeRef& shape_node = t->kids[0];
+  std::vector<int64_t> shape;
+  for (auto& e : shape_node->kids) {
+    int64_t x = eval_int(e);
+    shape.push_back(x < 0 ? 0 : x);
+  }
+  auto dt = static_cast<DType>(t->ival);
+  int64_t window = t->has(ir::kWindowed) ? shape_node->ival : 0;
+  int64_t logical0 = shape.empty() ? 0 : shape[0];
+  std::vector<int64_t> alloc = shape;
+  if (window > 0 && !alloc.empty()) alloc[0] = std::min(window, alloc[0]);
+  Value v;
+  if (t->has(ir::kHasElem)) {
+    // Element shape is known at the first store; until then the binding is unit.
+    v = Value::unit();
+    v.r[0] = window;
+    v.r[1] = logical0;
+  } else {
+    v = Value::tensor(Tensor::alloc(dt, alloc));
+    v.r[0] = window;
+    v.r[1] = logical0;
+  }
+  set_def(t, v);
+  pending_shapes[t->def] = shape;
+  for (size_t i = 1; i < t->kids.size(); ++i) exec(t->kids[i]);
+  if (t->has(ir::kHasElem)) {
+    const Value& cur = t->slot >= 0 ? (*frame)[static_cast<size_t>(t->slot)] : env.globals[t->def];
+    if (cur.tag != Value::Tag::Tensor) {
+      // No point was written: an empty tensor of the declared outer shape.
+      std::vector<int64_t> s = shape;
+      int extra = ir::rank_of(unit->type(t)) - static_cast<int>(shape.size());
+      for (int k = 0; k < extra; ++k) s.push_back(0);
+      set_def(t, Value::tensor(Tensor::alloc(dt, s)));
+    }
+  }
+}
+
+int64_t flat_index(const Tensor& t, const int64_t* idx, size_t n, int64_t window, int64_t logical0) {
+  int64_t flat = 0;
+  const auto& shape = t.shape();
+  for (size_t a = 0; a < n; ++a) {
+    int64_t i = idx[a];
+    int64_t extent = shape[a];
+    if (a == 0 && window > 0) {
+      if (i < 0 || i >= logical0)
+        fault("E005", "index " + std::to_string(i) + " is out of bounds for axis 0 with extent " +
+                          std::to_string(logical0));
+      if (i < logical0 - window && logical0 > window)
+        fault("E005", "index " + std::to_string(i) +
+                          " is no longer stored (this recurrence keeps its last " +
+                          std::to_string(window) + " steps)");
+      i %= window;
+    } else if (i < 0 || i >= extent) {
+      fault("E005", "index " + std::to_string(i) + " is out of bounds for axis " +
+                        std::to_string(a) + " with extent " + std::to_string(extent));
+    }
+    flat = flat * extent + i;
+  }
+  return flat;
+}
+
+void Interpreter::Impl::exec_store(const NodeRef& s) {
+  Value v = eval(s->kids[0]);
+  Value& target = s->slot >= 0 ? (*frame)[static_cast<size_t>(s->slot)] : env.globals[s->def];
+  size_t n = s->kids.size() - 1;
+  int64_t idx[16];
+  if (n > 16) fault("E011", "tensors of rank above 16 are not supported");
+  for (size_t i = 0; i < n; ++i) idx[i] = eval_int(s->kids[i + 1]);
+  if (target.tag != Value::Tag::Tensor) {
+    // First store into a tensor with array elements: now the element shape is known.
+    if (v.tag != Value::Tag::Tensor) fault("E004", "tensor elements must all have the same shape");
+    std::vector<int64_t> shape = pending_shapes[s->def];
+    int64_t window = target.r[0], logical0 = target.r[1];
+    if (window > 0 && !shape.empty()) shape[0] = std::min(window, shape[0]);
+    for (auto d : v.tensor_ref().shape()) shape.push_back(d);
+    target = Value::tensor(Tensor::alloc(v.tensor_ref().dtype(), shape));
+    target.r[0] = window;
+    target.r[1] = logical0;
+  }
+  Tensor& t = const_cast<Tensor&>(target.tensor_ref());
+  int64_t flat = flat_index(t, idx, n, s->has(ir::kWindowed) ? target.r[0] : 0, target.r[1]);
+  if (n == static_cast<size_t>(t.rank())) {
+    switch (v.tag) {
+      case Value::Tag::Float: t.set_f64(flat, v.f); break;
+      case Value::Tag::Int: t.set_i64(flat, v.i); break;
+      case Value::Tag::Bool: t.set_i64(flat, v.b ? 1 : 0); break;
+      default: tensor_set(t, flat, v); break;
+    }
+    return;
+  }
+  // Array-valued element: copy the whole sub-block.
+  if (v.tag != Value::Tag::Tensor) fault("E004", "expected an array element, found " + type_string(v));
+  const Tensor& src = v.tensor_ref();
+  int64_t block = 1;
+  for (int a = static_cast<int>(n); a < t.rank(); ++a) block *= t.dim(a);
+  if (src.size() != block || src.rank() != t.rank() - static_cast<int>(n))
+    fault("E004", "tensor elements must all have the same shape");
+  for (int64_t k = 0; k < block; ++k) {
+    if (is_float(t.dtype())) t.set_f64(flat * block + k, src.get_f64(k));
+    else t.set_i64(flat * block + k, src.get_i64(k));
+  }
+}
+
+}  // namespace ein

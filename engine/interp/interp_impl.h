@@ -1,0 +1,66 @@
+// Internal to engine/interp.
+#pragma once
+#include "engine/interp/interp.h"
+#include "lang/resolve/builtins.h"
+
+namespace ein {
+
+struct Interpreter::Impl {
+  CompileCtx& cx;
+  RuntimeEnv& env;
+  ExecOptions opt;
+  Unit* unit = nullptr;          // unit whose lowered code is executing
+  std::vector<Value>* frame = nullptr;
+  int depth = 0;
+  uint32_t poll = 0;
+  std::vector<StmtTiming> timings;
+  std::unordered_map<ir::DefId, Value> fn_values;  // cached function values
+  std::unordered_map<ir::DefId, std::vector<int64_t>> pending_shapes;  // kHasElem tensors
+
+  Impl(CompileCtx& c, RuntimeEnv& e, ExecOptions o) : cx(c), env(e), opt(std::move(o)) {}
+
+  // exec.cpp: statements and lowered tensor code
+  std::optional<Value> run_cell();
+  void exec(const ir::NodeRef& s);
+  void exec_tensor(const ir::NodeRef& t);
+  void exec_store(const ir::NodeRef& s);
+  void exec_for(const ir::NodeRef& f);
+  void bind(const ir::NodeRef& pattern, const Value& v);
+  void set_def(const ir::NodeRef& n, Value v);  // slot or global
+  void check_interrupt() {
+    if (opt.interrupt && opt.interrupt->load(std::memory_order_relaxed))
+      fault("E007", "interrupted");
+  }
+
+  // eval.cpp: expressions
+  Value eval(const ir::NodeRef& e);
+  Value eval_inner(const ir::NodeRef& e);
+  int64_t eval_int(const ir::NodeRef& e);
+  const Value& lookup(const ir::NodeRef& name);  // Name/Path value (slot, global, fn)
+  Value binary(const ir::NodeRef& e);
+  Value index(const ir::NodeRef& e);
+  Value member(const ir::NodeRef& e);
+  Value block(const ir::NodeRef& b);
+  Value literal_dtype_fix(const ir::NodeRef& e, Value v);
+  DType dtype_of(const ir::NodeRef& e, DType fallback);
+
+  // call.cpp: calls, closures, builtins
+  Value call(const ir::NodeRef& e);
+  Value call_unit(Unit* spec, std::vector<Value>& args, const Value* callee);
+  Value make_lambda(const ir::NodeRef& l);
+  Value fn_value(ir::DefId d);
+  Value builtin(Builtin b, const ir::NodeRef& e, std::vector<Value>& args);
+
+  // control.cpp: reductions, comprehensions, match
+  Value reduce(const ir::NodeRef& r);
+  Value comp(const ir::NodeRef& c);
+  Value match(const ir::NodeRef& m);
+  bool match_pattern(const ir::NodeRef& p, const Value& v);
+  bool eval_point(const ir::NodeRef& body, Value& out);  // false: guard skipped the point
+};
+
+// Flat offset of a full index into t (bounds-checked, E005), honouring a circular window on
+// axis 0 when `window` > 0 with logical extent `logical0`.
+int64_t flat_index(const Tensor& t, const int64_t* idx, size_t n, int64_t window, int64_t logical0);
+
+}  // namespace ein

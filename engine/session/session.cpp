@@ -1,0 +1,235 @@
+#include "engine/session/session.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <set>
+
+#include "engine/interp/interp.h"
+#include "engine/session/env_view.h"
+#include "lang/ir/type.h"
+#include "lang/passes/context.h"
+#include "lang/passes/driver.h"
+#include "lang/resolve/resolver.h"
+#include "lang/syntax/parser.h"
+
+namespace ein {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Runs fn on a thread with a large stack: deep user recursion is stopped by the depth limit
+// (E007), never by a native stack overflow.
+void run_on_big_stack(const std::function<void()>& fn) {
+  struct Ctx {
+    const std::function<void()>* fn;
+    std::exception_ptr err;
+  } ctx{&fn, nullptr};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, size_t(1) << 30);  // reserved, not committed
+  pthread_t th;
+  auto body = [](void* p) -> void* {
+    auto* c = static_cast<Ctx*>(p);
+    try {
+      (*c->fn)();
+    } catch (...) {
+      c->err = std::current_exception();
+    }
+    return nullptr;
+  };
+  if (pthread_create(&th, &attr, body, &ctx) != 0) {
+    pthread_attr_destroy(&attr);
+    fn();  // fall back to the current thread
+    return;
+  }
+  pthread_join(th, nullptr);
+  pthread_attr_destroy(&attr);
+  if (ctx.err) std::rethrow_exception(ctx.err);
+}
+
+// Identical diagnostics (one function body analysed for several specialisations) are shown once.
+std::vector<Diagnostic> dedupe(std::vector<Diagnostic> ds) {
+  std::vector<Diagnostic> out;
+  std::set<std::tuple<std::string, std::string, uint32_t, uint32_t, uint32_t>> seen;
+  for (auto& d : ds)
+    if (seen.insert({d.code, d.message, d.primary.file, d.primary.lo, d.primary.hi}).second)
+      out.push_back(std::move(d));
+  return out;
+}
+
+}  // namespace
+
+std::string default_share_dir() {
+  if (const char* e = std::getenv("EIN_SHARE_DIR"); e && *e) return e;
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (auto dir : {exe.parent_path().parent_path() / "share", exe.parent_path() / "share",
+                     exe.parent_path().parent_path() / "share" / "ein"}) {
+      if (std::filesystem::is_directory(dir / "std", ec)) return dir.string();
+    }
+  }
+  return EIN_SHARE_DIR;
+}
+
+struct Session::Impl {
+  SessionOptions opt;
+  SourceMap sm;
+  Resolver resolver;
+  RuntimeEnv env;
+  EnvView view;
+  int count = 0;
+  std::atomic<bool> interrupt_flag{false};
+
+  explicit Impl(SessionOptions o)
+      : opt(std::move(o)),
+        resolver(sm, ResolverOptions{opt.share_dir.empty() ? default_share_dir() : opt.share_dir,
+                                     opt.root_dir}),
+        view(env) {
+    if (!opt.out) opt.out = [](const std::string& s) {
+        std::fwrite(s.data(), 1, s.size(), stdout);
+        std::fflush(stdout);
+      };
+  }
+
+  CellResult run(const std::string& text, const CellOptions& copt);
+};
+
+Session::Session(SessionOptions opt) : impl_(std::make_unique<Impl>(std::move(opt))) {}
+Session::~Session() = default;
+
+CellResult Session::run_cell(const std::string& text, const CellOptions& opt) {
+  CellResult r;
+  run_on_big_stack([&] { r = impl_->run(text, opt); });
+  return r;
+}
+
+CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) {
+  CellResult res;
+  res.number = ++count;
+  interrupt_flag.store(false);
+  std::string name = copt.source_name.empty() ? "cell[" + std::to_string(res.number) + "]" : copt.source_name;
+  uint32_t fid = sm.add(name, std::string(static_cast<size_t>(std::max(0, copt.line_offset)), '\n') + text);
+  res.file_id = fid;
+  DiagSink diags;
+  auto finish_compile_error = [&] {
+    res.ok = false;
+    res.compile_error = true;
+    res.diags = dedupe(diags.take());
+    size_t n = 0;
+    for (auto& d : res.diags) {
+      res.rendered += ein::render(d, sm, RenderOptions{false});
+      if (!d.warning) ++n;
+    }
+    res.rendered += render_abort_line(n, RenderOptions{false});
+    return res;
+  };
+
+  auto t0 = std::chrono::steady_clock::now();
+  ParseResult pr = parse_program(sm, fid);
+  res.timings.push_back({"parse", ms_since(t0)});
+  if (copt.dump_stage == "ast") res.dump = ir::to_sexpr(pr.program) + "\n";
+  if (!pr.diags.empty()) {
+    for (auto& d : pr.diags) diags.report(d);
+    return finish_compile_error();
+  }
+
+  t0 = std::chrono::steady_clock::now();
+  ir::NodeRef resolved = resolver.resolve_cell(pr.program, diags);
+  res.timings.push_back({"resolve", ms_since(t0)});
+  if (copt.dump_stage == "resolved") res.dump = ir::to_sexpr(resolved) + "\n";
+  if (diags.has_errors()) return finish_compile_error();
+
+  CompileCtx cx(sm, resolver, diags, view);
+  cx.opt.whole_program = opt.whole_program;
+  PipelineOptions popt;
+  std::string stage = copt.dump_stage;
+  if (stage.rfind("after=", 0) == 0) stage = stage.substr(6);
+  if (stage == "lowered") stage = "frame_layout";
+  popt.dump_after = stage;
+  popt.dump = &res.dump;
+  bool ok = run_pipeline(cx, resolved, popt);
+  for (auto& t : cx.timings) res.timings.push_back({t.pass, t.ms});
+  if (!ok) {
+    // A compile error changes nothing: forget the names this cell introduced.
+    resolver.rollback_cell();
+    return finish_compile_error();
+  }
+  if (!copt.execute) {
+    resolver.rollback_cell();
+    return res;
+  }
+
+  t0 = std::chrono::steady_clock::now();
+  ExecOptions eopt;
+  eopt.max_depth = opt.max_depth;
+  eopt.interrupt = &interrupt_flag;
+  eopt.out = opt.out;
+  Interpreter interp(cx, env, eopt);
+  try {
+    res.value = interp.run_cell();
+  } catch (const DiagError& e) {
+    res.ok = false;
+    res.diags = e.diags;
+    for (auto& d : res.diags) res.rendered += ein::render(d, sm, RenderOptions{false});
+  }
+  res.timings.push_back({"run", ms_since(t0)});
+  resolver.settle_cell([&](ir::DefId d) { return env.globals.count(d) > 0; });
+  for (auto& s : interp.stmt_timings()) res.stmt_ms.emplace_back(s.line - copt.line_offset, s.ms);
+  return res;
+}
+
+std::string Session::is_complete(const std::string& text) const { return completeness(text); }
+
+std::string Session::render(const std::vector<Diagnostic>& diags, bool color) const {
+  std::string out;
+  for (auto& d : diags) out += ein::render(d, impl_->sm, RenderOptions{color});
+  return out;
+}
+
+void Session::reset() {
+  impl_->resolver.reset();
+  impl_->env.globals.clear();
+}
+
+void Session::interrupt() { impl_->interrupt_flag.store(true); }
+
+int Session::execution_count() const { return impl_->count; }
+
+std::vector<std::pair<std::string, std::string>> Session::bindings() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto& [name, def] : impl_->resolver.session_names()) {
+    auto it = impl_->env.globals.find(def);
+    if (it != impl_->env.globals.end()) out.emplace_back(name, type_string(it->second));
+  }
+  return out;
+}
+
+std::optional<Value> Session::value_of(const std::string& name) const {
+  for (auto& [n, def] : impl_->resolver.session_names()) {
+    if (n != name) continue;
+    auto it = impl_->env.globals.find(def);
+    if (it != impl_->env.globals.end()) return it->second;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> Session::module_items(const std::string& path) {
+  return impl_->resolver.module_items(path);
+}
+
+std::string Session::doc_of(const std::string& name) {
+  ir::DefId d = impl_->resolver.lookup_session(name);
+  if (!d.valid()) return "";
+  return impl_->resolver.info(d).doc;
+}
+
+}  // namespace ein

@@ -1,0 +1,81 @@
+// The one API every front end uses (ARCHITECTURE "The one picture"): a Session compiles cells
+// incrementally against a persistent DefId environment and runs them.
+#pragma once
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/value/value.h"
+#include "lang/diag/diag.h"
+
+namespace ein {
+
+struct SessionOptions {
+  std::string root_dir;     // where local modules are looked up ("" = current directory)
+  std::string share_dir;    // holds std/ ("" = the build's share dir or $EIN_SHARE_DIR)
+  bool whole_program = false;  // a file run: no later cell can observe bindings
+  std::function<void(const std::string&)> out;  // print() output (default: stdout)
+  int max_depth = 5000;     // nested calls before E007
+};
+
+struct Timing {
+  std::string phase;  // "parse", "resolve", a pass name, "run"
+  double ms = 0;
+};
+
+struct CellOptions {
+  std::string source_name;  // "" = "cell[N]"
+  int line_offset = 0;      // cells of a file: report lines of the file
+  std::string dump_stage;   // "ast" | "resolved" | "lowered" | a pass name | "after=PASS"
+  bool execute = true;
+};
+
+struct CellResult {
+  bool ok = true;
+  bool compile_error = false;        // nothing ran, nothing changed
+  std::optional<Value> value;        // the trailing expression's value, if the cell has one
+  std::vector<Diagnostic> diags;
+  std::string rendered;              // diagnostics rendered without colour (+ abort line)
+  std::string dump;                  // IR requested by dump_stage
+  std::vector<Timing> timings;
+  std::vector<std::pair<int, double>> stmt_ms;  // (first line, ms) per top-level statement
+  int number = 0;                    // execution count
+  uint32_t file_id = 0;              // where the cell's text lives in the source map
+};
+
+class Session {
+ public:
+  explicit Session(SessionOptions opt = {});
+  ~Session();
+
+  CellResult run_cell(const std::string& text, const CellOptions& opt = {});
+  // "complete" | "incomplete" | "invalid" (the REPL's continuation and Jupyter's is_complete).
+  std::string is_complete(const std::string& text) const;
+  // Renders diagnostics of a result with or without colour.
+  std::string render(const std::vector<Diagnostic>& diags, bool color) const;
+  // Forget every binding (modules stay cached).
+  void reset();
+  // Interrupt the running cell (safe to call from a signal handler or another thread).
+  void interrupt();
+
+  // Introspection used by commands, completion and inspection.
+  std::vector<std::pair<std::string, std::string>> bindings() const;  // name -> type string
+  std::optional<Value> value_of(const std::string& name) const;
+  std::vector<std::string> module_items(const std::string& path);
+  std::string doc_of(const std::string& name);
+  int execution_count() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Default share directory: $EIN_SHARE_DIR, else next to the executable (../share), else the
+// source tree's share/ baked in at build time.
+std::string default_share_dir();
+
+}  // namespace ein

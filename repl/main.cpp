@@ -1,0 +1,162 @@
+// `ein`: the file runner and (with no file and a terminal) the interactive REPL.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/session/session.h"
+#include "repl/repl.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: ein [options] [FILE.ein | -]
+  ein                      interactive REPL (reads a program from stdin when it is not a terminal)
+  ein FILE.ein             run a program
+  ein -c CODE              run CODE
+  ein -                    run the program on standard input
+  ein --cells FILE         run FILE as notebook cells separated by `// %%` lines, echoing
+                           each cell's trailing expression as `Out[n]: value`
+  ein --dump-ir STAGE FILE print the IR of FILE at STAGE (ast, resolved, lowered, or a pass
+                           name such as type_inference, range_analysis, einstein_lowering)
+  ein --timings FILE       run FILE, then print per-phase and per-statement times to stderr
+  ein --version            print the version
+Exit status: 0 on success, 1 on any error (diagnostics go to stderr).
+)";
+
+bool read_file(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+std::string dir_of(const std::string& path) {
+  std::filesystem::path p(path);
+  std::string d = p.parent_path().string();
+  return d.empty() ? "." : d;
+}
+
+void print_timings(const ein::CellResult& r) {
+  for (auto& t : r.timings) std::fprintf(stderr, "timing: %s %.3f ms\n", t.phase.c_str(), t.ms);
+  for (auto& [line, ms] : r.stmt_ms) std::fprintf(stderr, "timing: stmt line=%d %.3f ms\n", line, ms);
+  std::fprintf(stderr, "kernels: 0 hits, 0 misses, compile 0.000 ms\n");
+}
+
+int run_program(const std::string& text, const std::string& name, const std::string& root,
+                const std::string& dump_stage, bool timings) {
+  ein::SessionOptions so;
+  so.root_dir = root;
+  so.whole_program = true;
+  ein::Session session(so);
+  ein::CellOptions co;
+  co.source_name = name;
+  co.dump_stage = dump_stage;
+  co.execute = dump_stage.empty();
+  ein::CellResult r = session.run_cell(text, co);
+  std::fflush(stdout);
+  if (!r.dump.empty()) std::fputs(r.dump.c_str(), stdout);
+  if (!r.rendered.empty()) std::fputs(r.rendered.c_str(), stderr);
+  if (!dump_stage.empty() && r.dump.empty() && r.ok)
+    std::fprintf(stderr, "ein: unknown IR stage `%s`\n", dump_stage.c_str());
+  if (timings) print_timings(r);
+  return r.ok ? 0 : 1;
+}
+
+int run_cells(const std::string& text, const std::string& name, const std::string& root) {
+  ein::SessionOptions so;
+  so.root_dir = root;
+  ein::Session session(so);
+  std::vector<std::pair<int, std::string>> cells;  // (line offset, text)
+  std::istringstream in(text);
+  std::string line, cur;
+  int line_no = 0, start = 0;
+  static const std::regex sep(R"(^\s*//\s*%%.*$)");
+  while (std::getline(in, line)) {
+    if (std::regex_match(line, sep)) {
+      cells.emplace_back(start, cur);
+      cur.clear();
+      start = line_no + 1;
+    } else {
+      cur += line + "\n";
+    }
+    ++line_no;
+  }
+  cells.emplace_back(start, cur);
+  int failed = 0;
+  int n = 0;
+  for (auto& [offset, body] : cells) {
+    ++n;
+    if (body.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+    ein::CellOptions co;
+    co.source_name = name;
+    co.line_offset = offset;
+    ein::CellResult r = session.run_cell(body, co);
+    std::fflush(stdout);
+    if (r.value && r.value->tag != ein::Value::Tag::Unit)
+      std::printf("Out[%d]: %s\n", n, ein::format_value(*r.value).c_str());
+    std::fflush(stdout);
+    if (!r.rendered.empty()) std::fputs(r.rendered.c_str(), stderr);
+    if (!r.ok) ++failed;
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string dump_stage, code, file;
+  bool have_code = false, cells = false, timings = false, from_stdin = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (a == "--version") {
+      std::puts("ein 0.1.0");
+      return 0;
+    } else if (a == "-c" && i + 1 < args.size()) {
+      code = args[++i];
+      have_code = true;
+    } else if (a == "--cells") {
+      cells = true;
+    } else if (a == "--timings") {
+      timings = true;
+    } else if (a == "--dump-ir" && i + 1 < args.size()) {
+      dump_stage = args[++i];
+    } else if (a == "-") {
+      from_stdin = true;
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "ein: unknown option `%s`\n%s", a.c_str(), kUsage);
+      return 1;
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      std::fprintf(stderr, "ein: more than one file given\n");
+      return 1;
+    }
+  }
+  if (have_code) return run_program(code, "<command line>", ".", dump_stage, timings);
+  if (from_stdin || (file.empty() && !isatty(STDIN_FILENO))) {
+    std::stringstream ss;
+    ss << std::cin.rdbuf();
+    return run_program(ss.str(), "<stdin>", ".", dump_stage, timings);
+  }
+  if (file.empty()) return ein::run_repl();
+  std::string text;
+  if (!read_file(file, text)) {
+    std::fprintf(stderr, "error[E009]: cannot read `%s`: %s\n", file.c_str(), std::strerror(errno));
+    return 1;
+  }
+  if (cells) return run_cells(text, file, dir_of(file));
+  return run_program(text, file, dir_of(file), dump_stage, timings);
+}
