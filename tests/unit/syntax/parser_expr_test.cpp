@@ -175,6 +175,10 @@ TEST(ParseExpr, ControlFlow) {
             "(Block [tail] (If (Name a) (Block [tail] (IntLit 1)) (Block [tail] (IntLit 2))))");
   EXPECT_EQ(ex("{ {1} - 1 }"),
             "(Block [tail] (ExprStmt (Block [tail] (IntLit 1))) (Unary - (IntLit 1)))");
+  EXPECT_EQ(ex("match x { _ => 1 } * 2"),
+            "(Binary * (Match (Name x) (Arm (PWild) _ (IntLit 1))) (IntLit 2))");
+  EXPECT_EQ(ex("if a { 1 } else { 2 } |> f"),
+            "(Call (Name f) (If (Name a) (Block [tail] (IntLit 1)) (Block [tail] (IntLit 2))))");
   EXPECT_EQ(ex("{ {(1, 2)}.0 }"),
             "(Block [tail] (Member 0 (Block [tail] (TupleLit (IntLit 1) (IntLit 2)))))");
 }
