@@ -83,7 +83,22 @@ Value Interpreter::Impl::call(const NodeRef& e) {
   if (c.kind == Closure::Kind::Builtin) return builtin(*builtin_of(c.def), e, args);
   auto it = unit->call_targets.find(e->id);
   if (it == unit->call_targets.end()) fault("E011", "no compiled target for this call");
-  return call_unit(it->second, args, &callee);
+  if (depth > 0) return call_unit(it->second, args, &callee);
+  // The outermost call of a runaway recursion is where the user can act: report it there and
+  // keep the innermost call as a label.
+  try {
+    return call_unit(it->second, args, &callee);
+  } catch (DiagError& err) {
+    Diagnostic& d = err.diags.front();
+    if (d.code == "E007" && d.message.rfind("recursion limit", 0) == 0 && d.primary.valid() &&
+        d.secondary.empty()) {
+      d.secondary.push_back(Label{d.primary, "the limit was reached here"});
+      d.primary = e->span;
+      d.primary_label = "this call recurses too deeply";
+      d.help = "make sure the recursion reaches a base case";
+    }
+    throw;
+  }
 }
 
 namespace {

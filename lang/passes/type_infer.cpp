@@ -149,6 +149,10 @@ void Infer::let(const NodeRef& s) {
           "convert explicitly with `as` (there is no implicit widening)");
     t = at;
     set(ann, at);
+  } else {
+    // A binding fixes the type of its value: `let a = 1;` is an i32 from here on, so a later
+    // `a + 2.0` is a mismatch rather than a retroactive float (SPEC §3).
+    t = ts.deep(t, true);
   }
   bind_pattern(ir::let_pattern(*s), t, ir::let_value(*s)->span);
 }

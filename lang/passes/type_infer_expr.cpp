@@ -368,7 +368,7 @@ TypeRef Infer::where(const NodeRef& e) {
     const NodeRef& c = e->kids[i];
     switch (c->kind) {
       case Kind::WBind:
-      case Kind::WDerived: set_def(c->def, expr(c->kids[0]), false); break;
+      case Kind::WDerived: set_def(c->def, ts.deep(expr(c->kids[0]), true), false); break;
       case Kind::WGuard: expect(ir::t_bool(), expr(c->kids[0]), c->kids[0]->span, "a where guard"); break;
       case Kind::WElse: else_node = c; break;
       default: break;
@@ -453,7 +453,7 @@ TypeRef Infer::comp(const NodeRef& e) {
       continue;
     }
     if (c->kind == Kind::CompLet) {
-      set_def(c->def, t, false);
+      set_def(c->def, ts.deep(t, true), false);
       continue;
     }
     TypeRef r = resolved(t);

@@ -75,14 +75,16 @@ bool TypeStore::is_numeric(const TypeRef& t) const {
   return s->k == Type::K::Scalar && s->dtype != DType::Bool;
 }
 
+// An integer literal is also a valid float literal ("x * 2" with x: f32 makes the 2 an f32);
+// a float literal never becomes an integer.
 bool TypeStore::can_bind(int var, const TypeRef& t) const {
   switch (kind_[var]) {
     case VarKind::Any: return true;
     case VarKind::Int:
-      if (t->k == Type::K::Var) return kind_[t->var_id] != VarKind::Float;
-      return t->k == Type::K::Scalar && is_int(t->dtype);
+      if (t->k == Type::K::Var) return true;
+      return t->k == Type::K::Scalar && t->dtype != DType::Bool;
     case VarKind::Float:
-      if (t->k == Type::K::Var) return kind_[t->var_id] != VarKind::Int;
+      if (t->k == Type::K::Var) return true;
       return t->k == Type::K::Scalar && is_float(t->dtype);
   }
   return false;
@@ -90,8 +92,10 @@ bool TypeStore::can_bind(int var, const TypeRef& t) const {
 
 void TypeStore::bind(int var, const TypeRef& t) {
   if (t->k == Type::K::Var) {
-    // Merging two variables: the survivor takes the narrower kind.
-    if (kind_[t->var_id] == VarKind::Any) kind_[t->var_id] = kind_[var];
+    // Merging two variables: the survivor takes the narrower kind (Any < Int < Float).
+    VarKind& k = kind_[t->var_id];
+    VarKind mine = kind_[var];
+    if (k == VarKind::Any || (k == VarKind::Int && mine == VarKind::Float)) k = mine;
   }
   bound_[var] = t;
 }
