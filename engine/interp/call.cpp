@@ -231,6 +231,8 @@ Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>
       for (auto& n : names) vals.push_back(Value::string(n));
       return Value::list(std::move(vals));
     }
+    case Builtin::LoadNpy:
+    case Builtin::SaveNpy: return io_builtin(b, args);
     default: fault("E011", std::string("builtin `") + builtin_info(b).name + "` is not available");
   }
 }

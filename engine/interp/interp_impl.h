@@ -59,6 +59,9 @@ struct Interpreter::Impl {
   bool eval_point(const ir::NodeRef& body, Value& out);  // false: guard skipped the point
 };
 
+// NumPy .npy I/O intrinsics (builtins_io.cpp).
+Value io_builtin(Builtin b, std::vector<Value>& args);
+
 // Flat offset of a full index into t (bounds-checked, E005), honouring a circular window on
 // axis 0 when `window` > 0 with logical extent `logical0`.
 int64_t flat_index(const Tensor& t, const int64_t* idx, size_t n, int64_t window, int64_t logical0);

@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,12 +47,38 @@ struct CellResult {
   uint32_t file_id = 0;              // where the cell's text lives in the source map
 };
 
+// Rich output of a command or a cell: mime type -> content. Keys used: "text/plain",
+// "text/html", "image/svg+xml", "image/png" (base64-encoded).
+struct DisplayData {
+  std::map<std::string, std::string> mime;
+};
+
+struct ExecuteOptions {
+  bool terminal = false;  // a terminal front end: plots as ANSI text, colours allowed
+  bool color = false;     // render diagnostics with ANSI colours
+  int width = 80;         // terminal width for text plots
+  CellOptions cell;       // passed through to run_cell for code
+};
+
+// What execute() did with one input: a code cell, a %command or a ?name query.
+struct ExecuteResult {
+  bool is_command = false;
+  bool ok = true;
+  CellResult cell;                    // for code (and %time / %timeit / %load, which run code)
+  std::string text;                   // plain-text output of a command (already formatted)
+  std::vector<DisplayData> displays;  // rich outputs (plots, HTML tables of %time / %ir)
+  std::string error;                  // a command's error message (ok == false), if not a cell error
+};
+
 class Session {
  public:
   explicit Session(SessionOptions opt = {});
   ~Session();
 
   CellResult run_cell(const std::string& text, const CellOptions& opt = {});
+  // The front ends' entry point: code, `%command args`, `?name` / `name?` (engine/session/
+  // commands*.cpp). Plain code is exactly run_cell().
+  ExecuteResult execute(const std::string& input, const ExecuteOptions& opt = {});
   // "complete" | "incomplete" | "invalid" (the REPL's continuation and Jupyter's is_complete).
   std::string is_complete(const std::string& text) const;
   // Renders diagnostics of a result with or without colour.
