@@ -204,6 +204,14 @@ void Session::interrupt() { impl_->interrupt_flag.store(true); }
 
 int Session::execution_count() const { return impl_->count; }
 
+void Session::set_jit_mode(const std::string& mode) { impl_->opt.jit = mode; }
+
+std::string Session::jit_mode() const {
+  if (!impl_->opt.jit.empty()) return impl_->opt.jit;
+  const char* e = std::getenv("EIN_JIT");
+  return e && *e ? e : "auto";
+}
+
 std::vector<std::pair<std::string, std::string>> Session::bindings() const {
   std::vector<std::pair<std::string, std::string>> out;
   for (auto& [name, def] : impl_->resolver.session_names()) {

@@ -20,6 +20,7 @@ struct SessionOptions {
   bool whole_program = false;  // a file run: no later cell can observe bindings
   std::function<void(const std::string&)> out;  // print() output (default: stdout)
   int max_depth = 5000;     // nested calls before E007
+  std::string jit;          // "auto" | "always" | "never"; "" = $EIN_JIT, else "auto"
 };
 
 struct Timing {
@@ -43,6 +44,9 @@ struct CellResult {
   std::string dump;                  // IR requested by dump_stage
   std::vector<Timing> timings;
   std::vector<std::pair<int, double>> stmt_ms;  // (first line, ms) per top-level statement
+  int kernel_hits = 0;               // native kernels found in the cache
+  int kernel_misses = 0;             // native kernels generated and compiled for this cell
+  double compile_ms = 0;             // time spent in the C++ compiler for this cell
   int number = 0;                    // execution count
   uint32_t file_id = 0;              // where the cell's text lives in the source map
 };
@@ -94,6 +98,9 @@ class Session {
   std::vector<std::string> module_items(const std::string& path);
   std::string doc_of(const std::string& name);
   int execution_count() const;
+  // Execution tier (SPEC-independent, ARCHITECTURE "Tiering"): "auto" | "always" | "never".
+  void set_jit_mode(const std::string& mode);
+  std::string jit_mode() const;
 
   struct Impl;
 
