@@ -52,6 +52,7 @@ void Parser::stmt_list(Tok end, bool allow_tail, std::vector<NodeRef>& out, bool
       report(make_diag("E001", "unexpected closing delimiter " + tok_spelling(t.kind),
                        tok_span(t), "unexpected closing delimiter"),
              false);
+      while (at(Tok::RBrace) || at(Tok::RParen) || at(Tok::RBracket)) advance();  // one per run
       continue;
     }
     size_t start = pos_;

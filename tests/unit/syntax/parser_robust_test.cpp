@@ -288,6 +288,18 @@ TEST(ParseRobust, DeepNestingOfEveryKind) {
     ParseResult r = parse_checked(s, head + rep);
     EXPECT_FALSE(r.diags.empty()) << head + rep;
   }
+  // Balanced but too deep: one error, and the statement after it survives.
+  for (const auto& [open, close] : std::vector<std::pair<std::string, std::string>>{
+           {"{", "}"}, {"(", ")"}, {"[", "]"}, {"-(", ")"}}) {
+    std::string s = "let x = ";
+    for (int i = 0; i < 50000; ++i) s += open;
+    s += "1";
+    for (int i = 0; i < 50000; ++i) s += close;
+    ParseResult r = parse_checked(s + ";\nlet after = 1;", "balanced " + open);
+    ASSERT_EQ(r.diags.size(), 1u) << open;
+    EXPECT_EQ(r.diags[0].message, "nesting too deep");
+    EXPECT_EQ(r.program->kids.back()->kind, Kind::Let) << open;
+  }
   // Long flat inputs are fine.
   std::string flat;
   for (int i = 0; i < 20000; ++i) flat += "let a" + std::to_string(i) + " = [1, 2, 3];\n";
