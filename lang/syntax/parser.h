@@ -114,6 +114,9 @@ class Parser {
   NodeRef unary();
   NodeRef postfix(NodeRef e, uint32_t lo);
   NodeRef primary();
+  NodeRef float_lit();
+  [[gnu::noinline, gnu::cold]] void chain_error(const Token& first, bool range);
+  [[gnu::noinline, gnu::cold, noreturn]] void field_error(const NodeRef& base);
   NodeRef ident_primary();
   NodeRef paren();
   NodeRef array_or_comp();

@@ -120,18 +120,29 @@ NodeRef Parser::binary_loop(NodeRef lhs, uint32_t lo, int min_prec) {
       lhs = mk({.kind = Kind::Binary, .span = sp, .kids = {lhs, rhs},
                 .ival = static_cast<int64_t>(binop(op.kind))});
     }
-    if ((p == kEq || p == kCmp || p == kRange) && precedence(peek().kind) == p) {
-      const Token& next = peek();
-      bool range = p == kRange;
-      Diagnostic d = make_diag(
-          "E001", range ? "range operators cannot be chained" : "comparison operators cannot be chained",
-          tok_span(next), range ? "second range operator" : "second comparison");
-      d.secondary.push_back(Label{tok_span(op), "first one here"});
-      d.help = range ? "parenthesise one of the ranges"
-                     : "split the comparison with `&&`, e.g. `a < b && b < c`";
-      report(std::move(d), false);  // the parse itself can continue unharmed
-    }
+    if ((p == kEq || p == kCmp || p == kRange) && precedence(peek().kind) == p)
+      chain_error(op, p == kRange);  // the parse itself can continue unharmed
   }
+}
+
+// Diagnostics are built out of line so the recursive parsing functions keep small stack frames
+// (nesting depth is bounded, but each level should stay cheap).
+void Parser::chain_error(const Token& first, bool range) {
+  Diagnostic d = make_diag(
+      "E001", range ? "range operators cannot be chained" : "comparison operators cannot be chained",
+      tok_span(peek()), range ? "second range operator" : "second comparison");
+  d.secondary.push_back(Label{tok_span(first), "first one here"});
+  d.help = range ? "parenthesise one of the ranges"
+                 : "split the comparison with `&&`, e.g. `a < b && b < c`";
+  report(std::move(d), false);
+}
+
+void Parser::field_error(const NodeRef& base) {
+  const Token& f = peek();
+  Diagnostic d = make_diag("E001", "expected field name after `.`, found " + describe(f),
+                           caret(f), "expected a field name or tuple index");
+  if (base->kind == Kind::IntLit) d.help = "a float literal needs digits after the `.`: `2.0`";
+  fail(std::move(d), f);
 }
 
 NodeRef Parser::cast() {
@@ -195,12 +206,7 @@ NodeRef Parser::postfix(NodeRef e, uint32_t lo) {
     } else if (at(Tok::Dot)) {
       advance();
       const Token& f = peek();
-      if (f.kind != Tok::Ident && f.kind != Tok::Int) {
-        Diagnostic d = make_diag("E001", "expected field name after `.`, found " + describe(f),
-                                 tok_span(f), "expected a field name or tuple index");
-        if (e->kind == Kind::IntLit) d.help = "a float literal needs digits after the `.`: `2.0`";
-        fail(std::move(d), f);
-      }
+      if (f.kind != Tok::Ident && f.kind != Tok::Int) field_error(e);
       advance();
       e = mk({.kind = Kind::Member, .span = span_from(lo), .kids = {e},
               .name = std::string(text_of(f))});
@@ -219,14 +225,7 @@ NodeRef Parser::primary() {
       int_literal_value(text_of(t), v);  // overflow was reported by the lexer
       return mk({.kind = Kind::IntLit, .span = tok_span(t), .ival = v});
     }
-    case Tok::Float: {
-      advance();
-      std::string src(text_of(t)), clean;
-      for (char c : src)
-        if (c != '_') clean += c;
-      return mk({.kind = Kind::FloatLit, .span = tok_span(t), .name = src,
-                 .fval = std::strtod(clean.c_str(), nullptr)});
-    }
+    case Tok::Float: return float_lit();
     case Tok::KwTrue: case Tok::KwFalse:
       advance();
       return mk({.kind = Kind::BoolLit, .span = tok_span(t), .ival = t.kind == Tok::KwTrue});
@@ -238,6 +237,15 @@ NodeRef Parser::primary() {
     case Tok::Pipe: case Tok::OrOr: return lambda();
     default: fail_expected("expression", t);
   }
+}
+
+NodeRef Parser::float_lit() {
+  const Token& t = advance();
+  std::string src(text_of(t)), clean;
+  for (char c : src)
+    if (c != '_') clean += c;
+  return mk({.kind = Kind::FloatLit, .span = tok_span(t), .name = src,
+             .fval = std::strtod(clean.c_str(), nullptr)});
 }
 
 NodeRef Parser::ident_primary() {
