@@ -40,17 +40,18 @@ inline constexpr size_t kMaxDiags = 50;
 inline constexpr int kMaxDepth = 512;       // parser recursion (nested brackets, unary chains)
 inline constexpr int kMaxTreeDepth = 1000;  // depth of the produced tree (long operator chains)
 
-// Diagnostics of one parse, shared by the parsers of interpolation holes.
-struct DiagState {
+// State of one parse, shared with the parsers of interpolation holes.
+struct SharedState {
   std::vector<Diagnostic> diags;
   std::vector<bool> at_eof;    // per diagnostic: found at the end of input (=> incomplete)
   bool eof_reported = false;   // later end-of-input errors are consequences: not reported
   bool depth_reported = false; // only one "nesting too deep" per parse
+  std::unordered_map<const ir::Node*, int> tree_depth;  // depth of every node made, see mk()
 };
 
 class Parser {
  public:
-  Parser(std::string_view text, uint32_t file, std::vector<Token> toks, DiagState& ds,
+  Parser(std::string_view text, uint32_t file, std::vector<Token> toks, SharedState& ds,
          int depth, bool hole);
 
   ir::NodeRef program();          // the whole token stream as a Program
@@ -144,11 +145,10 @@ class Parser {
   std::vector<Token> toks_;
   std::vector<size_t> match_;  // index of the matching closer for each opener (or npos)
   size_t pos_ = 0;
-  DiagState& ds_;
+  SharedState& ds_;
   int depth_ = 0;
   bool hole_ = false;  // parsing an interpolation hole: its end is `}`, not end of input
   Tok cur_end_ = Tok::Eof;  // terminator of the statement list being parsed
-  std::unordered_map<const ir::Node*, int> tree_depth_;  // see mk()
 };
 
 }  // namespace syntax_detail

@@ -11,7 +11,7 @@ namespace syntax_detail {
 using ir::Kind;
 using ir::NodeRef;
 
-Parser::Parser(std::string_view text, uint32_t file, std::vector<Token> toks, DiagState& ds,
+Parser::Parser(std::string_view text, uint32_t file, std::vector<Token> toks, SharedState& ds,
                int depth, bool hole)
     : text_(text), file_(file), toks_(std::move(toks)), ds_(ds), depth_(depth), hole_(hole) {
   if (toks_.empty() || toks_.back().kind != Tok::Eof) {
@@ -22,24 +22,24 @@ Parser::Parser(std::string_view text, uint32_t file, std::vector<Token> toks, Di
   match_.assign(toks_.size(), std::string::npos);
   std::vector<size_t> stack;
   size_t open_count[3] = {0, 0, 0};
-  auto slot = [](Tok k) {
+  auto family = [](Tok k) {
     return k == Tok::LParen || k == Tok::RParen ? 0 : k == Tok::LBracket || k == Tok::RBracket ? 1 : 2;
   };
   for (size_t i = 0; i < toks_.size(); ++i) {
     Tok k = toks_[i].kind;
     if (k == Tok::LParen || k == Tok::LBracket || k == Tok::LBrace) {
       stack.push_back(i);
-      ++open_count[slot(k)];
+      ++open_count[family(k)];
     } else if ((k == Tok::RParen || k == Tok::RBracket || k == Tok::RBrace) &&
-               open_count[slot(k)] > 0) {
+               open_count[family(k)] > 0) {
       // A closer matches the nearest opener of its kind; openers above it stay unmatched.
       // Each scanned entry is popped, so this stays linear overall.
-      while (slot(toks_[stack.back()].kind) != slot(k)) {
-        --open_count[slot(toks_[stack.back()].kind)];
+      while (family(toks_[stack.back()].kind) != family(k)) {
+        --open_count[family(toks_[stack.back()].kind)];
         stack.pop_back();
       }
       match_[stack.back()] = i;
-      --open_count[slot(k)];
+      --open_count[family(k)];
       stack.pop_back();
     }
   }
@@ -95,12 +95,8 @@ std::string Parser::describe(const Token& t) const {
   }
 }
 
-uint32_t Parser::prev_hi() const {
-  if (pos_ == 0) return toks_[0].lo;
-  // At the end, advance() stops moving, so the last consumed token may be the one before Eof.
-  if (pos_ + 1 == toks_.size() && toks_[pos_].kind == Tok::Eof) return toks_[pos_ - 1].hi;
-  return toks_[pos_ - 1].hi;
-}
+// End of the last consumed token (advance() never moves past Eof, so this is exact).
+uint32_t Parser::prev_hi() const { return pos_ == 0 ? toks_[0].lo : toks_[pos_ - 1].hi; }
 
 Span Parser::span_from(uint32_t lo) const { return Span{file_, lo, std::max(lo, prev_hi())}; }
 
@@ -110,8 +106,8 @@ NodeRef Parser::mk(ir::NodeInit init) {
   int depth = 1;
   for (const auto& k : init.kids) {
     if (!k) continue;
-    auto it = tree_depth_.find(k.get());
-    if (it != tree_depth_.end()) depth = std::max(depth, it->second + 1);
+    auto it = ds_.tree_depth.find(k.get());
+    if (it != ds_.tree_depth.end()) depth = std::max(depth, it->second + 1);
   }
   if (depth > kMaxTreeDepth) {
     if (!ds_.depth_reported) {
@@ -123,7 +119,7 @@ NodeRef Parser::mk(ir::NodeInit init) {
     throw ParseAbort{};
   }
   NodeRef n = ir::make(std::move(init));
-  tree_depth_[n.get()] = depth;
+  ds_.tree_depth[n.get()] = depth;
   return n;
 }
 
@@ -290,7 +286,7 @@ NodeRef Parser::hole_expression() {
     if (!at(Tok::Eof)) fail_expected("end of interpolation", peek());
     return e;
   } catch (const ParseAbort&) {
-    return ir::make({.kind = Kind::Error, .span = Span{file_, lo, toks_.back().hi}});
+    return mk({.kind = Kind::Error, .span = Span{file_, lo, toks_.back().hi}});
   }
 }
 
@@ -300,7 +296,7 @@ ParseResult parse_program(const SourceMap& sm, uint32_t file_id) {
   using namespace syntax_detail;
   const std::string& text = sm.file(file_id).text;
   LexResult lr = lex_range(text, file_id, 0, UINT32_MAX);
-  DiagState ds;
+  SharedState ds;
   ParseResult res;
   bool stopped = false;
   for (size_t i = 0; i < lr.diags.size() && !stopped; ++i) {

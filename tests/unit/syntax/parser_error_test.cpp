@@ -151,7 +151,7 @@ TEST(ParseErrors, SpanOfUnexpectedToken) {
 }
 
 TEST(ParseErrors, NestingTooDeep) {
-  for (const std::string& open : {"(", "[", "-", "!", "@", "{", "[1, "}) {
+  for (std::string open : {"(", "[", "-", "!", "@", "{", "[1, "}) {
     std::string src = "let x = ";
     for (int i = 0; i < 100000; ++i) src += open;
     src += "1;\nlet y = 2;";

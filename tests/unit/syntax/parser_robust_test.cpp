@@ -169,11 +169,15 @@ ParseResult parse_checked(const std::string& text, const std::string& what) {
   uint32_t id = sm.add("t", text);
   ParseResult r = parse_program(sm, id);
   EXPECT_TRUE(r.program && r.program->kind == Kind::Program) << what;
-  Checker c{sm, id};
+  Checker c{sm, id, false, ""};
   c.check(r.program);
   EXPECT_EQ(c.problem, "") << what;
-  if (c.saw_error) EXPECT_FALSE(r.diags.empty()) << what;
-  if (r.incomplete) EXPECT_FALSE(r.diags.empty()) << what;
+  if (c.saw_error) {
+    EXPECT_FALSE(r.diags.empty()) << what;
+  }
+  if (r.incomplete) {
+    EXPECT_FALSE(r.diags.empty()) << what;
+  }
   EXPECT_LE(r.diags.size(), syntax_detail::kMaxDiags) << what;
   for (const auto& d : r.diags) {
     EXPECT_EQ(d.code, "E001") << what;
