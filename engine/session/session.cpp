@@ -88,6 +88,7 @@ struct Session::Impl {
   EnvView view;
   int count = 0;
   std::atomic<bool> interrupt_flag{false};
+  std::atomic<uint64_t> interrupt_calls{0};
 
   explicit Impl(SessionOptions o)
       : opt(std::move(o)),
@@ -200,7 +201,10 @@ void Session::reset() {
   impl_->env.globals.clear();
 }
 
-void Session::interrupt() { impl_->interrupt_flag.store(true); }
+void Session::interrupt() {
+  impl_->interrupt_flag.store(true);
+  impl_->interrupt_calls.fetch_add(1);
+}
 
 int Session::execution_count() const { return impl_->count; }
 
@@ -238,6 +242,86 @@ std::string Session::doc_of(const std::string& name) {
   ir::DefId d = impl_->resolver.lookup_session(name);
   if (!d.valid()) return "";
   return impl_->resolver.info(d).doc;
+}
+
+// ---- for the command layer ---------------------------------------------------------------------
+
+uint64_t Session::interrupt_count() const { return impl_->interrupt_calls.load(); }
+
+std::optional<Session::NameInfo> Session::name_info(const std::string& name) {
+  ir::DefId d = impl_->resolver.lookup_session(name);
+  if (!d.valid()) return std::nullopt;
+  const DefInfo& di = impl_->resolver.info(d);
+  NameInfo ni;
+  ni.name = name;
+  ni.doc = di.doc;
+  ni.node = di.node;
+  ni.in_session = d.crate == ir::kUserCrate && di.module.empty();
+  switch (di.kind) {
+    case DefKind::Builtin: ni.kind = "builtin"; break;
+    case DefKind::Fn: ni.kind = "fn"; break;
+    case DefKind::Const: ni.kind = "const"; break;
+    case DefKind::Module: ni.kind = "module"; break;
+    case DefKind::Global: ni.kind = "let"; break;
+    default: ni.kind = "local"; break;
+  }
+  const SourceMap& sm = impl_->sm;
+  if (!di.span.valid() || !sm.has(di.span.file)) return ni;
+  // The definition's span is its name or pattern; the statement around it is found by parsing
+  // that text again (parsing has no side effects). Piecewise clauses of one tensor are kept
+  // together, since they are one definition.
+  ParseResult pr = parse_program(sm, di.span.file);
+  const auto& stmts = pr.program->kids;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const ir::NodeRef& st = stmts[i];
+    if (!st || st->span.lo > di.span.lo || st->span.hi < di.span.hi) continue;
+    Span whole = st->span;
+    for (size_t j = i + 1; st->kind == ir::Kind::EinDecl && j < stmts.size(); ++j) {
+      if (!stmts[j] || stmts[j]->kind != ir::Kind::EinDecl || stmts[j]->name != st->name) break;
+      whole = Span::join(whole, stmts[j]->span);
+    }
+    ni.source = sm.snippet(whole);
+    ni.source_name = sm.file(whole.file).name;
+    ni.line = sm.start(whole).line;
+    break;
+  }
+  return ni;
+}
+
+std::vector<std::string> Session::session_names() const {
+  std::vector<std::string> out;
+  for (auto& [n, d] : impl_->resolver.session_names()) out.push_back(n);
+  return out;
+}
+
+std::vector<std::string> Session::module_children(const std::string& path) {
+  std::set<std::string> out;
+  for (auto& n : impl_->resolver.module_items(path)) out.insert(n);
+  for (auto& n : impl_->resolver.submodules(path)) out.insert(n);
+  // Modules not loaded yet exist only as files: std::a::b is share/std/a/b(.ein | /mod.ein),
+  // other paths live under the session's root directory.
+  std::string base = path.rfind("std", 0) == 0 && (path.size() == 3 || path.compare(3, 2, "::") == 0)
+                         ? (impl_->opt.share_dir.empty() ? default_share_dir() : impl_->opt.share_dir)
+                         : (impl_->opt.root_dir.empty() ? "." : impl_->opt.root_dir);
+  std::filesystem::path dir(base);
+  for (size_t b = 0; b <= path.size();) {
+    size_t e = path.find("::", b);
+    if (e == std::string::npos) e = path.size();
+    dir /= path.substr(b, e - b);
+    b = e + 2;
+  }
+  std::error_code ec;
+  if (!path.empty() && std::filesystem::is_directory(dir, ec)) {
+    for (auto& ent : std::filesystem::directory_iterator(dir, ec)) {
+      std::string n = ent.path().filename().string();
+      if (ent.is_directory(ec)) {
+        out.insert(n);
+      } else if (ent.path().extension() == ".ein" && n != "mod.ein") {
+        out.insert(ent.path().stem().string());
+      }
+    }
+  }
+  return {out.begin(), out.end()};
 }
 
 }  // namespace ein

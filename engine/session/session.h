@@ -106,6 +106,42 @@ class Session {
 
  private:
   std::unique_ptr<Impl> impl_;
+
+  // ---- for the command layer (engine/session/commands*.cpp) and completion ----------------
+ public:
+  // Counts interrupt() calls. run_cell() clears the per-cell flag when it starts, so commands
+  // that run several cells (%timeit) compare this counter to notice a Ctrl-C between cells.
+  uint64_t interrupt_count() const;
+  // What a session name or path (`f`, `x`, `std::math::sin`) refers to.
+  struct NameInfo {
+    std::string name;
+    std::string kind;         // "fn" "const" "let" "builtin" "module" (else "local")
+    bool in_session = false;  // defined by a cell of this session (not a module, not builtin)
+    std::string doc;          // the // comment lines right above the item
+    std::string source;       // text of the defining top-level statement(s), "" if unknown
+    std::string source_name;  // the cell or file that text comes from
+    int line = 0;             // first line of `source` there
+    ir::NodeRef node;         // fn / const: the resolved item
+  };
+  std::optional<NameInfo> name_info(const std::string& name_or_path);
+  // Every name visible at session level (newest binding of each; items, imports, globals).
+  std::vector<std::string> session_names() const;
+  // Public items and submodules of a module path ("std", "std::math"), including modules not
+  // loaded yet (found on disk); for completion of `std::math::s<TAB>`.
+  std::vector<std::string> module_children(const std::string& path);
+  // Completion candidates for the word that ends at `cursor` in `text` (session names,
+  // keywords, builtins, module paths after `::`, %commands and their arguments); *start gets
+  // the offset where that word begins. Sorted, without duplicates.
+  std::vector<std::string> complete(const std::string& text, size_t cursor, size_t* start);
+  // is_complete() for anything execute() accepts: a %command or ?query is one line unless the
+  // code it carries (%time, %timeit, %ir, %plot) is still open.
+  std::string is_complete_input(const std::string& text) const;
+  // Per-session state of the command layer (%time on, ...); defined in commands.cpp.
+  struct CommandState;
+  CommandState& command_state();
+
+ private:
+  std::shared_ptr<CommandState> cmd_;
 };
 
 // Default share directory: $EIN_SHARE_DIR, else next to the executable (../share), else the
