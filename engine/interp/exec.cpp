@@ -108,6 +108,14 @@ void Interpreter::Impl::exec_for(const NodeRef& f) {
   int64_t lo = eval_int(f->kids[0]), hi = eval_int(f->kids[1]);
   const NodeRef& body = f->kids[2];
   Value& var = (*frame)[static_cast<size_t>(f->slot)];
+  if (f->has(ir::kReverse)) {
+    for (int64_t i = hi - 1; i >= lo; --i) {
+      var = Value::integer(i, DType::I32);
+      if ((++poll & 1023) == 0) check_interrupt();
+      exec(body);
+    }
+    return;
+  }
   for (int64_t i = lo; i < hi; ++i) {
     var = Value::integer(i, DType::I32);
     if ((++poll & 1023) == 0) check_interrupt();

@@ -86,6 +86,7 @@ struct Session::Impl {
   Resolver resolver;
   RuntimeEnv env;
   EnvView view;
+  PersistentFacts facts;
   int count = 0;
   std::atomic<bool> interrupt_flag{false};
   std::atomic<uint64_t> interrupt_calls{0};
@@ -151,6 +152,7 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
 
   CompileCtx cx(sm, resolver, diags, view);
   cx.opt.whole_program = opt.whole_program;
+  cx.persist = &facts;
   PipelineOptions popt;
   std::string stage = copt.dump_stage;
   if (stage.rfind("after=", 0) == 0) stage = stage.substr(6);

@@ -88,7 +88,8 @@ void print_rec(std::ostringstream& os, const NodeRef& n, const PrintOptions& opt
     flag(kPrepared, "prepared");
     flag(kWindowed, "windowed");
     flag(kHasElem, "elem");
-    for (uint32_t b = 11; b < 32; ++b) flag(1u << b, ("f" + std::to_string(b)).c_str());
+    flag(kReverse, "reverse");
+    for (uint32_t b = 12; b < 32; ++b) flag(1u << b, ("f" + std::to_string(b)).c_str());
     os << "]";
   }
   if (opt.spans && n->span.valid()) os << " @" << n->span.lo << "-" << n->span.hi;

@@ -150,6 +150,7 @@ inline constexpr uint32_t kProven = 1u << 7;      // Index: in bounds by range a
 inline constexpr uint32_t kPrepared = 1u << 8;    // Fn: grouping/where-classification done
 inline constexpr uint32_t kWindowed = 1u << 9;    // Index/LStore: circular buffer on axis 0
 inline constexpr uint32_t kHasElem = 1u << 10;    // LTensor: elements are arrays
+inline constexpr uint32_t kReverse = 1u << 11;    // EinGroup/LFor: recurrence runs from high to low
 
 struct Node;
 using NodeRef = std::shared_ptr<const Node>;

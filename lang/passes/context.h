@@ -84,6 +84,17 @@ struct Unit {
   }
 };
 
+// Definitions of top-level bindings of earlier cells, kept so that autodiff can differentiate
+// through them (SPEC §7: "bindings in earlier cells of the same session"). Owned by the session.
+struct DefRecord {
+  ir::NodeRef stmt;                                   // analysed Let or EinGroup
+  std::unordered_map<ir::DefId, RangeFact> ranges;    // of the index variables inside it
+  std::shared_ptr<const Unit> unit;                   // the cell unit it was analysed in (types)
+};
+struct PersistentFacts {
+  std::unordered_map<ir::DefId, DefRecord> defs;
+};
+
 struct PassTiming {
   std::string pass;
   double ms = 0;
@@ -100,7 +111,8 @@ struct CompileCtx {
   DiagSink& diags;
   const GlobalEnvView& env;
   CompileOptions opt;
-  std::vector<std::unique_ptr<Unit>> units;  // units[0] = the cell
+  PersistentFacts* persist = nullptr;
+  std::vector<std::shared_ptr<Unit>> units;  // units[0] = the cell
   std::map<std::string, Unit*> specs;        // key -> unit
   std::unordered_map<ir::DefId, ir::TypeRef> global_types;  // this cell's top-level bindings
   std::unordered_map<ir::DefId, StaticShape> global_shapes;
@@ -112,11 +124,25 @@ struct CompileCtx {
       : sm(s), resolver(r), diags(d), env(e) {}
   Unit& cell() { return *units[0]; }
   Unit* new_unit(Unit::Kind k, std::string name) {
-    units.push_back(std::make_unique<Unit>());
+    units.push_back(std::make_shared<Unit>());
     units.back()->kind = k;
     units.back()->id = static_cast<int>(units.size()) - 1;
     units.back()->name = std::move(name);
     return units.back().get();
+  }
+  // Forget every analysis fact of this cell (autodiff rewrites the cell and analyses it again).
+  void reset_analysis() {
+    units.resize(1);
+    Unit fresh;
+    fresh.kind = Unit::Kind::Cell;
+    fresh.name = "cell";
+    fresh.body = units[0]->body;
+    *units[0] = std::move(fresh);
+    specs.clear();
+    global_types.clear();
+    global_shapes.clear();
+    const_ints.clear();
+    consts.clear();
   }
   void error(const std::string& code, const std::string& msg, Span span,
              const std::string& label = "", const std::string& help = "") {

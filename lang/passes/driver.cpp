@@ -3,6 +3,9 @@
 #include <chrono>
 #include <functional>
 
+#include "lang/ir/visitor.h"
+
+#include "lang/passes/autodiff.h"
 #include "lang/passes/check_match.h"
 #include "lang/passes/classify_where.h"
 #include "lang/passes/context.h"
@@ -36,6 +39,7 @@ const std::vector<Pass>& passes() {
       {"range_analysis", analyze_ranges, false},
       {"shape_analysis", analyze_shapes, false},
       {"match_check", check_matches, false},
+      {"autodiff", differentiate, false},
       {"einstein_lowering", lower_einstein, true},
       {"recurrence_order", order_recurrences, true},
       {"storage_windows", infer_storage_windows, true},
@@ -67,17 +71,63 @@ std::string dump_units(const CompileCtx& cx, bool lowered) {
   return out;
 }
 
+namespace {
+
+// Records the cell's top-level definitions for later cells (autodiff through earlier bindings).
+void remember_definitions(CompileCtx& cx) {
+  if (!cx.persist) return;
+  const auto& cell = cx.units[0];
+  for (auto& s : cell->body->kids) {
+    if (!s) continue;
+    ir::DefId d;
+    if (s->kind == ir::Kind::EinGroup) d = s->def;
+    else if (s->kind == ir::Kind::Let && ir::let_pattern(*s)->kind == ir::Kind::PBind)
+      d = ir::let_pattern(*s)->def;
+    if (!d.valid()) continue;
+    DefRecord rec;
+    rec.stmt = s;
+    rec.unit = cell;
+    ir::for_each_node(s, [&](const ir::NodeRef& n) {
+      if (n->kind == ir::Kind::IdxVar || n->kind == ir::Kind::IdxIn) {
+        auto it = cell->ranges.find(n->def);
+        if (it != cell->ranges.end()) rec.ranges[n->def] = it->second;
+      }
+    });
+    cx.persist->defs[d] = std::move(rec);
+  }
+}
+
+}  // namespace
+
 bool run_pipeline(CompileCtx& cx, const ir::NodeRef& program, const PipelineOptions& opt) {
   Unit* cell = cx.new_unit(Unit::Kind::Cell, "cell");
   cell->body = program;
-  for (auto& p : passes()) {
+  const auto& list = passes();
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Pass& p = list[i];
     auto t0 = std::chrono::steady_clock::now();
+    ir::NodeRef before = cx.cell().body;
     p.run(cx);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     cx.timings.push_back(PassTiming{p.name, ms});
     if (opt.dump && opt.dump_after == p.name) *opt.dump = dump_units(cx, p.lowered);
     if (cx.diags.has_errors()) return false;
+    if (std::string(p.name) == "autodiff" && cx.cell().body != before) {
+      // Derivative requests became ordinary IR: analyse the rewritten cell from the start.
+      cx.reset_analysis();
+      for (size_t j = 0; j < i; ++j) {
+        if (std::string(list[j].name) == "group_einstein" || std::string(list[j].name) == "classify_where") continue;
+        auto t1 = std::chrono::steady_clock::now();
+        list[j].run(cx);
+        cx.timings.push_back(PassTiming{std::string(list[j].name) + "'",
+                                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count()});
+        if (cx.diags.has_errors()) return false;
+      }
+      check_no_autodiff_left(cx);
+      if (cx.diags.has_errors()) return false;
+    }
   }
+  remember_definitions(cx);
   return true;
 }
 

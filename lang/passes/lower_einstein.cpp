@@ -104,6 +104,7 @@ class Lowerer : public ir::Mutator {
     for (auto& c : g->kids) kids.push_back(lower_clause(c, g->def));
     --in_group_;
     uint32_t flags = ir::rank_of(t) > static_cast<int>(nslots) ? ir::kHasElem : 0;
+    flags |= g->flags & ir::kReverse;
     NodeRef lt = ir::make({.kind = Kind::LTensor, .span = g->span, .kids = std::move(kids),
                            .name = g->name, .def = g->def, .ival = static_cast<int64_t>(dt),
                            .flags = flags});

@@ -121,11 +121,13 @@ class RecurrenceOrder : public ir::Mutator {
         *carrier = l;
         return -1;  // cannot prove either way; loop order decides, run it sequentially
       }
-      if (v[l].d < 0) {
+      // A reverse recurrence (generated adjoints) runs from high to low: x[t + 1] is earlier.
+      int64_t d = reverse_ ? -v[l].d : v[l].d;
+      if (d < 0) {
         *carrier = l;
         return -1;
       }
-      if (v[l].d > 0) {
+      if (d > 0) {
         *carrier = l;
         return 1;
       }
@@ -184,10 +186,11 @@ class RecurrenceOrder : public ir::Mutator {
       if (l != drop) kept.push_back(l);
     for (size_t i = kept.size(); i-- > 0;) {
       const NodeRef& f = c.loops[kept[i]];
-      uint32_t flags = c.seq[kept[i]] ? ir::kSequential : ir::kParallel;
+      uint32_t flags = c.seq[kept[i]] ? (ir::kSequential | (reverse_ ? ir::kReverse : 0u))
+                                      : ir::kParallel;
       body = ir::edited(f, [&](ir::Node& m) {
         m.kids[2] = body;
-        m.flags = (m.flags & ~(ir::kSequential | ir::kParallel)) | flags;
+        m.flags = (m.flags & ~(ir::kSequential | ir::kParallel | ir::kReverse)) | flags;
       });
     }
     (void)outer_parallel_set;
@@ -195,6 +198,7 @@ class RecurrenceOrder : public ir::Mutator {
   }
 
   NodeRef order_tensor(const NodeRef& t) {
+    reverse_ = t->has(ir::kReverse);
     std::vector<NodeRef> head;  // LShape, LChecks
     std::vector<Clause> clauses;
     for (auto& k : t->kids) {
@@ -246,11 +250,11 @@ class RecurrenceOrder : public ir::Mutator {
       int tl = c.order[0];
       for (auto& r : c.reads) {
         Comp tc = relative(r.idx[time_axis], c.loops[tl]->def);
-        if (tc.k != Comp::Exact) {
+        if (tc.k != Comp::Exact || reverse_) {
           lookback_known = false;
-          continue;
+          if (tc.k != Comp::Exact) continue;
         }
-        lookback = std::max(lookback, -tc.d);
+        lookback = std::max(lookback, reverse_ ? tc.d : -tc.d);
         if (tc.d != 0) continue;
         for (size_t jj = 0; jj < n; ++jj) {
           if (jj == ii) continue;
@@ -325,12 +329,13 @@ class RecurrenceOrder : public ir::Mutator {
                        (lookback_known ? " lookback=" + std::to_string(lookback) : " lookback=?");
     kids.push_back(ir::make({.kind = Kind::LFor, .span = t->span, .kids = {lo, hi, body},
                              .name = tloop0->name, .aux = info, .def = tf,
-                             .flags = ir::kSequential}));
+                             .flags = ir::kSequential | (reverse_ ? ir::kReverse : 0u)}));
     return ir::with_kids(t, std::move(kids));
   }
 
   CompileCtx& cx_;
   Unit& u_;
+  bool reverse_ = false;
 };
 
 }  // namespace

@@ -64,9 +64,18 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
       return t;
     }
     case Kind::Diff:
+      // Requests are rewritten by the autodiff pass, which then re-runs inference.
       expr(e->kids[0]);
-      err("E013", "derivatives are not available in this build", e->span, "autodiff request");
       return ir::t_unknown();
+    case Kind::DimOf:
+      expr(e->kids[0]);
+      return ir::t_i32();
+    case Kind::IMin:
+    case Kind::IMax: {
+      TypeRef a = expr(e->kids[0]), b = expr(e->kids[1]);
+      ts.unify(a, b);
+      return a;
+    }
     case Kind::Binary: return binary(e);
     case Kind::Cast: {
       TypeRef st = expr(e->kids[0]);

@@ -1,0 +1,240 @@
+// Autodiff support: IR builders for generated code, fact lookup, and the renaming copier.
+#include <cstdio>
+
+#include "lang/passes/ad_common.h"
+#include "lang/resolve/builtins.h"
+
+namespace ein::ad {
+
+using ir::Kind;
+
+[[noreturn]] void unsupported(const std::string& what, Span span) { throw Unsupported{what, span}; }
+
+// ---- builders -----------------------------------------------------------------------------------
+
+NodeRef flit(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string text = buf;
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+  return ir::make({.kind = Kind::FloatLit, .name = text, .fval = v});
+}
+
+NodeRef zero_of(DType dt) {
+  NodeRef ty = ir::make({.kind = Kind::TyPrim, .name = dtype_name(dt)});
+  return ir::make({.kind = Kind::Cast, .kids = {flit(0.0), ty}});
+}
+
+namespace {
+bool is_float_lit(const NodeRef& n, double v) {
+  return n && n->kind == Kind::FloatLit && n->fval == v;
+}
+}  // namespace
+
+NodeRef add(const NodeRef& a, const NodeRef& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return ir::make_binary(ir::BinOp::Add, a, b);
+}
+
+NodeRef sub(const NodeRef& a, const NodeRef& b) {
+  if (!b) return a;
+  if (!a) return neg(b);
+  return ir::make_binary(ir::BinOp::Sub, a, b);
+}
+
+NodeRef mul(const NodeRef& a, const NodeRef& b) {
+  if (!a || !b) return nullptr;
+  if (is_float_lit(a, 1.0)) return b;
+  if (is_float_lit(b, 1.0)) return a;
+  return ir::make_binary(ir::BinOp::Mul, a, b);
+}
+
+NodeRef div(const NodeRef& a, const NodeRef& b) {
+  if (!a) return nullptr;
+  if (is_float_lit(b, 1.0)) return a;
+  return ir::make_binary(ir::BinOp::Div, a, b);
+}
+
+NodeRef neg(const NodeRef& a) { return a ? ir::make_unary(ir::UnOp::Neg, a) : nullptr; }
+
+NodeRef name(const std::string& n, DefId d) { return ir::make_name(n, d); }
+
+NodeRef call_builtin(int b, std::vector<NodeRef> args, Span s) {
+  auto bi = static_cast<Builtin>(b);
+  return ir::make_call(ir::make_name(builtin_info(bi).name, builtin_def(bi), s), std::move(args), s);
+}
+
+NodeRef eq(const NodeRef& a, const NodeRef& b) { return ir::make_binary(ir::BinOp::Eq, a, b); }
+
+NodeRef land(const NodeRef& a, const NodeRef& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return ir::make_binary(ir::BinOp::And, a, b);
+}
+
+NodeRef ifz(const NodeRef& cond, const NodeRef& then, const NodeRef& zero) {
+  return ir::make({.kind = Kind::If, .kids = {cond, then, zero}});
+}
+
+NodeRef where(NodeRef value, std::vector<NodeRef> items) {
+  if (items.empty()) return value;
+  std::vector<NodeRef> kids{std::move(value)};
+  for (auto& i : items) kids.push_back(std::move(i));
+  return ir::make({.kind = Kind::Where, .kids = std::move(kids)});
+}
+
+NodeRef wbind(const std::string& n, DefId d, NodeRef v) {
+  return ir::make({.kind = Kind::WBind, .kids = {std::move(v)}, .name = n, .def = d});
+}
+
+NodeRef wguard(NodeRef cond) { return ir::make({.kind = Kind::WGuard, .kids = {std::move(cond)}}); }
+
+NodeRef idx_in(const std::string& n, DefId d, NodeRef lo, NodeRef hi) {
+  NodeRef r = ir::make({.kind = Kind::RangeLit, .kids = {std::move(lo), std::move(hi)}});
+  return ir::make({.kind = Kind::IdxIn, .kids = {r}, .name = n, .def = d});
+}
+
+NodeRef reduce(const std::string& op, NodeRef body, std::vector<NodeRef> slots) {
+  std::vector<NodeRef> kids{std::move(body)};
+  for (auto& s : slots) kids.push_back(std::move(s));
+  return ir::make({.kind = Kind::Reduce, .kids = std::move(kids), .name = op});
+}
+
+NodeRef let_stmt(const std::string& n, DefId d, NodeRef v) {
+  NodeRef pat = ir::make({.kind = Kind::PBind, .name = n, .def = d});
+  return ir::make({.kind = Kind::Let, .kids = {pat, nullptr, std::move(v)}});
+}
+
+NodeRef block(std::vector<NodeRef> stmts, NodeRef tail) {
+  stmts.push_back(std::move(tail));
+  return ir::make({.kind = Kind::Block, .kids = std::move(stmts), .flags = ir::kHasTail});
+}
+
+// ---- facts --------------------------------------------------------------------------------------
+
+Facts::Facts(CompileCtx& cx) : cx_(cx) {
+  for (auto& u : cx.units) {
+    units_.push_back(u.get());
+    range_maps_.push_back(&u->ranges);
+  }
+}
+
+TypeRef Facts::type(const NodeRef& n) const {
+  uint32_t id = n->id;
+  for (int hop = 0; hop < 64; ++hop) {
+    if (auto it = extra_.find(id); it != extra_.end()) return it->second;
+    for (const Unit* u : units_)
+      if (auto it = u->types.find(id); it != u->types.end()) return it->second;
+    auto o = origin_.find(id);
+    if (o == origin_.end()) break;
+    id = o->second;
+  }
+  if (n->kind == Kind::Name || n->kind == Kind::Path) return def_type(n->def);
+  return ir::t_unknown();
+}
+
+TypeRef Facts::def_type(DefId d) const {
+  for (int hop = 0; hop < 64 && d.valid(); ++hop) {
+    for (const Unit* u : units_)
+      if (auto it = u->def_types.find(d); it != u->def_types.end()) return it->second;
+    if (auto it = cx_.global_types.find(d); it != cx_.global_types.end()) return it->second;
+    if (TypeRef t = cx_.env.type_of(d)) return t;
+    auto o = def_origin_.find(d);
+    if (o == def_origin_.end()) break;
+    d = o->second;
+  }
+  return ir::t_unknown();
+}
+
+const RangeFact* Facts::range(DefId d) const {
+  for (int hop = 0; hop < 64 && d.valid(); ++hop) {
+    for (auto* m : range_maps_)
+      if (auto it = m->find(d); it != m->end()) return &it->second;
+    auto o = def_origin_.find(d);
+    if (o == def_origin_.end()) break;
+    d = o->second;
+  }
+  return nullptr;
+}
+
+const Unit* Facts::call_target(const NodeRef& call) const {
+  uint32_t id = call->id;
+  for (int hop = 0; hop < 64; ++hop) {
+    for (const Unit* u : units_)
+      if (auto it = u->call_targets.find(id); it != u->call_targets.end()) return it->second;
+    auto o = origin_.find(id);
+    if (o == origin_.end()) break;
+    id = o->second;
+  }
+  return nullptr;
+}
+
+std::optional<DType> Facts::float_dtype(const NodeRef& n) const {
+  TypeRef el = ir::elem_of(type(n));
+  if (el && el->k == ir::Type::K::Scalar && is_float(el->dtype)) return el->dtype;
+  return std::nullopt;
+}
+
+std::optional<DType> Facts::float_dtype_of_def(DefId d) const {
+  TypeRef el = ir::elem_of(def_type(d));
+  if (el && el->k == ir::Type::K::Scalar && is_float(el->dtype)) return el->dtype;
+  return std::nullopt;
+}
+
+// ---- copier -------------------------------------------------------------------------------------
+
+void Copier::collect_binders(const NodeRef& n) {
+  if (!n) return;
+  switch (n->kind) {
+    case Kind::IdxVar:
+    case Kind::IdxIn:
+    case Kind::IdxRest:
+    case Kind::WBind:
+    case Kind::WDerived:
+    case Kind::PBind:
+    case Kind::Param:
+    case Kind::CompGen:
+    case Kind::CompLet:
+    case Kind::EinDecl:
+    case Kind::EinGroup:
+      if (n->def.valid() && !rename.count(n->def) && !subst.count(n->def)) {
+        const DefInfo& info = cx_.resolver.info(n->def);
+        DefKind k = info.kind == DefKind::Global ? DefKind::Local : info.kind;
+        DefId fresh = cx_.resolver.new_def(info.name.empty() ? n->name : info.name, k, n->span);
+        rename[n->def] = fresh;
+        facts_.note_def_origin(fresh, n->def);
+      }
+      break;
+    default: break;
+  }
+  for (auto& k : n->kids) collect_binders(k);
+}
+
+NodeRef Copier::copy(const NodeRef& n) {
+  collect_binders(n);
+  return rec(n);
+}
+
+NodeRef Copier::rec(const NodeRef& n) {
+  if (!n) return n;
+  if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def.valid()) {
+    auto s = subst.find(n->def);
+    if (s != subst.end()) {
+      Copier inner(cx_, facts_);  // the replacement is copied afresh at each use
+      return inner.copy(s->second);
+    }
+  }
+  std::vector<NodeRef> kids;
+  kids.reserve(n->kids.size());
+  for (auto& k : n->kids) kids.push_back(rec(k));
+  DefId def = n->def;
+  if (auto r = rename.find(def); r != rename.end()) def = r->second;
+  NodeRef m = ir::make({.kind = n->kind, .span = n->span, .kids = std::move(kids), .name = n->name,
+                        .aux = n->aux, .def = def, .ival = n->ival, .fval = n->fval,
+                        .flags = n->flags});
+  facts_.note_origin(m->id, n->id);
+  return m;
+}
+
+}  // namespace ein::ad

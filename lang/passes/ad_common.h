@@ -1,0 +1,115 @@
+// Internal to autodiff (lang/passes/ad_*.cpp, autodiff.cpp): shared context, the renaming copier,
+// forward-mode tangents, the primal tape and the reverse sweep. See autodiff.h for the design.
+#pragma once
+#include <functional>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "lang/ir/visitor.h"
+#include "lang/passes/context.h"
+
+namespace ein::ad {
+
+using ir::DefId;
+using ir::NodeRef;
+using ir::TypeRef;
+
+// Raised to abandon one derivative request with an E013 diagnostic.
+struct Unsupported {
+  std::string what;
+  Span span;
+};
+[[noreturn]] void unsupported(const std::string& what, Span span);
+
+// Type and range facts of nodes the autodiff pass reads: the first analysis of this cell, the
+// units of callees, and the records of earlier cells. Copies remember their origin node.
+class Facts {
+ public:
+  explicit Facts(CompileCtx& cx);
+  TypeRef type(const NodeRef& n) const;       // t_unknown() if nothing is known
+  TypeRef def_type(DefId d) const;
+  const RangeFact* range(DefId index) const;  // by original or renamed DefId
+  void note_origin(uint32_t copy_id, uint32_t orig_id) { origin_[copy_id] = orig_id; }
+  void note_def_origin(DefId copy, DefId orig) { def_origin_[copy] = orig; }
+  void note_type(uint32_t id, TypeRef t) { extra_[id] = std::move(t); }
+  void add_unit(const Unit* u) { units_.push_back(u); }
+  // The specialisation a call node (or the node it was copied from) was compiled against.
+  const Unit* call_target(const NodeRef& call) const;
+  void add_ranges(const std::unordered_map<DefId, RangeFact>* r) { range_maps_.push_back(r); }
+  // Float element type of n (nullopt: integer/bool/unknown: zero derivative).
+  std::optional<DType> float_dtype(const NodeRef& n) const;
+  std::optional<DType> float_dtype_of_def(DefId d) const;
+
+ private:
+  CompileCtx& cx_;
+  std::vector<const Unit*> units_;
+  std::vector<const std::unordered_map<DefId, RangeFact>*> range_maps_;
+  std::unordered_map<uint32_t, uint32_t> origin_;
+  std::unordered_map<DefId, DefId> def_origin_;
+  std::unordered_map<uint32_t, TypeRef> extra_;
+};
+
+// Deep copy with fresh DefIds for every binder inside, and Names substituted by expressions.
+class Copier {
+ public:
+  Copier(CompileCtx& cx, Facts& facts) : cx_(cx), facts_(facts) {}
+  std::unordered_map<DefId, NodeRef> subst;  // Name def -> expression (copied at each use)
+  std::unordered_map<DefId, DefId> rename;   // binder renames (filled by copy())
+  NodeRef copy(const NodeRef& n);
+
+ private:
+  void collect_binders(const NodeRef& n);
+  NodeRef rec(const NodeRef& n);
+  CompileCtx& cx_;
+  Facts& facts_;
+};
+
+// Symbolic forward-mode differentiation of per-point expressions (thesis Listing 6.2).
+// tangent() returns nullptr for a zero tangent. The tangent of `marker` (a node, by id) is one;
+// defs in `tangents` have the given tangent expressions; everything else is constant.
+// Reductions whose ids are in `opened` are treated as their body at the current point (their
+// indices become free), as the reverse sweep needs for the occurrence inside them.
+class Forward {
+ public:
+  Forward(CompileCtx& cx, Facts& facts) : cx_(cx), facts_(facts) {}
+  uint32_t marker = 0;
+  std::unordered_set<uint32_t> opened;
+  std::unordered_map<DefId, NodeRef> tangents;
+  const Unit* unit = nullptr;  // unit for call targets (nullptr: the cell)
+  NodeRef tangent(const NodeRef& e);
+
+ private:
+  NodeRef call(const NodeRef& e);
+  NodeRef builtin_rule(int builtin, const NodeRef& e, const std::vector<NodeRef>& t);
+  NodeRef block(const NodeRef& b);
+  NodeRef where(const NodeRef& w);
+  NodeRef reduce(const NodeRef& r);
+  NodeRef pow(const NodeRef& e, const NodeRef& ta, const NodeRef& tb);
+  CompileCtx& cx_;
+  Facts& facts_;
+};
+
+// ---- small IR builders for generated float code ----------------------------------------------
+NodeRef flit(double v);                                   // float literal (context-typed)
+NodeRef zero_of(DType dt);                                 // `0.0 as dt`
+NodeRef add(const NodeRef& a, const NodeRef& b);           // nullptr is zero
+NodeRef sub(const NodeRef& a, const NodeRef& b);
+NodeRef mul(const NodeRef& a, const NodeRef& b);
+NodeRef div(const NodeRef& a, const NodeRef& b);
+NodeRef neg(const NodeRef& a);
+NodeRef call_builtin(int builtin, std::vector<NodeRef> args, Span s = {});
+NodeRef name(const std::string& n, DefId d);
+NodeRef eq(const NodeRef& a, const NodeRef& b);
+NodeRef land(const NodeRef& a, const NodeRef& b);
+NodeRef ifz(const NodeRef& cond, const NodeRef& then, const NodeRef& zero);
+NodeRef where(NodeRef value, std::vector<NodeRef> items);
+NodeRef wbind(const std::string& n, DefId d, NodeRef v);
+NodeRef wguard(NodeRef cond);
+NodeRef idx_in(const std::string& n, DefId d, NodeRef lo, NodeRef hi);
+NodeRef reduce(const std::string& op, NodeRef body, std::vector<NodeRef> slots);
+NodeRef let_stmt(const std::string& n, DefId d, NodeRef v);
+NodeRef block(std::vector<NodeRef> stmts, NodeRef tail);
+
+}  // namespace ein::ad

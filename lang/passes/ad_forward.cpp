@@ -1,0 +1,399 @@
+// Symbolic forward-mode differentiation of per-point expressions: the local partial
+// derivatives the reverse sweep needs, through arithmetic, math intrinsics, `@fn` rules, inlined
+// calls, if/match, blocks, where-bindings and reductions.
+#include "lang/passes/ad_common.h"
+#include "lang/resolve/builtins.h"
+
+namespace ein::ad {
+
+using ir::BinOp;
+using ir::Kind;
+
+namespace {
+
+constexpr int kMaxInline = 64;
+thread_local int g_inline_depth = 0;
+
+NodeRef ty_prim(DType d) { return ir::make({.kind = Kind::TyPrim, .name = dtype_name(d)}); }
+
+// Replaces `@p` (Diff of a rule parameter) by the parameter's tangent.
+NodeRef replace_diffs(const NodeRef& n, const std::unordered_map<DefId, NodeRef>& t) {
+  if (!n) return n;
+  if (n->kind == Kind::Diff && n->kids[0]->kind == Kind::Name) {
+    auto it = t.find(n->kids[0]->def);
+    if (it != t.end()) return it->second;
+    return flit(0.0);
+  }
+  std::vector<NodeRef> kids;
+  for (auto& k : n->kids) kids.push_back(replace_diffs(k, t));
+  return ir::with_kids(n, std::move(kids));
+}
+
+}  // namespace
+
+NodeRef Forward::tangent(const NodeRef& e) {
+  if (!e) return nullptr;
+  if (e->id == marker) return flit(1.0);
+  switch (e->kind) {
+    case Kind::Name:
+    case Kind::Path: {
+      auto it = tangents.find(e->def);
+      return it == tangents.end() ? nullptr : it->second;
+    }
+    case Kind::Index: {
+      const NodeRef& base = e->kids[0];
+      if (base->kind == Kind::Name) {
+        auto it = tangents.find(base->def);
+        if (it != tangents.end()) {
+          std::vector<NodeRef> kids = e->kids;
+          kids[0] = it->second;
+          return ir::make({.kind = Kind::Index, .span = e->span, .kids = std::move(kids)});
+        }
+      }
+      return nullptr;
+    }
+    case Kind::Unary:
+      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) return neg(tangent(e->kids[0]));
+      return nullptr;
+    case Kind::Binary: {
+      auto op = static_cast<BinOp>(e->ival);
+      const NodeRef &a = e->kids[0], &b = e->kids[1];
+      switch (op) {
+        case BinOp::Add: return add(tangent(a), tangent(b));
+        case BinOp::Sub: return sub(tangent(a), tangent(b));
+        case BinOp::Mul: return add(mul(a, tangent(b)), mul(tangent(a), b));
+        case BinOp::Div: {
+          NodeRef ta = tangent(a), tb = tangent(b);
+          return sub(div(ta, b), div(mul(a, tb), mul(b, b)));
+        }
+        case BinOp::Mod: return tangent(a);  // d(a % b)/da = 1 almost everywhere
+        case BinOp::Pow: return pow(e, tangent(a), tangent(b));
+        default: return nullptr;  // comparisons and logic: no derivative
+      }
+    }
+    case Kind::Cast: {
+      NodeRef t = tangent(e->kids[0]);
+      auto to = dtype_from_name(e->kids[1]->name);
+      if (!t || !to || !is_float(*to)) return nullptr;
+      return ir::make({.kind = Kind::Cast, .span = e->span, .kids = {t, e->kids[1]}});
+    }
+    case Kind::Call: return call(e);
+    case Kind::If: {
+      NodeRef ta = tangent(e->kids[1]);
+      NodeRef tb = e->kids[2] ? tangent(e->kids[2]) : nullptr;
+      if (!ta && !tb) return nullptr;
+      return ifz(e->kids[0], ta ? ta : flit(0.0), tb ? tb : flit(0.0));
+    }
+    case Kind::Block: return block(e);
+    case Kind::Where: return where(e);
+    case Kind::Reduce: return reduce(e);
+    case Kind::Match: {
+      if (tangent(e->kids[0]))
+        for (size_t i = 1; i < e->kids.size(); ++i)
+          ir::for_each_node(e->kids[i]->kids[0], [&](const NodeRef& p) {
+            if (p->kind == Kind::PBind)
+              unsupported("a match that binds a value being differentiated", p->span);
+          });
+      std::vector<NodeRef> kids{e->kids[0]};
+      bool any = false;
+      for (size_t i = 1; i < e->kids.size(); ++i) {
+        const NodeRef& arm = e->kids[i];
+        NodeRef t = tangent(arm->kids[2]);
+        any = any || t;
+        kids.push_back(ir::make({.kind = Kind::Arm, .span = arm->span,
+                                 .kids = {arm->kids[0], arm->kids[1], t ? t : flit(0.0)}}));
+      }
+      if (!any) return nullptr;
+      return ir::make({.kind = Kind::Match, .span = e->span, .kids = std::move(kids)});
+    }
+    case Kind::ArrayLit: {
+      std::vector<NodeRef> kids;
+      bool any = false;
+      for (auto& k : e->kids) {
+        NodeRef t = tangent(k);
+        any = any || t;
+        kids.push_back(t ? t : flit(0.0));
+      }
+      if (!any) return nullptr;
+      return ir::make({.kind = Kind::ArrayLit, .span = e->span, .kids = std::move(kids)});
+    }
+    default: {
+      bool active = false;
+      ir::for_each_node(e, [&](const NodeRef& n) {
+        if (n->id == marker || (n->kind == Kind::Name && tangents.count(n->def))) active = true;
+      });
+      if (active)
+        unsupported(std::string("`") + cx_.sm.snippet(e->span) + "` (" + ir::kind_name(e->kind) +
+                        ")",
+                    e->span);
+      return nullptr;
+    }
+  }
+}
+
+NodeRef Forward::pow(const NodeRef& e, const NodeRef& ta, const NodeRef& tb) {
+  const NodeRef &a = e->kids[0], &b = e->kids[1];
+  if (!ta && !tb) return nullptr;
+  if (!tb) {
+    // d(a ** n) = n * a ** (n - 1) * da, with n converted to a's float type.
+    auto dt = facts_.float_dtype(a).value_or(DType::F32);
+    TypeRef bt = ir::elem_of(facts_.type(b));
+    bool int_exp = bt && bt->k == ir::Type::K::Scalar && is_int(bt->dtype);
+    NodeRef nf = int_exp ? ir::make({.kind = Kind::Cast, .kids = {b, ty_prim(dt)}}) : b;
+    NodeRef nm1 = int_exp ? ir::make_binary(BinOp::Sub, b, ir::make_int(1)) : sub(b, flit(1.0));
+    return mul(mul(nf, ir::make_binary(BinOp::Pow, a, nm1)), ta);
+  }
+  // d(a ** b) = a ** b * (db * ln a + b * da / a)
+  NodeRef lna = call_builtin(static_cast<int>(Builtin::Log), {a});
+  return mul(e, add(mul(tb, lna), div(mul(b, ta), a)));
+}
+
+NodeRef Forward::builtin_rule(int bi, const NodeRef& e, const std::vector<NodeRef>& t) {
+  auto b = static_cast<Builtin>(bi);
+  const NodeRef& a = e->kids.size() > 1 ? e->kids[1] : nullptr;
+  NodeRef ta = t.empty() ? nullptr : t[0];
+  auto f = [&](Builtin g, NodeRef x) { return call_builtin(static_cast<int>(g), {std::move(x)}); };
+  auto sq = [&](const NodeRef& x) { return mul(x, x); };
+  switch (b) {
+    case Builtin::Abs: return mul(f(Builtin::Sign, a), ta);
+    case Builtin::Sqrt: return div(ta, mul(flit(2.0), f(Builtin::Sqrt, a)));
+    case Builtin::Exp: return mul(f(Builtin::Exp, a), ta);
+    case Builtin::Expm1: return mul(f(Builtin::Exp, a), ta);
+    case Builtin::Log: return div(ta, a);
+    case Builtin::Log2: return div(ta, mul(a, flit(0.6931471805599453)));
+    case Builtin::Log10: return div(ta, mul(a, flit(2.302585092994046)));
+    case Builtin::Log1p: return div(ta, add(flit(1.0), a));
+    case Builtin::Sin: return mul(f(Builtin::Cos, a), ta);
+    case Builtin::Cos: return neg(mul(f(Builtin::Sin, a), ta));
+    case Builtin::Tan: return div(ta, sq(f(Builtin::Cos, a)));
+    case Builtin::Asin: return div(ta, f(Builtin::Sqrt, sub(flit(1.0), sq(a))));
+    case Builtin::Acos: return neg(div(ta, f(Builtin::Sqrt, sub(flit(1.0), sq(a)))));
+    case Builtin::Atan: return div(ta, add(flit(1.0), sq(a)));
+    case Builtin::Sinh: return mul(f(Builtin::Cosh, a), ta);
+    case Builtin::Cosh: return mul(f(Builtin::Sinh, a), ta);
+    case Builtin::Tanh: return mul(sub(flit(1.0), sq(f(Builtin::Tanh, a))), ta);
+    case Builtin::Asinh: return div(ta, f(Builtin::Sqrt, add(sq(a), flit(1.0))));
+    case Builtin::Acosh: return div(ta, f(Builtin::Sqrt, sub(sq(a), flit(1.0))));
+    case Builtin::Atanh: return div(ta, sub(flit(1.0), sq(a)));
+    case Builtin::Erf:
+      return mul(mul(flit(1.1283791670955126), f(Builtin::Exp, neg(sq(a)))), ta);
+    case Builtin::Rsqrt: return mul(flit(-0.5), div(mul(ta, f(Builtin::Rsqrt, a)), a));
+    case Builtin::Floor:
+    case Builtin::Ceil:
+    case Builtin::Round:
+    case Builtin::Trunc:
+    case Builtin::Sign: return nullptr;
+    case Builtin::Atan2: {
+      const NodeRef& x = e->kids[2];
+      NodeRef tx = t.size() > 1 ? t[1] : nullptr;
+      return div(sub(mul(x, ta), mul(a, tx)), add(sq(x), sq(a)));
+    }
+    case Builtin::Pow: {
+      NodeRef p = ir::make_binary(BinOp::Pow, a, e->kids[2]);
+      return pow(p, ta, t.size() > 1 ? t[1] : nullptr);
+    }
+    case Builtin::Fmod: {
+      NodeRef tb = t.size() > 1 ? t[1] : nullptr;
+      return sub(ta, mul(f(Builtin::Trunc, div(a, e->kids[2])), tb));
+    }
+    case Builtin::Min2:
+    case Builtin::Max2: {
+      NodeRef tb = t.size() > 1 ? t[1] : nullptr;
+      if (!ta && !tb) return nullptr;
+      BinOp cmp = b == Builtin::Min2 ? BinOp::Le : BinOp::Ge;
+      return ifz(ir::make_binary(cmp, a, e->kids[2]), ta ? ta : flit(0.0), tb ? tb : flit(0.0));
+    }
+    case Builtin::Sum:
+    case Builtin::Max:
+    case Builtin::Min:
+    case Builtin::Prod:
+      if (ta || (t.size() > 1 && t[1]))
+        unsupported("a whole-array reduction inside an indexed expression", e->span);
+      return nullptr;
+    default: return nullptr;
+  }
+}
+
+NodeRef Forward::call(const NodeRef& e) {
+  std::vector<NodeRef> t;
+  bool any = false;
+  for (size_t i = 1; i < e->kids.size(); ++i) {
+    t.push_back(tangent(e->kids[i]));
+    any = any || t.back();
+  }
+  if (!any) return nullptr;
+  const NodeRef& callee = e->kids[0];
+  if (auto b = builtin_of(callee->def)) return builtin_rule(static_cast<int>(*b), e, t);
+  NodeRef fn, body;
+  std::vector<NodeRef> params;
+  const DefInfo* info = nullptr;
+  if ((callee->kind == Kind::Name || callee->kind == Kind::Path) &&
+      cx_.resolver.info(callee->def).kind == DefKind::Fn) {
+    info = &cx_.resolver.info(callee->def);
+    fn = info->node;
+  } else if (callee->kind == Kind::Lambda) {
+    fn = callee;
+  } else {
+    TypeRef ct = facts_.type(callee);
+    if (ct && ct->k == ir::Type::K::Lambda) fn = ct->node;
+    if (ct && ct->k == ir::Type::K::FnItem) {
+      info = &cx_.resolver.info(ct->def);
+      fn = info->node;
+    }
+  }
+  if (!fn) unsupported("a call of a function value that cannot be resolved statically", e->span);
+  if (g_inline_depth >= kMaxInline) unsupported("a recursive function", e->span);
+  // A custom rule `@fn f(x) { ... }`: its value is the tangent of the result given `@x`.
+  if (info && info->diff_rule) {
+    const NodeRef& rule = info->diff_rule;
+    std::vector<NodeRef> stmts;
+    std::unordered_map<DefId, NodeRef> dmap;
+    for (size_t i = ir::fn_param_begin(); i < rule->kids.size(); ++i) {
+      const NodeRef& p = rule->kids[i];
+      size_t a = i - ir::fn_param_begin();
+      if (a >= t.size()) break;
+      stmts.push_back(let_stmt(p->name, p->def, e->kids[a + 1]));
+      DefId dp = cx_.resolver.new_def("d" + p->name, DefKind::Local, p->span);
+      stmts.push_back(let_stmt("d" + p->name, dp, t[a] ? t[a] : flit(0.0)));
+      dmap[p->def] = name("d" + p->name, dp);
+    }
+    return ad::block(std::move(stmts), replace_diffs(ir::fn_body(*rule), dmap));
+  }
+  // Otherwise differentiate the inlined body (JVP through the call).
+  size_t pb = fn->kind == Kind::Lambda ? ir::lambda_param_begin() : ir::fn_param_begin();
+  body = fn->kind == Kind::Lambda ? ir::lambda_body(*fn) : ir::fn_body(*fn);
+  std::vector<NodeRef> stmts;
+  auto saved = tangents;
+  for (size_t i = pb; i < fn->kids.size(); ++i) {
+    const NodeRef& p = fn->kids[i];
+    size_t a = i - pb;
+    if (a >= t.size()) break;
+    stmts.push_back(let_stmt(p->name, p->def, e->kids[a + 1]));
+    if (t[a]) {
+      DefId dp = cx_.resolver.new_def("d" + p->name, DefKind::Local, p->span);
+      stmts.push_back(let_stmt("d" + p->name, dp, t[a]));
+      tangents[p->def] = name("d" + p->name, dp);
+    } else {
+      tangents.erase(p->def);
+    }
+  }
+  ++g_inline_depth;
+  NodeRef tb;
+  try {
+    tb = tangent(body);
+  } catch (...) {
+    --g_inline_depth;
+    tangents = saved;
+    throw;
+  }
+  --g_inline_depth;
+  tangents = saved;
+  if (!tb) return nullptr;
+  return ad::block(std::move(stmts), tb);
+}
+
+NodeRef Forward::block(const NodeRef& b) {
+  std::vector<NodeRef> stmts;
+  bool tail = b->has(ir::kHasTail);
+  bool any = false;
+  NodeRef tail_t;
+  for (size_t i = 0; i < b->kids.size(); ++i) {
+    const NodeRef& s = b->kids[i];
+    if (!s) continue;
+    if (tail && i + 1 == b->kids.size()) {
+      tail_t = tangent(s);
+      break;
+    }
+    stmts.push_back(s);
+    if (s->kind == Kind::Let && ir::let_pattern(*s)->kind == Kind::PBind) {
+      NodeRef t = tangent(ir::let_value(*s));
+      if (!t) continue;
+      const NodeRef& p = ir::let_pattern(*s);
+      DefId d = cx_.resolver.new_def("d" + p->name, DefKind::Local, p->span);
+      stmts.push_back(let_stmt("d" + p->name, d, t));
+      tangents[p->def] = name("d" + p->name, d);
+      any = true;
+    } else if (s->kind == Kind::EinGroup) {
+      std::vector<NodeRef> clauses;
+      DefId d = cx_.resolver.new_def("d" + s->name, DefKind::Local, s->span);
+      for (auto& c : s->kids) {
+        NodeRef t = tangent(ir::ein_value(*c));
+        std::vector<NodeRef> kids = c->kids;
+        kids[0] = t ? t : flit(0.0);
+        any = any || t;
+        clauses.push_back(ir::make({.kind = Kind::EinDecl, .span = c->span, .kids = std::move(kids),
+                                    .name = "d" + s->name, .def = d}));
+      }
+      if (!any) continue;
+      stmts.push_back(ir::make({.kind = Kind::EinGroup, .span = s->span, .kids = std::move(clauses),
+                                .name = "d" + s->name, .def = d}));
+      tangents[s->def] = name("d" + s->name, d);
+    } else if (s->kind == Kind::Let) {
+      if (tangent(ir::let_value(*s))) unsupported("tuple destructuring of a differentiated value", s->span);
+    }
+  }
+  if (!tail_t && !any) return nullptr;
+  return ad::block(std::move(stmts), tail_t ? tail_t : flit(0.0));
+}
+
+NodeRef Forward::where(const NodeRef& w) {
+  std::vector<NodeRef> items;
+  NodeRef else_t;
+  bool has_else = false;
+  for (size_t i = 1; i < w->kids.size(); ++i) {
+    const NodeRef& c = w->kids[i];
+    if (c->kind == Kind::WElse) {
+      has_else = true;
+      else_t = tangent(c->kids[0]);
+      continue;
+    }
+    items.push_back(c);
+    if (c->kind == Kind::WBind) {
+      NodeRef t = tangent(c->kids[0]);
+      if (!t) continue;
+      DefId d = cx_.resolver.new_def("d" + c->name, DefKind::Local, c->span);
+      items.push_back(wbind("d" + c->name, d, t));
+      tangents[c->def] = name("d" + c->name, d);
+    }
+  }
+  NodeRef tm = tangent(w->kids[0]);
+  if (!tm && !else_t) return nullptr;
+  if (has_else) items.push_back(ir::make({.kind = Kind::WElse, .kids = {else_t ? else_t : flit(0.0)}}));
+  return ad::where(tm ? tm : flit(0.0), std::move(items));
+}
+
+NodeRef Forward::reduce(const NodeRef& r) {
+  const std::string& op = r->name;
+  if (op == "all" || op == "any" || op == "argmax" || op == "argmin") return nullptr;
+  const NodeRef& body = ir::reduce_body(*r);
+  std::vector<NodeRef> slots(r->kids.begin() + 1, r->kids.end());
+  bool open = opened.count(r->id) > 0;
+  NodeRef tb = tangent(body);
+  if (!tb) return nullptr;
+  if (op == "sum") return open ? tb : ad::reduce("sum", tb, slots);
+  if (slots.size() != 1 || (slots[0]->kind != Kind::IdxVar && slots[0]->kind != Kind::IdxIn))
+    unsupported("`" + op + "` over several indices", r->span);
+  const NodeRef& k = slots[0];
+  Copier cp(cx_, facts_);
+  NodeRef other = cp.copy(r);  // same reduction over a fresh index
+  const NodeRef& k2 = other->kids[1];
+  if (op == "max" || op == "min") {
+    // The derivative flows through the first extremum (SPEC §7: via the arg-extremum).
+    DefId am = cx_.resolver.new_def("am", DefKind::Local, r->span);
+    NodeRef arg = ir::make({.kind = Kind::Reduce, .span = r->span,
+                            .kids = {other->kids[0], k2}, .name = op == "max" ? "argmax" : "argmin"});
+    NodeRef at = ad::where(tb, {wguard(eq(name(k->name, k->def), name("am", am)))});
+    if (open) return ad::where(at, {wbind("am", am, arg)});
+    return ad::where(ad::reduce("sum", at, slots), {wbind("am", am, arg)});
+  }
+  if (op == "prod") {
+    NodeRef others = ad::reduce(
+        "prod", ifz(eq(name(k2->name, k2->def), name(k->name, k->def)), flit(1.0), other->kids[0]),
+        {k2});
+    NodeRef term = mul(tb, others);
+    return open ? term : ad::reduce("sum", term, slots);
+  }
+  unsupported("the reduction `" + op + "`", r->span);
+}
+
+}  // namespace ein::ad

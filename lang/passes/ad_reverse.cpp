@@ -1,0 +1,299 @@
+// The reverse sweep (VJP, thesis §6.4): for every active binding b, in reverse dependency order,
+//   b̄[m..] = seed + Σ over every read of b in a consumer clause c of
+//            Σ_{clause and reduction indices W, with b's read indices = m}  c̄[out] * ∂value/∂read
+// written as ordinary Einstein code. Read indices that are a ±index + offset are solved for that
+// index (a substitution plus a range guard); other reads become equality guards; the remaining
+// indices are summed over their ranges. A binding read by its own recurrence gets a reverse
+// recurrence (the adjoint runs from the last step to the first).
+#include <map>
+
+#include "lang/passes/ad_reverse.h"
+#include "lang/passes/ir_build.h"
+
+namespace ein::ad {
+
+using ir::Kind;
+
+namespace {
+
+struct Affine {
+  std::vector<std::pair<DefId, int64_t>> vars;
+  int64_t k = 0;
+  std::vector<std::pair<NodeRef, int>> syms;
+  bool ok = true;
+  void absorb(const Affine& o, int sign) {
+    for (auto& [v, c] : o.vars) {
+      bool found = false;
+      for (auto& [w, cw] : vars)
+        if (w == v) {
+          cw += c * sign;
+          found = true;
+        }
+      if (!found) vars.emplace_back(v, c * sign);
+    }
+    k += o.k * sign;
+    for (auto& [n, s] : o.syms) syms.emplace_back(n, s * sign);
+    ok = ok && o.ok;
+  }
+  NodeRef offset() const {
+    NodeRef r = irb::lit(k);
+    for (auto& [n, s] : syms) r = s > 0 ? irb::add(r, n) : irb::sub(r, n);
+    return r;
+  }
+};
+
+struct Solver {
+  const std::unordered_set<DefId>& W;
+  const std::unordered_map<DefId, NodeRef>& derived;
+  const std::unordered_set<DefId>& locals;  // where/block locals of the clause: not symbols
+
+  Affine affine(const NodeRef& e, int depth = 0) {
+    Affine a;
+    if (!e || depth > 32) {
+      a.ok = false;
+      return a;
+    }
+    switch (e->kind) {
+      case Kind::IntLit: a.k = e->ival; return a;
+      case Kind::Name:
+        if (W.count(e->def)) {
+          a.vars.emplace_back(e->def, 1);
+          return a;
+        }
+        if (auto it = derived.find(e->def); it != derived.end()) return affine(it->second, depth + 1);
+        break;
+      case Kind::Binary: {
+        auto op = static_cast<ir::BinOp>(e->ival);
+        if (op == ir::BinOp::Add || op == ir::BinOp::Sub) {
+          a = affine(e->kids[0], depth + 1);
+          a.absorb(affine(e->kids[1], depth + 1), op == ir::BinOp::Add ? 1 : -1);
+          return a;
+        }
+        break;
+      }
+      case Kind::Unary:
+        if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) {
+          Affine z;
+          z.absorb(affine(e->kids[0], depth + 1), -1);
+          return z;
+        }
+        break;
+      default: break;
+    }
+    bool independent = true;
+    ir::for_each_node(e, [&](const NodeRef& n) {
+      if (n->kind == Kind::Name && (W.count(n->def) || derived.count(n->def) || locals.count(n->def)))
+        independent = false;
+      if (n->kind == Kind::Reduce) independent = false;
+    });
+    if (independent) a.syms.emplace_back(e, 1);
+    else a.ok = false;
+    return a;
+  }
+};
+
+// Ancestors of `target` (by identity) inside `root` that are reductions, outermost first.
+bool path_to(const NodeRef& root, const ir::Node* target, std::vector<NodeRef>& reduces) {
+  if (!root) return false;
+  if (root.get() == target) return true;
+  if (root->kind == Kind::Lambda) return false;
+  bool is_red = root->kind == Kind::Reduce;
+  if (is_red) reduces.push_back(root);
+  for (auto& k : root->kids)
+    if (path_to(k, target, reduces)) return true;
+  if (is_red) reduces.pop_back();
+  return false;
+}
+
+struct Occurrence {
+  NodeRef node;  // Index (tensor b) or Name (scalar b)
+};
+
+void find_reads(const NodeRef& n, DefId b, bool scalar, std::vector<Occurrence>& out, bool as_base) {
+  if (!n) return;
+  if (n->kind == Kind::Lambda) {
+    ir::for_each_node(n, [&](const NodeRef& m) {
+      if (m->kind == Kind::Name && m->def == b) unsupported("a closure that captures a differentiated value", m->span);
+    });
+    return;
+  }
+  if (n->kind == Kind::Index && n->kids[0]->kind == Kind::Name && n->kids[0]->def == b && !scalar) {
+    out.push_back({n});
+    for (size_t i = 1; i < n->kids.size(); ++i) find_reads(n->kids[i], b, scalar, out, false);
+    return;
+  }
+  if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def == b) {
+    if (scalar) out.push_back({n});
+    else if (!as_base) unsupported("a use of the whole array `" + n->name + "` inside an indexed expression", n->span);
+    return;
+  }
+  for (size_t i = 0; i < n->kids.size(); ++i)
+    find_reads(n->kids[i], b, scalar, out, n->kind == Kind::Index && i == 0);
+}
+
+struct Adjoint {
+  DefId def;
+  std::string name;
+  std::vector<NodeRef> m;     // its index variables (Names)
+  std::vector<NodeRef> slots; // IdxIn over the primal's extents
+};
+
+class Sweeper {
+ public:
+  Sweeper(CompileCtx& cx, Facts& facts) : cx_(cx), facts_(facts) {}
+
+  NodeRef contribution(const Adjoint& bar_b, const Entry& c, const Adjoint& bar_c, const Clause& cl,
+                       const Occurrence& occ, int b_rank, bool* self) {
+    std::vector<NodeRef> reduces;
+    if (!path_to(cl.value, occ.node.get(), reduces)) return nullptr;
+    Forward fwd(cx_, facts_);
+    fwd.marker = occ.node->id;
+    for (auto& r : reduces) fwd.opened.insert(r->id);
+    NodeRef P = fwd.tangent(cl.value);
+    if (!P) return nullptr;
+    // The indices of the point: clause indices, then the indices of the opened reductions.
+    std::vector<NodeRef> W;
+    for (auto& s : cl.slots)
+      if (s->kind == Kind::IdxVar || s->kind == Kind::IdxIn) W.push_back(s);
+    for (auto& r : reduces)
+      for (size_t i = ir::reduce_slot_begin(); i < r->kids.size(); ++i) W.push_back(r->kids[i]);
+    std::unordered_set<DefId> wset;
+    std::map<DefId, std::pair<NodeRef, NodeRef>> ranges;
+    for (auto& s : W) {
+      if (s->kind != Kind::IdxVar && s->kind != Kind::IdxIn)
+        unsupported("a rest pattern", s->span);
+      const RangeFact* rf = facts_.range(s->def);
+      if (!rf) unsupported("an index whose range is unknown (`" + s->name + "`)", s->span);
+      wset.insert(s->def);
+      ranges[s->def] = {rf->lo, rf->hi};
+    }
+    std::unordered_map<DefId, NodeRef> derived;
+    std::unordered_set<DefId> locals;
+    ir::for_each_node(cl.value, [&](const NodeRef& n) {
+      if (n->kind == Kind::WDerived) derived[n->def] = n->kids[0];
+      if (n->kind == Kind::WBind || n->kind == Kind::PBind || n->kind == Kind::CompGen ||
+          n->kind == Kind::CompLet)
+        locals.insert(n->def);
+    });
+    std::vector<NodeRef> out_idx;
+    for (auto& s : cl.slots)
+      out_idx.push_back(s->kind == Kind::IdxLit ? irb::lit(s->ival) : name(s->name, s->def));
+    NodeRef cbar;
+    if (c.rank == 0) {
+      cbar = name(bar_c.name, bar_c.def);
+    } else {
+      std::vector<NodeRef> kids{name(bar_c.name, bar_c.def)};
+      for (auto& o : out_idx) kids.push_back(o);
+      cbar = ir::make({.kind = Kind::Index, .kids = std::move(kids)});
+    }
+    *self = c.def == bar_b_primal_;
+    NodeRef term = mul(cbar, P);
+    // Solve the read's indices for the point's indices.
+    Solver sv{wset, derived, locals};
+    std::unordered_map<DefId, NodeRef> solved;
+    std::vector<NodeRef> guards;
+    for (int a = 0; a < b_rank; ++a) {
+      const NodeRef& e = occ.node->kids[static_cast<size_t>(a) + 1];
+      Affine aff = sv.affine(e);
+      if (aff.ok && aff.vars.size() == 1 && (aff.vars[0].second == 1 || aff.vars[0].second == -1) &&
+          !solved.count(aff.vars[0].first)) {
+        auto [v, coef] = aff.vars[0];
+        NodeRef off = aff.offset();
+        NodeRef repl = coef == 1 ? irb::sub(bar_b.m[a], off) : irb::sub(off, bar_b.m[a]);
+        solved[v] = repl;
+        auto [lo, hi] = ranges[v];
+        guards.push_back(ir::make_binary(ir::BinOp::Ge, repl, lo));
+        guards.push_back(ir::make_binary(ir::BinOp::Lt, repl, hi));
+      } else {
+        guards.push_back(eq(e, bar_b.m[a]));
+      }
+    }
+    std::vector<NodeRef> summed;
+    for (auto& s : W) {
+      if (solved.count(s->def)) continue;
+      auto [lo, hi] = ranges[s->def];
+      summed.push_back(idx_in(s->name, s->def, lo, hi));
+    }
+    std::vector<NodeRef> items;
+    for (auto& g : guards) items.push_back(wguard(g));
+    NodeRef body = where(term, std::move(items));
+    NodeRef expr = summed.empty() ? body : reduce("sum", body, summed);
+    Copier cp(cx_, facts_);
+    cp.subst = solved;
+    return cp.copy(expr);
+  }
+
+  DefId bar_b_primal_;
+
+ private:
+  CompileCtx& cx_;
+  Facts& facts_;
+};
+
+}  // namespace
+
+Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target, DefId wrt,
+                    const std::string& wrt_name, int wrt_rank, DType dt,
+                    const std::function<NodeRef(const std::vector<NodeRef>&)>& seed) {
+  Sweep out;
+  out.stmts = tape.emits();
+  const auto& entries = tape.entries();
+  std::unordered_map<DefId, Adjoint> bars;
+  auto make_bar = [&](DefId d, const std::string& nm, int rank) {
+    Adjoint a;
+    a.name = "d_" + nm;
+    a.def = cx.resolver.new_def(a.name, DefKind::Local);
+    for (int i = 0; i < rank; ++i) {
+      std::string mn = "m" + std::to_string(i);
+      DefId md = cx.resolver.new_def(mn, DefKind::Index);
+      a.m.push_back(name(mn, md));
+      a.slots.push_back(idx_in(mn, md, irb::lit(0), irb::dim_of(name(nm, d), i)));
+    }
+    bars[d] = a;
+  };
+  for (auto& e : entries) make_bar(e.def, e.name, e.rank);
+  if (!bars.count(wrt)) make_bar(wrt, wrt_name, wrt_rank);
+
+  Sweeper sw(cx, facts);
+  // Adjoints from the target back to the leaf.
+  std::vector<std::tuple<DefId, int, DType>> order;
+  for (size_t i = entries.size(); i-- > 0;) order.emplace_back(entries[i].def, entries[i].rank, entries[i].dt);
+  bool wrt_is_entry = false;
+  for (auto& e : entries) wrt_is_entry = wrt_is_entry || e.def == wrt;
+  if (!wrt_is_entry) order.emplace_back(wrt, wrt_rank, dt);
+  for (auto& [b, rank, bdt] : order) {
+    const Adjoint& bb = bars[b];
+    NodeRef sum;
+    if (b == target) sum = seed ? seed(bb.m) : flit(1.0);
+    bool self_read = false;
+    sw.bar_b_primal_ = b;
+    for (auto& c : entries) {
+      const Adjoint& bc = bars[c.def];
+      for (auto& cl : c.clauses) {
+        std::vector<Occurrence> occs;
+        find_reads(cl.value, b, rank == 0, occs, false);
+        for (auto& o : occs) {
+          bool self = false;
+          NodeRef contrib = sw.contribution(bb, c, bc, cl, o, rank, &self);
+          if (!contrib) continue;
+          self_read = self_read || self;
+          sum = add(sum, contrib);
+        }
+      }
+    }
+    if (!sum) sum = zero_of(bdt);
+    if (rank == 0) {
+      out.stmts.push_back(let_stmt(bb.name, bb.def, sum));
+    } else {
+      std::vector<NodeRef> kids{sum};
+      for (auto& s : bb.slots) kids.push_back(s);
+      NodeRef decl = ir::make({.kind = Kind::EinDecl, .kids = std::move(kids), .name = bb.name, .def = bb.def});
+      out.stmts.push_back(ir::make({.kind = Kind::EinGroup, .kids = {decl}, .name = bb.name, .def = bb.def,
+                                    .flags = self_read ? ir::kReverse : 0u}));
+    }
+  }
+  out.result = name(bars[wrt].name, bars[wrt].def);
+  return out;
+}
+
+}  // namespace ein::ad

@@ -1,0 +1,69 @@
+// Internal to autodiff: the primal tape and the reverse sweep (VJP).
+#pragma once
+#include "lang/passes/ad_common.h"
+
+namespace ein::ad {
+
+// One clause of a normalised definition: value at a point, and its slots (IdxVar/IdxIn/IdxLit;
+// none for a scalar). Array-valued lets are normalised to clauses over fresh indices.
+struct Clause {
+  NodeRef value;
+  std::vector<NodeRef> slots;
+};
+
+struct Entry {
+  DefId def;
+  std::string name;
+  std::vector<Clause> clauses;
+  int rank = 0;
+  DType dt = DType::F32;
+  NodeRef emit;  // statement to emit in the request's block (inlined function locals)
+};
+
+// Builds, from the definitions visible at the request, the active bindings between the wrt
+// leaf and the target, in dependency order, inlining calls of functions over arrays.
+class Tape {
+ public:
+  Tape(CompileCtx& cx, Facts& facts, std::unordered_map<DefId, NodeRef> visible)
+      : cx_(cx), facts_(facts), visible_(std::move(visible)) {}
+  // Returns whether `target` depends on `wrt`; entries() then holds the active definitions.
+  bool build(DefId target, DefId wrt);
+  const std::vector<Entry>& entries() const { return entries_; }
+  // Statements of inlined function bodies, in evaluation order (always emitted: active code may
+  // read their inactive locals too).
+  const std::vector<NodeRef>& emits() const { return emits_; }
+  // An extra synthetic scalar definition (e.g. the point `h[3]` of `@h[3] / @x`).
+  void add_visible(DefId d, NodeRef let_stmt);
+
+ private:
+  bool visit(DefId d);
+  Entry normalise(DefId d, const NodeRef& stmt);
+  NodeRef extract_calls(const NodeRef& e);
+  NodeRef inline_call(const NodeRef& call);
+  NodeRef pointwise(const NodeRef& e, const std::vector<NodeRef>& idx);
+  NodeRef whole_reductions(const NodeRef& e);
+  NodeRef extent_of(const NodeRef& e, int axis);
+
+  CompileCtx& cx_;
+  Facts& facts_;
+  std::unordered_map<DefId, NodeRef> visible_;  // def -> Let/EinGroup statement
+  std::unordered_map<DefId, bool> memo_;
+  std::unordered_set<DefId> visiting_;
+  std::vector<Entry> entries_;
+  std::vector<NodeRef> emits_;
+  DefId wrt_;
+  int inline_depth_ = 0;
+};
+
+// Reverse sweep: adjoint statements for every entry and the wrt leaf, seeded at the target.
+// `seed` is the target's cotangent: nullptr for 1 (scalar target), or for a tensor target a
+// function giving the seed value at the adjoint's index variables (a basis row).
+struct Sweep {
+  std::vector<NodeRef> stmts;  // primal emits, then adjoints (reverse order)
+  NodeRef result;              // Name of the wrt adjoint
+};
+Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target, DefId wrt,
+                    const std::string& wrt_name, int wrt_rank, DType dt,
+                    const std::function<NodeRef(const std::vector<NodeRef>&)>& seed);
+
+}  // namespace ein::ad

@@ -1,0 +1,260 @@
+// The primal tape of a derivative request: active definitions between the wrt leaf and the
+// target, normalised to indexed clauses (array lets become clauses over fresh indices, whole-
+// array reductions become indexed reductions, calls of functions over arrays are inlined).
+#include "lang/passes/ad_reverse.h"
+#include "lang/passes/ir_build.h"
+#include "lang/resolve/builtins.h"
+
+namespace ein::ad {
+
+using ir::Kind;
+
+void Tape::add_visible(DefId d, NodeRef let) { visible_[d] = std::move(let); }
+
+bool Tape::build(DefId target, DefId wrt) {
+  wrt_ = wrt;
+  if (target == wrt) return true;
+  return visit(target);
+}
+
+bool Tape::visit(DefId d) {
+  if (d == wrt_) return true;
+  if (auto m = memo_.find(d); m != memo_.end()) return m->second;
+  if (visiting_.count(d)) return false;  // a recurrence reading itself
+  NodeRef stmt;
+  if (auto it = visible_.find(d); it != visible_.end()) {
+    stmt = it->second;
+  } else if (cx_.persist) {
+    auto it2 = cx_.persist->defs.find(d);
+    if (it2 != cx_.persist->defs.end()) {
+      stmt = it2->second.stmt;
+      facts_.add_unit(it2->second.unit.get());
+      facts_.add_ranges(&it2->second.ranges);
+    }
+  }
+  if (!stmt || !facts_.float_dtype_of_def(d)) {
+    memo_[d] = false;
+    return false;
+  }
+  visiting_.insert(d);
+  // Activity first, on the raw definition (plus what called functions read), so constants such
+  // as array literals are never normalised.
+  bool active = false;
+  std::unordered_set<DefId> seen_fns;
+  std::function<void(const NodeRef&)> scan = [&](const NodeRef& root) {
+    ir::for_each_node(root, [&](const NodeRef& n) {
+      if ((n->kind != Kind::Name && n->kind != Kind::Path) || !n->def.valid() || n->def == d) return;
+      const DefInfo& info = cx_.resolver.info(n->def);
+      if (info.kind == DefKind::Fn) {
+        if (seen_fns.insert(n->def).second && info.node) scan(info.node);
+        return;
+      }
+      if (visit(n->def)) active = true;
+    });
+  };
+  scan(stmt);
+  Entry e;
+  if (active) e = normalise(d, stmt);
+  if (active)
+    for (auto& c : e.clauses)  // inlined locals become entries of their own
+      ir::for_each_node(c.value, [&](const NodeRef& n) {
+        if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def.valid() && n->def != d)
+          visit(n->def);
+      });
+  visiting_.erase(d);
+  memo_[d] = active;
+  if (active) entries_.push_back(std::move(e));
+  return active;
+}
+
+Entry Tape::normalise(DefId d, const NodeRef& stmt) {
+  Entry e;
+  e.def = d;
+  e.dt = facts_.float_dtype_of_def(d).value_or(DType::F32);
+  if (stmt->kind == Kind::EinGroup) {
+    e.name = stmt->name;
+    for (auto& c : stmt->kids) {
+      Clause cl;
+      cl.value = whole_reductions(extract_calls(ir::ein_value(*c)));
+      cl.slots.assign(c->kids.begin() + 1, c->kids.end());
+      for (auto& s : cl.slots)
+        if (s->kind == Kind::IdxRest) unsupported("a rest pattern", s->span);
+      e.rank = static_cast<int>(cl.slots.size());
+      e.clauses.push_back(std::move(cl));
+    }
+    if (ir::rank_of(facts_.def_type(d)) != e.rank)
+      unsupported("a tensor whose elements are arrays", stmt->span);
+    return e;
+  }
+  const NodeRef& pat = ir::let_pattern(*stmt);
+  e.name = pat->name;
+  NodeRef v = whole_reductions(extract_calls(ir::let_value(*stmt)));
+  int r = ir::rank_of(facts_.def_type(d));
+  if (r < 0) unsupported("a value of unknown rank", stmt->span);
+  e.rank = r;
+  Clause cl;
+  if (r == 0) {
+    cl.value = v;
+  } else {
+    std::vector<NodeRef> idx;
+    for (int a = 0; a < r; ++a) {
+      std::string nm = e.name + "." + std::to_string(a);
+      DefId m = cx_.resolver.new_def(nm, DefKind::Index, stmt->span);
+      cl.slots.push_back(idx_in(nm, m, irb::lit(0), irb::dim_of(name(e.name, d), a)));
+      idx.push_back(name(nm, m));
+    }
+    cl.value = pointwise(v, idx);
+  }
+  e.clauses.push_back(std::move(cl));
+  return e;
+}
+
+// ---- calls over arrays ----------------------------------------------------------------------
+
+NodeRef Tape::extract_calls(const NodeRef& e) {
+  if (!e || e->kind == Kind::Lambda) return e;
+  std::vector<NodeRef> kids;
+  for (auto& k : e->kids) kids.push_back(extract_calls(k));
+  NodeRef n = ir::with_kids(e, std::move(kids));
+  if (n->kind != Kind::Call) return n;
+  const NodeRef& callee = n->kids[0];
+  if (builtin_of(callee->def)) return n;
+  bool arrays = ir::rank_of(facts_.type(e)) > 0;
+  for (size_t i = 1; i < n->kids.size(); ++i) arrays = arrays || ir::rank_of(facts_.type(e->kids[i])) > 0;
+  if (!arrays) return n;  // a scalar call: differentiated per point by forward mode
+  TypeRef ct = facts_.type(callee);
+  if (ct && ct->k == ir::Type::K::FnItem && cx_.resolver.info(ct->def).diff_rule)
+    return n;  // elementwise with a custom rule: stays a call, applied per point
+  return inline_call(n);
+}
+
+NodeRef Tape::inline_call(const NodeRef& call) {
+  if (++inline_depth_ > 32) unsupported("deeply nested or recursive calls", call->span);
+  TypeRef ct = facts_.type(call->kids[0]);
+  NodeRef fn;
+  const Unit* spec = facts_.call_target(call);
+  if (spec && spec->body && (spec->body->kind == Kind::Fn || spec->body->kind == Kind::Lambda))
+    fn = spec->body;  // the specialised body: rest patterns already expanded
+  if (!fn && ct && ct->k == ir::Type::K::FnItem) fn = cx_.resolver.info(ct->def).node;
+  if (!fn && ct && ct->k == ir::Type::K::Lambda) fn = ct->node;
+  if (!fn) unsupported("a call whose function cannot be resolved statically", call->span);
+  bool lambda = fn->kind == Kind::Lambda;
+  size_t pb = lambda ? ir::lambda_param_begin() : ir::fn_param_begin();
+  Copier cp(cx_, facts_);
+  for (size_t i = pb; i < fn->kids.size(); ++i) {
+    const NodeRef& p = fn->kids[i];
+    size_t a = i - pb + 1;
+    if (a >= call->kids.size()) break;
+    DefId pf = cx_.resolver.new_def(p->name, DefKind::Local, p->span);
+    facts_.note_def_origin(pf, p->def);
+    NodeRef let = let_stmt(p->name, pf, call->kids[a]);
+    visible_[pf] = let;
+    emits_.push_back(let);
+    cp.subst[p->def] = name(p->name, pf);
+  }
+  NodeRef body = cp.copy(lambda ? ir::lambda_body(*fn) : ir::fn_body(*fn));
+  --inline_depth_;
+  if (body->kind != Kind::Block) return body;
+  bool tail = body->has(ir::kHasTail);
+  for (size_t i = 0; i < body->kids.size(); ++i) {
+    const NodeRef& s = body->kids[i];
+    if (!s) continue;
+    if (tail && i + 1 == body->kids.size()) return s;
+    if (s->kind == Kind::Let && ir::let_pattern(*s)->kind == Kind::PBind)
+      visible_[ir::let_pattern(*s)->def] = s;
+    else if (s->kind == Kind::EinGroup)
+      visible_[s->def] = s;
+    if (s->kind != Kind::Fn && s->kind != Kind::DiffFn && s->kind != Kind::Use) emits_.push_back(s);
+  }
+  return flit(0.0);  // a body without a value
+}
+
+// ---- elementwise array expressions ----------------------------------------------------------
+
+NodeRef Tape::extent_of(const NodeRef& e, int axis) {
+  NodeRef found;
+  ir::for_each_node(e, [&](const NodeRef& n) {
+    if (found) return;
+    int r = ir::rank_of(facts_.type(n));
+    if (r <= 0) return;
+    if (n->kind == Kind::Name) found = irb::dim_of(n, axis);
+    else if (n->kind == Kind::Index && n->kids[0]->kind == Kind::Name)
+      found = irb::dim_of(n->kids[0], axis + static_cast<int>(n->kids.size()) - 1);
+  });
+  if (!found) unsupported("an array expression whose extent is unknown", e->span);
+  return found;
+}
+
+NodeRef Tape::whole_reductions(const NodeRef& e) {
+  if (!e || e->kind == Kind::Lambda) return e;
+  std::vector<NodeRef> kids;
+  for (auto& k : e->kids) kids.push_back(whole_reductions(k));
+  NodeRef n = ir::with_kids(e, std::move(kids));
+  if (n->kind != Kind::Call || n->kids.size() != 2) return n;
+  auto b = builtin_of(n->kids[0]->def);
+  if (!b || (*b != Builtin::Sum && *b != Builtin::Max && *b != Builtin::Min && *b != Builtin::Prod))
+    return n;
+  const NodeRef& a = n->kids[1];
+  int r = ir::rank_of(facts_.type(e->kids[1]));
+  if (r <= 0) return n;
+  std::vector<NodeRef> idx, slots;
+  for (int k = 0; k < r; ++k) {
+    std::string nm = "r" + std::to_string(k);
+    DefId d = cx_.resolver.new_def(nm, DefKind::Index, n->span);
+    slots.push_back(idx_in(nm, d, irb::lit(0), extent_of(e->kids[1], k)));
+    idx.push_back(name(nm, d));
+  }
+  const char* op = *b == Builtin::Sum ? "sum" : *b == Builtin::Max ? "max" : *b == Builtin::Min ? "min" : "prod";
+  NodeRef red = ad::reduce(op, pointwise(a, idx), slots);
+  facts_.note_type(red->id, ir::elem_of(facts_.type(e->kids[1])));
+  return red;
+}
+
+NodeRef Tape::pointwise(const NodeRef& e, const std::vector<NodeRef>& idx) {
+  TypeRef t = facts_.type(e);
+  int r = ir::rank_of(t);
+  if (r == 0) return e;
+  if (r != static_cast<int>(idx.size()))
+    unsupported("an elementwise expression mixing arrays of different ranks", e->span);
+  auto indexed = [&](const NodeRef& base, std::vector<NodeRef> lead) {
+    std::vector<NodeRef> kids{base};
+    for (auto& l : lead) kids.push_back(l);
+    for (auto& i : idx) kids.push_back(i);
+    NodeRef n = ir::make({.kind = Kind::Index, .span = e->span, .kids = std::move(kids)});
+    facts_.note_type(n->id, ir::elem_of(t));
+    return n;
+  };
+  switch (e->kind) {
+    case Kind::Name:
+    case Kind::Path: return indexed(e, {});
+    case Kind::Index: return indexed(e->kids[0], std::vector<NodeRef>(e->kids.begin() + 1, e->kids.end()));
+    case Kind::Unary:
+    case Kind::Binary:
+    case Kind::Cast: {
+      std::vector<NodeRef> kids;
+      for (auto& k : e->kids) kids.push_back(k->kind == Kind::TyPrim ? k : pointwise(k, idx));
+      NodeRef n = ir::make({.kind = e->kind, .span = e->span, .kids = std::move(kids), .name = e->name,
+                            .ival = e->ival});
+      facts_.note_type(n->id, ir::elem_of(t));
+      return n;
+    }
+    case Kind::Call: {
+      std::vector<NodeRef> kids{e->kids[0]};
+      for (size_t i = 1; i < e->kids.size(); ++i) kids.push_back(pointwise(e->kids[i], idx));
+      NodeRef n = ir::make({.kind = Kind::Call, .span = e->span, .kids = std::move(kids)});
+      facts_.note_type(n->id, ir::elem_of(t));
+      facts_.note_origin(n->id, e->id);
+      return n;
+    }
+    case Kind::If: {
+      NodeRef n = ir::make({.kind = Kind::If, .span = e->span,
+                            .kids = {e->kids[0], pointwise(e->kids[1], idx),
+                                     e->kids[2] ? pointwise(e->kids[2], idx) : nullptr}});
+      facts_.note_type(n->id, ir::elem_of(t));
+      return n;
+    }
+    default: unsupported("an array-valued expression that is not elementwise", e->span);
+  }
+}
+
+}  // namespace ein::ad

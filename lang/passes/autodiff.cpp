@@ -1,0 +1,198 @@
+#include "lang/passes/autodiff.h"
+
+#include "lang/passes/ad_reverse.h"
+#include "lang/passes/ir_build.h"
+
+namespace ein {
+
+using ir::Kind;
+using ir::NodeRef;
+using namespace ad;
+
+namespace {
+
+bool has_diff(const NodeRef& n) {
+  bool found = false;
+  ir::for_each_node(n, [&](const NodeRef& m) { found = found || m->kind == Kind::Diff; });
+  return found;
+}
+
+bool is_quotient(const NodeRef& n) {
+  return n->kind == Kind::Binary && static_cast<ir::BinOp>(n->ival) == ir::BinOp::Div &&
+         n->kids[0]->kind == Kind::Diff && n->kids[1]->kind == Kind::Diff;
+}
+
+class Rewriter {
+ public:
+  Rewriter(CompileCtx& cx, Facts& facts) : cx_(cx), facts_(facts) {}
+  std::unordered_map<DefId, NodeRef> visible;
+
+  NodeRef rewrite(const NodeRef& n) {
+    if (!n) return n;
+    if (n->kind == Kind::Lambda) {
+      if (has_diff(n))
+        cx_.error("E013", "derivative requests inside closures are not supported", n->span);
+      return n;
+    }
+    if (is_quotient(n)) return quotient(n);
+    if (n->kind == Kind::Diff) {
+      cx_.error("E013", "a differential `@x` is only supported as `@y / @x`", n->span,
+                "write a derivative quotient", "e.g. `let g = @y / @x;`");
+      return n;
+    }
+    std::vector<NodeRef> kids;
+    for (auto& k : n->kids) kids.push_back(rewrite(k));
+    return ir::with_kids(n, std::move(kids));
+  }
+
+ private:
+  NodeRef quotient(const NodeRef& q) {
+    const NodeRef& T = q->kids[0]->kids[0];
+    const NodeRef& X = q->kids[1]->kids[0];
+    if (X->kind != Kind::Name || !X->def.valid()) {
+      cx_.error("E013", "the parameter of a derivative must be a named binding", q->kids[1]->span,
+                "not a binding name", "bind the value first: `let v = ...;` then `@y / @v`");
+      return q;
+    }
+    DefKind xk = cx_.resolver.info(X->def).kind;
+    if (xk != DefKind::Global && xk != DefKind::Local && xk != DefKind::Const) {
+      cx_.error("E013", "cannot differentiate with respect to `" + X->name + "`", X->span,
+                "not a value binding");
+      return q;
+    }
+    NodeRef synthetic;
+    DefId target;
+    std::string target_name;
+    if (T->kind == Kind::Name && T->def.valid()) {
+      target = T->def;
+      target_name = T->name;
+    } else if (T->kind == Kind::Index && T->kids[0]->kind == Kind::Name) {
+      // `@h[t] / @x`: the derivative of one point, a scalar target.
+      target_name = T->kids[0]->name + "_pt";
+      target = cx_.resolver.new_def(target_name, DefKind::Local, T->span);
+      facts_.note_type(T->id, facts_.type(T));
+      synthetic = let_stmt(target_name, target, T);
+    } else {
+      cx_.error("E013", "the target of a derivative must be a named binding", q->kids[0]->span,
+                "not a binding name", "bind the expression first: `let y = ...;` then `@y / @x`");
+      return q;
+    }
+    try {
+      return build(q, T, target, target_name, X, synthetic);
+    } catch (const Unsupported& u) {
+      Diagnostic d = make_diag("E013", "cannot differentiate through " + u.what,
+                               u.span.valid() ? u.span : q->span, "not differentiable here");
+      if (u.span.valid() && u.span.file == q->span.file) d.secondary.push_back(Label{q->span, "in this derivative"});
+      cx_.diags.report(std::move(d));
+      return q;
+    }
+  }
+
+  NodeRef build(const NodeRef& q, const NodeRef& T, DefId target, const std::string& tname,
+                const NodeRef& X, const NodeRef& synthetic) {
+    TypeRef ty = synthetic ? facts_.type(T) : facts_.def_type(target);
+    TypeRef tx = facts_.def_type(X->def);
+    int ry = ir::rank_of(ty), rx = ir::rank_of(tx);
+    if (ry < 0 || rx < 0) unsupported("a value of unknown rank", q->span);
+    auto dty = synthetic ? facts_.float_dtype(T) : facts_.float_dtype_of_def(target);
+    auto dtx = facts_.float_dtype_of_def(X->def);
+    DType dt = dty.value_or(dtx.value_or(DType::F32));
+    std::vector<NodeRef> pre;
+    if (synthetic) pre.push_back(synthetic);
+    Tape tape(cx_, facts_, visible);
+    if (synthetic) tape.add_visible(target, synthetic);
+    bool active = dty && dtx && tape.build(target, X->def);
+    if (!active) return zeros(q, tname, target, ry, X, rx, dt, pre);
+    if (ry == 0) {
+      Sweep s = reverse_sweep(cx_, facts_, tape, target, X->def, X->name, rx, dt, nullptr);
+      for (auto& p : pre) s.stmts.insert(s.stmts.begin(), p);
+      return with_span(block(std::move(s.stmts), s.result), q->span);
+    }
+    // A tensor target: one VJP per output point, seeded with the basis cotangent there.
+    std::vector<NodeRef> rows, row_slots;
+    for (int a = 0; a < ry; ++a) {
+      std::string nm = "i" + std::to_string(a);
+      DefId d = cx_.resolver.new_def(nm, DefKind::Index, q->span);
+      rows.push_back(name(nm, d));
+      row_slots.push_back(idx_in(nm, d, irb::lit(0), irb::dim_of(name(tname, target), a)));
+    }
+    auto seed = [&](const std::vector<NodeRef>& m) {
+      NodeRef cond;
+      for (size_t a = 0; a < m.size(); ++a) cond = land(cond, eq(m[a], rows[a]));
+      return ifz(cond, flit(1.0), flit(0.0));
+    };
+    Sweep s = reverse_sweep(cx_, facts_, tape, target, X->def, X->name, rx, dt, seed);
+    NodeRef row_value = block(std::move(s.stmts), s.result);
+    DefId j = cx_.resolver.new_def("jacobian", DefKind::Local, q->span);
+    std::vector<NodeRef> kids{row_value};
+    for (auto& r : row_slots) kids.push_back(r);
+    NodeRef decl = ir::make({.kind = Kind::EinDecl, .span = q->span, .kids = std::move(kids), .name = "jacobian", .def = j});
+    pre.push_back(ir::make({.kind = Kind::EinGroup, .span = q->span, .kids = {decl}, .name = "jacobian", .def = j}));
+    return with_span(block(std::move(pre), name("jacobian", j)), q->span);
+  }
+
+  // ∂y/∂x = 0 with the right shape and type (y does not depend on x, or is not a float).
+  NodeRef zeros(const NodeRef& q, const std::string& tname, DefId target, int ry, const NodeRef& X,
+                int rx, DType dt, std::vector<NodeRef> pre) {
+    if (ry == 0 && rx == 0) return with_span(block(std::move(pre), zero_of(dt)), q->span);
+    std::vector<NodeRef> kids{zero_of(dt)};
+    for (int a = 0; a < ry + rx; ++a) {
+      std::string nm = "z" + std::to_string(a);
+      DefId d = cx_.resolver.new_def(nm, DefKind::Index, q->span);
+      NodeRef ext = a < ry ? irb::dim_of(name(tname, target), a) : irb::dim_of(X, a - ry);
+      kids.push_back(idx_in(nm, d, irb::lit(0), ext));
+    }
+    DefId z = cx_.resolver.new_def("zero", DefKind::Local, q->span);
+    NodeRef decl = ir::make({.kind = Kind::EinDecl, .span = q->span, .kids = std::move(kids), .name = "zero", .def = z});
+    pre.push_back(ir::make({.kind = Kind::EinGroup, .span = q->span, .kids = {decl}, .name = "zero", .def = z}));
+    return with_span(block(std::move(pre), name("zero", z)), q->span);
+  }
+
+  NodeRef with_span(const NodeRef& n, Span s) {
+    return ir::edited(n, [&](ir::Node& m) { m.span = s; });
+  }
+
+  CompileCtx& cx_;
+  Facts& facts_;
+};
+
+}  // namespace
+
+void differentiate(CompileCtx& cx) {
+  for (size_t i = 1; i < cx.units.size(); ++i) {
+    const NodeRef& b = cx.units[i]->body;
+    if (b && (b->kind == Kind::Fn || b->kind == Kind::Lambda) && has_diff(b)) {
+      ir::for_each_node(b, [&](const NodeRef& n) {
+        if (n->kind == Kind::Diff)
+          cx.error("E013", "derivative requests inside functions are not supported", n->span,
+                   "inside a function body", "request the derivative at the top level of a cell");
+      });
+    }
+  }
+  Unit& cell = cx.cell();
+  if (!has_diff(cell.body)) return;
+  Facts facts(cx);
+  Rewriter rw(cx, facts);
+  std::vector<NodeRef> kids;
+  for (auto& s : cell.body->kids) {
+    kids.push_back(s && has_diff(s) ? rw.rewrite(s) : s);
+    const NodeRef& r = kids.back();
+    if (!r) continue;
+    // Definitions visible to later requests, in order.
+    if (r->kind == Kind::EinGroup) rw.visible[r->def] = r;
+    if (r->kind == Kind::Let && ir::let_pattern(*r)->kind == Kind::PBind)
+      rw.visible[ir::let_pattern(*r)->def] = r;
+  }
+  cell.body = ir::with_kids(cell.body, std::move(kids));
+}
+
+void check_no_autodiff_left(CompileCtx& cx) {
+  for (auto& u : cx.units) {
+    ir::for_each_node(u->body, [&](const NodeRef& n) {
+      if (n->kind == Kind::Diff)
+        cx.error("E013", "internal: a derivative request survived the autodiff phase", n->span);
+    });
+  }
+}
+
+}  // namespace ein
