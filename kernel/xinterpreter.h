@@ -1,0 +1,44 @@
+// The xeus interpreter of the Einlang kernel: a thin adapter from Jupyter requests to the
+// shared Session (ARCHITECTURE: kernel/ holds no language logic). Rendering of values and
+// errors lives in xdisplay, output batching in xio, completion/inspection in xcomplete.
+#pragma once
+#ifdef EIN_HAVE_XEUS
+#include <memory>
+#include <string>
+
+#include <xeus/xinterpreter.hpp>
+
+#include "engine/session/session.h"
+#include "kernel/xio.h"
+
+namespace ein::kernel {
+
+class Interpreter final : public xeus::xinterpreter {
+ public:
+  Interpreter();
+  ~Interpreter() override;
+  Session& session() { return *session_; }
+
+ private:
+  void configure_impl() override {}
+  nl::json execute_request_impl(int execution_counter, const std::string& code, bool silent,
+                                bool store_history, nl::json user_expressions,
+                                bool allow_stdin) override;
+  nl::json complete_request_impl(const std::string& code, int cursor_pos) override;
+  nl::json inspect_request_impl(const std::string& code, int cursor_pos,
+                                int detail_level) override;
+  nl::json is_complete_request_impl(const std::string& code) override;
+  nl::json kernel_info_request_impl() override;
+  void shutdown_request_impl() override {}
+
+  nl::json execute_code(int counter, const std::string& code, bool silent);
+  nl::json execute_help(const std::string& code, const std::string& name, int detail);
+  nl::json report_error(const std::string& ename, const std::string& evalue,
+                        const std::vector<std::string>& traceback, bool silent);
+
+  OutputSink sink_;
+  std::unique_ptr<Session> session_;
+};
+
+}  // namespace ein::kernel
+#endif
