@@ -104,6 +104,16 @@ bool TypeStore::unify(const TypeRef& a0, const TypeRef& b0) {
   TypeRef a = shallow(a0), b = shallow(b0);
   if (!a || !b) return true;
   if (a == b) return true;
+  // A value whose type is only known at run time makes an unconstrained variable dynamic too
+  // (e.g. the result of a library wrapper around __load_npy); literals keep their defaults.
+  if (a->k == Type::K::Unknown && b->k == Type::K::Var && kind_[b->var_id] == VarKind::Any) {
+    bound_[b->var_id] = a;
+    return true;
+  }
+  if (b->k == Type::K::Unknown && a->k == Type::K::Var && kind_[a->var_id] == VarKind::Any) {
+    bound_[a->var_id] = b;
+    return true;
+  }
   if (a->k == Type::K::Unknown || b->k == Type::K::Unknown) return true;
   if (a->k == Type::K::Var && b->k == Type::K::Var && a->var_id == b->var_id) return true;
   if (a->k == Type::K::Var) {
