@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/session/commands.h"
 #include "engine/session/session.h"
 #include "repl/repl.h"
 
@@ -46,9 +47,8 @@ std::string dir_of(const std::string& path) {
 }
 
 void print_timings(const ein::CellResult& r) {
-  for (auto& t : r.timings) std::fprintf(stderr, "timing: %s %.3f ms\n", t.phase.c_str(), t.ms);
-  for (auto& [line, ms] : r.stmt_ms) std::fprintf(stderr, "timing: stmt line=%d %.3f ms\n", line, ms);
-  std::fprintf(stderr, "kernels: 0 hits, 0 misses, compile 0.000 ms\n");
+  std::string report = ein::cmd::timings_report(r);
+  std::fwrite(report.data(), 1, report.size(), stderr);
 }
 
 int run_program(const std::string& text, const std::string& name, const std::string& root,

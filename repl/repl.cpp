@@ -1,33 +1,182 @@
-// Minimal interactive loop: reads cells until they are complete and runs them in one session.
-// (Line editing, history, completion and commands arrive with the REPL issue.)
+// The interactive loop: reads lines until the input is complete (Session::is_complete_input),
+// hands it to Session::execute, and prints what came back. Ctrl-C cancels the line being typed
+// or interrupts the running cell; Ctrl-D exits.
 #include "repl/repl.h"
 
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <clocale>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 
 #include "engine/session/session.h"
+#include "repl/line_editor.h"
 
 namespace ein {
 
-int run_repl() {
-  Session session;
-  std::string buf, line;
-  std::fputs("ein 0.1 — Einlang REPL. Ctrl-D exits.\n", stdout);
-  while (true) {
-    std::fputs(buf.empty() ? ">>> " : "... ", stdout);
-    std::fflush(stdout);
-    if (!std::getline(std::cin, line)) break;
-    buf += line + "\n";
-    if (session.is_complete(buf) == "incomplete") continue;
-    CellResult r = session.run_cell(buf);
-    buf.clear();
-    if (r.value && r.value->tag != Value::Tag::Unit)
-      std::printf("%s\n", format_value(*r.value).c_str());
-    if (!r.rendered.empty()) std::fputs(r.rendered.c_str(), stderr);
+namespace {
+
+// The SIGINT handler only touches these and Session::interrupt (two lock-free atomic stores).
+Session* g_session = nullptr;
+std::atomic<bool> g_cell_running{false};
+volatile sig_atomic_t g_sigint = 0;
+
+void on_sigint(int) {
+  g_sigint = 1;
+  if (g_cell_running.load() && g_session) g_session->interrupt();
+}
+
+// While a line is read, SIGINT must interrupt the blocking read() (no SA_RESTART) so libedit
+// returns; while a cell runs, it must not cut short the cell's own writes (SA_RESTART).
+void install_sigint(bool restart) {
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = restart ? SA_RESTART : 0;
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+bool color_wanted(int fd) {
+  if (!isatty(fd)) return false;
+  const char* no = std::getenv("NO_COLOR");
+  if (no && *no) return false;
+  const char* term = std::getenv("TERM");
+  return !(term && std::strcmp(term, "dumb") == 0);
+}
+
+int terminal_width() {
+  winsize ws{};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  if (const char* c = std::getenv("COLUMNS")) {
+    int n = std::atoi(c);
+    if (n > 0) return n;
   }
-  std::fputs("\n", stdout);
-  return 0;
+  return 80;
+}
+
+// $EIN_HISTORY, else ~/.ein_history; EIN_HISTORY= (empty) keeps history in memory only.
+std::string history_path() {
+  if (const char* h = std::getenv("EIN_HISTORY")) return h;
+  const char* home = std::getenv("HOME");
+  return home && *home ? std::string(home) + "/.ein_history" : "";
+}
+
+void write_out(const std::string& s, FILE* f) {
+  if (s.empty()) return;
+  std::fwrite(s.data(), 1, s.size(), f);
+  if (s.back() != '\n') std::fputc('\n', f);
+  std::fflush(f);
+}
+
+class Repl {
+ public:
+  Repl() : color_out_(color_wanted(STDOUT_FILENO)), color_err_(color_wanted(STDERR_FILENO)) {}
+
+  int run() {
+    g_session = &session_;
+    std::setlocale(LC_CTYPE, "");  // libedit handles UTF-8 input only in a UTF-8 locale
+    LineEditor editor(session_, color_out_, history_path());
+    install_sigint(false);
+    std::printf("ein 0.1.0 · Einlang REPL · %%help lists commands · Ctrl-D exits\n");
+    std::fflush(stdout);
+    std::string buf;
+    while (true) {
+      std::string line;
+      g_sigint = 0;
+      LineEditor::Status st = editor.ok() ? editor.read(!buf.empty(), line) : read_plain(!buf.empty(), line);
+      if (st == LineEditor::Status::Eof) break;
+      if (st == LineEditor::Status::Interrupted) {
+        buf.clear();  // Ctrl-C drops the whole unfinished cell, not only the current line
+        std::fputs("^C\n", stdout);
+        std::fflush(stdout);
+        continue;
+      }
+      buf += line + "\n";
+      if (session_.is_complete_input(buf) == "incomplete") continue;
+      if (buf.find_first_not_of(" \t\r\n") == std::string::npos) {
+        buf.clear();
+        continue;
+      }
+      if (editor.ok()) editor.remember(buf);
+      run_input(buf);
+      buf.clear();
+    }
+    std::fputs("\n", stdout);
+    g_session = nullptr;
+    return 0;
+  }
+
+ private:
+  LineEditor::Status read_plain(bool continuation, std::string& line) {
+    std::fputs(continuation ? "... " : ">>> ", stdout);
+    std::fflush(stdout);
+    if (!std::getline(std::cin, line)) {
+      if (g_sigint) {
+        std::cin.clear();
+        return LineEditor::Status::Interrupted;
+      }
+      return LineEditor::Status::Eof;
+    }
+    return LineEditor::Status::Line;
+  }
+
+  void run_input(const std::string& input) {
+    ExecuteOptions eo;
+    eo.terminal = true;
+    eo.color = color_out_;
+    eo.width = terminal_width();
+    install_sigint(true);
+    g_sigint = 0;
+    g_cell_running.store(true);
+    ExecuteResult r = session_.execute(input, eo);
+    g_cell_running.store(false);
+    install_sigint(false);
+    // The terminal echoed ^C in the middle of a line; start the report on a fresh one.
+    if (g_sigint) std::fputc('\n', stdout);
+    std::fflush(stdout);
+    show(r);
+  }
+
+  void show(const ExecuteResult& r) {
+    const CellResult& c = r.cell;
+    if (c.value && c.value->tag != Value::Tag::Unit) write_out(format_value(*c.value), stdout);
+    if (!c.diags.empty()) {
+      std::string diag;
+      if (color_err_) {
+        size_t errors = 0;
+        for (auto& d : c.diags) errors += d.warning ? 0 : 1;
+        diag = session_.render(c.diags, true);
+        if (c.compile_error) diag += render_abort_line(errors, RenderOptions{true});
+      } else {
+        diag = c.rendered;
+      }
+      write_out(diag, stderr);
+    } else if (!c.rendered.empty()) {
+      write_out(c.rendered, stderr);
+    }
+    // Terminal front ends show `text`; displays are the rich twins for notebooks.
+    write_out(r.text, stdout);
+    if (!r.error.empty())
+      write_out((color_err_ ? "\033[1;31merror\033[0m\033[1m: " : "error: ") + r.error +
+                    (color_err_ ? "\033[0m" : ""),
+                stderr);
+  }
+
+  Session session_;
+  bool color_out_, color_err_;
+};
+
+}  // namespace
+
+int run_repl() {
+  Repl repl;
+  return repl.run();
 }
 
 }  // namespace ein

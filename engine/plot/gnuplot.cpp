@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "engine/plot/plot.h"
 
@@ -103,9 +104,25 @@ std::string summarize(const std::string& err) {
   return last;
 }
 
-// The dumb terminal starts its page with a form feed and pads lines with blanks.
+// Text without ANSI escape sequences, to judge whether a line shows anything.
+std::string visible(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\033' && i + 1 < s.size() && s[i + 1] == '[') {
+      i += 2;
+      while (i < s.size() && !(s[i] >= '@' && s[i] <= '~')) ++i;
+      continue;
+    }
+    out += s[i];
+  }
+  return out;
+}
+
+// The dumb terminal starts its page with a form feed and pads lines with blanks; blank lines
+// above and below the drawing would only push it off a small terminal.
 std::string tidy_text(const std::string& s) {
-  std::string out, line;
+  std::vector<std::string> lines;
+  std::string line;
   std::istringstream in(s);
   while (std::getline(in, line)) {
     std::string clean;
@@ -113,10 +130,16 @@ std::string tidy_text(const std::string& s) {
       if (c != '\f' && c != '\r') clean += c;
     size_t end = clean.find_last_not_of(' ');
     clean.resize(end == std::string::npos ? 0 : end + 1);
-    out += clean + "\n";
+    lines.push_back(clean);
   }
-  while (out.size() >= 2 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n') out.pop_back();
-  if (out.find("\033[") != std::string::npos) out += "\033[0m";  // leave the terminal's colour as found
+  auto blank = [](const std::string& l) { return visible(l).find_first_not_of(' ') == std::string::npos; };
+  size_t b = 0, e = lines.size();
+  while (b < e && blank(lines[b])) ++b;
+  while (e > b && blank(lines[e - 1])) --e;
+  std::string out;
+  for (size_t i = b; i < e; ++i) out += lines[i] + "\n";
+  // Leave the terminal's colours as they were found.
+  if (out.find("\033[") != std::string::npos) out = out.substr(0, out.size() - 1) + "\033[0m\n";
   return out;
 }
 

@@ -1,0 +1,90 @@
+// The command layer behind Session::execute: `%command args` and `?name` queries, shared by the
+// terminal REPL and the Jupyter kernel (ARCHITECTURE "The one picture"). One file per family:
+// commands.cpp (dispatch, %help %who %reset %load %cache %jit), commands_ir.cpp, commands_time.cpp,
+// commands_doc.cpp, commands_plot.cpp, commands_complete.cpp.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/session/session.h"
+
+namespace ein {
+
+struct Session::CommandState {
+  bool time_every_cell = false;  // %time on
+};
+
+namespace cmd {
+
+// A bad argument or a failed command: execute() reports the message and keeps the session.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One cell's phase times grouped the way %time and `ein --timings` show them: parse; analysis
+// (resolve .. match_check); lowering (einstein_lowering .. frame_layout); codegen (phases the
+// native tier logs, e.g. "codegen"); compile (CellResult::compile_ms); run.
+struct Phases {
+  double parse = 0, analysis = 0, lowering = 0, codegen = 0, compile = 0, run = 0;
+  double total() const { return parse + analysis + lowering + codegen + compile + run; }
+};
+Phases group_phases(const CellResult& r);
+// `ein --timings`: "timing: <phase> <ms> ms" per group, "timing: stmt line=<L> <ms> ms" per
+// top-level statement, "kernels: <H> hits, <M> misses, compile <ms> ms".
+std::string timings_report(const CellResult& r);
+// %time's text table and its HTML twin.
+std::string phases_text(const CellResult& r);
+std::string phases_html(const CellResult& r);
+
+// What a handler gets: the session, the argument text after the command name, the options of
+// this execute() call, and the result to fill (text, displays, cell).
+struct Call {
+  Session& session;
+  std::string args;
+  const ExecuteOptions& opt;
+  ExecuteResult& out;
+};
+
+struct Command {
+  const char* name;     // without '%'
+  const char* usage;    // argument synopsis
+  const char* summary;  // one line for %help
+  void (*run)(Call&);
+  bool takes_code;      // the argument may be multi-line code (continuation, completion)
+};
+const std::vector<Command>& commands();
+const Command* find_command(std::string_view name);
+
+void cmd_ir(Call& c);
+void cmd_time(Call& c);
+void cmd_timeit(Call& c);
+void cmd_plot(Call& c);
+void cmd_doc(Call& c);
+
+// The `kernel` stage of %ir: generated C++ of the native kernels of a snippet. Kept apart so the
+// native tier can fill it without touching the rest of %ir.
+std::string kernel_ir(Session& s, const std::string& code, const CellOptions& where);
+
+// Builtins' signatures and docs (SPEC §8), for %doc and ?name.
+struct BuiltinDoc {
+  const char* name;
+  const char* signature;
+  const char* doc;
+};
+const std::vector<BuiltinDoc>& builtin_docs();
+// `fn name(a, b: f32) -> f32` from a resolved Fn node; `name` when the node is not a Fn.
+std::string signature_of(const ir::NodeRef& fn, const std::string& name);
+
+// Small text helpers shared by the commands.
+std::string trim(std::string_view s);
+bool is_identifier_path(std::string_view s);  // `x`, `std::math::sin`
+std::string html_escape(std::string_view s);
+std::string format_duration(double ms);  // 3 significant digits with ns / µs / ms / s
+// Columns padded to the widest cell; the first row is the header.
+std::string text_table(const std::vector<std::vector<std::string>>& rows);
+std::string html_table(const std::vector<std::vector<std::string>>& rows);
+
+}  // namespace cmd
+}  // namespace ein

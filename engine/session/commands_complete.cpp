@@ -1,0 +1,125 @@
+// Completion (Session::complete) and input completeness for commands (is_complete_input):
+// what the REPL's Tab and continuation prompt, and Jupyter's complete/is_complete, ask for.
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "engine/session/commands.h"
+
+namespace ein {
+
+namespace {
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+const std::vector<std::string>& keywords() {
+  static const std::vector<std::string> k = {"let", "const", "fn",   "pub",   "use",   "mod",
+                                             "as",  "in",    "if",   "else",  "match", "where",
+                                             "true", "false", "jagged"};
+  return k;
+}
+
+// Builtins a program can call, and the reduction names (SPEC §8, §5.3).
+const std::vector<std::string>& builtin_names() {
+  static const std::vector<std::string> b = [] {
+    std::vector<std::string> v;
+    for (auto& d : cmd::builtin_docs()) v.push_back(d.name);
+    for (const char* r : {"all", "any", "argmax", "argmin"}) v.push_back(r);
+    return v;
+  }();
+  return b;
+}
+
+const std::vector<std::string>& stage_words() {
+  static const std::vector<std::string> s = {"ast", "resolved", "lowered", "kernel", "after="};
+  return s;
+}
+
+// File names for %load and --out: the directory part of `word` is listed.
+std::vector<std::string> files(const std::string& word) {
+  std::vector<std::string> out;
+  size_t slash = word.rfind('/');
+  std::string dir = slash == std::string::npos ? "" : word.substr(0, slash + 1);
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir.empty() ? "." : dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::string n = it->path().filename().string();
+    if (n.empty() || (n[0] == '.' && word.substr(dir.size()).rfind('.', 0) != 0)) continue;
+    out.push_back(dir + n + (it->is_directory(ec) ? "/" : ""));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> Session::complete(const std::string& text, size_t cursor, size_t* start) {
+  cursor = std::min(cursor, text.size());
+  std::string before = text.substr(0, cursor);
+  // The word being completed: identifier characters and `::` separators.
+  size_t b = cursor;
+  while (b > 0 && (word_char(before[b - 1]) || before[b - 1] == ':')) --b;
+  std::string lead = cmd::trim(before.substr(0, b));
+  std::vector<std::string> pool;
+  bool is_command_name = b > 0 && before[b - 1] == '%' && cmd::trim(before.substr(0, b - 1)).empty();
+  const cmd::Command* command = nullptr;
+  if (!lead.empty() && lead[0] == '%') {
+    size_t e = 1;
+    while (e < lead.size() && word_char(lead[e])) ++e;
+    command = cmd::find_command(lead.substr(1, e - 1));
+  }
+  std::string word = before.substr(b);
+  if (is_command_name) {
+    --b;  // include the '%'
+    word = "%" + word;
+    for (auto& k : cmd::commands()) pool.push_back(std::string("%") + k.name);
+  } else if (command && (std::string(command->name) == "load" || lead.find("--out") != std::string::npos)) {
+    // File arguments take path characters too.
+    b = before.find_last_of(" \t=") == std::string::npos ? 0 : before.find_last_of(" \t=") + 1;
+    word = before.substr(b);
+    pool = files(word);
+  } else if (word.find("::") != std::string::npos) {
+    size_t sep = word.rfind("::");
+    std::string path = word.substr(0, sep);
+    for (auto& item : module_children(path)) pool.push_back(path + "::" + item);
+  } else {
+    if (command && lead.find_first_of(" \t") == std::string::npos) {
+      // First argument of a command with a fixed vocabulary.
+      std::string n = command->name;
+      if (n == "ir") pool = stage_words();
+      if (n == "time") pool = {"on", "off"};
+      if (n == "cache") pool = {"info", "clear"};
+      if (n == "jit") pool = {"auto", "always", "never"};
+      if (n == "help")
+        for (auto& k : cmd::commands()) pool.push_back(k.name);
+    }
+    if (!command || command->takes_code || std::string(command->name) == "doc") {
+      for (auto& n : session_names()) pool.push_back(n);
+      for (auto& k : keywords()) pool.push_back(k);
+      for (auto& n : builtin_names()) pool.push_back(n);
+      pool.push_back("std");
+    }
+  }
+  if (start) *start = b;
+  std::set<std::string> out;
+  for (auto& p : pool)
+    if (p.size() >= word.size() && p.compare(0, word.size(), word) == 0) out.insert(p);
+  return {out.begin(), out.end()};
+}
+
+std::string Session::is_complete_input(const std::string& text) const {
+  std::string t = cmd::trim(text);
+  if (!t.empty() && t[0] == '?') return "complete";
+  if (t.empty() || t[0] != '%') return is_complete(text);
+  size_t e = 1;
+  while (e < t.size() && word_char(t[e])) ++e;
+  const cmd::Command* k = cmd::find_command(t.substr(1, e - 1));
+  if (!k || !k->takes_code) return "complete";
+  // Code carried by a command may span lines; anything that is not "still open" runs (and a
+  // malformed argument gets its error from the command).
+  std::string args = cmd::trim(t.substr(e));
+  if (is_complete(args) == "incomplete") return "incomplete";
+  size_t sp = args.find_first_of(" \t\n");  // %ir's stage word is not code
+  return sp != std::string::npos && is_complete(args.substr(sp)) == "incomplete" ? "incomplete" : "complete";
+}
+
+}  // namespace ein

@@ -1,0 +1,126 @@
+// %doc NAME, ?NAME, NAME?: signature and doc comment of a function, builtin, constant, binding
+// or module.
+#include "engine/session/commands.h"
+
+namespace ein::cmd {
+
+const std::vector<BuiltinDoc>& builtin_docs() {
+  static const std::vector<BuiltinDoc> table = {
+      {"print", "print(a, b, ...) -> ()",
+       "Writes its arguments separated by one space, then a newline. Strings print raw,\n"
+       "floats as the shortest text that reads back to the same value."},
+      {"assert", "assert(cond: bool) -> ()  |  assert(cond: bool, msg: str) -> ()",
+       "Stops the program with error E007 (and the message, if given) when cond is false."},
+      {"len", "len(a) -> i32",
+       "Extent of an array's first axis, or the number of characters of a string."},
+      {"shape", "shape(a) -> [i32]", "The extents of an array, one per axis."},
+      {"typeof", "typeof(v) -> str",
+       "The type of a value as text: \"i32\", \"[f32; 2, 3]\", \"(i32, str)\"."},
+      {"array_append", "array_append(a: [T], v: T) -> [T]",
+       "A new array with v added at the end; a itself is unchanged."},
+      {"sum", "sum(a: [T; *]) -> T",
+       "Sum of all elements (0 for an empty array). As sum[i](e) it is the reduction over i."},
+      {"max", "max(a: [T; *]) -> T",
+       "Largest element: -inf for an empty float array, error E006 for an empty integer array.\n"
+       "As max[i](e) it is the reduction over i."},
+      {"min", "min(a: [T; *]) -> T",
+       "Smallest element: +inf for an empty float array, error E006 for an empty integer array.\n"
+       "As min[i](e) it is the reduction over i."},
+      {"prod", "prod(a: [T; *]) -> T",
+       "Product of all elements (1 for an empty array). As prod[i](e) it is the reduction over i."},
+  };
+  return table;
+}
+
+namespace {
+
+std::string type_text(const ir::NodeRef& t) {
+  if (!t) return "?";
+  switch (t->kind) {
+    case ir::Kind::TyPrim: return t->name;
+    case ir::Kind::TyJagged: return "jagged[" + type_text(t->kids.empty() ? nullptr : t->kids[0]) + "]";
+    case ir::Kind::TyArray: {
+      std::string s = "[" + type_text(t->kids.empty() ? nullptr : t->kids[0]);
+      if (t->has(ir::kAnyRank)) return s + "; *]";
+      for (size_t i = 1; i < t->kids.size(); ++i) {
+        s += i == 1 ? "; " : ", ";
+        s += t->kids[i] && t->kids[i]->ival >= 0 ? std::to_string(t->kids[i]->ival) : "?";
+      }
+      return s + "]";
+    }
+    case ir::Kind::TyTuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < t->kids.size(); ++i) s += (i ? ", " : "") + type_text(t->kids[i]);
+      return s + ")";
+    }
+    case ir::Kind::TyFn: {
+      std::string s = "(";
+      for (size_t i = 1; i < t->kids.size(); ++i) s += (i > 1 ? ", " : "") + type_text(t->kids[i]);
+      return s + ") -> " + type_text(t->kids.empty() ? nullptr : t->kids[0]);
+    }
+    default: return "?";
+  }
+}
+
+std::string indent(const std::string& text) {
+  std::string out = "    ";
+  for (char ch : text) {
+    out += ch;
+    if (ch == '\n') out += "    ";
+  }
+  return out + "\n";
+}
+
+std::string first_line(const std::string& s) {
+  size_t e = s.find('\n');
+  return e == std::string::npos ? s : s.substr(0, e) + " ...";
+}
+
+}  // namespace
+
+std::string signature_of(const ir::NodeRef& fn, const std::string& name) {
+  if (!fn || (fn->kind != ir::Kind::Fn && fn->kind != ir::Kind::DiffFn)) return name;
+  std::string s = "fn " + (fn->name.empty() ? name : fn->name) + "(";
+  for (size_t i = ir::fn_param_begin(); i < fn->kids.size(); ++i) {
+    const ir::NodeRef& p = fn->kids[i];
+    if (!p) continue;
+    s += (i > ir::fn_param_begin() ? ", " : "") + p->name;
+    if (!p->kids.empty() && p->kids[0]) s += ": " + type_text(p->kids[0]);
+  }
+  s += ")";
+  if (!fn->kids.empty() && fn->kids[0]) s += " -> " + type_text(fn->kids[0]);
+  return s;
+}
+
+void cmd_doc(Call& c) {
+  std::string name = trim(c.args);
+  if (!is_identifier_path(name)) throw Error("usage: %doc NAME   (or ?NAME, NAME?)");
+  Session& s = c.session;
+  auto info = s.name_info(name);
+  if (!info) throw Error("`" + name + "` is not defined in this session");
+  std::string out;
+  if (info->kind == "builtin") {
+    for (auto& b : builtin_docs())
+      if (name == b.name) out = std::string(b.signature) + "\n" + indent(b.doc);
+    if (out.empty()) out = name + ": builtin\n";
+  } else if (info->kind == "fn") {
+    out = signature_of(info->node, name) + "\n";
+    if (!info->doc.empty()) out += indent(info->doc);
+  } else if (info->kind == "module") {
+    out = "module " + name + "\n";
+    auto items = s.module_children(name);
+    std::string line;
+    for (auto& it : items) line += (line.empty() ? "" : ", ") + it;
+    if (!line.empty()) out += indent(line);
+  } else {
+    auto v = s.value_of(name);
+    out = (info->kind == "const" ? "const " : "") + name + (v ? ": " + type_string(*v) : "") + "\n";
+    if (!info->doc.empty()) out += indent(info->doc);
+  }
+  if (!info->source.empty() && info->kind != "fn") out += "defined at " + info->source_name + ":" +
+      std::to_string(info->line) + ": " + first_line(info->source) + "\n";
+  else if (!info->source_name.empty()) out += "defined at " + info->source_name + ":" + std::to_string(info->line) + "\n";
+  c.out.text = out;
+}
+
+}  // namespace ein::cmd

@@ -1,0 +1,151 @@
+// %ir [STAGE] [NAME | CODE]: the IR of a binding's definition or of a snippet at a compiler
+// stage. Nothing is executed: the snippet is compiled as a cell with execute=false, which the
+// session rolls back, so %ir never changes the session.
+#include <sstream>
+
+#include "engine/session/commands.h"
+#include "lang/passes/driver.h"
+
+namespace ein::cmd {
+
+namespace {
+
+struct Request {
+  std::string stage = "lowered";  // as typed: ast, resolved, lowered, kernel, after=PASS, PASS
+  std::string code;
+  CellOptions where;              // source name and line offset of the code
+  std::string name;               // set when the IR of a binding was asked for
+};
+
+bool is_pass(const std::string& s) {
+  for (auto& p : pass_names())
+    if (p == s) return true;
+  return false;
+}
+
+std::string stage_list() {
+  std::string s = "ast, resolved, lowered, kernel, after=PASS (PASS one of";
+  for (auto& p : pass_names()) s += " " + p;
+  return s + ")";
+}
+
+// Stages from Einstein lowering on work on loops, where the plan summary applies.
+bool is_lowered_stage(const std::string& stage) {
+  if (stage == "lowered") return true;
+  bool after_lowering = false;
+  for (auto& p : pass_names()) {
+    after_lowering = after_lowering || p == "einstein_lowering";
+    if (p == stage) return after_lowering;
+  }
+  return false;
+}
+
+bool is_stage_word(const std::string& w) {
+  return w == "ast" || w == "resolved" || w == "lowered" || w == "kernel" || w.rfind("after=", 0) == 0 ||
+         is_pass(w);
+}
+
+// Lowered dumps carry the planner's decisions as aux text ("strategy=gemm", "recurrence axis=0
+// lookback=1", "window=2 on axis 0"); this lists them per tensor and loop, ahead of the tree.
+std::string plan_summary(const std::string& dump) {
+  std::istringstream in(dump);
+  std::string line, out;
+  auto field = [](const std::string& l, size_t from) {
+    size_t a = l.find(" aux=", from);
+    if (a == std::string::npos) return std::string();
+    a += 5;
+    size_t e = l.find(" #", a);
+    return l.substr(a, e == std::string::npos ? std::string::npos : e - a);
+  };
+  while (std::getline(in, line)) {
+    size_t b = line.find_first_not_of(' ');
+    if (b == std::string::npos) continue;
+    bool tensor = line.compare(b, 9, "(LTensor ") == 0, loop = line.compare(b, 6, "(LFor ") == 0;
+    if (!tensor && !loop) continue;
+    size_t n0 = line.find(' ', b) + 1, n1 = line.find(' ', n0);
+    std::string name = line.substr(n0, n1 == std::string::npos ? std::string::npos : n1 - n0);
+    std::string aux = field(line, b);
+    if (tensor) {
+      out += ";;   tensor " + name + ": " + (aux.empty() ? "whole tensor stored" : aux) + "\n";
+    } else {
+      std::string kind = line.find("[sequential]") != std::string::npos ? "sequential"
+                         : line.find("[parallel]") != std::string::npos ? "parallel" : "";
+      std::string what = aux;
+      if (!kind.empty()) what += (what.empty() ? "" : ", ") + kind;
+      out += ";;     loop " + name + (what.empty() ? "" : ": " + what) + "\n";
+    }
+  }
+  return out.empty() ? "" : ";; execution plan\n" + out;
+}
+
+Request parse_request(Session& s, const std::string& args) {
+  Request q;
+  q.where.execute = false;
+  std::string rest = trim(args);
+  size_t sp = rest.find_first_of(" \t\n");
+  std::string first = rest.substr(0, sp);
+  if (is_stage_word(first)) {
+    q.stage = first;
+    rest = sp == std::string::npos ? "" : trim(rest.substr(sp));
+  } else if (first.rfind("after", 0) == 0 && first.size() > 5 && !is_identifier_path(first)) {
+    throw Error("%ir: write after=PASS; stages: " + stage_list());
+  }
+  if (q.stage.rfind("after=", 0) == 0 && !is_pass(q.stage.substr(6)))
+    throw Error("%ir: unknown pass `" + q.stage.substr(6) + "`; stages: " + stage_list());
+  if (rest.empty()) throw Error("usage: %ir [STAGE] NAME | CODE   (stages: " + stage_list() + ")");
+  if (is_identifier_path(rest)) {
+    if (auto info = s.name_info(rest)) {
+      if (!info->in_session && info->kind != "builtin" && !info->source_name.empty())
+        throw Error("%ir: `" + rest + "` is defined in " + info->source_name +
+                    ", not in this session; %ir shows session bindings and code");
+      if (info->in_session && !info->source.empty() &&
+          (info->kind == "let" || info->kind == "fn" || info->kind == "const")) {
+        q.name = rest;
+        q.code = info->source;
+        q.where.source_name = info->source_name;
+        q.where.line_offset = info->line - 1;
+        return q;
+      }
+    }
+  }
+  q.code = rest;
+  q.where.source_name = "%ir";
+  return q;
+}
+
+}  // namespace
+
+void cmd_ir(Call& c) {
+  Request q = parse_request(c.session, c.args);
+  std::string text;
+  if (q.stage == "kernel") {
+    text = kernel_ir(c.session, q.code, q.where);
+  } else {
+    CellOptions co = q.where;
+    co.dump_stage = q.stage;
+    CellResult r = c.session.run_cell(q.code, co);
+    if (!r.ok) {
+      c.out.cell = r;
+      c.out.ok = false;
+      return;
+    }
+    std::string stage = q.stage.rfind("after=", 0) == 0 ? q.stage.substr(6) : q.stage;
+    text = r.dump;
+    bool lowered = is_lowered_stage(stage);
+    if (lowered) text = plan_summary(text) + text;
+    if (!q.name.empty()) {
+      auto info = c.session.name_info(q.name);
+      if (info && info->kind == "fn" && text.find(";; " + q.name + " ") == std::string::npos)
+        text += ";; fn " + q.name + " is compiled per call signature; `%ir " + q.stage + " " + q.name +
+                "(...)` with arguments shows a specialisation\n";
+      text = ";; " + q.name + " defined at " + q.where.source_name + ":" +
+             std::to_string(q.where.line_offset + 1) + "\n" + text;
+    }
+    if (text.empty()) text = "(no IR at stage " + q.stage + ")\n";
+  }
+  c.out.text = text;
+  c.out.displays.push_back(
+      DisplayData{{{"text/plain", text}, {"text/html", "<pre>" + html_escape(text) + "</pre>\n"}}});
+}
+
+}  // namespace ein::cmd

@@ -1,0 +1,172 @@
+// %time, %timeit and the phase grouping shared with `ein --timings`.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "engine/session/commands.h"
+#include "lang/passes/driver.h"
+
+namespace ein::cmd {
+
+Phases group_phases(const CellResult& r) {
+  Phases p;
+  const auto& passes = pass_names();
+  auto lowering_begin = std::find(passes.begin(), passes.end(), "einstein_lowering");
+  for (auto& t : r.timings) {
+    if (t.phase == "parse") {
+      p.parse += t.ms;
+    } else if (t.phase == "run") {
+      p.run += t.ms;
+    } else if (t.phase == "resolve") {
+      p.analysis += t.ms;
+    } else if (auto it = std::find(passes.begin(), passes.end(), t.phase); it != passes.end()) {
+      // Passes are ordered: everything before Einstein lowering analyses, the rest lowers.
+      (it < lowering_begin ? p.analysis : p.lowering) += t.ms;
+    } else {
+      p.codegen += t.ms;  // phases the native tier logs ("codegen", planning)
+    }
+  }
+  p.compile = r.compile_ms;
+  return p;
+}
+
+std::string timings_report(const CellResult& r) {
+  Phases p = group_phases(r);
+  std::string out;
+  char buf[128];
+  const std::pair<const char*, double> rows[] = {{"parse", p.parse},     {"analysis", p.analysis},
+                                                 {"lowering", p.lowering}, {"codegen", p.codegen},
+                                                 {"compile", p.compile}, {"run", p.run}};
+  for (auto& [name, ms] : rows) {
+    std::snprintf(buf, sizeof buf, "timing: %s %.3f ms\n", name, ms);
+    out += buf;
+  }
+  for (auto& [line, ms] : r.stmt_ms) {
+    std::snprintf(buf, sizeof buf, "timing: stmt line=%d %.3f ms\n", line, ms);
+    out += buf;
+  }
+  std::snprintf(buf, sizeof buf, "kernels: %d hits, %d misses, compile %.3f ms\n", r.kernel_hits,
+                r.kernel_misses, r.compile_ms);
+  return out + buf;
+}
+
+namespace {
+
+std::vector<std::vector<std::string>> phase_rows(const CellResult& r) {
+  Phases p = group_phases(r);
+  auto ms = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f ms", v);
+    return std::string(buf);
+  };
+  return {{"phase", "time"},
+          {"parse", ms(p.parse)},
+          {"analysis", ms(p.analysis)},
+          {"lowering", ms(p.lowering)},
+          {"codegen", ms(p.codegen)},
+          {"compile", ms(p.compile)},
+          {"run", ms(p.run)},
+          {"total", ms(p.total())},
+          {"kernels", std::to_string(r.kernel_hits) + " hits, " + std::to_string(r.kernel_misses) + " misses"}};
+}
+
+// Code run for measurement only must not leave bindings behind: inside a block its `let`s are
+// locals. The block opens on the code's first line so that diagnostics keep their line numbers.
+std::string as_block(const std::string& code) { return "{ " + code + "\n}"; }
+
+}  // namespace
+
+std::string phases_text(const CellResult& r) { return text_table(phase_rows(r)); }
+std::string phases_html(const CellResult& r) { return html_table(phase_rows(r)); }
+
+void cmd_time(Call& c) {
+  std::string a = trim(c.args);
+  if (a == "on" || a == "off") {
+    c.session.command_state().time_every_cell = a == "on";
+    c.out.text = std::string("timings after every cell: ") + a + "\n";
+    return;
+  }
+  if (a.empty()) throw Error("usage: %time CODE | on | off");
+  c.out.cell = c.session.run_cell(a, c.opt.cell);
+  c.out.ok = c.out.cell.ok;
+  c.out.text = phases_text(c.out.cell);
+  c.out.displays.push_back(DisplayData{{{"text/plain", c.out.text}, {"text/html", phases_html(c.out.cell)}}});
+}
+
+// IPython's %timeit: find a loop count whose batch takes at least 0.2 s, then time 7 batches.
+// Every run compiles the cell again (a session cell cannot be re-run without recompiling), so
+// the batch size is chosen on wall time (compile included, which bounds the total), while the
+// statistics are of the "run" phase only: what the code costs, not the compiler.
+void cmd_timeit(Call& c) {
+  std::string code = trim(c.args);
+  if (code.empty()) throw Error("usage: %timeit CODE");
+  Session& s = c.session;
+  CellOptions check = c.opt.cell;
+  check.execute = false;
+  std::string body = as_block(code);
+  CellResult probe = s.run_cell(body, check);
+  if (!probe.ok) {
+    // Items such as `use` may not be allowed in a block: time the code as written; then its
+    // bindings stay, as IPython's do.
+    CellResult plain = s.run_cell(code, check);
+    if (!plain.ok) {
+      c.out.cell = plain;
+      c.out.ok = false;
+      return;
+    }
+    body = code;
+  }
+  uint64_t interrupts = s.interrupt_count();
+  auto batch = [&](long number, double& run_ms, double& wall_ms, double& compile_ms) -> bool {
+    run_ms = compile_ms = 0;
+    auto t0 = std::chrono::steady_clock::now();
+    for (long i = 0; i < number; ++i) {
+      CellResult r = s.run_cell(body, c.opt.cell);
+      if (!r.ok || s.interrupt_count() != interrupts) {
+        c.out.ok = false;
+        if (r.ok) c.out.error = "%timeit: interrupted";
+        else c.out.cell = r;
+        return false;
+      }
+      for (auto& t : r.timings)
+        if (t.phase == "run") run_ms += t.ms;
+        else compile_ms += t.ms;
+    }
+    wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return true;
+  };
+  long number = 1;
+  double run_ms = 0, wall_ms = 0, compile_ms = 0;
+  for (int step = 0;; ++step) {
+    if (!batch(number, run_ms, wall_ms, compile_ms)) return;
+    if (wall_ms >= 200 || number >= 10000000) break;
+    number = step % 3 == 1 ? number * 5 / 2 : number * 2;  // 1 2 5 10 20 50 100 ...
+  }
+  std::vector<double> per_loop;
+  double compile_total = 0;
+  for (int rep = 0; rep < 7; ++rep) {
+    if (!batch(number, run_ms, wall_ms, compile_ms)) return;
+    per_loop.push_back(run_ms / static_cast<double>(number));
+    compile_total += compile_ms;
+  }
+  double mean = 0;
+  for (double v : per_loop) mean += v;
+  mean /= static_cast<double>(per_loop.size());
+  double var = 0;
+  for (double v : per_loop) var += (v - mean) * (v - mean);
+  double sd = std::sqrt(var / static_cast<double>(per_loop.size()));
+  double best = *std::min_element(per_loop.begin(), per_loop.end());
+  double compile_each = compile_total / (7.0 * static_cast<double>(number));
+  c.out.text = format_duration(mean) + " ± " + format_duration(sd) + " per loop (mean ± std. dev. of 7 runs, " +
+               std::to_string(number) + (number == 1 ? " loop" : " loops") + " each); best " +
+               format_duration(best) + "\n" + "(run phase only; compiling the cell took " +
+               format_duration(compile_each) + " per loop)\n";
+  std::vector<std::vector<std::string>> rows = {{"mean", "std. dev.", "best", "runs", "loops", "compile"},
+                                                {format_duration(mean), format_duration(sd),
+                                                 format_duration(best), "7", std::to_string(number),
+                                                 format_duration(compile_each)}};
+  c.out.displays.push_back(DisplayData{{{"text/plain", c.out.text}, {"text/html", html_table(rows)}}});
+}
+
+}  // namespace ein::cmd
