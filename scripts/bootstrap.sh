@@ -12,7 +12,7 @@ RUN_PKGS=(gnuplot-nox)
 TEST_PKGS=(
   python3 python3-numpy python3-jupyter-client python3-jupyter-kernel-test
   python3-nbclient python3-nbformat python3-nbconvert python3-ipykernel
-  chromium tmux
+  chromium tmux hyperfine
 )
 
 want=("${BUILD_PKGS[@]}" "${RUN_PKGS[@]}")
