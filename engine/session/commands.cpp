@@ -100,6 +100,11 @@ std::string html_table(const std::vector<std::vector<std::string>>& rows) {
   return out + "</table>\n";
 }
 
+void emit(Call& c, const std::string& text, const std::string& html) {
+  if (c.opt.terminal) c.out.text += text;
+  else c.out.displays.push_back(DisplayData{{{"text/plain", text}, {"text/html", html}}});
+}
+
 namespace {
 
 void cmd_help(Call& c) {
@@ -144,8 +149,7 @@ void cmd_who(Call& c) {
     c.out.text = "no bindings\n";
     return;
   }
-  c.out.text = text_table(rows);
-  c.out.displays.push_back(DisplayData{{{"text/plain", c.out.text}, {"text/html", html_table(rows)}}});
+  emit(c, text_table(rows), html_table(rows));
 }
 
 void cmd_reset(Call& c) {
@@ -273,8 +277,8 @@ ExecuteResult Session::execute(const std::string& input, const ExecuteOptions& o
     r.cell = run_cell(input, opt.cell);
     r.ok = r.cell.ok;
     if (command_state().time_every_cell) {
-      r.text = cmd::phases_text(r.cell);
-      r.displays.push_back(DisplayData{{{"text/plain", r.text}, {"text/html", cmd::phases_html(r.cell)}}});
+      cmd::Call call{*this, "", opt, r};
+      cmd::emit(call, cmd::phases_text(r.cell), cmd::phases_html(r.cell));
     }
   } catch (const cmd::Error& e) {
     r.ok = false;

@@ -47,6 +47,11 @@ struct Call {
   ExecuteResult& out;
 };
 
+// Output of a command, once: a terminal (ExecuteOptions::terminal) gets `text`; a rich front
+// end gets one DisplayData with the text as text/plain and its HTML twin, and no `text`, so a
+// notebook that shows both streams and displays does not show it twice.
+void emit(Call& c, const std::string& text, const std::string& html);
+
 struct Command {
   const char* name;     // without '%'
   const char* usage;    // argument synopsis

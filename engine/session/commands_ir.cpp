@@ -143,9 +143,7 @@ void cmd_ir(Call& c) {
     }
     if (text.empty()) text = "(no IR at stage " + q.stage + ")\n";
   }
-  c.out.text = text;
-  c.out.displays.push_back(
-      DisplayData{{{"text/plain", text}, {"text/html", "<pre>" + html_escape(text) + "</pre>\n"}}});
+  emit(c, text, "<pre>" + html_escape(text) + "</pre>\n");
 }
 
 }  // namespace ein::cmd

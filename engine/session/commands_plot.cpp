@@ -210,7 +210,6 @@ void cmd_plot(Call& c) {
   std::string label = std::string("<") + plot::kind_name(spec.kind) + " plot, " + std::to_string(points) + " points>\n";
   if (c.opt.terminal) {
     c.out.text = pr.out[plot::Format::Text] + note;
-    c.out.displays.push_back(DisplayData{{{"text/plain", c.out.text}}});
   } else {
     c.out.text = note;
     c.out.displays.push_back(DisplayData{{{"image/svg+xml", pr.out[plot::Format::Svg]},

@@ -90,8 +90,7 @@ void cmd_time(Call& c) {
   if (a.empty()) throw Error("usage: %time CODE | on | off");
   c.out.cell = c.session.run_cell(a, c.opt.cell);
   c.out.ok = c.out.cell.ok;
-  c.out.text = phases_text(c.out.cell);
-  c.out.displays.push_back(DisplayData{{{"text/plain", c.out.text}, {"text/html", phases_html(c.out.cell)}}});
+  emit(c, phases_text(c.out.cell), phases_html(c.out.cell));
 }
 
 // IPython's %timeit: find a loop count whose batch takes at least 0.2 s, then time 7 batches.
@@ -158,7 +157,7 @@ void cmd_timeit(Call& c) {
   double sd = std::sqrt(var / static_cast<double>(per_loop.size()));
   double best = *std::min_element(per_loop.begin(), per_loop.end());
   double compile_each = compile_total / (7.0 * static_cast<double>(number));
-  c.out.text = format_duration(mean) + " ± " + format_duration(sd) + " per loop (mean ± std. dev. of 7 runs, " +
+  std::string text = format_duration(mean) + " ± " + format_duration(sd) + " per loop (mean ± std. dev. of 7 runs, " +
                std::to_string(number) + (number == 1 ? " loop" : " loops") + " each); best " +
                format_duration(best) + "\n" + "(run phase only; compiling the cell took " +
                format_duration(compile_each) + " per loop)\n";
@@ -166,7 +165,7 @@ void cmd_timeit(Call& c) {
                                                 {format_duration(mean), format_duration(sd),
                                                  format_duration(best), "7", std::to_string(number),
                                                  format_duration(compile_each)}};
-  c.out.displays.push_back(DisplayData{{{"text/plain", c.out.text}, {"text/html", html_table(rows)}}});
+  emit(c, text, html_table(rows));
 }
 
 }  // namespace ein::cmd

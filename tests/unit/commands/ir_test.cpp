@@ -1,0 +1,113 @@
+// %ir: stages, NAME versus CODE, the execution plan summary, and that nothing changes.
+#include <gtest/gtest.h>
+
+#include "tests/unit/commands/command_helpers.h"
+
+namespace ein::testing_commands {
+namespace {
+
+constexpr const char* kRecurrence =
+    "let x[0] = 1.0;\n"
+    "let x[t in 1..10] = x[t - 1] * 0.5;\n";
+
+TEST(CommandIr, LoweredIsTheDefaultAndShowsThePlan) {
+  TestSession t;
+  t.term("let A = [[1.0, 2.0], [3.0, 4.0]];");
+  ExecuteResult r = t.term("%ir let C[i, j] = sum[k](A[i, k] * A[k, j]);");
+  ASSERT_TRUE(r.ok) << r.error << r.cell.rendered;
+  EXPECT_NE(r.text.find(";; execution plan"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find(";;   tensor C:"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("(LTensor C"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("strategy="), std::string::npos) << r.text;
+  // Compiling for %ir defines nothing.
+  EXPECT_FALSE(t.has("C"));
+}
+
+TEST(CommandIr, RecurrenceDecisionOfABinding) {
+  TestSession t;
+  ASSERT_TRUE(t.term(kRecurrence).ok);
+  ExecuteResult r = t.term("%ir lowered x");
+  ASSERT_TRUE(r.ok) << r.error << r.cell.rendered;
+  EXPECT_EQ(r.text.rfind(";; x defined at cell[1]:1\n", 0), 0u) << r.text;
+  EXPECT_NE(r.text.find("recurrence axis=0 lookback=1"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("loop t: recurrence axis=0 lookback=1"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("sequential"), std::string::npos) << r.text;
+  // Both piecewise clauses are part of the definition.
+  EXPECT_NE(r.text.find("(LStore x"), std::string::npos);
+  EXPECT_NE(r.text.find("(FloatLit 1.0)"), std::string::npos);
+}
+
+TEST(CommandIr, StorageWindowIsShown) {
+  // A session binding may be observed whole by a later cell, so only a local recurrence whose
+  // last point alone is used gets a sliding window.
+  TestSession t;
+  ExecuteResult r = t.term(std::string("%ir lowered {\n") + kRecurrence + "x[9] }");
+  ASSERT_TRUE(r.ok) << r.error << r.cell.rendered;
+  EXPECT_NE(r.text.find("tensor x: window=2 on axis 0"), std::string::npos) << r.text;
+}
+
+TEST(CommandIr, EarlierStages) {
+  TestSession t;
+  t.term("let v = [1, 2, 3];");
+  ExecuteResult ast = t.term("%ir ast v[0] + 1");
+  ASSERT_TRUE(ast.ok);
+  EXPECT_NE(ast.text.find("(Binary +"), std::string::npos) << ast.text;
+  EXPECT_EQ(ast.text.find("#0:"), std::string::npos) << "no DefIds before resolution: " << ast.text;
+  ExecuteResult res = t.term("%ir resolved v[0] + 1");
+  ASSERT_TRUE(res.ok);
+  EXPECT_NE(res.text.find("(Name v #"), std::string::npos) << res.text;
+  ExecuteResult after = t.term("%ir after=type_inference v");
+  ASSERT_TRUE(after.ok) << after.error;
+  EXPECT_EQ(after.text.rfind(";; v defined at cell[1]:1", 0), 0u) << after.text;
+  ExecuteResult bare = t.term("%ir range_analysis v[1]");
+  ASSERT_TRUE(bare.ok) << bare.error;
+  EXPECT_NE(bare.text.find("(Index"), std::string::npos);
+}
+
+TEST(CommandIr, KernelStageIsOneBranch) {
+  TestSession t;
+  ExecuteResult r = t.term("%ir kernel let y[i in 0..4] = i * 2;");
+  EXPECT_TRUE(r.ok);
+  EXPECT_FALSE(r.text.empty());
+  EXPECT_FALSE(t.has("y"));
+}
+
+TEST(CommandIr, FunctionsAreCompiledPerCall) {
+  TestSession t;
+  t.term("fn twice(a) { a * 2 }");
+  ExecuteResult def = t.term("%ir twice");
+  ASSERT_TRUE(def.ok) << def.error;
+  EXPECT_NE(def.text.find("compiled per call signature"), std::string::npos) << def.text;
+  ExecuteResult call = t.term("%ir twice(21)");
+  ASSERT_TRUE(call.ok) << call.error;
+  EXPECT_NE(call.text.find(";; twice"), std::string::npos) << call.text;
+}
+
+TEST(CommandIr, ErrorsAreReportedAndChangeNothing) {
+  TestSession t;
+  t.term("let keep = 1;");
+  ExecuteResult bad_stage = t.term("%ir after=nosuchpass keep");
+  EXPECT_FALSE(bad_stage.ok);
+  EXPECT_NE(bad_stage.error.find("unknown pass `nosuchpass`"), std::string::npos);
+  EXPECT_NE(bad_stage.error.find("frame_layout"), std::string::npos) << "lists the passes";
+  ExecuteResult bad_code = t.term("%ir lowered keep + missing");
+  EXPECT_FALSE(bad_code.ok);
+  EXPECT_TRUE(bad_code.error.empty());
+  EXPECT_NE(bad_code.cell.rendered.find("E003"), std::string::npos);
+  EXPECT_FALSE(t.term("%ir lowered").ok);
+  EXPECT_TRUE(t.has("keep"));
+  EXPECT_EQ(format_value(*t.term("keep").cell.value), "1");
+}
+
+TEST(CommandIr, NotebookGetsPreformattedHtml) {
+  TestSession t;
+  ExecuteResult r = t.rich("%ir ast 1 + 2");
+  ASSERT_TRUE(r.ok);
+  const std::string* html = mime(r, "text/html");
+  ASSERT_NE(html, nullptr);
+  EXPECT_EQ(html->rfind("<pre>", 0), 0u);
+  EXPECT_NE(mime(r, "text/plain"), nullptr);
+}
+
+}  // namespace
+}  // namespace ein::testing_commands

@@ -1,0 +1,185 @@
+// %plot and engine/plot: argument parsing, value checks, valid SVG and PNG files, notebook
+// display data, terminal drawings, and a clear message when gnuplot is missing.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "engine/plot/plot.h"
+#include "tests/unit/commands/command_helpers.h"
+
+namespace ein::testing_commands {
+namespace {
+
+bool have_gnuplot() {
+  static const bool yes = [] {
+    plot::Spec s;
+    s.series.push_back(plot::Series{"a", {}, {1, 2}});
+    return plot::render(s, {plot::Format::Text}).ok;
+  }();
+  return yes;
+}
+
+#define NEED_GNUPLOT() \
+  if (!have_gnuplot()) GTEST_SKIP() << "gnuplot is not installed"
+
+std::string decode_base64(const std::string& in) {
+  auto val = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
+  };
+  std::string out;
+  int bits = 0, acc = 0;
+  for (char c : in) {
+    int v = val(c);
+    if (v < 0) continue;
+    acc = (acc << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+bool is_png(const std::string& bytes) { return bytes.rfind("\x89PNG\r\n\x1a\n", 0) == 0; }
+
+bool is_svg(const std::string& text) {
+  size_t root = text.find("<svg");
+  return root != std::string::npos && text.find("</svg>") != std::string::npos &&
+         text.find("xmlns=\"http://www.w3.org/2000/svg\"") != std::string::npos &&
+         text.rfind("<?xml", 0) == 0;
+}
+
+TEST(PlotLib, Base64) {
+  EXPECT_EQ(plot::base64(""), "");
+  EXPECT_EQ(plot::base64("f"), "Zg==");
+  EXPECT_EQ(plot::base64("fo"), "Zm8=");
+  EXPECT_EQ(plot::base64("foo"), "Zm9v");
+  EXPECT_EQ(plot::base64(std::string("\x89PNG", 4)), "iVBORw==");
+}
+
+TEST(PlotLib, ScriptQuotesTitlesAndMarksGaps) {
+  plot::Spec s;
+  s.title = "it's\nhere";
+  s.series.push_back(plot::Series{"row 0", {}, {1.0, std::nan(""), 3.0}});
+  std::string gp = plot::script(s, {plot::Format::Svg}, {"/tmp/o.svg"}, plot::Size{});
+  EXPECT_NE(gp.find("set title 'it''s here'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("1 NaN\n"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("set output '/tmp/o.svg'"), std::string::npos);
+  EXPECT_NE(gp.find("with lines"), std::string::npos);
+}
+
+TEST(PlotCommand, WritesValidSvgAndPngFiles) {
+  NEED_GNUPLOT();
+  TempDir d;
+  TestSession t;
+  t.term("let ys[i in 0..50] = (i * i) as f32;");
+  std::string svg = (d.path / "curve.svg").string(), png = (d.path / "curve.png").string();
+  ExecuteResult a = t.term("%plot ys title \"squares\" --out " + svg);
+  ASSERT_TRUE(a.ok) << a.error << a.cell.rendered;
+  EXPECT_NE(a.text.find("saved plot to " + svg), std::string::npos);
+  std::string svg_text = read_file(svg);
+  EXPECT_TRUE(is_svg(svg_text)) << svg_text.substr(0, 200);
+  EXPECT_NE(svg_text.find("squares"), std::string::npos);
+  ExecuteResult b = t.rich("%plot ys as scatter --out " + png);
+  ASSERT_TRUE(b.ok) << b.error;
+  EXPECT_TRUE(is_png(read_file(png)));
+}
+
+TEST(PlotCommand, NotebookDisplayHasSvgAndBase64Png) {
+  NEED_GNUPLOT();
+  TestSession t;
+  ExecuteResult r = t.rich("%plot [[1.0, 2.0, 3.0], [3.0, 1.0, 2.0]] as bar");
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.displays.size(), 1u);
+  const auto& m = r.displays[0].mime;
+  ASSERT_TRUE(m.count("image/svg+xml") && m.count("image/png") && m.count("text/plain"));
+  EXPECT_TRUE(is_svg(m.at("image/svg+xml")));
+  EXPECT_TRUE(is_png(decode_base64(m.at("image/png"))));
+  EXPECT_EQ(m.at("text/plain"), "<bar plot, 6 points>\n");
+}
+
+TEST(PlotCommand, TerminalDrawing) {
+  NEED_GNUPLOT();
+  TestSession t;
+  t.term("let v = [0.0, 1.0, 4.0, 9.0, 16.0];");
+  ExecuteResult plain = t.term("%plot v", /*color=*/false);
+  ASSERT_TRUE(plain.ok) << plain.error;
+  EXPECT_TRUE(plain.displays.empty());
+  EXPECT_EQ(plain.text.find('\033'), std::string::npos) << "no colours when not asked";
+  EXPECT_NE(plain.text.find("+---"), std::string::npos) << plain.text;  // the frame
+  EXPECT_NE(plain.text.find("16"), std::string::npos) << plain.text;    // a y tic
+  ExecuteResult color = t.term("%plot v as line title \"v\"", /*color=*/true);
+  ASSERT_TRUE(color.ok) << color.error;
+  EXPECT_NE(color.text.find("\033["), std::string::npos);
+  ExecuteResult heat = t.term("%plot [[1, 2], [3, 4]] as heatmap", true);
+  EXPECT_TRUE(heat.ok) << heat.error;
+}
+
+TEST(PlotCommand, ExpressionOptionsAndCasts) {
+  NEED_GNUPLOT();
+  TestSession t;
+  // `as f64` is a cast inside the expression, `as line` the plot kind.
+  ExecuteResult r = t.rich("%plot [1, 2, 3] as f64 as line");
+  EXPECT_TRUE(r.ok) << r.error << r.cell.rendered;
+  ExecuteResult xy = t.rich("%plot ([0.0, 0.5, 1.0], [1.0, 4.0, 2.0]) as scatter");
+  EXPECT_TRUE(xy.ok) << xy.error << xy.cell.rendered;
+  ExecuteResult range = t.rich("%plot 0..20");
+  EXPECT_TRUE(range.ok) << range.error;
+}
+
+TEST(PlotCommand, BadInputsAreClearErrors) {
+  TestSession t;
+  t.term("let s = 3.0; let cube = [[[1.0]]];");
+  struct Case {
+    const char* input;
+    const char* message;
+  } cases[] = {
+      {"%plot s", "cannot plot a value of type f32"},
+      {"%plot cube", "cannot plot an array of rank 3"},
+      {"%plot [1.0, 2.0] as pie", "unknown plot kind `pie`"},
+      {"%plot [1.0] --out x.jpg", "--out needs a file name ending in .svg or .png"},
+      {"%plot ([1.0, 2.0], [1.0]) as line", "xs has 2 values but a curve has 1"},
+      {"%plot title \"only a title\"", "usage: %plot"},
+  };
+  for (auto& c : cases) {
+    ExecuteResult r = t.term(c.input);
+    EXPECT_FALSE(r.ok) << c.input;
+    EXPECT_NE(r.error.find(c.message), std::string::npos) << c.input << " -> " << r.error;
+  }
+  ExecuteResult code = t.term("%plot nowhere + 1");
+  EXPECT_FALSE(code.ok);
+  EXPECT_NE(code.cell.rendered.find("E003"), std::string::npos);
+}
+
+TEST(PlotCommand, LeavesNoBindings) {
+  NEED_GNUPLOT();
+  TestSession t;
+  auto before = t.s.session_names();
+  ExecuteResult r = t.rich("%plot let tmp = [1.0, 2.0]; tmp");
+  EXPECT_TRUE(r.ok) << r.error << r.cell.rendered;
+  EXPECT_EQ(t.s.session_names(), before);
+  EXPECT_FALSE(t.has("tmp"));
+}
+
+TEST(PlotCommand, MissingGnuplotIsAMessage) {
+  const char* old = std::getenv("EIN_GNUPLOT");
+  std::string saved = old ? old : "";
+  setenv("EIN_GNUPLOT", "/nonexistent/bin/gnuplot", 1);
+  TestSession t;
+  ExecuteResult r = t.rich("%plot [1.0, 2.0]");
+  if (old) setenv("EIN_GNUPLOT", saved.c_str(), 1);
+  else unsetenv("EIN_GNUPLOT");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("gnuplot is not installed"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("gnuplot-nox"), std::string::npos) << r.error;
+  EXPECT_TRUE(t.term("1 + 1").ok);
+}
+
+}  // namespace
+}  // namespace ein::testing_commands
