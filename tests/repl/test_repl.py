@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""Drives the `ein` REPL in a pseudo-terminal, as a person at a keyboard would.
+
+Checks: banner and prompt, multi-line continuation, echo of a trailing expression, an error
+with its caret followed by a working line, %who, %ir lowered, %time, %plot drawn in the
+terminal, Tab completion (names, module paths, commands), Ctrl-C (cancels a line, interrupts a
+running cell), Ctrl-D, history surviving a restart (and Ctrl-R), an unwritable history file.
+Also prints the time from start to the first prompt (never asserted: timing is not a test).
+
+Standard library only (pty, select), so any python3 runs it.
+
+    python3 tests/repl/test_repl.py --ein build/ein [-v] [-k NAME]
+"""
+import argparse
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import statistics
+import struct
+import sys
+import tempfile
+import termios
+import fcntl
+import time
+import traceback
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
+PROMPT = ">>> "
+CONT = "... "
+UP = "\x1b[A"
+
+
+def plain(raw):
+    """Terminal output without escape sequences and carriage returns."""
+    return ANSI.sub("", raw).replace("\r", "")
+
+
+class Repl:
+    def __init__(self, ein, env, cwd, cols=100, rows=40):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # child: become `ein` on the pty
+            try:
+                os.chdir(cwd)
+                os.execve(ein, [ein], env)
+            finally:
+                os._exit(127)
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        self.raw = ""
+        self.mark = 0
+        self.started = time.monotonic()
+
+    def read(self, timeout):
+        r, _, _ = select.select([self.fd], [], [], timeout)
+        if not r:
+            return False
+        try:
+            data = os.read(self.fd, 65536)
+        except OSError:
+            return False
+        if not data:
+            return False
+        self.raw += data.decode("utf-8", "replace")
+        return True
+
+    def expect(self, pattern, timeout=10.0):
+        """Waits until `pattern` (regex over the plain text after the mark) appears; moves the
+        mark past the match and returns the plain text up to its end."""
+        rx = re.compile(pattern, re.S)
+        deadline = time.monotonic() + timeout
+        while True:
+            # Plain text of everything so far: escape sequences already printed never change.
+            text = plain(self.raw)[self.mark:]
+            m = rx.search(text)
+            if m:
+                self.mark += m.end()
+                return text[: m.end()]
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("timed out waiting for %r; screen since mark:\n%s" % (pattern, text[-3000:]))
+            self.read(min(left, 0.2))
+
+    def send(self, keys):
+        # libedit switches the terminal to raw mode around printing the prompt; a key that
+        # arrives in that instant is read in cooked mode (a ^D is then lost). A person never
+        # types that fast: wait until the output has been quiet for a moment.
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline and self.read(0.03):
+            pass
+        os.write(self.fd, keys.encode())
+
+    def line(self, text, until=PROMPT, timeout=10.0):
+        """Types a line, presses Enter, returns the plain output up to the next prompt."""
+        self.send(text + "\r")
+        out = self.expect(re.escape(until) + r"$", timeout)
+        return out
+
+    def raw_since(self, start):
+        return self.raw[start:]
+
+    def close(self):
+        try:
+            self.send("\x04")
+        except OSError:
+            pass
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                return status
+            self.read(0.05)
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        raise AssertionError("ein did not exit on Ctrl-D; screen:\n" + repr(self.raw[-500:]))
+
+
+class Suite:
+    def __init__(self, ein, verbose):
+        self.ein = os.path.abspath(ein)
+        self.verbose = verbose
+        self.tmp = tempfile.mkdtemp(prefix="ein-repl-test-")
+        self.history = os.path.join(self.tmp, "history")
+        with open(os.path.join(self.tmp, "geometry.ein"), "w") as f:
+            f.write("// Area of a rectangle.\npub fn area(w, h) { w * h }\n")
+
+    def env(self, **extra):
+        e = {k: v for k, v in os.environ.items() if not k.startswith("EIN_") or k == "EIN_SHARE_DIR"}
+        e.update(TERM="xterm", HOME=self.tmp, EIN_HISTORY=self.history, EIN_JIT="never", LANG="C.UTF-8")
+        e.pop("NO_COLOR", None)
+        e.update(extra)
+        return e
+
+    def start(self, **env):
+        r = Repl(self.ein, self.env(**env), self.tmp)
+        r.expect("Ctrl-D exits.*?" + re.escape(PROMPT) + "$")
+        return r
+
+    # ---- the checks --------------------------------------------------------------------------
+
+    def test_prompt_echo_multiline(self):
+        r = self.start()
+        assert "Einlang REPL" in plain(r.raw), r.raw
+        assert "\x1b[" in r.raw, "the prompt is coloured on a terminal"
+        out = r.line("1 + 2")
+        assert re.search(r"1 \+ 2\n3\n>>> $", out), out
+        r.send("fn add(a, b) {\r")
+        r.expect(re.escape(CONT) + "$")
+        r.send("  a + b\r")
+        r.expect(re.escape(CONT) + "$")
+        out = r.line("}")
+        assert "error" not in out, out
+        out = r.line("add(40, 2)")
+        assert re.search(r"\n42\n", out), out
+        out = r.line("let quiet = 5;")
+        assert re.search(r"let quiet = 5;\n>>> $", out), "a statement echoes nothing: " + out
+        assert r.close() == 0
+
+    def test_error_caret_then_next_line(self):
+        r = self.start()
+        start = len(r.raw)
+        out = r.line("let y = nope + 1;")
+        assert "error[E003]" in out, out
+        assert re.search(r"\n1 \| let y = nope \+ 1;\n", out), out
+        assert re.search(r"\n  \|         \^\^\^\^ not found", out), out
+        assert "aborting due to 1 previous error" in out, out
+        assert "\x1b[1;31m" in r.raw_since(start), "diagnostics are coloured on a terminal"
+        out = r.line("6 * 7")
+        assert re.search(r"\n42\n", out), out
+        out = r.line("y")
+        assert "error[E003]" in out, "the failed cell defined nothing: " + out
+        r.close()
+
+    def test_commands_who_ir_time(self):
+        r = self.start()
+        r.line("let x[0] = 1.0; let x[t in 1..10] = x[t - 1] * 0.5;")
+        r.line("let M = [[1, 2, 3], [4, 5, 6]];")
+        out = r.line("%who")
+        assert re.search(r"name +kind +type\n", out), out
+        assert re.search(r"\nM +let +\[i32; 2, 3\]\n", out), out
+        assert re.search(r"\nx +let +\[f32; 10\]\n", out), out
+        out = r.line("%ir lowered x")
+        assert ";; x defined at cell[1]:1" in out, out
+        assert "loop t: recurrence axis=0 lookback=1" in out, out
+        assert "(LTensor x" in out and "(LFor t" in out, out
+        out = r.line("%time x[9] * 2.0")
+        assert re.search(r"\n0\.00390625\n", out), "runs and echoes: " + out
+        for row in ("parse", "analysis", "lowering", "codegen", "compile", "run", "total"):
+            assert re.search(r"\n%s +[0-9.]+ ms\n" % row, out), row + ": " + out
+        out = r.line("%nosuch")
+        assert "unknown command `%nosuch`" in out, out
+        out = r.line("%help")
+        assert "%timeit" in out and "%plot" in out, out
+        out = r.line("?print")
+        assert "print(a, b, ...)" in out, out
+        r.close()
+
+    def test_plot_in_terminal(self):
+        r = self.start()
+        start = len(r.raw)
+        out = r.line("%plot [1.0, 4.0, 9.0, 16.0, 25.0] title \"squares\"", timeout=30)
+        if shutil.which("gnuplot") is None:
+            assert "gnuplot is not installed" in out, out
+            return
+        assert "squares" in out, out
+        assert re.search(r"\+-{20,}\+", out), "a frame drawn with text: " + out
+        assert re.search(r"\n +25 \|", out), "y tics: " + out
+        assert "\x1b[" in r.raw_since(start)
+        out = r.line("%plot [1.0] as pie")
+        assert "unknown plot kind `pie`" in out, out
+        out = r.line("1 + 1")
+        assert "\n2\n" in out, out
+        r.close()
+
+    def test_tab_completion(self):
+        r = self.start()
+        r.line("let alphabet = 26;")
+        r.send("alpha\t")
+        r.expect("alphabet$")
+        out = r.line("")
+        assert re.search(r"\n26\n", out), out
+        r.send("geometry::ar\t")
+        r.expect("geometry::area$")
+        out = r.line("(3, 4)")
+        assert re.search(r"\n12\n", out), out
+        r.send("%ti\t")
+        r.expect("%time$")
+        r.send("\t")  # ambiguous: lists the candidates and redraws the line
+        listing = r.expect(r"%timeit.*?%time$")
+        assert re.search(r"%time +%timeit", listing), listing
+        r.send("\x15")  # Ctrl-U: clear the line
+        out = r.line("")
+        r.close()
+
+    def test_ctrl_c(self):
+        r = self.start()
+        r.send("let unfinished = [1,\r")
+        r.expect(re.escape(CONT) + "$")
+        r.send("\x03")
+        r.expect(r"\^C\n" + re.escape(PROMPT) + "$")
+        out = r.line("unfinished")
+        assert "error[E003]" in out, "Ctrl-C dropped the whole cell: " + out
+        r.send("let slow = sum[i in 0..2000000000](i as f64);\r")
+        time.sleep(0.5)
+        r.send("\x03")
+        out = r.expect(re.escape(PROMPT) + "$", timeout=20)
+        assert "error[E007]" in out and "interrupted" in out, out
+        out = r.line("slow")
+        assert "error[E003]" in out, "an interrupted statement binds nothing: " + out
+        out = r.line("2 + 2")
+        assert re.search(r"\n4\n", out), out
+        assert r.close() == 0
+
+    def test_history_survives_restart(self):
+        if os.path.exists(self.history):
+            os.remove(self.history)
+        r = self.start()
+        r.line("let remembered = 123;")
+        r.send("fn twice(v) {\r")  # a multi-line cell is one history entry
+        r.line("  v * 2 }")
+        r.line("twice(remembered)")
+        assert r.close() == 0
+        assert os.path.exists(self.history), "history file written"
+        # A new process recalls all three cells with the Up key (libedit redraws lines in
+        # place, so the check is what the recalled cells compute, not how they were drawn).
+        r = self.start()
+        r.line(UP * 3)  # let remembered = 123;
+        r.line(UP * 3)  # fn twice(v) { v * 2 }
+        out = r.line(UP * 3)  # twice(remembered)
+        assert re.search(r"\n246\n", out), out
+        # Ctrl-R: reverse incremental search, typed key by key (libedit's search mode mishandles
+        # a burst of typeahead, which a person searching does not produce).
+        for key in "\x12twice(":
+            r.send(key)
+        # The search redraws the prompt as it goes, so wait for the result, not for a prompt.
+        r.send("\r")
+        r.expect(r"\n246\n" + re.escape(PROMPT) + "$")
+        r.close()
+
+    def test_unwritable_history(self):
+        r = self.start(EIN_HISTORY=os.path.join(self.tmp, "no", "such", "dir", "history"))
+        out = r.line("1 + 1")
+        assert "cannot write the history file" in out, out
+        out = r.line("2 + 2")
+        assert "cannot write" not in out, "warned once: " + out
+        assert re.search(r"\n4\n", out), out
+        assert r.close() == 0
+
+    def test_startup_time(self):
+        times = []
+        for _ in range(10):
+            t0 = time.monotonic()
+            r = Repl(self.ein, self.env(), self.tmp)
+            r.expect(re.escape(PROMPT) + "$")
+            times.append((time.monotonic() - t0) * 1000)
+            r.close()
+        print("    startup to first prompt: median %.1f ms, max %.1f ms (10 runs)" %
+              (statistics.median(times), max(times)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ein", default="build/ein")
+    ap.add_argument("-k", default="", help="run only tests whose name contains this")
+    ap.add_argument("-v", action="store_true")
+    args = ap.parse_args()
+    if not os.access(args.ein, os.X_OK):
+        print("test_repl: %s is not an executable" % args.ein, file=sys.stderr)
+        return 2
+    suite = Suite(args.ein, args.v)
+    names = [n for n in sorted(dir(suite)) if n.startswith("test_") and args.k in n]
+    failed = 0
+    try:
+        for n in names:
+            t0 = time.monotonic()
+            try:
+                getattr(suite, n)()
+                print("PASS %s (%.1f s)" % (n, time.monotonic() - t0))
+            except Exception as e:  # one failing check must not hide the others
+                failed += 1
+                print("FAIL %s: %s" % (n, e))
+                if args.v:
+                    traceback.print_exc()
+    finally:
+        shutil.rmtree(suite.tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (len(names) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
