@@ -1,0 +1,101 @@
+"""std::array tests against NumPy: reshaping, reductions, ordering, over ranks and dtypes."""
+import numpy as np
+
+from common import TestFile, decimals
+
+
+def ints(seed, shape, lo=-9, hi=10):
+    return np.random.default_rng(seed).integers(lo, hi, size=shape)
+
+
+def shape_file():
+    t = TestFile("array/shape.ein", "std::array flatten, transpose, concatenate",
+                 uses=["std::array::*"])
+    for i, (shape, kind) in enumerate([((2, 3), "f32"), ((3, 1), "f64"), ((1, 4), "i32"),
+                                       ((4, 2), "i64")]):
+        x = ints(10 + i, shape) if kind.startswith("i") else decimals(10 + i, shape)
+        v = t.let(f"m{i}", x, kind)
+        t.check(f"flatten(m{i})", v.flatten(), kind)
+        t.check(f"transpose(m{i})", v.T, kind)
+        t.check(f"typeof(transpose(m{i}))", f"[{kind}; {shape[1]}, {shape[0]}]", "str")
+    b = t.let("bm", np.array([[True, False, True]]), "bool")
+    t.check("flatten(bm)", b.flatten(), "bool")
+    t.check("transpose(bm)", b.T, "bool")
+    # concatenate along the first axis, ranks 1-3
+    for i, (sa, sb, kind) in enumerate([((2,), (3,), "i32"), ((1, 3), (2, 3), "f64"),
+                                        ((2, 2, 2), (1, 2, 2), "f32")]):
+        a = t.let(f"ca{i}", decimals(20 + i, sa) if kind[0] == "f" else ints(20 + i, sa), kind)
+        c = t.let(f"cb{i}", decimals(30 + i, sb) if kind[0] == "f" else ints(30 + i, sb), kind)
+        t.check(f"concatenate(ca{i}, cb{i})", np.concatenate([a, c]), kind)
+        if i == 1:
+            cb1 = c
+    t.raw("let none = [v | v in cb1[0], v > 100.0];")
+    t.check("concatenate(none, cb1[1])", cb1[1], "f64")
+    t.check("concatenate([1, 2], [3, 4, 5])", np.array([1, 2, 3, 4, 5]), "i32")
+    t.check("concatenate([true], [false])", np.array([True, False]), "bool")
+    t.write()
+
+
+def reduce_file():
+    t = TestFile("array/reduce.ein", "std::array sum, mean, argmax, argmin, argmax_all, "
+                 "argmin_all", uses=["std::array::*"])
+    for i, (shape, kind) in enumerate([((6,), "f32"), ((2, 3), "f64"), ((2, 2, 3), "f32"),
+                                       ((3, 4), "i32"), ((5,), "i64")]):
+        x = ints(40 + i, shape) if kind[0] == "i" else decimals(40 + i, shape)
+        v = t.let(f"x{i}", x, kind)
+        t.check(f"sum(x{i})", v.astype(np.float64).sum(), kind)
+        if kind[0] == "f":
+            t.check(f"mean(x{i})", v.astype(np.float64).mean(), kind)
+        t.check(f"argmax(x{i})", np.argmax(v, axis=-1), "i32")
+        t.check(f"argmin(x{i})", np.argmin(v, axis=-1), "i32")
+        if len(shape) == 2:
+            t.check(f"argmax_all(x{i})", np.argmax(v), "i32")
+            t.check(f"argmin_all(x{i})", np.argmin(v), "i32")
+    # ties: the first index wins, like NumPy
+    v = t.let("ties", np.array([[1.0, 3.0, 3.0], [2.0, 2.0, -1.0]]), "f64")
+    t.check("argmax(ties)", np.argmax(v, axis=-1), "i32")
+    t.check("argmin(ties)", np.argmin(v, axis=-1), "i32")
+    t.check("argmax_all(ties)", np.argmax(v), "i32")
+    t.check("argmin_all(ties)", np.argmin(v), "i32")
+    t.check("argmax([3, 1, 4, 1, 5, 9, 2, 6])", 5, "i32")
+    t.write()
+
+
+def select_file():
+    t = TestFile("array/select.ein", "std::array sort, argsort, partition, topk_extract, "
+                 "topk_indices along the last axis", uses=["std::array::*"])
+    for i, (shape, kind) in enumerate([((7,), "f32"), ((3, 5), "f64"), ((2, 2, 4), "i32"),
+                                       ((6,), "i64")]):
+        x = ints(60 + i, shape, -4, 5) if kind[0] == "i" else decimals(60 + i, shape, -3, 3, 1)
+        v = t.let(f"s{i}", x, kind)
+        t.check(f"sort(s{i})", np.sort(v, axis=-1), kind)
+        t.check(f"argsort(s{i})", np.argsort(v, axis=-1, kind="stable"), "i32")
+        n = shape[-1]
+        for kth in (0, n // 2, n - 1):
+            # partition's contract: the kth element is in sorted position, nothing before it is
+            # larger and nothing after it smaller
+            ref = np.partition(v, kth, axis=-1)
+            t.raw(f"let p{i}_{kth} = partition(s{i}, {kth});")
+            t.check(f"p{i}_{kth}[{', '.join(['0'] * (len(shape) - 1) + [str(kth)])}]",
+                    ref[(0,) * (len(shape) - 1) + (kth,)], kind)
+            idx = ", ".join(f"i{d}" for d in range(len(shape) - 1))
+            pre = idx + ", " if idx else ""
+            t.check(f"all[{pre}j]((j < {kth} && p{i}_{kth}[{pre}j] <= p{i}_{kth}[{pre}{kth}]) || "
+                    f"(j >= {kth} && p{i}_{kth}[{pre}j] >= p{i}_{kth}[{pre}{kth}]))", True, "bool")
+            t.check(f"sort(p{i}_{kth}) == sort(s{i})", True, "bool")
+        for k in (1, 3):
+            order = np.argsort(-v.astype(np.float64), axis=-1, kind="stable")[..., :k]
+            t.check(f"topk_extract(s{i}, {k})", np.take_along_axis(v, order, axis=-1), kind)
+            t.check(f"topk_indices(s{i}, {k})", order, "i32")
+    # NaN sorts last; ties keep their order
+    t.raw("let nan_row = [2.0, 0.0 / 0.0, -1.0, 2.0];")
+    t.check("sort(nan_row)", np.array([-1.0, 2.0, 2.0, np.nan]), "f32")
+    t.check("argsort(nan_row)", np.array([2, 0, 3, 1]), "i32")
+    t.check("topk_indices([5, 7, 7, 1], 3)", np.array([1, 2, 0]), "i32")
+    t.write()
+
+
+def generate():
+    shape_file()
+    reduce_file()
+    select_file()

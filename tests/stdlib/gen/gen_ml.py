@@ -1,0 +1,238 @@
+"""std::ml tests, part 1: activations, layers, convolutions, pooling, normalisation,
+attention and recurrent layers, against NumPy re-statements of the ONNX / PyTorch formulas.
+
+f32 cases use multiples of 1/4 wherever a result is a sum of products, so that f32 arithmetic
+is exact and the golden tolerance (1e-5 relative) cannot be eaten by cancellation."""
+import math
+
+import numpy as np
+
+from common import TestFile, decimals
+
+erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def quarters(seed, shape, lo=-2, hi=2):
+    return np.round(np.random.default_rng(seed).uniform(lo, hi, size=shape) * 4) / 4
+
+
+def f64(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+# ---- activations --------------------------------------------------------------------------------
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def softplus(x):
+    return np.logaddexp(0, x)
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def log_softmax(x):
+    m = x.max(axis=-1, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+
+
+SELU_ALPHA, SELU_GAMMA = 1.6732632423543772, 1.0507009873554805
+
+ELEMENTWISE = [
+    ("relu", lambda x: np.maximum(x, 0)),
+    ("sigmoid", sigmoid),
+    ("selu", lambda x: SELU_GAMMA * np.where(x > 0, x, SELU_ALPHA * np.expm1(x))),
+    ("gelu", lambda x: 0.5 * x * (1 + erf(x / np.sqrt(2)))),
+    ("gelu_tanh", lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))),
+    ("swish", lambda x: x * sigmoid(x)),
+    ("silu", lambda x: x * sigmoid(x)),
+    ("softplus", softplus),
+    ("log_sigmoid", lambda x: -softplus(-x)),
+    ("softsign", lambda x: x / (1 + np.abs(x))),
+    ("hardtanh", lambda x: np.clip(x, -1, 1)),
+    ("relu6", lambda x: np.clip(x, 0, 6)),
+    ("mish", lambda x: x * np.tanh(softplus(x))),
+    ("hardsigmoid", lambda x: np.clip(0.2 * x + 0.5, 0, 1)),
+    ("hardswish", lambda x: x * np.clip(x / 6 + 0.5, 0, 1)),
+]
+
+WITH_PARAM = [
+    ("leaky_relu", lambda x, a: np.where(x >= 0, x, a * x), 0.1),
+    ("elu", lambda x, a: np.where(x > 0, x, a * np.expm1(x)), 0.5),
+    ("celu", lambda x, a: np.maximum(x, 0) + np.minimum(0, a * np.expm1(x / a)), 2.0),
+    ("thresholded_relu", lambda x, a: np.where(x > a, x, 0.0), 0.5),
+    ("prelu", lambda x, a: np.where(x >= 0, x, a * x), 0.25),
+]
+
+SHAPES = [((), "f32"), ((5,), "f32"), ((2, 3), "f64"), ((2, 2, 2), "f32"), ((7,), "f64")]
+
+
+def activations_file():
+    t = TestFile("ml/activations.ein", "std::ml activations on scalars and arrays of rank 1-3, "
+                 "f32 and f64", uses=["std::ml::*"])
+    seed = 100
+    for name, ref in ELEMENTWISE:
+        t.raw("", f"// {name}")
+        for shape, kind in SHAPES:
+            seed += 1
+            x = decimals(seed, shape, -7 if shape == (7,) else -3, 7 if shape == (7,) else 3)
+            v = t.let(f"{name}_{len(shape)}{kind}", x, kind)
+            t.check(f"{name}({name}_{len(shape)}{kind})", ref(f64(v)).astype(v.dtype), kind)
+    for name, ref, a in WITH_PARAM:
+        t.raw("", f"// {name}: a literal parameter with f32 data, a typed one with f64 data")
+        for shape, kind in SHAPES:
+            seed += 1
+            v = t.let(f"{name}_{len(shape)}{kind}", decimals(seed, shape, -3, 3), kind)
+            if kind == "f32":
+                t.check(f"{name}({name}_{len(shape)}{kind}, {a})",
+                        ref(f64(v), float(np.float32(a))).astype(np.float32), kind)
+            else:
+                t.raw(f"let {name}_p{len(shape)}: f64 = {a};")
+                t.check(f"{name}({name}_{len(shape)}{kind}, {name}_p{len(shape)})", ref(v, a), kind)
+    v = t.let("pr_x", decimals(7, (2, 3), -3, 3), "f64")
+    s = t.let("pr_s", decimals(8, (2, 3), 0, 1), "f64")
+    t.check("prelu(pr_x, pr_s)", np.where(v >= 0, v, s * v), "f64")
+    t.raw("", "// softmax and log_softmax: the last axis, ranks 1-3")
+    for i, (shape, kind) in enumerate([((5,), "f32"), ((2, 3), "f64"), ((2, 2, 3), "f32"),
+                                       ((1, 4), "f64")]):
+        v = t.let(f"sm{i}", decimals(200 + i, shape, -4, 4), kind)
+        t.check(f"softmax(sm{i})", softmax(f64(v)).astype(v.dtype), kind)
+        t.check(f"log_softmax(sm{i})", log_softmax(f64(v)).astype(v.dtype), kind)
+    t.raw("let big = [1000.0, 1001.0, 999.0];")
+    t.check("softmax(big)", softmax(np.array([1000.0, 1001.0, 999.0])).astype(np.float32), "f32")
+    t.check("log_softmax(big)", log_softmax(np.array([1000.0, 1001.0, 999.0])).astype(np.float32),
+            "f32")
+    t.check("softplus(100.0)", 100.0, "f32")
+    t.check("sigmoid(-100.0)", sigmoid(-100.0), "f32")
+    t.check("relu([1, -2, 3])", np.array([1, 0, 3]), "i32")
+    t.write()
+
+
+# ---- layers and convolutions --------------------------------------------------------------------
+
+def conv_ref(X, W, B, strides, pads, dil, group):
+    N, C, H, Wd = X.shape
+    M, CG, KH, KW = W.shape
+    OH = (H + pads[0] + pads[2] - dil[0] * (KH - 1) - 1) // strides[0] + 1
+    OW = (Wd + pads[1] + pads[3] - dil[1] * (KW - 1) - 1) // strides[1] + 1
+    Xp = np.zeros((N, C, H + pads[0] + pads[2], Wd + pads[1] + pads[3]))
+    Xp[:, :, pads[0]:pads[0] + H, pads[1]:pads[1] + Wd] = X
+    Y = np.zeros((N, M, OH, OW))
+    MG = M // group
+    for m in range(M):
+        g = m // MG
+        for oh in range(OH):
+            for ow in range(OW):
+                hs = oh * strides[0] + dil[0] * np.arange(KH)
+                ws = ow * strides[1] + dil[1] * np.arange(KW)
+                patch = Xp[:, g * CG:(g + 1) * CG][:, :, hs][:, :, :, ws]
+                Y[:, m, oh, ow] = (patch * W[m]).sum(axis=(1, 2, 3)) + B[m]
+    return Y
+
+
+def conv_transpose_ref(X, W, B, strides, pads, dil, group):
+    # Scatter form (each input pixel adds a scaled kernel), independent of the library's gather.
+    N, C, H, Wd = X.shape
+    _, MG, KH, KW = W.shape
+    CG = C // group
+    FH = strides[0] * (H - 1) + dil[0] * (KH - 1) + 1
+    FW = strides[1] * (Wd - 1) + dil[1] * (KW - 1) + 1
+    Y = np.zeros((N, MG * group, FH, FW))
+    for c in range(C):
+        g = c // CG
+        for ih in range(H):
+            for iw in range(Wd):
+                for kh in range(KH):
+                    for kw in range(KW):
+                        Y[:, g * MG:(g + 1) * MG, ih * strides[0] + kh * dil[0],
+                          iw * strides[1] + kw * dil[1]] += X[:, c, ih, iw][:, None] * W[c, :, kh, kw]
+    Y = Y[:, :, pads[0]:FH - pads[2], pads[1]:FW - pads[3]]
+    return Y + B[None, :, None, None]
+
+
+def ints_list(v):
+    return "[" + ", ".join(str(int(a)) for a in v) + "]"
+
+
+def conv_file():
+    t = TestFile("ml/conv.ein", "std::ml conv, depthwise_conv, conv_transpose, conv2d (ONNX "
+                 "semantics, NCHW)", uses=["std::ml::*"])
+    configs = [
+        # X shape, W shape, strides, pads, dilations, group, kind
+        ((1, 1, 4, 4), (1, 1, 3, 3), [1, 1], [0, 0, 0, 0], [1, 1], 1, "f32"),
+        ((2, 2, 5, 4), (3, 2, 3, 2), [1, 1], [1, 0, 1, 1], [1, 1], 1, "f64"),
+        ((1, 3, 6, 5), (2, 3, 2, 2), [2, 1], [0, 1, 1, 0], [1, 2], 1, "f32"),
+        ((1, 4, 4, 4), (2, 2, 3, 3), [1, 2], [1, 1, 1, 1], [1, 1], 2, "f64"),
+        ((2, 1, 3, 3), (2, 1, 2, 2), [2, 2], [1, 1, 1, 1], [1, 1], 1, "f32"),
+    ]
+    for i, (xs, ws, st, pd, dl, g, kind) in enumerate(configs):
+        X = t.let(f"X{i}", quarters(300 + i, xs), kind)
+        W = t.let(f"W{i}", quarters(310 + i, ws), kind)
+        B = t.let(f"B{i}", quarters(320 + i, (ws[0],)), kind)
+        t.check(f"conv(X{i}, W{i}, B{i}, {st}, {pd}, {dl}, {g})",
+                conv_ref(f64(X), f64(W), f64(B), st, pd, dl, g).astype(X.dtype), kind)
+    # depthwise: group = C, two filters per channel
+    X = t.let("Xd", quarters(330, (1, 2, 4, 4)), "f32")
+    W = t.let("Wd", quarters(331, (4, 1, 2, 2)), "f32")
+    B = t.let("Bd", quarters(332, (4,)), "f32")
+    t.check("depthwise_conv(Xd, Wd, Bd, [1, 1], [0, 0, 1, 1], [1, 1])",
+            conv_ref(f64(X), f64(W), f64(B), [1, 1], [0, 0, 1, 1], [1, 1], 2).astype(np.float32),
+            "f32")
+    tconfigs = [
+        ((1, 1, 3, 3), (1, 1, 2, 2), [1, 1], [0, 0, 0, 0], [1, 1], 1, "f32"),
+        ((1, 2, 3, 2), (2, 3, 3, 2), [2, 2], [1, 0, 1, 1], [1, 1], 1, "f64"),
+        ((2, 2, 2, 3), (2, 1, 2, 3), [2, 1], [0, 1, 0, 1], [2, 1], 2, "f32"),
+        ((1, 1, 2, 2), (1, 2, 3, 3), [3, 3], [0, 0, 0, 0], [1, 1], 1, "f64"),
+    ]
+    for i, (xs, ws, st, pd, dl, g, kind) in enumerate(tconfigs):
+        X = t.let(f"TX{i}", quarters(340 + i, xs), kind)
+        W = t.let(f"TW{i}", quarters(350 + i, ws), kind)
+        B = t.let(f"TB{i}", quarters(360 + i, (ws[1] * g,)), kind)
+        t.check(f"conv_transpose(TX{i}, TW{i}, TB{i}, {st}, {pd}, {dl}, {g})",
+                conv_transpose_ref(f64(X), f64(W), f64(B), st, pd, dl, g).astype(X.dtype), kind)
+    X = t.let("CX", quarters(370, (1, 2, 4, 4)), "f64")
+    W = t.let("CW", quarters(371, (3, 2, 3, 3)), "f64")
+    B = t.let("CB", quarters(372, (3,)), "f64")
+    for stride, padding in [(1, 1), (2, 0)]:
+        t.check(f"conv2d(CX, CW, CB, {stride}, {padding})",
+                conv_ref(X, W, B, [stride] * 2, [padding] * 4, [1, 1], 1), "f64")
+    t.write()
+
+
+def layers_file():
+    t = TestFile("ml/layers.ein", "std::ml linear and gemm", uses=["std::ml::*"])
+    W = t.let("W", decimals(400, (4, 3)), "f64")
+    b = t.let("b", decimals(401, (4,)), "f64")
+    for i, shape in enumerate([(3,), (2, 3), (2, 2, 3)]):
+        x = t.let(f"x{i}", decimals(402 + i, shape), "f64")
+        t.check(f"linear(x{i}, W, b)", x @ W.T + b, "f64")
+    Wf = t.let("Wf", quarters(410, (2, 3)), "f32")
+    bf = t.let("bf", quarters(411, (2,)), "f32")
+    xf = t.let("xf", quarters(412, (4, 3)), "f32")
+    t.check("linear(xf, Wf, bf)", (f64(xf) @ f64(Wf).T + bf).astype(np.float32), "f32")
+    for ta in (0, 1):
+        for tb in (0, 1):
+            A = quarters(420 + 2 * ta + tb, (3, 2) if ta else (2, 3))
+            Bm = quarters(430 + 2 * ta + tb, (4, 3) if tb else (3, 4))
+            t.let(f"A{ta}{tb}", A, "f32")
+            t.let(f"B{ta}{tb}", Bm, "f32")
+            C = t.let(f"C{ta}{tb}", quarters(440 + 2 * ta + tb, (4,)), "f32")
+            ref = 0.5 * ((A.T if ta else A) @ (Bm.T if tb else Bm)) + 2.0 * C
+            t.check(f"gemm(A{ta}{tb}, B{ta}{tb}, C{ta}{tb}, 0.5, 2.0, {ta}, {tb})",
+                    ref.astype(np.float32), "f32")
+    A = t.let("Ad", decimals(450, (2, 3)), "f64")
+    Bm = t.let("Bd", decimals(451, (3, 2)), "f64")
+    C = t.let("Cd", decimals(452, (2,)), "f64")
+    t.raw("let one: f64 = 1.0;")
+    t.check("gemm(Ad, Bd, Cd, one, one, 0, 0)", A @ Bm + C, "f64")
+    t.write()
+
+
+def generate():
+    activations_file()
+    conv_file()
+    layers_file()
