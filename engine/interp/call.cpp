@@ -83,13 +83,27 @@ Value Interpreter::Impl::call(const NodeRef& e) {
   if (c.kind == Closure::Kind::Builtin) return builtin(*builtin_of(c.def), e, args);
   auto it = unit->call_targets.find(e->id);
   if (it == unit->call_targets.end()) fault("E011", "no compiled target for this call");
-  if (depth > 0) return call_unit(it->second, args, &callee);
-  // The outermost call of a runaway recursion is where the user can act: report it there and
-  // keep the innermost call as a label.
+  Unit* spec = it->second;
+  bool into_library = spec->fn.crate == ir::kStdCrate && unit->fn.crate != ir::kStdCrate;
+  if (depth > 0 && !into_library) return call_unit(spec, args, &callee);
   try {
-    return call_unit(it->second, args, &callee);
+    return call_unit(spec, args, &callee);
   } catch (DiagError& err) {
     Diagnostic& d = err.diags.front();
+    if (into_library && d.primary.valid() && d.primary.file != e->span.file) {
+      // An error inside the standard library is the caller's to fix: point at the call and
+      // keep the library line as a note (issue: library frames).
+      auto lc = cx.sm.start(d.primary);
+      d.notes.push_back("inside `" + spec->name + "` at " + cx.sm.file(d.primary.file).name + ":" +
+                        std::to_string(lc.line) + ":" + std::to_string(lc.col));
+      d.secondary.push_back(Label{d.primary, "the library reported it here"});
+      d.primary = e->span;
+      d.primary_label = "in this call";
+      throw;
+    }
+    if (depth > 0) throw;
+    // The outermost call of a runaway recursion is where the user can act: report it there and
+    // keep the innermost call as a label.
     if (d.code == "E007" && d.message.rfind("recursion limit", 0) == 0 && d.primary.valid() &&
         d.secondary.empty()) {
       d.secondary.push_back(Label{d.primary, "the limit was reached here"});

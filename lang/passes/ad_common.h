@@ -91,6 +91,10 @@ class Forward {
   Facts& facts_;
 };
 
+// `@y = 2 * x * @x`: y's differential in terms of the differentials of its direct inputs.
+std::string symbolic_differential(CompileCtx& cx, Facts& facts, const std::string& y,
+                                  const NodeRef& stmt);
+
 // ---- small IR builders for generated float code ----------------------------------------------
 NodeRef flit(double v);                                   // float literal (context-typed)
 NodeRef zero_of(DType dt);                                 // `0.0 as dt`

@@ -141,6 +141,14 @@ NodeRef Forward::pow(const NodeRef& e, const NodeRef& ta, const NodeRef& tb) {
     bool int_exp = bt && bt->k == ir::Type::K::Scalar && is_int(bt->dtype);
     NodeRef nf = int_exp ? ir::make({.kind = Kind::Cast, .kids = {b, ty_prim(dt)}}) : b;
     NodeRef nm1 = int_exp ? ir::make_binary(BinOp::Sub, b, ir::make_int(1)) : sub(b, flit(1.0));
+    if (b->kind == Kind::IntLit) {  // fold literal exponents: x ** 3 -> 3.0 * x ** 2
+      nf = flit(static_cast<double>(b->ival));
+      nm1 = ir::make_int(b->ival - 1);
+      if (b->ival == 1) return ta;
+      if (b->ival == 2) return mul(mul(nf, a), ta);
+    } else if (b->kind == Kind::FloatLit) {
+      nm1 = flit(b->fval - 1.0);
+    }
     return mul(mul(nf, ir::make_binary(BinOp::Pow, a, nm1)), ta);
   }
   // d(a ** b) = a ** b * (db * ln a + b * da / a)

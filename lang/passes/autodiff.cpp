@@ -35,17 +35,34 @@ class Rewriter {
       return n;
     }
     if (is_quotient(n)) return quotient(n);
-    if (n->kind == Kind::Diff) {
-      cx_.error("E013", "a differential `@x` is only supported as `@y / @x`", n->span,
-                "write a derivative quotient", "e.g. `let g = @y / @x;`");
-      return n;
-    }
+    if (n->kind == Kind::Diff) return differential(n);
     std::vector<NodeRef> kids;
     for (auto& k : n->kids) kids.push_back(rewrite(k));
     return ir::with_kids(n, std::move(kids));
   }
 
  private:
+  // A standalone `@y`: its symbolic form, as a string value.
+  NodeRef differential(const NodeRef& n) {
+    const NodeRef& y = n->kids[0];
+    if (y->kind != Kind::Name || !y->def.valid()) {
+      cx_.error("E013", "a differential needs a named binding", n->span, "not a binding name",
+                "bind the expression first: `let y = ...;` then `@y`");
+      return n;
+    }
+    NodeRef stmt;
+    if (auto it = visible.find(y->def); it != visible.end()) stmt = it->second;
+    else if (cx_.persist && cx_.persist->defs.count(y->def)) stmt = cx_.persist->defs[y->def].stmt;
+    std::string s = "@" + y->name;
+    try {
+      if (stmt) s = symbolic_differential(cx_, facts_, y->name, stmt);
+    } catch (const Unsupported& u) {
+      cx_.error("E013", "cannot differentiate through " + u.what, u.span.valid() ? u.span : n->span);
+      return n;
+    }
+    return ir::make_str(s, n->span);
+  }
+
   NodeRef quotient(const NodeRef& q) {
     const NodeRef& T = q->kids[0]->kids[0];
     const NodeRef& X = q->kids[1]->kids[0];
