@@ -19,6 +19,7 @@ import gen_io  # noqa: E402
 import gen_math  # noqa: E402
 import gen_ml  # noqa: E402
 import gen_ml_nn  # noqa: E402
+import gen_ml_tensor  # noqa: E402
 import gen_numerics  # noqa: E402
 
 
@@ -26,7 +27,7 @@ def main():
     for d in (common.CASES, common.FIXTURES):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
-    for gen in (gen_math, gen_array, gen_ml, gen_ml_nn, gen_numerics, gen_io):
+    for gen in (gen_math, gen_array, gen_ml, gen_ml_nn, gen_ml_tensor, gen_numerics, gen_io):
         gen.generate()
     n = sum(len(fs) for _, _, fs in os.walk(common.CASES))
     print(f"wrote {n} test files to {os.path.relpath(common.CASES)}")
