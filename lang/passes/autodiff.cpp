@@ -2,6 +2,7 @@
 
 #include "lang/passes/ad_reverse.h"
 #include "lang/passes/ir_build.h"
+#include "lang/resolve/builtins.h"
 
 namespace ein {
 
@@ -27,8 +28,11 @@ class Rewriter {
   Rewriter(CompileCtx& cx, Facts& facts) : cx_(cx), facts_(facts) {}
   std::unordered_map<DefId, NodeRef> visible;
 
+  std::unordered_map<DefId, NodeRef> lazy;  // Jacobian bindings never observed whole
+
   NodeRef rewrite(const NodeRef& n) {
     if (!n) return n;
+    if (NodeRef r = lazy_use(n)) return r;
     if (n->kind == Kind::Lambda) {
       if (has_diff(n))
         cx_.error("E013", "derivative requests inside closures are not supported", n->span);
@@ -42,6 +46,50 @@ class Rewriter {
   }
 
  private:
+  // Uses of a lazy Jacobian J = @y / @x: J[row..., rest...] computes one VJP row; shape(J) and
+  // len(J) need no derivative at all.
+  NodeRef lazy_use(const NodeRef& n) {
+    if (lazy.empty()) return nullptr;
+    auto lazy_of = [&](const NodeRef& x) -> const NodeRef* {
+      if (x->kind != Kind::Name) return nullptr;
+      auto it = lazy.find(x->def);
+      return it == lazy.end() ? nullptr : &it->second;
+    };
+    if (n->kind == Kind::Call && n->kids.size() == 2) {
+      const NodeRef* q = lazy_of(n->kids[1]);
+      auto b = builtin_of(n->kids[0]->def);
+      if (q && b && (*b == Builtin::Shape || *b == Builtin::Len)) {
+        const NodeRef& T = (*q)->kids[0]->kids[0];
+        const NodeRef& X = (*q)->kids[1]->kids[0];
+        NodeRef tn = T->kind == Kind::Index ? T->kids[0] : T;
+        int ry = T->kind == Kind::Index ? 0 : ir::rank_of(facts_.def_type(tn->def));
+        int rx = ir::rank_of(facts_.def_type(X->def));
+        std::vector<NodeRef> dims;
+        for (int a = 0; a < ry; ++a) dims.push_back(irb::dim_of(tn, a));
+        for (int a = 0; a < rx; ++a) dims.push_back(irb::dim_of(X, a));
+        if (*b == Builtin::Len) return dims.empty() ? irb::lit(0) : dims[0];
+        return ir::make({.kind = Kind::ArrayLit, .span = n->span, .kids = std::move(dims)});
+      }
+    }
+    if (n->kind == Kind::Index) {
+      const NodeRef* q = lazy_of(n->kids[0]);
+      if (!q) return nullptr;
+      const NodeRef& T = (*q)->kids[0]->kids[0];
+      int ry = ir::rank_of(facts_.def_type(T->def));
+      std::vector<NodeRef> rows, rest;
+      for (size_t i = 1; i < n->kids.size(); ++i)
+        (static_cast<int>(i) <= ry ? rows : rest).push_back(rewrite(n->kids[i]));
+      fixed_rows_ = rows;
+      NodeRef row = quotient(*q);
+      fixed_rows_.clear();
+      if (rest.empty()) return row;
+      std::vector<NodeRef> kids{row};
+      for (auto& r : rest) kids.push_back(r);
+      return ir::make({.kind = Kind::Index, .span = n->span, .kids = std::move(kids)});
+    }
+    return nullptr;
+  }
+
   // A standalone `@y`: its symbolic form, as a string value.
   NodeRef differential(const NodeRef& n) {
     const NodeRef& y = n->kids[0];
@@ -125,6 +173,18 @@ class Rewriter {
       for (auto& p : pre) s.stmts.insert(s.stmts.begin(), p);
       return with_span(block(std::move(s.stmts), s.result), q->span);
     }
+    if (!fixed_rows_.empty()) {
+      // A lazy Jacobian indexed at one output point: only that row is computed (one VJP).
+      std::vector<NodeRef> rows = fixed_rows_;
+      auto seed = [&](const std::vector<NodeRef>& m) {
+        NodeRef cond;
+        for (size_t a = 0; a < m.size() && a < rows.size(); ++a) cond = land(cond, eq(m[a], rows[a]));
+        return ifz(cond, flit(1.0), flit(0.0));
+      };
+      Sweep s = reverse_sweep(cx_, facts_, tape, target, X->def, X->name, rx, dt, seed);
+      for (auto& p : pre) s.stmts.insert(s.stmts.begin(), p);
+      return with_span(block(std::move(s.stmts), s.result), q->span);
+    }
     // A tensor target: one VJP per output point, seeded with the basis cotangent there.
     std::vector<NodeRef> rows, row_slots;
     for (int a = 0; a < ry; ++a) {
@@ -171,7 +231,32 @@ class Rewriter {
 
   CompileCtx& cx_;
   Facts& facts_;
+  std::vector<NodeRef> fixed_rows_;
 };
+
+// Is every use of `j` in `stmts` an index that fixes all `ry` output axes, or shape()/len()?
+bool only_row_uses(const std::vector<NodeRef>& stmts, DefId j, int ry) {
+  bool ok = true;
+  std::function<void(const NodeRef&, const NodeRef&, size_t)> walk = [&](const NodeRef& n, const NodeRef& parent, size_t pos) {
+    if (!n || !ok) return;
+    if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def == j) {
+      bool row = parent && parent->kind == Kind::Index && pos == 0 &&
+                 static_cast<int>(parent->kids.size()) - 1 >= ry;
+      bool meta = false;
+      if (parent && parent->kind == Kind::Call && pos == 1 && parent->kids.size() == 2)
+        if (auto b = builtin_of(parent->kids[0]->def)) meta = *b == Builtin::Shape || *b == Builtin::Len;
+      if (!row && !meta) ok = false;
+      return;
+    }
+    if (n->kind == Kind::Lambda) {
+      ir::for_each_node(n, [&](const NodeRef& m) { if (m->kind == Kind::Name && m->def == j) ok = false; });
+      return;
+    }
+    for (size_t i = 0; i < n->kids.size(); ++i) walk(n->kids[i], n, i);
+  };
+  for (auto& s : stmts) walk(s, nullptr, 0);
+  return ok;
+}
 
 }  // namespace
 
@@ -191,8 +276,24 @@ void differentiate(CompileCtx& cx) {
   Facts facts(cx);
   Rewriter rw(cx, facts);
   std::vector<NodeRef> kids;
-  for (auto& s : cell.body->kids) {
-    kids.push_back(s && has_diff(s) ? rw.rewrite(s) : s);
+  const auto& stmts = cell.body->kids;
+  bool tail = cell.body->has(ir::kHasTail);
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const NodeRef& s = stmts[i];
+    // `let J = @y / @x;` with a tensor y whose every later use reads single rows: lazy (only in
+    // a whole program, where no later cell can observe J whole).
+    if (cx.opt.whole_program && s && s->kind == Kind::Let && ir::let_pattern(*s)->kind == Kind::PBind &&
+        is_quotient(ir::let_value(*s)) && ir::let_value(*s)->kids[0]->kids[0]->kind == Kind::Name &&
+        !(tail && i + 1 == stmts.size())) {
+      const NodeRef& q = ir::let_value(*s);
+      int ry = ir::rank_of(facts.def_type(q->kids[0]->kids[0]->def));
+      std::vector<NodeRef> later(stmts.begin() + static_cast<long>(i) + 1, stmts.end());
+      if (ry > 0 && only_row_uses(later, ir::let_pattern(*s)->def, ry)) {
+        rw.lazy[ir::let_pattern(*s)->def] = q;
+        continue;
+      }
+    }
+    kids.push_back(s && (has_diff(s) || !rw.lazy.empty()) ? rw.rewrite(s) : s);
     const NodeRef& r = kids.back();
     if (!r) continue;
     // Definitions visible to later requests, in order.
