@@ -181,6 +181,7 @@ FileType parse_descr(const std::string& d, const std::string& path) {
     order = '|';
     rest = d;
   }
+  if (rest == "O") fault("E006", "cannot load " + path + ": Python objects are not supported");
   if (rest.size() < 2) malformed(path, "unsupported dtype '" + d + "'");
   FileType t;
   t.kind = rest[0];
