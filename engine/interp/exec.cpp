@@ -2,6 +2,7 @@
 #include <chrono>
 
 #include "engine/interp/interp_impl.h"
+#include "engine/interp/native_tier.h"
 
 namespace ein {
 
@@ -28,6 +29,8 @@ std::optional<Value> Interpreter::Impl::run_cell() {
   std::vector<Value> frame_storage(static_cast<size_t>(cell.frame_size));
   unit = &cell;
   frame = &frame_storage;
+  // Native kernels are planned and compiled (one translation unit) before anything runs.
+  if (opt.jit != "never") native = std::make_shared<NativeTier>(cx, opt);
   // Consts first (items are hoisted); each is evaluated once per session.
   for (auto& c : cx.consts) {
     if (env.globals.count(c->def)) continue;
@@ -75,7 +78,14 @@ void Interpreter::Impl::bind(const NodeRef& p, const Value& v) {
 void Interpreter::Impl::exec(const NodeRef& s) {
   try {
     switch (s->kind) {
-      case Kind::Let: bind(ir::let_pattern(*s), eval(ir::let_value(*s))); return;
+      case Kind::Let:
+        if (native)
+          if (auto v = native->run_let(*this, s)) {
+            bind(ir::let_pattern(*s), *v);
+            return;
+          }
+        bind(ir::let_pattern(*s), eval(ir::let_value(*s)));
+        return;
       case Kind::LTensor: exec_tensor(s); return;
       case Kind::LStore: exec_store(s); return;
       case Kind::LFor: exec_for(s); return;
@@ -148,7 +158,21 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
   }
   set_def(t, v);
   pending_shapes[t->def] = shape;
-  for (size_t i = 1; i < t->kids.size(); ++i) exec(t->kids[i]);
+  const std::vector<NodeRef>* checks = native ? native->checks_of(t) : nullptr;
+  if (checks)
+    for (auto& c : *checks) exec(c);
+  for (size_t i = 1; i < t->kids.size(); ++i) {
+    const NodeRef& k = t->kids[i];
+    if (checks && k->kind == Kind::LCheck) continue;
+    if (native && k->kind != Kind::LCheck && native->run_clause(*this, t, k)) continue;
+    exec(k);
+  }
+  if (shape.empty() && !t->has(ir::kHasElem)) {
+    // A definition over zero axes is a scalar.
+    const Value& cur = t->slot >= 0 ? (*frame)[static_cast<size_t>(t->slot)] : env.globals[t->def];
+    set_def(t, tensor_get(cur.tensor_ref(), 0));
+    return;
+  }
   if (t->has(ir::kHasElem)) {
     const Value& cur = t->slot >= 0 ? (*frame)[static_cast<size_t>(t->slot)] : env.globals[t->def];
     if (cur.tag != Value::Tag::Tensor) {

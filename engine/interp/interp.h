@@ -31,8 +31,17 @@ struct RuntimeEnv {
   std::unordered_map<ir::DefId, Value> globals;
 };
 
+// Native-kernel counters of one cell (CellResult::kernel_hits/misses/compile_ms).
+struct JitStats {
+  int hits = 0;
+  int misses = 0;
+  double compile_ms = 0;
+};
+
 struct ExecOptions {
   int max_depth = 5000;                        // nested calls before E007
+  std::string jit = "never";                   // "auto" | "always" | "never" (native kernels)
+  JitStats* jit_stats = nullptr;               // filled when kernels are looked up or compiled
   const std::atomic<bool>* interrupt = nullptr;  // set asynchronously (SIGINT) to stop the cell
   std::function<void(const std::string&)> out;   // where print() writes
 };
@@ -50,9 +59,9 @@ class Interpreter {
   // Throws DiagError for a runtime error (after keeping completed top-level bindings).
   std::optional<Value> run_cell();
   const std::vector<StmtTiming>& stmt_timings() const;
+  struct Impl;  // engine/interp/interp_impl.h (public for the native tier's helpers)
 
  private:
-  struct Impl;
   Impl* impl_;
 };
 

@@ -5,6 +5,8 @@
 
 namespace ein {
 
+class NativeTier;
+
 struct Interpreter::Impl {
   CompileCtx& cx;
   RuntimeEnv& env;
@@ -16,6 +18,7 @@ struct Interpreter::Impl {
   std::vector<StmtTiming> timings;
   std::unordered_map<ir::DefId, Value> fn_values;  // cached function values
   std::unordered_map<ir::DefId, std::vector<int64_t>> pending_shapes;  // kHasElem tensors
+  std::shared_ptr<NativeTier> native;  // native kernels of this cell (native_tier.h)
 
   Impl(CompileCtx& c, RuntimeEnv& e, ExecOptions o) : cx(c), env(e), opt(std::move(o)) {}
 

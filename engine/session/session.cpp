@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <set>
 
+#include "engine/codegen/codegen.h"
 #include "engine/interp/interp.h"
 #include "engine/session/env_view.h"
 #include "lang/ir/type.h"
@@ -166,6 +167,19 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
     resolver.rollback_cell();
     return finish_compile_error();
   }
+  std::string jit_mode = opt.jit;
+  if (jit_mode.empty()) {
+    const char* e = std::getenv("EIN_JIT");
+    jit_mode = e && *e ? e : "auto";
+  }
+  if (copt.dump_stage == "kernel") {
+    // `%ir kernel`: the native-kernel plan and generated C++ (as if `always` when kernels are off).
+    codegen::PlanOptions kopt;
+    kopt.mode = codegen::parse_mode(jit_mode);
+    std::string head = "// EIN_JIT=" + jit_mode + "\n";
+    if (kopt.mode == codegen::PlanOptions::Mode::Never) kopt.mode = codegen::PlanOptions::Mode::Always;
+    res.dump = head + codegen::describe(cx, codegen::plan_cell(cx, kopt), true);
+  }
   if (!copt.execute) {
     resolver.rollback_cell();
     return res;
@@ -176,6 +190,9 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
   eopt.max_depth = opt.max_depth;
   eopt.interrupt = &interrupt_flag;
   eopt.out = opt.out;
+  eopt.jit = jit_mode;
+  JitStats jit_stats;
+  eopt.jit_stats = &jit_stats;
   Interpreter interp(cx, env, eopt);
   try {
     res.value = interp.run_cell();
@@ -185,6 +202,9 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
     for (auto& d : res.diags) res.rendered += ein::render(d, sm, RenderOptions{false});
   }
   res.timings.push_back({"run", ms_since(t0)});
+  res.kernel_hits = jit_stats.hits;
+  res.kernel_misses = jit_stats.misses;
+  res.compile_ms = jit_stats.compile_ms;
   resolver.settle_cell([&](ir::DefId d) { return env.globals.count(d) > 0; });
   for (auto& s : interp.stmt_timings()) res.stmt_ms.emplace_back(s.line - copt.line_offset, s.ms);
   return res;

@@ -1,0 +1,113 @@
+// Native kernel generation: lowered IR (LTensor clauses, reductions) -> plain C++ over raw
+// pointers, extents and strides, with OpenMP pragmas (ARCHITECTURE "Native kernels").
+//
+// Enters: a compiled cell (CompileCtx with its units' lowered IR and facts).
+// Leaves: a CellPlan — one Kernel per compilable clause or reduction-valued `let`, with the
+// function text (named EIN_KERNEL until the JIT names it by its hash), the arguments it reads,
+// its error sites and a human-readable plan (strategy, BLAS, fusion, windows, checks).
+// Nothing here compiles or runs code; engine/jit compiles, engine/interp/native_* dispatches.
+#pragma once
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "lang/ir/dtype.h"
+#include "lang/ir/node.h"
+#include "lang/passes/context.h"
+
+namespace ein::codegen {
+
+// A tensor argument, in argument order. Buffer 0 of a clause kernel is the tensor it fills.
+struct BufArg {
+  ir::DefId def;
+  int32_t slot = -1;       // frame slot, or -1 for a global
+  std::string name;
+  DType dt = DType::F32;
+  int rank = 0;
+  bool output = false;
+  bool windowed = false;   // the kernel indexes axis 0 modulo the window
+  std::vector<int64_t> fixed;  // extents the code was specialised for (-1 = any)
+};
+
+// A scalar argument (int, float or bool binding read by the kernel).
+struct ScalarArg {
+  ir::DefId def;
+  int32_t slot = -1;
+  std::string name;
+  DType dt = DType::I32;
+};
+
+// Where a kernel can fail: the runtime turns (site, code, values) into a diagnostic.
+struct Site {
+  Span span;
+  std::string code;     // for LCheck sites: "E004"
+  std::string message;  // for LCheck sites: the message; for empty reductions: the op name
+};
+
+enum class KernelKind { Clause, Expr };
+
+struct Kernel {
+  KernelKind kind = KernelKind::Clause;
+  const Unit* unit = nullptr;
+  ir::NodeRef tensor;  // Clause: the LTensor the clause belongs to
+  ir::NodeRef stmt;    // Clause: the clause statement; Expr: the Let
+  DType result_dt = DType::F32;  // Expr kernels
+  std::string source;  // `extern "C" int EIN_KERNEL(ein_args* A) {...}`
+  std::vector<BufArg> bufs;
+  std::vector<ScalarArg> scalars;
+  std::vector<Site> sites;
+  std::vector<std::string> plan;  // facts for `%ir kernel`
+  std::string strategy;           // vectorized | scalar | recurrence | gemm | gemv | einsum
+  double work = -1;               // static estimate of points executed (-1: unknown)
+  std::vector<ir::NodeRef> fused; // producer LTensors computed inside this kernel (not stored)
+  // Allocation shape and checks of `tensor` with fused producers' extents substituted
+  // (the interpreter evaluates them before calling the kernel).
+  ir::NodeRef shape;
+  std::vector<ir::NodeRef> checks;
+  int accesses = 0, checked = 0;  // tensor reads, and how many of them carry a bounds check
+};
+
+struct Skipped {
+  const Unit* unit = nullptr;
+  ir::NodeRef stmt;
+  std::string reason;
+};
+
+struct PlanOptions {
+  enum class Mode { Never, Auto, Always } mode = Mode::Auto;
+  double threshold = 32768;  // auto: points below which a clause stays interpreted
+  bool fusion = true;
+};
+
+struct CellPlan {
+  std::vector<Kernel> kernels;        // to compile before the cell runs
+  std::vector<Kernel> deferred;       // auto mode, size unknown until run time
+  std::vector<Skipped> skipped;       // not compilable (interpreted), with the reason
+  std::unordered_set<uint32_t> elided;  // LTensor node ids computed inside a consumer kernel
+};
+
+PlanOptions::Mode parse_mode(const std::string& s);
+
+// Plans every unit of a compiled cell.
+CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt);
+
+// Single kernels (exposed for tests). `fused` maps producer tensor DefIds to their LTensors.
+struct FusionMap {
+  std::unordered_map<ir::DefId, ir::NodeRef> producers;
+};
+std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const ir::NodeRef& tensor,
+                                 const ir::NodeRef& clause, const FusionMap& fusion,
+                                 std::string* why);
+std::optional<Kernel> gen_expr(const CompileCtx& cx, const Unit& u, const ir::NodeRef& let,
+                               std::string* why);
+
+// `%ir kernel`: the plan of every kernel and, with sources, the generated C++.
+std::string describe(const CompileCtx& cx, const CellPlan& plan, bool with_source);
+
+// The prelude text (engine/codegen/prelude.h as embedded at build time) and its ABI version.
+const char* prelude_text();
+int prelude_abi();
+
+}  // namespace ein::codegen

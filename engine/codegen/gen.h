@@ -1,0 +1,167 @@
+// Internal to engine/codegen: the generator of one kernel. Expressions (gen_expr.cpp), loops and
+// stores (gen_stmt.cpp), reductions (gen_reduce.cpp), calls (gen_call.cpp), arguments and the
+// function frame (gen_kernel.cpp). Anything kernels cannot express throws Unsupported, and the
+// clause stays in the interpreter.
+#pragma once
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/codegen/codegen.h"
+#include "engine/codegen/emitter.h"
+#include "lang/ir/visitor.h"
+
+namespace ein::codegen {
+
+struct Unsupported {
+  std::string why;
+};
+[[noreturn]] void unsupported(const std::string& why);
+
+// C spelling of a value type and of a storage type.
+const char* ctype(DType dt);
+const char* stype(DType dt);
+bool kernel_dtype(DType dt);  // dtypes kernels handle (not f16/bf16)
+
+// A loop the generator has opened (for store range checks and strip mining).
+struct LoopInfo {
+  std::string var, lo, hi;
+  int level = 0;         // scope of the loop body
+  int head_level = 0;    // outermost scope of the loop (the strip loop when strip-mined)
+  bool strip = false;
+  // Range checks of stores indexed by this loop's variable, tested once before the loop.
+  std::vector<std::string> guards;   // conditions that must hold
+  std::vector<std::string> on_fail;  // statements recording the failure
+  // Generator state restored when the loop closes.
+  std::string saved_ord, saved_stop;
+  bool saved_parallel = false, saved_omp_for = false;
+  // The same, inside the loop (for code hoisted into it from deeper scopes).
+  std::string ord_in, stop_in;
+  bool parallel_in = false;
+  size_t env_mark = 0;
+};
+
+bool has_loop(const ir::NodeRef& n);
+
+class Gen {
+ public:
+  Gen(const CompileCtx& cx, const Unit& u, const FusionMap& fusion, Kernel& k);
+
+  void clause(const ir::NodeRef& tensor, const ir::NodeRef& clause);
+  void expr_let(const ir::NodeRef& let);
+  std::string finish();
+
+  // ---- gen_expr.cpp ----
+  Val value(const ir::NodeRef& e);
+  Val index(const ir::NodeRef& e);  // int64, the interpreter's eval_int rules
+  Val convert(const Val& v, DType to);
+  Val literal(const std::string& c, DType dt) { return Val{c, dt, 0}; }
+  DType dtype_of(const ir::NodeRef& e) const;
+
+  // ---- gen_stmt.cpp ----
+  void stmt(const ir::NodeRef& s);
+  void store(const ir::NodeRef& s);
+  std::string flat(int buf, const std::vector<std::string>& xs, bool windowed);
+  double static_work(const ir::NodeRef& n) const;  // points executed per run of n (estimate)
+  // Opens `for (var = lo; var < hi; ++var)` (strip-mined when `strip`), binds `def`.
+  struct LoopSpec {
+    ir::NodeRef lo, hi;
+    ir::DefId def;           // bound to the variable (may be invalid)
+    bool reverse = false;
+    bool innermost = false;  // body holds no loop: strip-mine for interrupt polling
+    bool parallel = false;   // `omp parallel for` (with a work threshold)
+    bool omp_for = false;    // `omp for` inside an enclosing parallel region
+    bool simd = false;
+    double inner_work = 1;   // static points per iteration (for the parallel threshold)
+    std::string simd_clause; // e.g. "reduction(+:acc)"
+  };
+  std::string open_loop(const LoopSpec& spec);
+  void close_loop();
+
+  // ---- gen_reduce.cpp ----
+  Val reduce(const ir::NodeRef& r);
+  Val reduce_parallel(const ir::NodeRef& r);
+  struct RedVars {
+    int op = 0;               // Sum Prod Max Min All Any ArgMax ArgMin
+    DType dt = DType::F32;    // result
+    DType vt = DType::F32;    // compared value (argmax/argmin), else dt
+    std::string acc, has, arg, label;
+  };
+  RedVars red_vars(const ir::NodeRef& r);
+  void red_init(const RedVars& R);
+  void red_step(const RedVars& R, const std::string& v, const std::string& first);
+  void red_point(const RedVars& R, const ir::NodeRef& body, const std::string& first);
+  Val red_result(const RedVars& R, const ir::NodeRef& r);
+  Val reduce_here(const ir::NodeRef& r, const std::string& key);
+  // Deepest scope level any free variable of n lives at; appends their names to *key.
+  int free_level(const ir::NodeRef& n, std::string* key) const;
+  // Could evaluating n record an error (unproven read, integer division, empty max, ...)?
+  bool may_fail(const ir::NodeRef& n, const Unit& u, int depth) const;
+  // Error order and stop condition as seen from scope `level`.
+  void context_at(int level);
+
+  // ---- gen_call.cpp ----
+  Val call(const ir::NodeRef& e);
+
+  // ---- gen_kernel.cpp: arguments ----
+  int buffer_of(const ir::NodeRef& name);  // buffer index of a tensor Name (registers it)
+  ir::TypeRef type_of_def(const ir::NodeRef& name) const;
+  Val scalar_of(const ir::NodeRef& name);
+  std::string extent(int buf, int axis);   // logical extent
+  std::string stride(int buf, int axis);
+  int site(Span span, const std::string& code = "", const std::string& message = "");
+  const std::string& ord() const { return ord_; }
+  std::string stop_check() const;  // "if (ein_stop(...)) break;" for the current loop
+
+  // ---- bindings (stack discipline, for inlining and loops) ----
+  void bind(ir::DefId d, Val v) { env_.emplace_back(d, std::move(v)); }
+  size_t mark() const { return env_.size(); }
+  void unbind_to(size_t m) { env_.resize(m); }
+  const Val* lookup(ir::DefId d) const;
+
+  const CompileCtx& cx;
+  const Unit* unit;
+  Emitter em;
+  Kernel& k;
+  const FusionMap& fusion;
+
+  // Loads of the buffer being written are never moved or shared (a recurrence reads what an
+  // earlier statement of the same step just stored).
+  int out_buf = -1;
+  ir::DefId out_def;
+  // Sequential order of the current point for error reporting, and the stop condition.
+  std::string ord_ = "0";
+  std::string stop_ord_ = "INT64_MAX";
+  bool in_parallel = false;
+  bool allow_parallel = true;
+  bool assume_inbounds = false;     // the fast version after a successful range pre-check
+  int64_t parallel_threshold = 32768;
+  bool loop_is_omp_for = false;  // the innermost open loop is an `omp for` (no break allowed)
+  int inline_depth = 0;
+  std::vector<const Unit*> inlining;
+  std::vector<LoopInfo> loops;
+  std::unordered_map<std::string, int> buf_alias;  // "crate:index" of a param -> buffer
+
+ private:
+  Val load(const ir::NodeRef& e);
+  Val load_fused(const ir::NodeRef& e, const ir::NodeRef& producer);
+  Val binary(const ir::NodeRef& e);
+  Val arith(ir::BinOp op, const Val& a, const Val& b, DType dt, const ir::NodeRef& e);
+  Val logic(const ir::NodeRef& e, bool is_and);
+  Val unary(const ir::NodeRef& e);
+  Val cast(const ir::NodeRef& e);
+  Val if_expr(const ir::NodeRef& e);
+  Val block(const ir::NodeRef& e);
+  Val member(const ir::NodeRef& e);
+  Val dim_of(const ir::NodeRef& base, int axis);
+
+  std::vector<std::pair<ir::DefId, Val>> env_;
+  std::unordered_map<std::string, int> bufs_by_def_;
+  std::unordered_map<std::string, int> scalars_by_def_;
+};
+
+std::string def_key(ir::DefId d);
+bool is_proven(const Unit& u, const ir::NodeRef& index_node);
+
+}  // namespace ein::codegen

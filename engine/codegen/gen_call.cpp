@@ -1,0 +1,176 @@
+// Calls inside kernels: math intrinsics map to <math.h> at the operand's precision (as
+// engine/value/math.cpp computes them), a few builtins are expressible, and calls of user or
+// std functions are inlined when the callee's lowered body is an expression (possibly with
+// `let`s). Everything else — printing, closures, recursion — keeps the clause interpreted.
+#include "engine/codegen/gen.h"
+#include "lang/resolve/builtins.h"
+
+namespace ein::codegen {
+
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+// <math.h> names for the one-argument intrinsics, in Builtin order from Abs to Rsqrt.
+struct MathName {
+  Builtin b;
+  const char* f64;
+  const char* f32;
+};
+constexpr MathName kMath[] = {
+    {Builtin::Abs, "fabs", "fabsf"},    {Builtin::Sqrt, "sqrt", "sqrtf"},
+    {Builtin::Exp, "exp", "expf"},      {Builtin::Log, "log", "logf"},
+    {Builtin::Log2, "log2", "log2f"},   {Builtin::Log10, "log10", "log10f"},
+    {Builtin::Log1p, "log1p", "log1pf"}, {Builtin::Expm1, "expm1", "expm1f"},
+    {Builtin::Sin, "sin", "sinf"},      {Builtin::Cos, "cos", "cosf"},
+    {Builtin::Tan, "tan", "tanf"},      {Builtin::Asin, "asin", "asinf"},
+    {Builtin::Acos, "acos", "acosf"},   {Builtin::Atan, "atan", "atanf"},
+    {Builtin::Sinh, "sinh", "sinhf"},   {Builtin::Cosh, "cosh", "coshf"},
+    {Builtin::Tanh, "tanh", "tanhf"},   {Builtin::Asinh, "asinh", "asinhf"},
+    {Builtin::Acosh, "acosh", "acoshf"}, {Builtin::Atanh, "atanh", "atanhf"},
+    {Builtin::Floor, "floor", "floorf"}, {Builtin::Ceil, "ceil", "ceilf"},
+    {Builtin::Round, "round", "roundf"}, {Builtin::Trunc, "trunc", "truncf"},
+    {Builtin::Erf, "erf", "erff"},      {Builtin::Sign, "ein_sign", "ein_signf"},
+    {Builtin::Atan2, "atan2", "atan2f"}, {Builtin::Pow, "pow", "powf"},
+    {Builtin::Fmod, "fmod", "fmodf"},   {Builtin::Min2, "ein_min2", "ein_min2f"},
+    {Builtin::Max2, "ein_max2", "ein_max2f"},
+};
+
+// Cheap enough to compute speculatively (vector instructions, no libm call).
+bool cheap_math(Builtin b) {
+  switch (b) {
+    case Builtin::Abs:
+    case Builtin::Sqrt:
+    case Builtin::Floor:
+    case Builtin::Ceil:
+    case Builtin::Trunc:
+    case Builtin::Sign:
+    case Builtin::Min2:
+    case Builtin::Max2:
+    case Builtin::Rsqrt: return true;
+    default: return false;
+  }
+}
+
+// Is this lowered function body something a kernel can inline (no statements with effects)?
+bool inlinable_body(const NodeRef& body) {
+  bool ok = true;
+  ir::for_each_node(body, [&](const NodeRef& n) {
+    switch (n->kind) {
+      case Kind::LTensor:
+      case Kind::LFor:
+      case Kind::LStore:
+      case Kind::ExprStmt:
+      case Kind::Lambda:
+      case Kind::Comp:
+      case Kind::Match:
+      case Kind::Interp:
+      case Kind::StrLit: ok = false; break;
+      default: break;
+    }
+  });
+  return ok;
+}
+
+}  // namespace
+
+Val Gen::call(const NodeRef& e) {
+  const NodeRef& callee = e->kids[0];
+  if (callee->kind != Kind::Name && callee->kind != Kind::Path) unsupported("a call of a computed function");
+  std::vector<NodeRef> args(e->kids.begin() + 1, e->kids.end());
+  if (auto b = builtin_of(callee->def)) {
+    if (is_math_intrinsic(*b)) {
+      std::vector<Val> v;
+      for (auto& a : args) v.push_back(value(a));
+      DType dt = v.empty() ? DType::F32 : v[0].dt;
+      if (!is_float(dt) || (v.size() == 2 && v[1].dt != dt)) unsupported("math on non-float values");
+      int level = 0;
+      for (auto& x : v) level = std::max(level, x.level);
+      Motion m = cheap_math(*b) ? Motion::Cheap : Motion::Costly;
+      const std::string T = ctype(dt);
+      if (*b == Builtin::Rsqrt)
+        return em.define(dt, T, "((" + T + ")1 / " + (dt == DType::F32 ? "sqrtf(" : "sqrt(") + v[0].c + "))",
+                         level, m);
+      for (const MathName& mn : kMath) {
+        if (mn.b != *b) continue;
+        std::string x = std::string(dt == DType::F32 ? mn.f32 : mn.f64) + "(" + v[0].c;
+        if (v.size() == 2) x += ", " + v[1].c;
+        return em.define(dt, T, x + ")", level, m);
+      }
+      unsupported("this math intrinsic");
+    }
+    switch (*b) {
+      case Builtin::Max:
+      case Builtin::Min: {
+        if (args.size() != 2) break;
+        Val a = value(args[0]), c = value(args[1]);
+        if (a.dt != c.dt || a.dt == DType::Bool) break;
+        // engine: `gt = a == a && a > b`; max picks a when gt, min picks b when gt.
+        std::string gt = "(" + a.c + " == " + a.c + " && " + a.c + " > " + c.c + ")";
+        std::string x = *b == Builtin::Max ? "(" + gt + " ? " + a.c + " : " + c.c + ")"
+                                           : "(" + gt + " ? " + c.c + " : " + a.c + ")";
+        return em.define(a.dt, ctype(a.dt), x, std::max(a.level, c.level), Motion::Cheap);
+      }
+      case Builtin::Len: {
+        if (args.size() != 1 || args[0]->kind != Kind::Name) break;
+        int bi = buffer_of(args[0]);
+        if (k.bufs[static_cast<size_t>(bi)].rank == 0) break;
+        return em.define(DType::I32, "i32", "((i32)" + extent(bi, 0) + ")", 0, Motion::Cheap);
+      }
+      default: break;
+    }
+    unsupported(std::string("builtin `") + builtin_info(*b).name + "` in a kernel");
+  }
+  auto it = unit->call_targets.find(e->id);
+  if (it == unit->call_targets.end()) unsupported("a call without a static target");
+  const Unit* callee_unit = it->second;
+  if (callee_unit->kind != Unit::Kind::Fn || !callee_unit->captures.empty())
+    unsupported("a call of a closure");
+  if (!callee_unit->lowered || callee_unit->lowered->kind != Kind::Block)
+    unsupported("a function without a lowered body");
+  if (inline_depth >= 8) unsupported("calls nested too deeply to inline");
+  for (const Unit* u : inlining)
+    if (u == callee_unit) unsupported("a recursive call");
+  if (!inlinable_body(callee_unit->lowered)) unsupported("a call of `" + callee_unit->name + "` (not an expression)");
+  if (callee_unit->params.size() != args.size()) unsupported("an argument count mismatch");
+
+  // Arguments are evaluated in the caller's unit; tensors pass as buffer aliases.
+  std::vector<std::pair<std::string, int>> aliases;
+  std::vector<std::pair<ir::DefId, Val>> vals;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const NodeRef& a = args[i];
+    ir::TypeRef t = unit->type(a);
+    if (ir::rank_of(t) > 0) {
+      if (a->kind != Kind::Name || fusion.producers.count(a->def)) unsupported("a computed tensor argument");
+      aliases.emplace_back(def_key(callee_unit->params[i]), buffer_of(a));
+    } else {
+      vals.emplace_back(callee_unit->params[i], value(a));
+    }
+  }
+  size_t m = mark();
+  for (auto& [d, v] : vals) bind(d, v);
+  std::vector<std::pair<std::string, std::optional<int>>> saved;
+  for (auto& [key, bi] : aliases) {
+    auto old = buf_alias.find(key);
+    saved.emplace_back(key, old == buf_alias.end() ? std::nullopt : std::optional<int>(old->second));
+    buf_alias[key] = bi;
+  }
+  const Unit* saved_unit = unit;
+  unit = callee_unit;
+  inlining.push_back(callee_unit);
+  ++inline_depth;
+  // An Unsupported thrown from here abandons the whole kernel, so no state needs restoring.
+  Val r = value(callee_unit->lowered);
+  --inline_depth;
+  inlining.pop_back();
+  unit = saved_unit;
+  for (auto& [key, old] : saved) {
+    if (old) buf_alias[key] = *old;
+    else buf_alias.erase(key);
+  }
+  unbind_to(m);
+  return convert(r, dtype_of(e));
+}
+
+}  // namespace ein::codegen

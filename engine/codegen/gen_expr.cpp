@@ -1,0 +1,362 @@
+// Expressions: every value is computed exactly as engine/value computes it (SPEC §3-4), at the
+// operand's own precision, with integer arithmetic wrapping and checked division.
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+
+#include "engine/codegen/gen.h"
+#include "lang/passes/context.h"
+
+namespace ein::codegen {
+
+using ir::BinOp;
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+std::string float_lit(double v, DType dt) {
+  char buf[64];
+  if (dt == DType::F64) {
+    if (std::isnan(v)) return "__builtin_nan(\"\")";
+    if (std::isinf(v)) return v > 0 ? "__builtin_inf()" : "(-__builtin_inf())";
+    std::snprintf(buf, sizeof buf, "%a", v);
+    return v < 0 ? std::string("(") + buf + ")" : buf;
+  }
+  float f = static_cast<float>(v);
+  if (std::isnan(f)) return "__builtin_nanf(\"\")";
+  if (std::isinf(f)) return f > 0 ? "__builtin_inff()" : "(-__builtin_inff())";
+  std::snprintf(buf, sizeof buf, "%af", static_cast<double>(f));
+  return f < 0 ? std::string("(") + buf + ")" : buf;
+}
+
+std::string int_lit(int64_t v, DType dt) {
+  switch (dt) {
+    case DType::I8: return "((i8)" + std::to_string(static_cast<int8_t>(v)) + ")";
+    case DType::I32: return "((i32)" + std::to_string(static_cast<int32_t>(v)) + ")";
+    case DType::Bool: return v ? "true" : "false";
+    default:
+      if (v == INT64_MIN) return "INT64_MIN";
+      return "((i64)" + std::to_string(v) + "LL)";
+  }
+}
+
+const char* unsigned_of(DType dt) {
+  switch (dt) {
+    case DType::I8: return "uint8_t";
+    case DType::I32: return "uint32_t";
+    default: return "uint64_t";
+  }
+}
+
+}  // namespace
+
+DType Gen::dtype_of(const NodeRef& e) const {
+  if (e->dt >= 0) return static_cast<DType>(e->dt);
+  ir::TypeRef t = unit->type(e);
+  ir::TypeRef el = ir::elem_of(t);
+  if (el && el->k == ir::Type::K::Scalar && ir::rank_of(t) == 0) return el->dtype;
+  unsupported(std::string("a value of unknown or non-scalar type (") + ir::kind_name(e->kind) + ")");
+}
+
+Val Gen::convert(const Val& v, DType to) {
+  if (!kernel_dtype(to) || !kernel_dtype(v.dt)) unsupported("f16/bf16 values");
+  DType from = v.index ? DType::I64 : v.dt;
+  if (from == to && !v.index) return v;
+  std::string x = v.c, e;
+  if (from == DType::Bool) {
+    e = to == DType::Bool ? x : std::string("((") + ctype(to) + ")(" + x + " ? 1 : 0))";
+  } else if (to == DType::Bool) {
+    e = "(" + x + " != 0)";
+  } else if (is_int(from)) {
+    e = std::string("((") + ctype(to) + ")" + x + ")";  // int->int wraps; int->float rounds once
+  } else if (is_int(to)) {
+    e = std::string("ein_f2") + ctype(to) + "((double)" + x + ")";
+  } else {
+    e = std::string("((") + ctype(to) + ")" + x + ")";
+  }
+  Val r = em.define(to, ctype(to), e, v.level, Motion::Cheap);
+  return r;
+}
+
+const Val* Gen::lookup(ir::DefId d) const {
+  for (size_t i = env_.size(); i-- > 0;)
+    if (env_[i].first == d) return &env_[i].second;
+  return nullptr;
+}
+
+Val Gen::value(const NodeRef& e) {
+  switch (e->kind) {
+    case Kind::IntLit: {
+      DType dt = dtype_of(e);
+      if (is_float(dt)) return literal(float_lit(static_cast<double>(e->ival), dt), dt);
+      Val v = literal(int_lit(e->ival, dt), dt);
+      v.is_const = true;
+      v.ival = e->ival;
+      return v;
+    }
+    case Kind::FloatLit: {
+      DType dt = dtype_of(e);
+      if (!is_float(dt)) unsupported("a float literal in integer context");
+      return literal(float_lit(e->fval, dt), dt);
+    }
+    case Kind::BoolLit: return literal(e->ival ? "true" : "false", DType::Bool);
+    case Kind::Name: {
+      if (const Val* v = lookup(e->def)) {
+        if (v->index) return convert(*v, dtype_of(e));
+        return *v;
+      }
+      if (buf_alias.count(def_key(e->def)) || fusion.producers.count(e->def))
+        unsupported("a whole tensor used as a value");
+      return scalar_of(e);
+    }
+    case Kind::Binary: return binary(e);
+    case Kind::Unary: return unary(e);
+    case Kind::Cast: return cast(e);
+    case Kind::Call: return call(e);
+    case Kind::Index: return load(e);
+    case Kind::Member: return member(e);
+    case Kind::If: return if_expr(e);
+    case Kind::Block: return block(e);
+    case Kind::LReduce: return reduce(e);
+    case Kind::LLetIn: {
+      size_t m = mark();
+      bind(e->def, value(e->kids[0]));
+      Val v = value(e->kids[1]);
+      unbind_to(m);
+      return v;
+    }
+    case Kind::DimOf:
+    case Kind::IMin:
+    case Kind::IMax: {
+      Val i = index(e);
+      return convert(i, e->dt >= 0 ? static_cast<DType>(e->dt) : DType::I64);
+    }
+    default: unsupported(std::string("`") + ir::kind_name(e->kind) + "` in a kernel");
+  }
+}
+
+Val Gen::index(const NodeRef& e) {
+  auto idx = [&](const std::string& c, int level) {
+    Val v = em.define(DType::I64, "int64_t", c, level, Motion::Cheap);
+    v.index = true;
+    return v;
+  };
+  switch (e->kind) {
+    case Kind::IntLit: {
+      Val v = literal(std::to_string(e->ival) + "LL", DType::I64);
+      v.index = true;
+      return v;
+    }
+    case Kind::Name: {
+      if (const Val* v = lookup(e->def))
+        if (v->index) return *v;
+      break;
+    }
+    case Kind::Binary: {
+      auto op = static_cast<BinOp>(e->ival);
+      const char* f = op == BinOp::Add ? "ein_iadd" : op == BinOp::Sub ? "ein_isub"
+                    : op == BinOp::Mul ? "ein_imul" : nullptr;
+      if (!f) break;
+      Val a = index(e->kids[0]), b = index(e->kids[1]);
+      return idx(std::string(f) + "(" + a.c + ", " + b.c + ")", std::max(a.level, b.level));
+    }
+    case Kind::Unary:
+      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) {
+        Val a = index(e->kids[0]);
+        return idx("ein_isub(0, " + a.c + ")", a.level);
+      }
+      break;
+    case Kind::IMin:
+    case Kind::IMax: {
+      Val a = index(e->kids[0]), b = index(e->kids[1]);
+      return idx(std::string(e->kind == Kind::IMin ? "ein_imin(" : "ein_imax(") + a.c + ", " + b.c + ")",
+                 std::max(a.level, b.level));
+    }
+    case Kind::DimOf: {
+      if (e->kids[0]->kind != Kind::Name) unsupported("the extent of a computed value");
+      return dim_of(e->kids[0], static_cast<int>(e->ival));
+    }
+    default: break;
+  }
+  Val v = value(e);
+  if (is_float(v.dt)) unsupported("a float used as an index");
+  Val r = convert(v, DType::I64);
+  r.index = true;
+  return r;
+}
+
+Val Gen::dim_of(const NodeRef& base, int axis) {
+  auto fp = fusion.producers.find(base->def);
+  if (fp != fusion.producers.end()) {
+    const NodeRef& shape = fp->second->kids[0];
+    if (axis < 0 || axis >= static_cast<int>(shape->kids.size())) unsupported("axis out of rank");
+    return index(shape->kids[static_cast<size_t>(axis)]);
+  }
+  int b = buffer_of(base);
+  if (axis < 0 || axis >= k.bufs[static_cast<size_t>(b)].rank) unsupported("axis out of rank");
+  Val v = literal(extent(b, axis), DType::I64);
+  v.index = true;
+  return v;
+}
+
+Val Gen::binary(const NodeRef& e) {
+  auto op = static_cast<BinOp>(e->ival);
+  if (op == BinOp::And || op == BinOp::Or) return logic(e, op == BinOp::And);
+  if (op == BinOp::In) unsupported("`in` in a kernel");
+  Val a = value(e->kids[0]), b = value(e->kids[1]);
+  int level = std::max(a.level, b.level);
+  const char* cmp = nullptr;
+  switch (op) {
+    case BinOp::Eq: cmp = "=="; break;
+    case BinOp::Ne: cmp = "!="; break;
+    case BinOp::Lt: cmp = "<"; break;
+    case BinOp::Le: cmp = "<="; break;
+    case BinOp::Gt: cmp = ">"; break;
+    case BinOp::Ge: cmp = ">="; break;
+    default: break;
+  }
+  if (cmp) {
+    if (a.dt != b.dt) {
+      DType common = (is_float(a.dt) || is_float(b.dt)) ? DType::F64 : DType::I64;
+      a = convert(a, common);
+      b = convert(b, common);
+    }
+    return em.define(DType::Bool, "bool", "(" + a.c + " " + cmp + " " + b.c + ")", level,
+                     Motion::Cheap);
+  }
+  return arith(op, a, b, dtype_of(e), e);
+}
+
+Val Gen::arith(BinOp op, const Val& a, const Val& b, DType dt, const NodeRef& e) {
+  int level = std::max(a.level, b.level);
+  const std::string T = ctype(dt);
+  if (op == BinOp::Pow) {
+    if (is_float(a.dt) && is_int(b.dt)) {
+      // engine/value: float ** int is computed in double and rounded once.
+      return em.define(dt, T, "((" + T + ")pow((double)" + a.c + ", (double)" + b.c + "))", level,
+                       Motion::Costly);
+    }
+    if (is_float(a.dt) && a.dt == b.dt)
+      return em.define(dt, T, std::string(dt == DType::F32 ? "powf(" : "pow(") + a.c + ", " + b.c + ")",
+                       level, Motion::Costly);
+    if (is_int(a.dt) && is_int(b.dt)) {
+      int s = site(e->span);
+      return em.define(dt, T, "ein_ipow_" + T + "(A, " + std::to_string(s) + ", " + ord() + ", " + a.c +
+                                  ", (int64_t)" + b.c + ")",
+                       em.depth(), Motion::Pinned);
+    }
+    unsupported("`**` on these types");
+  }
+  if (a.dt != dt || b.dt != dt) unsupported("mixed operand types");
+  if (is_float(dt)) {
+    const char* o = op == BinOp::Add ? "+" : op == BinOp::Sub ? "-" : op == BinOp::Mul ? "*"
+                  : op == BinOp::Div ? "/" : nullptr;
+    if (o) return em.define(dt, T, "(" + a.c + " " + o + " " + b.c + ")", level, Motion::Cheap);
+    if (op == BinOp::Mod)
+      return em.define(dt, T, std::string(dt == DType::F32 ? "fmodf(" : "fmod(") + a.c + ", " + b.c + ")",
+                       level, Motion::Costly);
+    unsupported("this float operator");
+  }
+  if (!is_int(dt)) unsupported("arithmetic on bool");
+  if (op == BinOp::Div || op == BinOp::Mod) {
+    // A literal divisor other than 0 and -1 cannot fail or overflow: plain C, freely moved.
+    if (b.is_const && b.ival != 0 && b.ival != -1 && b.ival == static_cast<int64_t>(static_cast<int32_t>(b.ival)))
+      return em.define(dt, T, "((" + T + ")(" + a.c + (op == BinOp::Div ? " / " : " % ") + b.c + "))", level,
+                       Motion::Cheap);
+    int s = site(e->span);
+    std::string f = std::string(op == BinOp::Div ? "ein_div_" : "ein_rem_") + T;
+    return em.define(dt, T, f + "(A, " + std::to_string(s) + ", " + ord() + ", " + a.c + ", " + b.c + ")",
+                     em.depth(), Motion::Pinned);
+  }
+  const char* o = op == BinOp::Add ? "+" : op == BinOp::Sub ? "-" : op == BinOp::Mul ? "*" : nullptr;
+  if (!o) unsupported("this integer operator");
+  std::string U = unsigned_of(dt);
+  std::string x = dt == DType::I8 ? "((i8)((int)" + a.c + " " + o + " (int)" + b.c + "))"
+                                  : "((" + T + ")((" + U + ")" + a.c + " " + o + " (" + U + ")" + b.c + "))";
+  return em.define(dt, T, x, level, Motion::Cheap);
+}
+
+Val Gen::logic(const NodeRef& e, bool is_and) {
+  // Short circuit: the right operand may fail (e.g. `i > 0 && x[i - 1] > 0`), so it is
+  // evaluated only when needed; its pure parts may still be hoisted.
+  Val a = value(e->kids[0]);
+  std::string r = em.fresh("c");
+  em.line("bool " + r + " = " + a.c + ";");
+  em.open(std::string("if (") + (is_and ? "" : "!") + r + ") {", true);
+  Val b = value(e->kids[1]);
+  em.line(r + " = " + b.c + ";");
+  em.close();
+  return Val{r, DType::Bool, em.depth()};
+}
+
+Val Gen::unary(const NodeRef& e) {
+  Val a = value(e->kids[0]);
+  if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Not)
+    return em.define(DType::Bool, "bool", "(!" + a.c + ")", a.level, Motion::Cheap);
+  DType dt = a.dt;
+  const std::string T = ctype(dt);
+  if (is_float(dt)) return em.define(dt, T, "(-" + a.c + ")", a.level, Motion::Cheap);
+  if (!is_int(dt)) unsupported("negation of a bool");
+  if (dt == DType::I8) return em.define(dt, T, "((i8)(-(int)" + a.c + "))", a.level, Motion::Cheap);
+  std::string U = unsigned_of(dt);
+  return em.define(dt, T, "((" + T + ")((" + U + ")0 - (" + U + ")" + a.c + "))", a.level, Motion::Cheap);
+}
+
+Val Gen::cast(const NodeRef& e) {
+  auto to = dtype_from_name(e->kids[1]->kind == Kind::TyPrim ? e->kids[1]->name : "");
+  if (!to) unsupported("a cast to a non-scalar type");
+  return convert(value(e->kids[0]), *to);
+}
+
+Val Gen::if_expr(const NodeRef& e) {
+  if (e->kids.size() < 3 || !e->kids[2]) unsupported("`if` without `else` as a value");
+  DType dt = dtype_of(e);
+  Val c = value(e->kids[0]);
+  std::string r = em.fresh("v");
+  em.line(std::string(ctype(dt)) + " " + r + " = 0;");
+  em.open("if (" + c.c + ") {", true);
+  Val a = convert(value(e->kids[1]), dt);
+  em.line(r + " = " + a.c + ";");
+  em.close();
+  em.open("else {", true);
+  Val b = convert(value(e->kids[2]), dt);
+  em.line(r + " = " + b.c + ";");
+  em.close();
+  return Val{r, dt, em.depth()};
+}
+
+Val Gen::block(const NodeRef& e) {
+  if (!e->has(ir::kHasTail) || e->kids.empty()) unsupported("a block without a value");
+  size_t m = mark();
+  for (size_t i = 0; i + 1 < e->kids.size(); ++i) {
+    const NodeRef& s = e->kids[i];
+    if (!s || s->kind == Kind::LNop) continue;
+    if (s->kind != Kind::Let || ir::let_pattern(*s)->kind != Kind::PBind)
+      unsupported(std::string("a `") + ir::kind_name(s->kind) + "` statement in a kernel block");
+    bind(ir::let_pattern(*s)->def, value(ir::let_value(*s)));
+  }
+  Val v = value(e->kids.back());
+  unbind_to(m);
+  return v;
+}
+
+Val Gen::member(const NodeRef& e) {
+  const NodeRef& base = e->kids[0];
+  if (base->kind != Kind::Name) unsupported("a member of a computed value");
+  if (e->name != "length" && e->name != "size" && e->name != "rank") unsupported("member ." + e->name);
+  int b = buffer_of(base);
+  int rank = k.bufs[static_cast<size_t>(b)].rank;
+  std::string x;
+  if (e->name == "rank") {
+    x = std::to_string(rank);
+  } else if (e->name == "length") {
+    x = rank == 0 ? "1" : extent(b, 0);
+  } else {
+    x = "1";
+    for (int a = 0; a < rank; ++a) x = "ein_imul(" + x + ", " + extent(b, a) + ")";
+  }
+  return em.define(DType::I32, "i32", "((i32)" + x + ")", 0, Motion::Cheap);
+}
+
+}  // namespace ein::codegen

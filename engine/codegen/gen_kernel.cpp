@@ -1,0 +1,271 @@
+// The kernel frame: arguments (buffers, scalars), tensor reads with their bounds checks, error
+// sites, and the function text around the generated body.
+#include <algorithm>
+
+#include "engine/codegen/gen.h"
+#include "engine/codegen/static_facts.h"
+
+namespace ein::codegen {
+
+using ir::Kind;
+using ir::NodeRef;
+
+void unsupported(const std::string& why) { throw Unsupported{why}; }
+
+const char* ctype(DType dt) {
+  switch (dt) {
+    case DType::Bool: return "bool";
+    case DType::I8: return "i8";
+    case DType::I32: return "i32";
+    case DType::I64: return "i64";
+    case DType::F32: return "float";
+    case DType::F64: return "double";
+    default: return "float";
+  }
+}
+
+const char* stype(DType dt) { return dt == DType::Bool ? "uint8_t" : ctype(dt); }
+
+bool kernel_dtype(DType dt) { return dt != DType::F16 && dt != DType::BF16; }
+
+std::string def_key(ir::DefId d) { return std::to_string(d.crate) + ":" + std::to_string(d.index); }
+
+bool is_proven(const Unit& u, const NodeRef& e) { return e->has(ir::kProven) || u.proven.count(e->id) > 0; }
+
+bool has_loop(const NodeRef& n) {
+  bool found = false;
+  ir::for_each_node(n, [&](const NodeRef& x) {
+    if (x->kind == Kind::LFor || x->kind == Kind::LReduce) found = true;
+  });
+  return found;
+}
+
+Gen::Gen(const CompileCtx& c, const Unit& u, const FusionMap& f, Kernel& kernel)
+    : cx(c), unit(&u), k(kernel), fusion(f) {}
+
+double Gen::static_work(const NodeRef& n) const {
+  // Product of trip counts along the deepest loop chain; unknown extents count as 16.
+  double best = 1;
+  for (auto& kid : n->kids) {
+    if (!kid) continue;
+    best = std::max(best, static_work(kid));
+  }
+  auto trip = [&](const NodeRef& lo, const NodeRef& hi) {
+    auto a = static_int(cx, *unit, lo), b = static_int(cx, *unit, hi);
+    return (a && b) ? std::max<double>(0, static_cast<double>(*b - *a)) : 16.0;
+  };
+  if (n->kind == Kind::LFor) return trip(n->kids[0], n->kids[1]) * static_work(n->kids[2]);
+  if (n->kind == Kind::LReduce) {
+    double w = static_work(n->kids[0]);
+    for (size_t i = 1; i < n->kids.size(); ++i)
+      if (n->kids[i]->kind == Kind::LoopVar) w *= trip(n->kids[i]->kids[0], n->kids[i]->kids[1]);
+    return std::max(best, w);
+  }
+  return best;
+}
+
+ir::TypeRef Gen::type_of_def(const NodeRef& name) const {
+  // A Name's own type when inference recorded it, else its binding's.
+  ir::TypeRef t = unit->type(name);
+  if (t && t->k != ir::Type::K::Unknown) return t;
+  if (auto it = unit->def_types.find(name->def); it != unit->def_types.end()) return it->second;
+  if (auto it = cx.global_types.find(name->def); it != cx.global_types.end()) return it->second;
+  return cx.env.type_of(name->def);
+}
+
+int Gen::buffer_of(const NodeRef& name) {
+  std::string key = def_key(name->def);
+  auto al = buf_alias.find(key);
+  if (al != buf_alias.end()) return al->second;
+  auto it = bufs_by_def_.find(key);
+  if (it != bufs_by_def_.end()) return it->second;
+  ir::TypeRef t = type_of_def(name);
+  ir::TypeRef el = ir::elem_of(t);
+  int rank = ir::rank_of(t);
+  if (!el || el->k != ir::Type::K::Scalar || rank <= 0) unsupported("`" + name->name + "` is not a rectangular array");
+  if (!kernel_dtype(el->dtype)) unsupported("f16/bf16 arrays");
+  BufArg b;
+  b.def = name->def;
+  b.slot = name->slot;
+  b.name = name->name;
+  b.dt = el->dtype;
+  b.rank = rank;
+  k.bufs.push_back(b);
+  int idx = static_cast<int>(k.bufs.size()) - 1;
+  bufs_by_def_[key] = idx;
+  return idx;
+}
+
+Val Gen::scalar_of(const NodeRef& name) {
+  std::string key = def_key(name->def);
+  DType dt = dtype_of(name);
+  if (!kernel_dtype(dt)) unsupported("f16/bf16 scalars");
+  int idx;
+  auto it = scalars_by_def_.find(key);
+  if (it != scalars_by_def_.end()) {
+    idx = it->second;
+  } else {
+    ScalarArg s;
+    s.def = name->def;
+    s.slot = name->slot;
+    s.name = name->name;
+    s.dt = dt;
+    k.scalars.push_back(s);
+    idx = static_cast<int>(k.scalars.size()) - 1;
+    scalars_by_def_[key] = idx;
+  }
+  return Val{"a" + std::to_string(idx), k.scalars[static_cast<size_t>(idx)].dt, 0};
+}
+
+std::string Gen::extent(int b, int axis) {
+  const BufArg& B = k.bufs[static_cast<size_t>(b)];
+  if (axis == 0 && B.windowed) return "b" + std::to_string(b) + "_l0";
+  return "b" + std::to_string(b) + "_e" + std::to_string(axis);
+}
+
+std::string Gen::stride(int b, int axis) { return "b" + std::to_string(b) + "_s" + std::to_string(axis); }
+
+int Gen::site(Span span, const std::string& code, const std::string& message) {
+  // One site per distinct failure: code generated twice for the same node (a fused producer
+  // read twice at the same point) then has the same text and is shared by CSE.
+  for (size_t i = 0; i < k.sites.size(); ++i)
+    if (k.sites[i].span.file == span.file && k.sites[i].span.lo == span.lo && k.sites[i].span.hi == span.hi && k.sites[i].code == code && k.sites[i].message == message) return static_cast<int>(i);
+  k.sites.push_back(Site{span, code, message});
+  return static_cast<int>(k.sites.size()) - 1;
+}
+
+Val Gen::load(const NodeRef& e) {
+  const NodeRef& base = e->kids[0];
+  if (base->kind != Kind::Name) unsupported("indexing a computed value");
+  auto fp = fusion.producers.find(base->def);
+  if (fp != fusion.producers.end() && !buf_alias.count(def_key(base->def))) return load_fused(e, fp->second);
+  int b = buffer_of(base);
+  BufArg& B = k.bufs[static_cast<size_t>(b)];
+  size_t n = e->kids.size() - 1;
+  if (static_cast<int>(n) != B.rank) unsupported("a partial index (a row of `" + base->name + "`)");
+  if (e->has(ir::kWindowed) && b != out_buf) unsupported("a windowed read of another tensor");
+  ++k.accesses;
+  std::vector<Val> xs;
+  int level = 0;
+  for (size_t a = 0; a < n; ++a) {
+    xs.push_back(index(e->kids[a + 1]));
+    level = std::max(level, xs.back().level);
+  }
+  std::vector<std::string> xc;
+  for (auto& x : xs) xc.push_back(x.c);
+  bool self = b == out_buf;
+  bool proven = is_proven(*unit, e) || assume_inbounds;
+  std::string T = ctype(B.dt);
+  std::string raw = "b" + std::to_string(b) + "[" + flat(b, xc, B.windowed) + "]";
+  if (B.dt == DType::Bool) raw = "(bool)" + raw;
+  if (proven && !self) return em.define(B.dt, T, raw, level, Motion::Cheap);
+  std::string t = em.fresh("x");
+  if (proven) {
+    em.line("const " + T + " " + t + " = " + raw + ";");
+    return Val{t, B.dt, em.depth()};
+  }
+  ++k.checked;
+  std::string key = "load|" + raw;
+  if (!self)
+    if (const std::string* hit = em.find(key)) return Val{*hit, B.dt, em.depth()};
+  int st = site(e->span);
+  std::string ok, chain;
+  for (size_t a = 0; a < n; ++a) {
+    std::string c = "(uint64_t)" + xc[a] + " < (uint64_t)" + extent(b, static_cast<int>(a));
+    ok += (ok.empty() ? "" : " && ") + c;
+    chain += std::string(a ? " else if (!(" : "if (!(") + c + ")) ein_fail(A, " + std::to_string(st) +
+             ", EIN_E_BOUNDS, " + ord_ + ", " + xc[a] + ", " + std::to_string(a) + ", " +
+             extent(b, static_cast<int>(a)) + ");";
+  }
+  em.line(T + " " + t + " = 0;");
+  em.line("if (EIN_LIKELY(" + ok + ")) " + t + " = " + raw + "; else { " + chain + " }");
+  if (!self) em.remember(em.depth(), key, t);
+  return Val{t, B.dt, em.depth()};
+}
+
+Val Gen::load_fused(const NodeRef& e, const NodeRef& producer) {
+  // The producer's clause is a loop nest around one store; bind its loop variables to this
+  // access's indices and compute the stored value here (no temporary tensor).
+  NodeRef cur = producer->kids.back();
+  std::vector<NodeRef> lets;
+  while (cur->kind == Kind::LFor) cur = cur->kids[2];
+  while (cur->kind == Kind::LSeq && cur->kids.size() == 2 && cur->kids[0]->kind == Kind::LLet) {
+    lets.push_back(cur->kids[0]);
+    cur = cur->kids[1];
+  }
+  if (cur->kind != Kind::LStore || cur->kids.size() != e->kids.size()) unsupported("a fused producer of unexpected shape");
+  size_t m = mark();
+  for (size_t a = 1; a < e->kids.size(); ++a) {
+    const NodeRef& slot = cur->kids[a];
+    if (slot->kind != Kind::Name) unsupported("a fused producer with a literal index");
+    Val x = index(e->kids[a]);
+    bind(slot->def, x);
+  }
+  for (auto& l : lets) bind(l->def, value(l->kids[0]));
+  Val v = convert(value(cur->kids[0]), static_cast<DType>(producer->ival));
+  unbind_to(m);
+  return v;
+}
+
+void Gen::clause(const NodeRef& tensor, const NodeRef& cl) {
+  BufArg out;
+  out.def = tensor->def;
+  out.slot = tensor->slot;
+  out.name = tensor->name;
+  out.dt = static_cast<DType>(tensor->ival);
+  out.rank = static_cast<int>(tensor->kids[0]->kids.size());
+  out.output = true;
+  out.windowed = tensor->has(ir::kWindowed);
+  if (!kernel_dtype(out.dt)) unsupported("an f16/bf16 tensor");
+  if (tensor->has(ir::kHasElem)) unsupported("a tensor with array elements");
+  if (out.rank == 0) unsupported("a rank-0 tensor");
+  k.bufs.push_back(out);
+  out_buf = 0;
+  out_def = tensor->def;
+  bufs_by_def_[def_key(tensor->def)] = 0;
+  stmt(cl);
+}
+
+void Gen::expr_let(const NodeRef& let) {
+  const NodeRef& v = ir::let_value(*let);
+  DType dt = dtype_of(v);
+  k.result_dt = dt;
+  Val r = (v->kind == Kind::LReduce) ? reduce_parallel(v) : value(v);
+  r = convert(r, dt);
+  if (is_float(dt)) em.line("A->result->f = (double)" + r.c + ";");
+  else em.line("A->result->i = (int64_t)" + r.c + ";");
+}
+
+std::string Gen::finish() {
+  std::string head = "EIN_EXPORT int EIN_KERNEL(ein_args* A) {\n";
+  head += "  if (A->abi != EIN_ABI_VERSION || A->nbufs != " + std::to_string(k.bufs.size()) +
+          " || A->nscalars != " + std::to_string(k.scalars.size()) + ") return EIN_MISMATCH;\n";
+  for (size_t i = 0; i < k.bufs.size(); ++i) {
+    const BufArg& B = k.bufs[i];
+    std::string b = "b" + std::to_string(i), src = "A->bufs[" + std::to_string(i) + "]";
+    head += "  if (" + src + ".rank != " + std::to_string(B.rank) + " || " + src +
+            ".dtype != " + std::to_string(static_cast<int>(B.dt)) + ") return EIN_MISMATCH;\n";
+    head += std::string("  ") + (B.output ? "" : "const ") + stype(B.dt) + "* __restrict " + b + " = (" +
+            (B.output ? "" : "const ") + stype(B.dt) + "*)" + src + ".data;\n";
+    for (int a = 0; a < B.rank; ++a)
+      head += "  const int64_t " + b + "_e" + std::to_string(a) + " = " + src + ".extents[" + std::to_string(a) + "];\n";
+    if (B.windowed) head += "  const int64_t " + b + "_l0 = " + src + ".logical0;\n";
+    for (int a = B.rank - 2; a >= 0; --a) {
+      std::string next = a == B.rank - 2 ? b + "_e" + std::to_string(a + 1)
+                                         : b + "_s" + std::to_string(a + 1) + " * " + b + "_e" + std::to_string(a + 1);
+      head += "  const int64_t " + b + "_s" + std::to_string(a) + " = " + next + ";\n";
+    }
+    for (size_t a = 0; a < B.fixed.size(); ++a)
+      if (B.fixed[a] >= 0)
+        head += "  if (" + b + "_e" + std::to_string(a) + " != " + std::to_string(B.fixed[a]) + ") return EIN_MISMATCH;\n";
+  }
+  for (size_t i = 0; i < k.scalars.size(); ++i) {
+    const ScalarArg& S = k.scalars[i];
+    std::string src = "A->scalars[" + std::to_string(i) + "]";
+    std::string v = is_float(S.dt) ? src + ".f" : src + ".i";
+    head += std::string("  const ") + ctype(S.dt) + " a" + std::to_string(i) + " = (" + ctype(S.dt) + ")" + v + ";\n";
+  }
+  return head + em.text() + "  return A->err->code;\n}\n";
+}
+
+}  // namespace ein::codegen

@@ -1,0 +1,325 @@
+// Reductions (SPEC §5.3) with the interpreter's exact rules: accumulation at the result's
+// precision, identities, first-NaN-wins for max/min, first index for argmax/argmin, E006 for
+// empty integer max/min, short-circuit all/any. A reduction whose value does not depend on the
+// enclosing loops is hoisted out of them (it cannot fail, so computing it earlier is safe).
+// A `let` bound to a reduction runs it in parallel with per-thread partials, combined in
+// thread order so that ties and NaNs resolve as in sequential order.
+#include "engine/codegen/gen.h"
+
+namespace ein::codegen {
+
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+enum class Op { Sum, Prod, Max, Min, All, Any, ArgMax, ArgMin };
+
+Op op_of(const std::string& s) {
+  if (s == "sum") return Op::Sum;
+  if (s == "prod") return Op::Prod;
+  if (s == "max") return Op::Max;
+  if (s == "min") return Op::Min;
+  if (s == "all") return Op::All;
+  if (s == "any") return Op::Any;
+  if (s == "argmax") return Op::ArgMax;
+  if (s == "argmin") return Op::ArgMin;
+  unsupported("reduction `" + s + "`");
+}
+
+bool is_arg(Op op) { return op == Op::ArgMax || op == Op::ArgMin; }
+
+std::string int_bound(DType dt, bool max) {
+  switch (dt) {
+    case DType::I8: return max ? "((i8)127)" : "((i8)-128)";
+    case DType::I32: return max ? "INT32_MAX" : "INT32_MIN";
+    default: return max ? "INT64_MAX" : "INT64_MIN";
+  }
+}
+
+const char* uns(DType dt) { return dt == DType::I32 ? "uint32_t" : dt == DType::I8 ? "uint8_t" : "uint64_t"; }
+
+}  // namespace
+
+// Names defined inside n (its own loop variables and lets) are not free.
+static void defined_in(const NodeRef& n, std::vector<ir::DefId>& out) {
+  ir::for_each_node(n, [&](const NodeRef& x) {
+    if (x->kind == Kind::LoopVar || x->kind == Kind::LLetIn || x->kind == Kind::PBind || x->kind == Kind::LFor)
+      out.push_back(x->def);
+  });
+}
+
+int Gen::free_level(const NodeRef& n, std::string* key) const {
+  std::vector<ir::DefId> own;
+  defined_in(n, own);
+  int level = 0;
+  ir::for_each_node(n, [&](const NodeRef& x) {
+    if (x->kind != Kind::Name) return;
+    if (std::find(own.begin(), own.end(), x->def) != own.end()) return;
+    if (const Val* v = lookup(x->def)) {
+      level = std::max(level, v->level);
+      if (key) *key += v->c + ",";
+    }
+  });
+  return level;
+}
+
+bool Gen::may_fail(const NodeRef& n, const Unit& u, int depth) const {
+  if (depth > 8) return true;
+  bool fail = false;
+  ir::for_each_node(n, [&](const NodeRef& x) {
+    if (fail) return;
+    switch (x->kind) {
+      case Kind::Index: {
+        const NodeRef& base = x->kids[0];
+        if (base->kind == Kind::Name && base->def == out_def) fail = true;
+        auto fp = fusion.producers.find(base->def);
+        if (fp != fusion.producers.end()) fail = may_fail(fp->second, u, depth + 1);
+        else if (!is_proven(u, x) && !assume_inbounds) fail = true;
+        break;
+      }
+      case Kind::Binary: {
+        auto op = static_cast<ir::BinOp>(x->ival);
+        bool int_op = x->dt >= 0 && is_int(static_cast<DType>(x->dt));
+        if (int_op && (op == ir::BinOp::Div || op == ir::BinOp::Mod || op == ir::BinOp::Pow)) fail = true;
+        break;
+      }
+      case Kind::LCheck: fail = true; break;
+      case Kind::LReduce: {
+        Op op = op_of(x->name);
+        bool int_val = x->dt >= 0 && is_int(static_cast<DType>(x->dt));
+        if (is_arg(op) || ((op == Op::Max || op == Op::Min) && int_val)) fail = true;
+        break;
+      }
+      case Kind::Call: {
+        auto it = u.call_targets.find(x->id);
+        if (it != u.call_targets.end() && it->second->lowered) fail = may_fail(it->second->lowered, *it->second, depth + 1);
+        break;
+      }
+      default: break;
+    }
+  });
+  return fail;
+}
+
+void Gen::context_at(int level) {
+  ord_ = "0";
+  stop_ord_ = "INT64_MAX";
+  in_parallel = false;
+  for (auto& L : loops) {
+    if (L.level > level) break;
+    ord_ = L.ord_in;
+    stop_ord_ = L.stop_in;
+    in_parallel = L.parallel_in;
+  }
+}
+
+Val Gen::reduce(const NodeRef& r) {
+  std::string key = "red#" + std::to_string(r->id) + "|";
+  int lvl = free_level(r, &key);
+  if (const std::string* hit = em.find(key)) return Val{*hit, dtype_of(r), em.depth()};
+  int target = em.depth();
+  if (lvl < target && !may_fail(r, *unit, 0)) target = std::max(lvl, em.innermost_cond());
+  if (target >= em.depth()) return reduce_here(r, key);
+  std::string saved_ord = ord_, saved_stop = stop_ord_;
+  bool saved_par = in_parallel;
+  Val v;
+  {
+    Emitter::Detour d(em, target);
+    context_at(target);
+    v = reduce_here(r, key);
+  }
+  ord_ = saved_ord;
+  stop_ord_ = saved_stop;
+  in_parallel = saved_par;
+  return v;
+}
+
+void Gen::red_init(const RedVars& R) {
+  std::string T = ctype(R.dt);
+  switch (R.op) {
+    case 0 /*Sum*/: em.line(T + " " + R.acc + " = 0;"); break;
+    case 1 /*Prod*/: em.line(T + " " + R.acc + " = 1;"); break;
+    case 2 /*Max*/:
+    case 3 /*Min*/: {
+      bool mx = R.op == 2;
+      if (is_float(R.dt)) em.line(T + " " + R.acc + " = " + (mx ? "-" : "") + (R.dt == DType::F32 ? "__builtin_inff();" : "__builtin_inf();"));
+      else em.line(T + " " + R.acc + " = " + int_bound(R.dt, !mx) + "; bool " + R.has + " = false;");
+      break;
+    }
+    case 4 /*All*/: em.line("bool " + R.acc + " = true;"); break;
+    case 5 /*Any*/: em.line("bool " + R.acc + " = false;"); break;
+    default: em.line(std::string(ctype(R.vt)) + " " + R.acc + " = 0; int64_t " + R.arg + " = -1;"); break;
+  }
+}
+
+void Gen::red_step(const RedVars& R, const std::string& v, const std::string& first) {
+  std::string T = ctype(R.dt);
+  const std::string& a = R.acc;
+  switch (R.op) {
+    case 0:
+    case 1: {
+      const char* o = R.op == 0 ? "+" : "*";
+      if (is_float(R.dt)) em.line(a + " " + o + "= " + v + ";");
+      else if (R.dt == DType::I8) em.line(a + " = (i8)((int)" + a + " " + o + " (int)" + v + ");");
+      else em.line(a + " = (" + T + ")((" + uns(R.dt) + ")" + a + " " + o + " (" + uns(R.dt) + ")" + v + ");");
+      break;
+    }
+    case 2:
+    case 3:
+      if (is_float(R.dt)) em.line(std::string(R.op == 2 ? "EIN_FMAX_STEP(" : "EIN_FMIN_STEP(") + a + ", " + v + ");");
+      else em.line(a + " = " + v + (R.op == 2 ? " > " : " < ") + a + " ? " + v + " : " + a + "; " + R.has + " = true;");
+      break;
+    case 4: em.line("if (!(" + v + ")) { " + a + " = false; goto " + R.label + "; }"); break;
+    case 5: em.line("if (" + v + ") { " + a + " = true; goto " + R.label + "; }"); break;
+    default: {
+      const char* cmp = R.op == 6 ? " > " : " < ";
+      std::string better = is_float(R.vt) ? "(" + a + " == " + a + " && (" + v + " != " + v + " || " + v + cmp + a + "))"
+                                          : "(" + v + cmp + a + ")";
+      em.line("if (" + R.arg + " < 0 || " + better + ") { " + a + " = " + v + "; " + R.arg + " = " + first + "; }");
+    }
+  }
+}
+
+Val Gen::red_result(const RedVars& R, const NodeRef& r) {
+  if ((R.op == 2 || R.op == 3) && !is_float(R.dt)) {
+    int st = site(r->span, "E006", r->name + " over an empty range of integers");
+    em.line("if (!" + R.has + ") ein_fail(A, " + std::to_string(st) + ", EIN_E_EMPTY, " + ord_ + ", 0, 0, 0);");
+  }
+  if (R.op >= 6) {
+    int st = site(r->span, "E006", r->name + " over an empty range");
+    em.line("if (" + R.arg + " < 0) ein_fail(A, " + std::to_string(st) + ", EIN_E_EMPTY, " + ord_ + ", 0, 0, 0);");
+    return em.define(DType::I32, "i32", "((i32)" + R.arg + ")", em.depth(), Motion::Pinned);
+  }
+  return Val{R.acc, R.dt, em.depth()};
+}
+
+Gen::RedVars Gen::red_vars(const NodeRef& r) {
+  RedVars R;
+  R.op = static_cast<int>(op_of(r->name));
+  R.dt = dtype_of(r);
+  R.vt = is_arg(static_cast<Op>(R.op)) ? dtype_of(r->kids[0]) : R.dt;
+  if (!kernel_dtype(R.dt) || !kernel_dtype(R.vt)) unsupported("an f16/bf16 reduction");
+  if ((R.op == 4 || R.op == 5) && R.dt != DType::Bool) unsupported("all/any of non-bool");
+  R.acc = em.fresh("r");
+  R.has = R.acc + "h";
+  R.arg = R.acc + "g";
+  R.label = R.acc + "_done";
+  return R;
+}
+
+// The body of one point: lets, guards (skip the point), then the accumulation.
+void Gen::red_point(const RedVars& R, const NodeRef& body, const std::string& first) {
+  size_t m = mark();
+  int opened = 0;
+  NodeRef cur = body;
+  while (true) {
+    if (cur->kind == Kind::LLetIn) {
+      bind(cur->def, value(cur->kids[0]));
+      cur = cur->kids[1];
+    } else if (cur->kind == Kind::LGuard) {
+      Val c = value(cur->kids[0]);
+      em.open("if (" + c.c + ") {", true);
+      ++opened;
+      cur = cur->kids[1];
+    } else {
+      break;
+    }
+  }
+  Val v = convert(value(cur), R.vt);
+  red_step(R, v.c, first);
+  while (opened-- > 0) em.close();
+  unbind_to(m);
+}
+
+Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
+  std::vector<NodeRef> vars;
+  for (size_t i = 1; i < r->kids.size(); ++i) {
+    if (r->kids[i]->kind == Kind::LoopVar) vars.push_back(r->kids[i]);
+    else if (r->kids[i]->kind == Kind::LCheck) stmt(r->kids[i]);
+  }
+  RedVars R = red_vars(r);
+  red_init(R);
+  const NodeRef& body = r->kids[0];
+  bool simple = !has_loop(body) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
+  bool simd = simple && (R.op == 0 || R.op == 1) && is_float(R.dt) && !may_fail(body, *unit, 0);
+  std::string first;
+  for (size_t j = 0; j < vars.size(); ++j) {
+    LoopSpec sp;
+    sp.lo = vars[j]->kids[0];
+    sp.hi = vars[j]->kids[1];
+    sp.def = vars[j]->def;
+    sp.innermost = j + 1 == vars.size() && !has_loop(body);
+    sp.simd = sp.innermost && simd;
+    if (sp.simd) sp.simd_clause = std::string("reduction(") + (R.op == 0 ? "+" : "*") + ":" + R.acc + ")";
+    std::string v = open_loop(sp);
+    if (j == 0) first = v;
+  }
+  red_point(R, body, vars.empty() ? "0" : first);
+  for (size_t j = 0; j < vars.size(); ++j) close_loop();
+  if (R.op == 4 || R.op == 5) em.line(R.label + ":;");
+  Val out = red_result(R, r);
+  em.remember(em.depth(), key, out.c);
+  return out;
+}
+
+Val Gen::reduce_parallel(const NodeRef& r) {
+  Op op = op_of(r->name);
+  std::vector<NodeRef> vars;
+  for (size_t i = 1; i < r->kids.size(); ++i)
+    if (r->kids[i]->kind == Kind::LoopVar) vars.push_back(r->kids[i]);
+  if (op == Op::All || op == Op::Any || vars.empty() || !allow_parallel) return reduce(r);
+  for (size_t i = 1; i < r->kids.size(); ++i)
+    if (r->kids[i]->kind == Kind::LCheck) stmt(r->kids[i]);
+  RedVars R = red_vars(r);
+  std::string P = R.acc + "p", N = R.acc + "n";
+  em.line(std::string(ctype(R.vt)) + " " + P + "[EIN_MAX_THREADS]; bool " + P + "h[EIN_MAX_THREADS]; int64_t " + P +
+          "g[EIN_MAX_THREADS]; int " + N + " = 1;");
+  char work[64];
+  std::snprintf(work, sizeof work, "%.0f", std::min(static_work(r), 1e15));
+  em.open("#pragma omp parallel num_threads(ein_threads()) if(" + std::string(work) + "LL >= " +
+              std::to_string(parallel_threshold) + "LL)\n{",
+          false);
+  em.line("const int tid = omp_get_thread_num();");
+  em.line("#pragma omp single\n" + N + " = omp_get_num_threads();");
+  red_init(R);
+  const NodeRef& body = r->kids[0];
+  std::string first;
+  for (size_t j = 0; j < vars.size(); ++j) {
+    LoopSpec sp;
+    sp.lo = vars[j]->kids[0];
+    sp.hi = vars[j]->kids[1];
+    sp.def = vars[j]->def;
+    sp.innermost = j + 1 == vars.size() && !has_loop(body);
+    sp.omp_for = j == 0;
+    std::string v = open_loop(sp);
+    if (j == 0) first = v;
+  }
+  red_point(R, body, first);
+  for (size_t j = 0; j < vars.size(); ++j) close_loop();
+  em.line(P + "[tid] = " + R.acc + "; " + P + "h[tid] = " + ((R.op == 2 || R.op == 3) && !is_float(R.dt) ? R.has : "true") +
+          "; " + P + "g[tid] = " + (R.op >= 6 ? R.arg : "0") + ";");
+  em.close();
+  // Combine in thread order: thread t ran the t-th chunk of the static schedule.
+  RedVars C = R;
+  C.acc = em.fresh("r");
+  C.has = C.acc + "h";
+  C.arg = C.acc + "g";
+  red_init(C);
+  em.open("for (int t = 0; t < " + N + "; ++t) {", false);
+  if (R.op == 2 || R.op == 3) {
+    if (is_float(R.dt)) red_step(C, P + "[t]", "0");
+    else em.line("if (" + P + "h[t]) { " + C.acc + " = " + P + "[t]" + (R.op == 2 ? " > " : " < ") + C.acc + " ? " + P +
+                 "[t] : " + C.acc + "; " + C.has + " = true; }");
+  } else if (R.op >= 6) {
+    em.line("if (" + P + "g[t] >= 0) {");
+    red_step(C, P + "[t]", P + "g[t]");
+    em.line("}");
+  } else {
+    red_step(C, P + "[t]", "0");
+  }
+  em.close();
+  return red_result(C, r);
+}
+
+}  // namespace ein::codegen

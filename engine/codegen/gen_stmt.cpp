@@ -1,0 +1,222 @@
+// Loops, stores and the other lowered statements. Loop shapes:
+//  - the first kParallel loop outside a parallel region becomes `omp parallel for`, with an
+//    `if()` so that small iteration spaces do not pay for a thread team;
+//  - innermost loops are strip-mined (EIN_STRIP iterations) so the interrupt flag is polled
+//    often without a test per element, and carry `omp simd` when iterations are independent;
+//  - other loops poll once per iteration; kSequential (recurrence) loops run in order.
+#include "engine/codegen/gen.h"
+
+namespace ein::codegen {
+
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+std::optional<int64_t> int_literal(const NodeRef& n) {
+  if (n && n->kind == Kind::IntLit) return n->ival;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string Gen::stop_check() const {
+  return std::string("if (ein_stop(A, ") + stop_ord_ + ")) " + (loop_is_omp_for ? "continue;" : "break;");
+}
+
+std::string Gen::open_loop(const LoopSpec& sp) {
+  Val lo = index(sp.lo), hi = index(sp.hi);
+  auto lo_lit = int_literal(sp.lo), hi_lit = int_literal(sp.hi);
+  bool small = lo_lit && hi_lit && *hi_lit - *lo_lit <= 256;
+  LoopInfo L;
+  L.var = em.fresh("i");
+  L.lo = lo.c;
+  L.hi = hi.c;
+  L.strip = sp.innermost && !small && !sp.reverse;
+  L.saved_ord = ord_;
+  L.saved_stop = stop_ord_;
+  L.saved_parallel = in_parallel;
+  L.saved_omp_for = loop_is_omp_for;
+  L.env_mark = mark();
+  bool omp_for = (sp.parallel && !in_parallel) || sp.omp_for;
+  std::string pragma;
+  if (sp.omp_for) {
+    pragma = "#pragma omp for schedule(static)\n";
+  } else if (omp_for) {
+    char work[64];
+    std::snprintf(work, sizeof work, "%.0f", std::max(1.0, std::min(sp.inner_work, 1e12)));
+    pragma = "#pragma omp parallel for schedule(static) if(ein_imul(ein_isub(" + L.hi + ", " + L.lo +
+             "), " + work + "LL) >= " + std::to_string(parallel_threshold) + "LL)\n";
+  }
+  L.head_level = em.depth() + 1;
+  const std::string& v = L.var;
+  auto enter_parallel = [&](const std::string& order_var) {
+    in_parallel = true;
+    ord_ = order_var;
+    stop_ord_ = order_var;
+  };
+  if (L.strip) {
+    std::string s = em.fresh("s"), e = s + "e";
+    em.open(pragma + "for (int64_t " + s + " = " + L.lo + "; " + s + " < " + L.hi + "; " + s +
+                " += EIN_STRIP) {",
+            false);
+    if (omp_for) enter_parallel(s);
+    loop_is_omp_for = omp_for;
+    em.line(stop_check());
+    em.line("const int64_t " + e + " = ((uint64_t)" + L.hi + " - (uint64_t)" + s + " > EIN_STRIP) ? " + s +
+            " + EIN_STRIP : " + L.hi + ";");
+    std::string simd = sp.simd ? "#pragma omp simd " + sp.simd_clause + "\n" : "";
+    em.open(simd + "for (int64_t " + v + " = " + s + "; " + v + " < " + e + "; ++" + v + ") {", false);
+    loop_is_omp_for = false;
+  } else {
+    std::string head = sp.reverse
+        ? "for (int64_t " + v + " = ein_isub(" + L.hi + ", 1); " + v + " >= " + L.lo + "; --" + v + ") {"
+        : "for (int64_t " + v + " = " + L.lo + "; " + v + " < " + L.hi + "; ++" + v + ") {";
+    std::string simd = (sp.simd && !omp_for && sp.innermost) ? "#pragma omp simd " + sp.simd_clause + "\n" : "";
+    em.open(pragma + simd + head, false);
+    if (omp_for) enter_parallel(v);
+    loop_is_omp_for = omp_for;
+    if (!sp.innermost || !small) em.line(stop_check());
+  }
+  L.level = em.depth();
+  L.ord_in = ord_;
+  L.stop_in = stop_ord_;
+  L.parallel_in = in_parallel;
+  Val var{v, DType::I64, L.level, true};
+  if (sp.def.valid()) bind(sp.def, var);
+  loops.push_back(std::move(L));
+  return v;
+}
+
+void Gen::close_loop() {
+  LoopInfo L = std::move(loops.back());
+  loops.pop_back();
+  if (L.strip) em.close();
+  std::string footer = "}";
+  if (!L.guards.empty()) {
+    std::string cond, fails;
+    for (auto& g : L.guards) cond += (cond.empty() ? "" : " && ") + g;
+    for (auto& f : L.on_fail) fails += f + "\n";
+    std::string& h = em.header(L.head_level);
+    h = "if (EIN_UNLIKELY(!(" + cond + "))) {\n" + fails + "} else {\n" + h;
+    footer = "}}";
+  }
+  em.close(footer);
+  ord_ = L.saved_ord;
+  stop_ord_ = L.saved_stop;
+  in_parallel = L.saved_parallel;
+  loop_is_omp_for = L.saved_omp_for;
+  unbind_to(L.env_mark);
+}
+
+void Gen::stmt(const NodeRef& s) {
+  if (!s) return;
+  switch (s->kind) {
+    case Kind::LFor: {
+      const NodeRef& body = s->kids[2];
+      LoopSpec sp;
+      sp.lo = s->kids[0];
+      sp.hi = s->kids[1];
+      sp.def = s->def;
+      sp.reverse = s->has(ir::kReverse);
+      sp.innermost = !has_loop(body);
+      sp.parallel = s->has(ir::kParallel) && allow_parallel;
+      sp.simd = sp.innermost && s->has(ir::kParallel) && !s->has(ir::kSequential);
+      sp.inner_work = static_work(body);
+      if (s->flags & ~(ir::kParallel | ir::kSequential | ir::kReverse))
+        unsupported("a loop with unknown flags");
+      open_loop(sp);
+      stmt(body);
+      close_loop();
+      return;
+    }
+    case Kind::LStore: store(s); return;
+    case Kind::LIf: {
+      Val c = value(s->kids[0]);
+      em.open("if (" + c.c + ") {", true);
+      stmt(s->kids[1]);
+      em.close();
+      if (s->kids.size() > 2 && s->kids[2]) {
+        em.open("else {", true);
+        stmt(s->kids[2]);
+        em.close();
+      }
+      return;
+    }
+    case Kind::LSeq: {
+      size_t m = mark();
+      for (auto& k2 : s->kids) stmt(k2);
+      unbind_to(m);
+      return;
+    }
+    case Kind::LLet: bind(s->def, value(s->kids[0])); return;
+    case Kind::LCheck: {
+      Val c = value(s->kids[0]);
+      int st = site(s->span, s->name, s->aux);
+      em.line("if (!(" + c.c + ")) ein_fail(A, " + std::to_string(st) + ", EIN_E_CHECK, " + ord_ + ", 0, 0, 0);");
+      return;
+    }
+    case Kind::LNop: return;
+    default: unsupported(std::string("a `") + ir::kind_name(s->kind) + "` statement in a kernel");
+  }
+}
+
+std::string Gen::flat(int b, const std::vector<std::string>& xs, bool windowed) {
+  std::string f;
+  size_t n = xs.size();
+  for (size_t a = 0; a < n; ++a) {
+    std::string x = xs[a];
+    if (a == 0 && windowed) x = "(" + x + " % b" + std::to_string(b) + "_e0)";
+    std::string term = a + 1 == n ? x : x + " * " + stride(b, static_cast<int>(a));
+    f += (f.empty() ? "" : " + ") + term;
+  }
+  return f.empty() ? "0" : f;
+}
+
+void Gen::store(const NodeRef& s) {
+  if (s->def != out_def) unsupported("a store into another tensor");
+  const BufArg& B = k.bufs[static_cast<size_t>(out_buf)];
+  size_t n = s->kids.size() - 1;
+  if (static_cast<int>(n) != B.rank) unsupported("a store of an array element");
+  Val v = convert(value(s->kids[0]), B.dt);
+  std::vector<std::string> xs, conds, fails;
+  int st = -1;
+  for (size_t a = 0; a < n; ++a) {
+    Val x = index(s->kids[a + 1]);
+    xs.push_back(x.c);
+    std::string ext = extent(out_buf, static_cast<int>(a));
+    LoopInfo* L = nullptr;
+    for (auto it = loops.rbegin(); it != loops.rend(); ++it)
+      if (it->var == x.c) L = &*it;
+    if (st < 0) st = site(s->span);
+    std::string fail_args = std::to_string(a) + ", " + ext + ");";
+    if (L) {
+      // By construction the allocation covers every clause's range; one test per loop keeps
+      // that an invariant instead of an assumption, without a branch per element.
+      std::string g = "(" + L->lo + " >= " + L->hi + " || (" + L->lo + " >= 0 && " + L->hi + " <= " + ext + "))";
+      if (std::find(L->guards.begin(), L->guards.end(), g) == L->guards.end()) {
+        L->guards.push_back(g);
+        L->on_fail.push_back("if (!" + g + ") ein_fail(A, " + std::to_string(st) + ", EIN_E_BOUNDS, " +
+                             L->saved_ord + ", " + L->lo + " < 0 ? " + L->lo + " : ein_isub(" + L->hi +
+                             ", 1), " + fail_args);
+      }
+    } else {
+      conds.push_back("(uint64_t)" + x.c + " < (uint64_t)" + ext);
+      fails.push_back("ein_fail(A, " + std::to_string(st) + ", EIN_E_BOUNDS, " + ord_ + ", " + x.c + ", " + fail_args);
+    }
+  }
+  std::string val = B.dt == DType::Bool ? "(uint8_t)" + v.c : v.c;
+  std::string target = "b" + std::to_string(out_buf) + "[" + flat(out_buf, xs, B.windowed) + "]";
+  if (conds.empty()) {
+    em.line(target + " = " + val + ";");
+    return;
+  }
+  std::string all;
+  for (auto& c : conds) all += (all.empty() ? "" : " && ") + c;
+  std::string chain;
+  for (size_t i = 0; i < conds.size(); ++i)
+    chain += (i ? " else if (!(" : "if (!(") + conds[i] + ")) " + fails[i];
+  em.line("if (EIN_LIKELY(" + all + ")) " + target + " = " + val + "; else { " + chain + " }");
+}
+
+}  // namespace ein::codegen

@@ -1,0 +1,200 @@
+// The cell plan: which clauses become kernels (tiering), which stay interpreted (and why), and
+// the human-readable account `%ir kernel` prints.
+#include <functional>
+
+#include "engine/codegen/blas.h"
+#include "engine/codegen/fusion.h"
+#include "engine/codegen/gen.h"
+#include "engine/codegen/static_facts.h"
+
+namespace ein::codegen {
+
+using ir::Kind;
+using ir::NodeRef;
+
+PlanOptions::Mode parse_mode(const std::string& s) {
+  if (s == "never" || s == "off" || s == "0") return PlanOptions::Mode::Never;
+  if (s == "always" || s == "on" || s == "1") return PlanOptions::Mode::Always;
+  return PlanOptions::Mode::Auto;
+}
+
+namespace {
+
+// Points a statement executes, when every trip count is known before the run.
+std::optional<double> static_points(const CompileCtx& cx, const Unit& u, const NodeRef& n) {
+  double best = 1;
+  bool known = true;
+  std::function<double(const NodeRef&)> walk = [&](const NodeRef& x) -> double {
+    if (!x) return 1;
+    auto trip = [&](const NodeRef& lo, const NodeRef& hi) {
+      auto a = static_int(cx, u, lo), b = static_int(cx, u, hi);
+      if (!a || !b) {
+        known = false;
+        return 1.0;
+      }
+      return std::max<double>(0, static_cast<double>(*b - *a));
+    };
+    double inner = 1;
+    for (auto& kid : x->kids) inner = std::max(inner, walk(kid));
+    if (x->kind == Kind::LFor) return trip(x->kids[0], x->kids[1]) * walk(x->kids[2]);
+    if (x->kind == Kind::LReduce) {
+      double w = walk(x->kids[0]);
+      for (size_t i = 1; i < x->kids.size(); ++i)
+        if (x->kids[i]->kind == Kind::LoopVar) w *= trip(x->kids[i]->kids[0], x->kids[i]->kids[1]);
+      return std::max(inner, w);
+    }
+    return inner;
+  };
+  best = walk(n);
+  if (!known) return std::nullopt;
+  return best;
+}
+
+bool has_reduce(const NodeRef& n) {
+  bool found = false;
+  std::function<void(const NodeRef&)> walk = [&](const NodeRef& x) {
+    if (!x || found || x->kind == Kind::Lambda) return;
+    if (x->kind == Kind::LReduce) found = true;
+    for (auto& k : x->kids) walk(k);
+  };
+  walk(n);
+  return found;
+}
+
+std::string strategy_of(const Kernel& k, const NodeRef& stmt) {
+  bool seq = false;
+  ir::for_each_node(stmt, [&](const NodeRef& x) {
+    if (x->kind == Kind::LFor && x->has(ir::kSequential)) seq = true;
+  });
+  if (k.kind == KernelKind::Expr) return "reduction";
+  return seq ? "recurrence" : "parallel";
+}
+
+}  // namespace
+
+std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const NodeRef& tensor,
+                                 const NodeRef& clause, const FusionMap& fusion, std::string* why) {
+  Kernel k;
+  k.kind = KernelKind::Clause;
+  k.unit = &u;
+  k.tensor = tensor;
+  k.stmt = clause;
+  k.shape = tensor->kids[0];
+  for (auto& c : tensor->kids)
+    if (c->kind == Kind::LCheck) k.checks.push_back(c);
+  try {
+    if (auto blas = gen_blas(cx, u, tensor, clause, k)) {
+      k.source = *blas;
+    } else {
+      Gen g(cx, u, fusion, k);
+      g.clause(tensor, clause);
+      k.source = g.finish();
+      k.strategy = strategy_of(k, clause);
+    }
+  } catch (const Unsupported& e) {
+    if (why) *why = e.why;
+    return std::nullopt;
+  }
+  auto pts = static_points(cx, u, clause);
+  k.work = pts ? *pts : -1;
+  return k;
+}
+
+std::optional<Kernel> gen_expr(const CompileCtx& cx, const Unit& u, const NodeRef& let, std::string* why) {
+  Kernel k;
+  k.kind = KernelKind::Expr;
+  k.unit = &u;
+  k.stmt = let;
+  FusionMap none;
+  try {
+    if (ir::let_pattern(*let)->kind != Kind::PBind) unsupported("a destructuring `let`");
+    Gen g(cx, u, none, k);
+    g.expr_let(let);
+    k.source = g.finish();
+    k.strategy = "reduction";
+  } catch (const Unsupported& e) {
+    if (why) *why = e.why;
+    return std::nullopt;
+  }
+  auto pts = static_points(cx, u, ir::let_value(*let));
+  k.work = pts ? *pts : -1;
+  return k;
+}
+
+CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
+  CellPlan plan;
+  if (opt.mode == PlanOptions::Mode::Never) return plan;
+  for (auto& up : cx.units) {
+    const Unit& u = *up;
+    if (!u.lowered) continue;
+    FusionPlan fp = opt.fusion ? plan_fusion(cx, u, opt) : FusionPlan{};
+    auto admit = [&](std::optional<Kernel> k, const NodeRef& stmt, const std::string& why) {
+      if (!k) {
+        plan.skipped.push_back(Skipped{&u, stmt, why});
+        return;
+      }
+      if (opt.mode == PlanOptions::Mode::Always || !k->fused.empty() || k->work >= opt.threshold) {
+        plan.kernels.push_back(std::move(*k));
+      } else if (k->work < 0) {
+        plan.deferred.push_back(std::move(*k));
+      }
+    };
+    std::function<void(const NodeRef&)> walk = [&](const NodeRef& n) {
+      if (!n || n->kind == Kind::Lambda) return;
+      if (n->kind == Kind::LTensor) {
+        if (fp.elided.count(n->id)) {
+          plan.elided.insert(n->id);
+          return;
+        }
+        for (auto& c : n->kids) {
+          if (c->kind == Kind::LShape || c->kind == Kind::LCheck) continue;
+          auto fused = fp.consumers.find(c->id);
+          if (fused != fp.consumers.end()) {
+            admit(std::move(fused->second), c, "");
+            continue;
+          }
+          std::string why;
+          admit(gen_clause(cx, u, n, c, FusionMap{}, &why), c, why);
+        }
+      } else if (n->kind == Kind::Let && has_reduce(ir::let_value(*n))) {
+        std::string why;
+        admit(gen_expr(cx, u, n, &why), n, why);
+      }
+      for (auto& k : n->kids) walk(k);
+    };
+    walk(u.lowered);
+  }
+  return plan;
+}
+
+std::string describe(const CompileCtx& cx, const CellPlan& plan, bool with_source) {
+  std::string out;
+  auto where = [&](const Unit* u, const NodeRef& n) {
+    std::string s = u && u->kind != Unit::Kind::Cell ? u->name + " " : "";
+    if (n && n->span.valid()) s += "line " + std::to_string(cx.sm.start(n->span).line);
+    return s;
+  };
+  auto one = [&](const Kernel& k, const char* state) {
+    std::string name = k.kind == KernelKind::Clause ? k.tensor->name : ir::let_pattern(*k.stmt)->name;
+    out += "kernel `" + name + "` (" + where(k.unit, k.stmt) + ") " + state + ": strategy=" + k.strategy;
+    out += "\n";
+    for (auto& p : k.plan) out += "  " + p + "\n";
+    out += "  reads: " + std::to_string(k.accesses) + ", bounds-checked: " + std::to_string(k.checked) + "\n";
+    if (k.work >= 0) out += "  points: " + std::to_string(static_cast<int64_t>(k.work)) + "\n";
+    if (!k.fused.empty()) {
+      std::string f;
+      for (auto& t : k.fused) f += (f.empty() ? "" : ", ") + t->name;
+      out += "  fused (not stored): " + f + "\n";
+    }
+    for (auto& b : k.bufs)
+      if (b.windowed) out += "  window: `" + b.name + "` keeps " + std::to_string(k.tensor && b.output ? k.tensor->kids[0]->ival : 0) + " rows of axis 0\n";
+    if (with_source) out += k.source;
+  };
+  for (auto& k : plan.kernels) one(k, "compiled");
+  for (auto& k : plan.deferred) one(k, "compiled when large");
+  for (auto& s : plan.skipped) out += "interpreted (" + where(s.unit, s.stmt) + "): " + s.reason + "\n";
+  if (out.empty()) out = "no kernels\n";
+  return out;
+}
+
+}  // namespace ein::codegen

@@ -1,0 +1,252 @@
+#include "engine/interp/native_runtime.h"
+
+#include <cblas.h>
+
+#include <climits>
+#include <vector>
+
+#include "engine/interp/interp_impl.h"
+
+namespace ein {
+
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+// ---- services for kernels --------------------------------------------------------------------
+
+// Scratch memory of one kernel call, counted against the session's memory limit (E008).
+struct CallCtx {
+  std::vector<Tensor> blocks;
+};
+
+void* rt_alloc(void* ctx, int64_t bytes) {
+  try {
+    Tensor t = Tensor::alloc(DType::I8, {bytes < 1 ? 1 : bytes});
+    static_cast<CallCtx*>(ctx)->blocks.push_back(t);
+    return t.data();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void rt_release(void* ctx, void* p, int64_t) {
+  auto& bs = static_cast<CallCtx*>(ctx)->blocks;
+  for (size_t i = 0; i < bs.size(); ++i)
+    if (bs[i].data() == p) {
+      bs.erase(bs.begin() + static_cast<long>(i));
+      return;
+    }
+}
+
+bool fits_int(std::initializer_list<int64_t> xs) {
+  for (int64_t x : xs)
+    if (x < 0 || x > INT_MAX) return false;
+  return true;
+}
+
+// Row-major GEMM/GEMV through OpenBLAS; sizes beyond its int interface take a plain loop.
+template <class T>
+void gemm_loop(int ta, int tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+               int64_t ldb, T beta, T* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      T s = 0;
+      for (int64_t p = 0; p < k; ++p) s += (ta ? a[p * lda + i] : a[i * lda + p]) * (tb ? b[j * ldb + p] : b[p * ldb + j]);
+      c[i * ldc + j] = alpha * s + (beta == T(0) ? T(0) : beta * c[i * ldc + j]);
+    }
+}
+
+void rt_sgemm(int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+              const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (!fits_int({m, n, k, lda, ldb, ldc})) return gemm_loop(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k),
+              alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
+}
+
+void rt_dgemm(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+              const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (!fits_int({m, n, k, lda, ldb, ldc})) return gemm_loop(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k),
+              alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
+}
+
+void rt_sgemv(int ta, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x, float beta,
+              float* y) {
+  if (!fits_int({m, n, lda})) {
+    gemm_loop(ta, 0, ta ? n : m, int64_t{1}, ta ? m : n, alpha, a, lda, x, int64_t{1}, beta, y, int64_t{1});
+    return;
+  }
+  cblas_sgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, int(m), int(n), alpha, a, int(lda), x, 1, beta, y, 1);
+}
+
+void rt_dgemv(int ta, int64_t m, int64_t n, double alpha, const double* a, int64_t lda, const double* x,
+              double beta, double* y) {
+  if (!fits_int({m, n, lda})) {
+    gemm_loop(ta, 0, ta ? n : m, int64_t{1}, ta ? m : n, alpha, a, lda, x, int64_t{1}, beta, y, int64_t{1});
+    return;
+  }
+  cblas_dgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, int(m), int(n), alpha, a, int(lda), x, 1, beta, y, 1);
+}
+
+const ein_rt kRuntime = {rt_alloc, rt_release, rt_sgemm, rt_dgemm, rt_sgemv, rt_dgemv};
+
+// ---- argument binding ---------------------------------------------------------------------
+
+const Value* value_of(Interpreter::Impl& in, ir::DefId def, int32_t slot) {
+  if (slot >= 0) {
+    if (!in.frame || static_cast<size_t>(slot) >= in.frame->size()) return nullptr;
+    return &(*in.frame)[static_cast<size_t>(slot)];
+  }
+  auto it = in.env.globals.find(def);
+  return it == in.env.globals.end() ? nullptr : &it->second;
+}
+
+bool bind_buf(const Value* v, const codegen::BufArg& b, ein_buf* out) {
+  if (!v || v->tag != Value::Tag::Tensor) return false;
+  const Tensor& t = v->tensor_ref();
+  if (t.dtype() != b.dt || t.rank() != b.rank) return false;
+  if (t.size() > 0 && !t.data()) return false;
+  out->data = t.data();
+  out->dtype = static_cast<int32_t>(t.dtype());
+  out->rank = t.rank();
+  out->extents = t.shape().data();
+  out->window = v->r[0] > 0 ? v->r[0] : 0;
+  out->logical0 = v->r[0] > 0 ? v->r[1] : (t.rank() > 0 ? t.dim(0) : 1);
+  if (b.windowed != (out->window > 0)) return false;
+  return true;
+}
+
+bool bind_scalar(const Value* v, const codegen::ScalarArg& s, ein_scalar* out) {
+  if (!v) return false;
+  switch (v->tag) {
+    case Value::Tag::Int:
+      if (!is_int(s.dt) || v->dt != s.dt) return false;
+      out->i = v->i;
+      return true;
+    case Value::Tag::Float:
+      if (!is_float(s.dt) || v->dt != s.dt) return false;
+      out->f = v->f;
+      return true;
+    case Value::Tag::Bool:
+      if (s.dt != DType::Bool) return false;
+      out->i = v->b ? 1 : 0;
+      return true;
+    default: return false;
+  }
+}
+
+[[noreturn]] void raise(const NativeKernel& nk, const ein_err& e) {
+  const auto& k = nk.k;
+  Span span = k.stmt->span;
+  std::string code = "E007", msg;
+  const codegen::Site* site = e.site >= 0 && static_cast<size_t>(e.site) < k.sites.size() ? &k.sites[static_cast<size_t>(e.site)] : nullptr;
+  if (site) span = site->span;
+  switch (e.code) {
+    case EIN_E_BOUNDS:
+      code = "E005";
+      msg = "index " + std::to_string(e.v0) + " is out of bounds for axis " + std::to_string(e.v1) +
+            " with extent " + std::to_string(e.v2);
+      break;
+    case EIN_E_DIV: msg = "division by zero"; break;
+    case EIN_E_REM: msg = "remainder by zero"; break;
+    case EIN_E_INTERRUPT: msg = "interrupted"; break;
+    case EIN_E_NEGPOW:
+      code = "E006";
+      msg = "negative exponent " + std::to_string(e.v0) + " in integer power";
+      break;
+    case EIN_E_EMPTY:
+    case EIN_E_CHECK:
+      code = site ? site->code : "E007";
+      msg = site ? site->message : "check failed";
+      break;
+    case EIN_E_NOMEM:
+      code = "E008";
+      msg = "allocation of " + std::to_string(e.v0) + " bytes exceeds the memory limit (EIN_MAX_MEMORY)";
+      break;
+    default: msg = "native kernel failed (code " + std::to_string(e.code) + ")"; break;
+  }
+  throw DiagError(make_diag(code, msg, span));
+}
+
+}  // namespace
+
+bool native_inputs_fit(Interpreter::Impl& in, const NativeKernel& nk) {
+  ein_buf b{};
+  for (auto& a : nk.k.bufs)
+    if (!a.output && !bind_buf(value_of(in, a.def, a.slot), a, &b)) return false;
+  ein_scalar s{};
+  for (auto& a : nk.k.scalars)
+    if (!bind_scalar(value_of(in, a.def, a.slot), a, &s)) return false;
+  return true;
+}
+
+double runtime_points(Interpreter::Impl& in, const NodeRef& stmt) {
+  double pts = 1;
+  try {
+    NodeRef cur = stmt->kind == Kind::Let ? ir::let_value(*stmt) : stmt;
+    while (cur) {
+      if (cur->kind == Kind::LFor) {
+        pts *= std::max<int64_t>(0, in.eval_int(cur->kids[1]) - in.eval_int(cur->kids[0]));
+        cur = cur->kids[2];
+      } else if (cur->kind == Kind::LReduce) {
+        for (size_t i = 1; i < cur->kids.size(); ++i)
+          if (cur->kids[i]->kind == Kind::LoopVar)
+            pts *= std::max<int64_t>(0, in.eval_int(cur->kids[i]->kids[1]) - in.eval_int(cur->kids[i]->kids[0]));
+        break;
+      } else if (cur->kind == Kind::LStore || cur->kind == Kind::LSeq || cur->kind == Kind::LIf) {
+        NodeRef next;
+        for (auto& k : cur->kids)
+          if (k && (k->kind == Kind::LFor || k->kind == Kind::LReduce || k->kind == Kind::LSeq)) next = k;
+        if (!next) break;
+        cur = next;
+      } else {
+        break;
+      }
+    }
+  } catch (...) {
+    // Bounds that depend on variables of the loops themselves: what was measured so far.
+  }
+  return pts;
+}
+
+int call_native_kernel(Interpreter::Impl& in, NativeKernel& nk, Value* result, const std::atomic<bool>* interrupt) {
+  const codegen::Kernel& k = nk.k;
+  std::vector<ein_buf> bufs(k.bufs.size());
+  for (size_t i = 0; i < k.bufs.size(); ++i)
+    if (!bind_buf(value_of(in, k.bufs[i].def, k.bufs[i].slot), k.bufs[i], &bufs[i])) return EIN_MISMATCH;
+  std::vector<ein_scalar> scalars(k.scalars.size());
+  for (size_t i = 0; i < k.scalars.size(); ++i)
+    if (!bind_scalar(value_of(in, k.scalars[i].def, k.scalars[i].slot), k.scalars[i], &scalars[i])) return EIN_MISMATCH;
+  static const unsigned char never = 0;
+  in.check_interrupt();
+  ein_scalar res{};
+  ein_err err{};
+  CallCtx ctx;
+  ein_args a{};
+  a.abi = EIN_ABI_VERSION;
+  a.nbufs = static_cast<int32_t>(bufs.size());
+  a.nscalars = static_cast<int32_t>(scalars.size());
+  a.bufs = bufs.data();
+  a.scalars = scalars.data();
+  a.result = &res;
+  a.err = &err;
+  a.interrupt = interrupt ? reinterpret_cast<const unsigned char*>(interrupt) : &never;
+  a.rt = &kRuntime;
+  a.rt_ctx = &ctx;
+  int rc = nk.fn(&a);
+  if (rc == EIN_MISMATCH) return rc;
+  if (rc != 0) raise(nk, err);
+  if (result) {
+    DType dt = k.result_dt;
+    if (dt == DType::Bool) *result = Value::boolean(res.i != 0);
+    else if (is_float(dt)) *result = Value::floating(res.f, dt);
+    else *result = Value::integer(res.i, dt);
+  }
+  return 0;
+}
+
+}  // namespace ein

@@ -1,0 +1,24 @@
+// Internal to engine/interp: binding interpreter values to kernel arguments, calling a kernel,
+// turning its error record into a diagnostic, and the services kernels call back into
+// (memory under the session's limit, BLAS).
+#pragma once
+#include <atomic>
+
+#include "engine/interp/native_tier.h"
+
+namespace ein {
+
+// Do the kernel's inputs (all but the tensor it fills) exist with the dtypes and ranks it was
+// generated for?
+bool native_inputs_fit(Interpreter::Impl& in, const NativeKernel& nk);
+
+// Points a statement will execute, measured from its outer loop bounds in the current frame
+// (for auto-mode tiering of clauses whose size was unknown at compile time).
+double runtime_points(Interpreter::Impl& in, const ir::NodeRef& stmt);
+
+// Calls nk.fn. Returns 0 when it ran (result set for expression kernels) and EIN_MISMATCH when
+// the arguments do not fit; throws DiagError for a failure inside the kernel.
+int call_native_kernel(Interpreter::Impl& in, NativeKernel& nk, Value* result,
+                       const std::atomic<bool>* interrupt);
+
+}  // namespace ein

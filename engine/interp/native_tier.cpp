@@ -1,0 +1,166 @@
+// Planning, loading and calling native kernels for one cell (see native_tier.h).
+#include "engine/interp/native_tier.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "engine/interp/interp_impl.h"
+#include "engine/interp/native_runtime.h"
+#include "engine/jit/jit.h"
+
+namespace ein {
+
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+double threshold_from_env() {
+  const char* v = std::getenv("EIN_JIT_THRESHOLD");
+  if (!v || !*v) return 32768;
+  double x = std::atof(v);
+  return x >= 0 ? x : 32768;
+}
+
+}  // namespace
+
+NativeTier::NativeTier(CompileCtx& cx, const ExecOptions& opt) : cx_(cx), opt_(opt) {
+  popt_.mode = codegen::parse_mode(opt.jit);
+  popt_.threshold = threshold_from_env();
+  if (popt_.mode == codegen::PlanOptions::Mode::Never) return;
+  codegen::CellPlan plan = codegen::plan_cell(cx, popt_);
+  std::vector<std::string> sources;
+  for (auto& k : plan.kernels) {
+    auto nk = std::make_unique<NativeKernel>();
+    nk->k = std::move(k);
+    sources.push_back(nk->k.source);
+    kernels_.push_back(std::move(nk));
+  }
+  size_t compiled = kernels_.size();
+  for (auto& k : plan.deferred) {
+    auto nk = std::make_unique<NativeKernel>();
+    nk->k = std::move(k);
+    nk->deferred = true;
+    kernels_.push_back(std::move(nk));
+  }
+  if (!sources.empty()) {
+    jit::BatchResult r = jit::load_kernels(sources, opt.interrupt);
+    if (opt.jit_stats) {
+      opt.jit_stats->hits += r.hits;
+      opt.jit_stats->misses += r.misses;
+      opt.jit_stats->compile_ms += r.compile_ms;
+    }
+    if (!r.error.empty()) note_error(r.error);
+    for (size_t i = 0; i < compiled; ++i) {
+      kernels_[i]->fn = reinterpret_cast<ein_kernel_fn>(r.fns[i]);
+      if (!kernels_[i]->fn) kernels_[i]->failed = true;
+    }
+  }
+  for (auto& nk : kernels_) {
+    by_stmt_[nk->k.stmt->id] = nk.get();
+    if (nk->k.fused.empty() || !nk->fn) continue;
+    consumer_of_[nk->k.tensor->id] = nk.get();
+    for (auto& p : nk->k.fused) elided_.insert(p->id);
+  }
+}
+
+void NativeTier::note_error(const std::string& error) {
+  // One warning per process: a missing compiler would otherwise repeat it for every cell.
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    std::fprintf(stderr, "warning: native kernels unavailable, interpreting instead: %s\n", error.c_str());
+    std::fflush(stderr);
+  });
+}
+
+NativeKernel* NativeTier::find(uint32_t id) {
+  auto it = by_stmt_.find(id);
+  return it == by_stmt_.end() ? nullptr : it->second;
+}
+
+bool NativeTier::elided(const NodeRef& t) const {
+  return elided_.count(t->id) > 0 && materialized_.count(t->id) == 0;
+}
+
+const NodeRef& NativeTier::shape_of(const NodeRef& t) const {
+  auto it = consumer_of_.find(t->id);
+  if (it == consumer_of_.end() || it->second->failed) return t->kids[0];
+  return it->second->k.shape;
+}
+
+const std::vector<NodeRef>* NativeTier::checks_of(const NodeRef& t) const {
+  auto it = consumer_of_.find(t->id);
+  if (it == consumer_of_.end() || it->second->failed) return nullptr;
+  return &it->second->k.checks;
+}
+
+void NativeTier::materialize(Interpreter::Impl& in, NativeKernel& nk) {
+  nk.failed = true;
+  for (auto& p : nk.k.fused) {
+    if (materialized_.count(p->id)) continue;
+    materialized_.insert(p->id);
+    in.exec_tensor(p);
+  }
+}
+
+bool NativeTier::prepare(Interpreter::Impl& in, const NodeRef& t) {
+  auto it = consumer_of_.find(t->id);
+  if (it == consumer_of_.end()) return true;
+  NativeKernel& nk = *it->second;
+  if (nk.failed || !native_inputs_fit(in, nk)) {
+    materialize(in, nk);
+    return false;
+  }
+  return true;
+}
+
+bool NativeTier::ready(Interpreter::Impl& in, NativeKernel& nk) {
+  if (nk.failed) return false;
+  if (nk.fn) return true;
+  if (!nk.deferred) return false;
+  // Auto mode, size unknown before the run: measure the outer loops now.
+  double pts = runtime_points(in, nk.k.stmt);
+  if (pts < popt_.threshold) return false;
+  nk.deferred = false;
+  jit::BatchResult r = jit::load_kernels({nk.k.source}, opt_.interrupt);
+  if (opt_.jit_stats) {
+    opt_.jit_stats->hits += r.hits;
+    opt_.jit_stats->misses += r.misses;
+    opt_.jit_stats->compile_ms += r.compile_ms;
+  }
+  if (r.interrupted) fault("E007", "interrupted");
+  if (!r.error.empty()) note_error(r.error);
+  nk.fn = reinterpret_cast<ein_kernel_fn>(r.fns[0]);
+  if (!nk.fn) nk.failed = true;
+  return nk.fn != nullptr;
+}
+
+bool NativeTier::run_clause(Interpreter::Impl& in, const NodeRef& tensor, const NodeRef& clause) {
+  NativeKernel* nk = find(clause->id);
+  if (!nk || !ready(in, *nk)) return false;
+  int rc = call(in, *nk, nullptr);
+  if (rc == EIN_MISMATCH) {
+    materialize(in, *nk);
+    return false;
+  }
+  (void)tensor;
+  return true;
+}
+
+std::optional<Value> NativeTier::run_let(Interpreter::Impl& in, const NodeRef& let) {
+  NativeKernel* nk = find(let->id);
+  if (!nk || !ready(in, *nk)) return std::nullopt;
+  Value v;
+  if (call(in, *nk, &v) == EIN_MISMATCH) {
+    nk->failed = true;
+    return std::nullopt;
+  }
+  return v;
+}
+
+int NativeTier::call(Interpreter::Impl& in, NativeKernel& nk, Value* result) {
+  return call_native_kernel(in, nk, result, opt_.interrupt);
+}
+
+}  // namespace ein
