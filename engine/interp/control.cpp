@@ -149,8 +149,9 @@ Value Interpreter::Impl::reduce(const NodeRef& r) {
     const ir::Node* lv = vars[k];
     int64_t lo = eval_int(lv->kids[0]), hi = eval_int(lv->kids[1]);
     Value& var = (*frame)[static_cast<size_t>(lv->slot)];
+    DType idt = lv->dt >= 0 ? static_cast<DType>(lv->dt) : DType::I32;
     for (int64_t i = lo; i < hi && !a.done; ++i) {
-      var = Value::integer(i, DType::I32);
+      var = Value::integer(i, idt);
       if ((++poll & 4095) == 0) check_interrupt();
       loop(k + 1);
     }
@@ -206,7 +207,8 @@ Value Interpreter::Impl::comp(const NodeRef& c) {
     };
     switch (it.tag) {
       case Value::Tag::Range:
-        for (int64_t k = it.r[0]; k < it.r[1]; ++k) each(Value::integer(k, DType::I32));
+        for (int64_t k = it.r[0]; k < it.r[1]; ++k)
+          each(Value::integer(k, cl->dt >= 0 ? static_cast<DType>(cl->dt) : DType::I32));
         break;
       case Value::Tag::Tensor: {
         const Tensor& t = it.tensor_ref();
@@ -218,6 +220,16 @@ Value Interpreter::Impl::comp(const NodeRef& c) {
       case Value::Tag::List:
         for (const auto& v : it.items()) each(v);
         break;
+      case Value::Tag::Str: {
+        const std::string& s = it.str();
+        for (size_t b = 0; b < s.size();) {
+          unsigned char c = static_cast<unsigned char>(s[b]);
+          size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+          each(Value::string(s.substr(b, std::min(len, s.size() - b))));
+          b += len;
+        }
+        break;
+      }
       default: fault("E002", "cannot iterate over " + type_string(it));
     }
   };

@@ -185,6 +185,7 @@ Value Interpreter::Impl::index(const NodeRef& e) {
     base = &base_tmp;
   }
   size_t n = e->kids.size() - 1;
+  if (n == 0) return *base;  // a rest pattern over zero axes
   int64_t idx[16];
   if (n > 16) fault("E011", "more than 16 indices");
   for (size_t i = 0; i < n; ++i) idx[i] = eval_int(e->kids[i + 1]);
@@ -215,6 +216,23 @@ Value Interpreter::Impl::index(const NodeRef& e) {
       cur = cur.row(i);
     }
     return Value::tensor(cur);
+  }
+  if (base->tag == Value::Tag::Str) {
+    if (n != 1) fault("E004", "a string takes one index");
+    const std::string& s = base->str();
+    int64_t count = 0;
+    for (size_t b = 0; b < s.size();) {
+      size_t len = 1;
+      unsigned char c = static_cast<unsigned char>(s[b]);
+      if (c >= 0xF0) len = 4;
+      else if (c >= 0xE0) len = 3;
+      else if (c >= 0xC0) len = 2;
+      if (count == idx[0]) return Value::string(s.substr(b, std::min(len, s.size() - b)));
+      b += len;
+      ++count;
+    }
+    fault("E005", "index " + std::to_string(idx[0]) + " is out of bounds for a string of length " +
+                      std::to_string(count));
   }
   if (base->tag == Value::Tag::List) {
     const auto& items = base->items();

@@ -13,6 +13,7 @@
 #include "lang/passes/expand_rest.h"
 #include "lang/passes/frame_layout.h"
 #include "lang/passes/group_einstein.h"
+#include "lang/passes/inline_literals.h"
 #include "lang/passes/lower_einstein.h"
 #include "lang/passes/range_analysis.h"
 #include "lang/passes/recurrence_order.h"
@@ -34,6 +35,7 @@ const std::vector<Pass>& passes() {
   static const std::vector<Pass> p = {
       {"group_einstein", [](CompileCtx& cx) { cx.cell().body = group_einstein(cx.cell().body, cx); }, false},
       {"classify_where", [](CompileCtx& cx) { cx.cell().body = classify_where(cx.cell().body, cx); }, false},
+      {"inline_literals", [](CompileCtx& cx) { cx.cell().body = inline_literals(cx.cell().body, cx); }, false},
       {"type_inference", infer_types, false},
       {"rest_expansion", expand_rest, false},
       {"range_analysis", analyze_ranges, false},
@@ -116,7 +118,8 @@ bool run_pipeline(CompileCtx& cx, const ir::NodeRef& program, const PipelineOpti
       // Derivative requests became ordinary IR: analyse the rewritten cell from the start.
       cx.reset_analysis();
       for (size_t j = 0; j < i; ++j) {
-        if (std::string(list[j].name) == "group_einstein" || std::string(list[j].name) == "classify_where") continue;
+        std::string nm = list[j].name;
+        if (nm == "group_einstein" || nm == "classify_where" || nm == "inline_literals") continue;
         auto t1 = std::chrono::steady_clock::now();
         list[j].run(cx);
         cx.timings.push_back(PassTiming{std::string(list[j].name) + "'",

@@ -71,6 +71,11 @@ class Layout {
     if (t != u_.types.end()) {
       ir::TypeRef el = ir::elem_of(t->second);
       if (el && el->k == ir::Type::K::Scalar) dt = static_cast<int8_t>(el->dtype);
+    } else if ((m->kind == Kind::LFor || m->kind == Kind::LoopVar || m->kind == Kind::CompGen) &&
+               m->def.valid()) {
+      // Loop variables carry the integer type of their index (i64 bounds give i64 indices).
+      auto d = u_.def_types.find(m->def);
+      if (d != u_.def_types.end() && ir::is_scalar(d->second)) dt = static_cast<int8_t>(d->second->dtype);
     }
     if (s == m->slot && dt == m->dt) return m;
     return ir::edited(m, [&](ir::Node& x) {

@@ -206,14 +206,25 @@ class RecurrenceOrder : public ir::Mutator {
       else clauses.push_back(analyze(k, t->def));
     }
     bool any_rec = false;
-    int time_axis = -2;
+    int time_axis = -2;     // agreed axis of the clauses whose outer loop carries a dependence
+    int same_step_axis = -1;  // outer axis of a clause reading another clause's point this step
     for (auto& c : clauses) {
       if (!c.recurrent()) continue;
       any_rec = true;
       choose_order(c);
-      if (time_axis == -2) time_axis = c.time_axis;
-      else if (time_axis != c.time_axis) time_axis = -1;
+      if (c.time_axis >= 0) {
+        if (time_axis == -2) time_axis = c.time_axis;
+        else if (time_axis != c.time_axis) time_axis = -1;
+      }
+      for (auto& r : c.reads) {
+        int carrier;
+        if (!c.order.empty() && classify(c, vector_of(c, r), c.order, &carrier) == 0 &&
+            !same_literals(c, r) && same_step_axis < 0)
+          same_step_axis = axis_of(c, c.loops[c.order[0]]->def);
+      }
     }
+    // Clauses that only read each other's points of the same step still run step by step.
+    if (time_axis == -2) time_axis = same_step_axis;
     std::vector<NodeRef> kids = head;
     if (!any_rec || time_axis < 0) {
       for (auto& c : clauses) kids.push_back(rebuild(c, c.order, -1));

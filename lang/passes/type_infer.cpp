@@ -4,6 +4,7 @@
 #include "lang/ir/visitor.h"
 #include "lang/passes/classify_where.h"
 #include "lang/passes/group_einstein.h"
+#include "lang/passes/inline_literals.h"
 #include "lang/passes/type_infer_impl.h"
 
 namespace ein {
@@ -65,7 +66,7 @@ NodeRef prepared_body(CompileCtx& cx, ir::DefId fn) {
   // The prepared form is cached on the DefInfo itself (a resolved Fn never changes), so every
   // specialisation of one function shares node ids.
   if (info.node->has(ir::kPrepared)) return info.node;
-  NodeRef b = classify_where(group_einstein(info.node, cx), cx);
+  NodeRef b = inline_literals(classify_where(group_einstein(info.node, cx), cx), cx);
   b = ir::edited(b, [](ir::Node& n) { n.flags |= ir::kPrepared; });
   info.node = b;
   return b;
@@ -143,7 +144,15 @@ void Infer::let(const NodeRef& s) {
   TypeRef t = vt;
   if (const NodeRef& ann = ir::let_type(*s)) {
     TypeRef at = type_from_annotation(ann, cx);
-    if (!ts.unify(at, vt))
+    TypeRef ra = resolved(at), rv = resolved(vt);
+    bool rank_clash = ra->k == Type::K::Array && ra->rank >= 0 &&
+                      ((rv->k == Type::K::Array && rv->rank >= 0 && rv->rank != ra->rank) ||
+                       rv->k == Type::K::Scalar);
+    if (rank_clash)
+      err("E004", "rank mismatch: the annotation has rank " + std::to_string(ra->rank) +
+                      ", the value has rank " + std::to_string(ir::rank_of(rv)),
+          ir::let_value(*s)->span, "this value is `" + show(vt) + "`");
+    else if (!ts.unify(at, vt))
       err("E002", "mismatched types: expected `" + show(at) + "`, found `" + show(vt) + "`",
           ir::let_value(*s)->span, "expected `" + show(at) + "`",
           "convert explicitly with `as` (there is no implicit widening)");
@@ -241,11 +250,22 @@ TypeRef Infer::ein_group(const NodeRef& g) {
   TypeRef elem = ts.fresh(ir::VarKind::Any);
   size_t nslots0 = g->kids[0]->kids.size() - ir::ein_slot_begin();
   if (self_ref) {
-    for (auto& c : g->kids)
-      for (size_t i = ir::ein_slot_begin(); i < c->kids.size(); ++i)
-        if (c->kids[i]->kind == Kind::IdxRest)
-          err("E011", "rest patterns in recurrences are not supported", c->kids[i]->span);
-    set_def(def, ir::t_array(elem, static_cast<int>(nslots0)), global);
+    // The tensor's rank must be known before its clauses are typed: rest patterns get their
+    // length from an access of an array whose type is already known (e.g. a parameter).
+    int n = 0;
+    for (size_t i = ir::ein_slot_begin(); i < g->kids[0]->kids.size(); ++i) {
+      const NodeRef& s = g->kids[0]->kids[i];
+      if (s->kind != Kind::IdxRest) {
+        ++n;
+        continue;
+      }
+      int len = prescan_rest(g, s->def);
+      if (len < 0)
+        err("E004", "cannot determine how many axes `.." + s->name + "` stands for", s->span,
+            "rank unknown", "use `.." + s->name + "` in an access of an array whose rank is known");
+      n += std::max(len, 0);
+    }
+    set_def(def, ir::t_array(elem, n), global);
   }
   int elem_rank = -2;
   int out_rank = -1;
@@ -302,8 +322,32 @@ TypeRef Infer::ein_group(const NodeRef& g) {
   }
   if (elem_rank < 0) elem_rank = 0;
   TypeRef result = out_rank < 0 ? ir::t_unknown() : ir::t_array(elem, out_rank + elem_rank);
+  if (out_rank + elem_rank == 0) result = elem;  // zero axes (a rest over a scalar): a scalar
   set_def(def, result, global);
   return set(g, result);
+}
+
+// Length of rest pattern `rest` from the first access `X[.., ..rest, ..]` whose X has a known rank.
+int Infer::prescan_rest(const NodeRef& g, ir::DefId rest) {
+  if (auto it = u.rest_len.find(rest); it != u.rest_len.end()) return it->second;
+  int found = -1;
+  ir::for_each_node(g, [&](const NodeRef& n) {
+    if (found >= 0 || n->kind != Kind::Index || n->kids[0]->kind != Kind::Name) return;
+    int rests = 0;
+    bool mine = false;
+    for (size_t i = 1; i < n->kids.size(); ++i)
+      if (n->kids[i]->kind == Kind::RestIdx) {
+        ++rests;
+        mine = mine || n->kids[i]->def == rest;
+      }
+    if (!mine || rests != 1 || n->kids[0]->def == g->def) return;
+    TypeRef t = resolved(def_type(n->kids[0]->def, n->span));
+    if (t->k != Type::K::Array || t->rank < 0) return;
+    int len = t->rank - static_cast<int>(n->kids.size() - 2);
+    if (len >= 0) found = len;
+  });
+  if (found >= 0) u.rest_len[rest] = found;
+  return found;
 }
 
 // ---- entry --------------------------------------------------------------------------------------

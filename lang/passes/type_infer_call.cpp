@@ -38,6 +38,27 @@ TypeRef Infer::call(const NodeRef& e) {
   }
 }
 
+// Does t contain inference variables, all of them literal ones (no unconstrained Any)?
+bool Infer::only_literal_vars(const TypeRef& t0) {
+  TypeRef t = ts.shallow(t0);
+  if (!t) return false;
+  if (t->k == Type::K::Var) return t->var_kind != ir::VarKind::Any;
+  if (t->k == Type::K::Array || t->k == Type::K::List || t->k == Type::K::Range) {
+    TypeRef e = ts.shallow(t->elem);
+    return e && e->k == Type::K::Var && e->var_kind != ir::VarKind::Any;
+  }
+  if (t->k == Type::K::Tuple) {
+    bool any = false;
+    for (auto& e : t->elems) {
+      TypeRef r = ts.shallow(e);
+      if (r->k == Type::K::Var && r->var_kind == ir::VarKind::Any) return false;
+      any = any || only_literal_vars(e);
+    }
+    return any;
+  }
+  return false;
+}
+
 Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const NodeRef& call_node) {
   NodeRef fn_node, body, ret_ann;
   std::vector<NodeRef> params;
@@ -84,7 +105,10 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
       }
       ptypes.push_back(at);
     } else {
-      ptypes.push_back(ts.deep(args[i], true));
+      // A literal argument stays open (`clamp(x_f64, 0.0, 1.0)`): the specialisation's body
+      // decides its type, as the literal's context would outside a function (SPEC §3).
+      TypeRef open = ts.deep(args[i], false);
+      ptypes.push_back(only_literal_vars(open) ? open : ts.deep(args[i], true));
     }
   }
   std::string tnames;
@@ -94,7 +118,11 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     tnames += (i ? ", " : "") + ir::type_name(ptypes[i]);
   }
   key += ")";
-  if (auto it = cx.specs.find(key); it != cx.specs.end()) return it->second;
+  if (auto it = cx.specs.find(key); it != cx.specs.end()) {
+    for (size_t i = 0; i < args.size() && i < it->second->param_types.size(); ++i)
+      ts.unify(args[i], it->second->param_types[i]);
+    return it->second;
+  }
   if (static_cast<int>(cx.specs.size()) >= cx.opt.max_specialisations) {
     err("E002", "too many specialisations of `" + name + "`", call_node->span,
         "specialised again here",
@@ -118,6 +146,8 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     sub.run_function(params, body, ret_ann);
   }
   unit->ret_type = ts.deep(unit->ret_type, true);
+  for (auto& p : unit->param_types) p = ts.deep(p, true);  // literal parameters the body left open
+  for (size_t i = 0; i < args.size() && i < unit->param_types.size(); ++i) ts.unify(args[i], unit->param_types[i]);
   unit->in_progress = false;
   return unit;
 }

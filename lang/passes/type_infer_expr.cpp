@@ -183,6 +183,9 @@ TypeRef Infer::binary(const NodeRef& e) {
               e->kids[0]->span);
       } else if (rb->k == Type::K::List) {
         ts.unify(a, rb->elem);
+      } else if (rb->k == Type::K::Str) {
+        if (!ts.unify(a, ir::t_str()))
+          err("E002", "`in` a string needs a string, found `" + show(a) + "`", e->kids[0]->span);
       } else if (rb->k != Type::K::Unknown) {
         err("E002", "`in` needs a range or an array on the right, found `" + show(b) + "`",
             e->kids[1]->span);
@@ -258,13 +261,23 @@ TypeRef Infer::index(const NodeRef& e) {
     ++plain;
     TypeRef it = expr(k);
     if (!ts.is_intish(it) && resolved(it)->k != Type::K::Unknown) {
-      if (ts.is_var(it) && ts.unify(it, ts.fresh(ir::VarKind::Int))) continue;
+      if (ts.is_var(it) && !ts.is_floatish(it) && ts.unify(it, ts.fresh(ir::VarKind::Int))) continue;
       err("E002", "array indices must be integers, found `" + show(it) + "`", k->span,
           resolved(it)->k == Type::K::Range ? "ranges cannot slice arrays" : "not an integer",
           resolved(it)->k == Type::K::Range ? "define a new tensor with an index instead" : "");
     }
   }
   if (rb->k == Type::K::Unknown) return ir::t_unknown();
+  if ((rb->k == Type::K::Scalar || rb->k == Type::K::Var) && plain == 0 && rests.size() == 1) {
+    // `x[..r]` on a scalar: the rest stands for zero axes (elementwise code on scalars).
+    u.rest_len[rests[0]->def] = 0;
+    return bt;
+  }
+  if (rb->k == Type::K::Str) {
+    // s[i] is the i-th character (a one-character string), as in Python.
+    if (plain != 1 || !rests.empty()) err("E004", "a string takes one index", e->span);
+    return ir::t_str();
+  }
   if (rb->k == Type::K::List) {
     if (plain != 1 || !rests.empty())
       err("E004", "jagged arrays take one index at a time: `a[i][j]`", e->span);
@@ -340,7 +353,11 @@ TypeRef Infer::index_slots(const NodeRef& n, size_t begin) {
       if (r->k != Type::K::Range && r->k != Type::K::Unknown)
         err("E002", "`" + s->name + " in ...` needs a range such as `0..N`, found `" + show(rt) + "`",
             s->kids[0]->span);
-      set_def(s->def, ir::t_i32(), false);
+      // The index has the integer type of its bounds (i64 bounds give an i64 index).
+      // A literal range (`0..2`) leaves the index open: its use decides (`n + i` with an i64 n).
+      TypeRef it = r->k == Type::K::Range ? ts.shallow(r->elem) : ir::t_i32();
+      bool ok = (ir::is_scalar(it) && is_int(it->dtype)) || (ts.is_var(it) && ts.is_intish(it));
+      set_def(s->def, ok ? it : ir::t_i32(), false);
     }
   }
   return ir::t_unit();
@@ -349,6 +366,12 @@ TypeRef Infer::index_slots(const NodeRef& n, size_t begin) {
 TypeRef Infer::reduce(const NodeRef& e) {
   index_slots(e, ir::reduce_slot_begin());
   TypeRef bt = expr(ir::reduce_body(*e));
+  for (size_t i = ir::reduce_slot_begin(); i < e->kids.size(); ++i) {
+    const NodeRef& s = e->kids[i];
+    if (s->kind == Kind::IdxRest && !u.rest_len.count(s->def))
+      err("E004", "cannot determine how many axes `.." + s->name + "` stands for", s->span,
+          "rank unknown", "use `.." + s->name + "` in an access of an array whose rank is known");
+  }
   const std::string& op = e->name;
   TypeRef rb = resolved(bt);
   if (op == "all" || op == "any") {
@@ -468,6 +491,7 @@ TypeRef Infer::comp(const NodeRef& e) {
     TypeRef r = resolved(t);
     TypeRef var;
     if (r->k == Type::K::Range || r->k == Type::K::List) var = r->elem;
+    else if (r->k == Type::K::Str) var = ir::t_str();  // characters
     else if (r->k == Type::K::Array) var = r->rank == 1 ? r->elem : (r->rank < 0 ? ir::t_unknown() : ir::t_array(r->elem, r->rank - 1));
     else if (r->k == Type::K::Unknown) var = ir::t_unknown();
     else {

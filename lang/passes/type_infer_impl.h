@@ -32,6 +32,7 @@ class Infer {
   void bind_pattern(const ir::NodeRef& pat, const ir::TypeRef& t, Span at);
   ir::TypeRef ein_group(const ir::NodeRef& g);
   int determine_rests(const ir::NodeRef& body);
+  int prescan_rest(const ir::NodeRef& group, ir::DefId rest);
   ir::TypeRef def_type(ir::DefId d, Span at);
   void set_def(ir::DefId d, const ir::TypeRef& t, bool global);
   ir::TypeRef const_type(ir::DefId d, Span at);
@@ -53,6 +54,7 @@ class Infer {
   // type_infer_call.cpp
   ir::TypeRef call(const ir::NodeRef& e);
   ir::TypeRef builtin_call(Builtin b, const ir::NodeRef& e, std::vector<ir::TypeRef>& args);
+  bool only_literal_vars(const ir::TypeRef& t);
   Unit* specialize(const ir::TypeRef& callee, std::vector<ir::TypeRef> args,
                    const ir::NodeRef& call_node);
 

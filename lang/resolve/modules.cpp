@@ -195,6 +195,20 @@ void ResolveWalker::process_use(const NodeRef& use) {
     if (R.module_exists(full)) {
       if (!R.load_module(full, use->span, diags)) return;
       bind_module(use->aux.empty() ? segs.back() : use->aux, full);
+      // Modules and values live in separate namespaces (as in Rust): `use std::math::exp;` also
+      // imports the function `exp` that std::math re-exports beside its submodule `exp`.
+      if (segs.size() >= 2) {
+        std::string parent = R.canonical_module(mod, join_path(segs, 0, segs.size() - 1));
+        if (R.module_exists(parent)) {
+          DiagSink quiet;
+          ModuleInfo* m = R.load_module(parent, use->span, quiet);
+          if (m) {
+            auto it = m->names.find(segs.back());
+            if (it != m->names.end() && (it->second.pub || m == &mod))
+              bind_value(use->aux.empty() ? segs.back() : use->aux, it->second.def);
+          }
+        }
+      }
       return;
     }
     if (segs.size() < 2) {
