@@ -97,7 +97,16 @@ void cmd_doc(Call& c) {
   if (!is_identifier_path(name)) throw Error("usage: %doc NAME   (or ?NAME, NAME?)");
   Session& s = c.session;
   auto info = s.name_info(name);
-  if (!info) throw Error("`" + name + "` is not defined in this session");
+  if (!info) {
+    // Module paths are not bindings; their items say what they are.
+    auto items = name.find("::") != std::string::npos || name == "std" ? s.module_children(name)
+                                                                       : std::vector<std::string>{};
+    if (items.empty()) throw Error("`" + name + "` is not defined in this session");
+    Session::NameInfo m;
+    m.name = name;
+    m.kind = "module";
+    info = m;
+  }
   std::string out;
   if (info->kind == "builtin") {
     for (auto& b : builtin_docs())

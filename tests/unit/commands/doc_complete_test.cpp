@@ -91,6 +91,12 @@ TEST(Completion, ModulePaths) {
   EXPECT_EQ(c, (std::vector<std::string>{"geometry::area"}));
   EXPECT_TRUE(contains(t.s.complete("st", 2, &start), "std"));
   EXPECT_TRUE(t.s.complete("nomodule::x", 11, &start).empty());
+  ExecuteResult doc = t.term("%doc std::math");
+  ASSERT_TRUE(doc.ok) << doc.error;
+  EXPECT_EQ(doc.text, "module std::math\n    cos, sin, sqrt\n");
+  ExecuteResult item = t.term("?std::math::sin");
+  ASSERT_TRUE(item.ok) << item.error;
+  EXPECT_EQ(item.text.rfind("fn sin(x)\n    Sine.\n", 0), 0u) << item.text;
 }
 
 TEST(Completion, CommandsAndTheirArguments) {
