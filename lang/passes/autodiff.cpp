@@ -278,8 +278,30 @@ void differentiate(CompileCtx& cx) {
   std::vector<NodeRef> kids;
   const auto& stmts = cell.body->kids;
   bool tail = cell.body->has(ir::kHasTail);
+  // Bindings whose type is only known once this round's rewrites are analysed: a request that
+  // reaches one (`let h = @g / @x;` after `let g = @y / @x;`) waits for the next round.
+  std::unordered_set<DefId> pending;
+  bool deferring = false;
+  auto reaches_pending = [&](const NodeRef& n) {
+    bool hit = false;
+    ir::for_each_node(n, [&](const NodeRef& m) {
+      if ((m->kind == Kind::Name || m->kind == Kind::Path) && pending.count(m->def)) hit = true;
+    });
+    return hit;
+  };
+  auto defined_by = [](const NodeRef& r) {
+    if (r && r->kind == Kind::EinGroup) return r->def;
+    if (r && r->kind == Kind::Let && ir::let_pattern(*r)->kind == Kind::PBind) return ir::let_pattern(*r)->def;
+    return DefId{};
+  };
   for (size_t i = 0; i < stmts.size(); ++i) {
     const NodeRef& s = stmts[i];
+    if (deferring || (s && has_diff(s) && reaches_pending(s))) {
+      deferring = true;  // keep statement order: everything after waits too
+      kids.push_back(s);
+      continue;
+    }
+    if (s && reaches_pending(s)) pending.insert(defined_by(s));
     // `let J = @y / @x;` with a tensor y whose every later use reads single rows: lazy (only in
     // a whole program, where no later cell can observe J whole).
     if (cx.opt.whole_program && s && s->kind == Kind::Let && ir::let_pattern(*s)->kind == Kind::PBind &&
@@ -293,9 +315,11 @@ void differentiate(CompileCtx& cx) {
         continue;
       }
     }
-    kids.push_back(s && (has_diff(s) || !rw.lazy.empty()) ? rw.rewrite(s) : s);
+    bool rewrites = s && has_diff(s);
+    kids.push_back(s && (rewrites || !rw.lazy.empty()) ? rw.rewrite(s) : s);
     const NodeRef& r = kids.back();
     if (!r) continue;
+    if (rewrites && defined_by(r).valid()) pending.insert(defined_by(r));
     // Definitions visible to later requests, in order.
     if (r->kind == Kind::EinGroup) rw.visible[r->def] = r;
     if (r->kind == Kind::Let && ir::let_pattern(*r)->kind == Kind::PBind)

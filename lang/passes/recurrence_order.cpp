@@ -6,6 +6,7 @@
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
+#include "lang/passes/shape_analysis.h"
 
 namespace ein {
 namespace {
@@ -99,8 +100,27 @@ class RecurrenceOrder : public ir::Mutator {
       int a = axis_of(c, c.loops[l]->def);
       if (a < 0 || a >= static_cast<int>(r.idx.size())) continue;
       v[l] = relative(r.idx[a], c.loops[l]->def);
+      if (v[l].k == Comp::Unknown) v[l] = constant_read(c.loops[l], a, r.idx[a]);
     }
     return v;
+  }
+
+  // A read at a constant point `c` of a loop's axis: backward when c precedes every iteration
+  // or lies in a region an initial (non-recurrent) clause writes; forward when an iteration
+  // reaches it before it is computed (SPEC §5.5: E012).
+  Comp constant_read(const NodeRef& loop, int axis, const NodeRef& idx) {
+    auto c = fold_int(cx_, u_, idx);
+    if (!c) return Comp{};
+    if (all_)
+      for (auto& other : *all_) {
+        if (other.recurrent() || axis >= static_cast<int>(other.write.size())) continue;
+        auto w = irb::as_lit(other.write[axis]);
+        if (w && *w == *c) return Comp{Comp::Exact, reverse_ ? 1 : -1};
+      }
+    auto lo = fold_int(cx_, u_, loop->kids[0]), hi = fold_int(cx_, u_, loop->kids[1]);
+    if (!lo || !hi) return Comp{};
+    if (!reverse_) return Comp{Comp::Exact, *c < *lo ? -1 : 1};
+    return Comp{Comp::Exact, *c >= *hi ? 1 : -1};
   }
 
   bool same_literals(const Clause& c, const Read& r) {
@@ -205,6 +225,7 @@ class RecurrenceOrder : public ir::Mutator {
       if (k->kind == Kind::LShape || k->kind == Kind::LCheck) head.push_back(k);
       else clauses.push_back(analyze(k, t->def));
     }
+    all_ = &clauses;
     bool any_rec = false;
     int time_axis = -2;     // agreed axis of the clauses whose outer loop carries a dependence
     int same_step_axis = -1;  // outer axis of a clause reading another clause's point this step
@@ -347,6 +368,7 @@ class RecurrenceOrder : public ir::Mutator {
   CompileCtx& cx_;
   Unit& u_;
   bool reverse_ = false;
+  std::vector<Clause>* all_ = nullptr;
 };
 
 }  // namespace

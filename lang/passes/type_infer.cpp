@@ -16,12 +16,11 @@ using ir::TypeRef;
 
 namespace {
 
-bool literal_fits(int64_t v, DType d) {
-  switch (d) {
-    case DType::I8: return v <= 127;
-    case DType::I32: return v <= 2147483647LL;
-    default: return true;
-  }
+// A literal's magnitude must fit its type; under a unary minus one more is allowed (-128: i8).
+bool literal_fits(int64_t v, DType d, bool negated) {
+  int64_t max = d == DType::I8 ? 127 : d == DType::I32 ? 2147483647LL : INT64_MAX;
+  if (v < 0) return d == DType::I64 || v >= -max - 1;
+  return v <= max || (negated && v == max + 1);
 }
 
 }  // namespace
@@ -371,7 +370,7 @@ void infer_types(CompileCtx& cx) {
   // Integer literals must fit the type their context gave them.
   for (auto& [unit, n] : sh.int_lits) {
     TypeRef t = unit->type(n);
-    if (ir::is_scalar(t) && !literal_fits(n->ival, t->dtype))
+    if (ir::is_scalar(t) && is_int(t->dtype) && !literal_fits(n->ival, t->dtype, sh.negated.count(n->id) > 0))
       cx.error("E002", "literal out of range for `" + ir::type_name(t) + "`", n->span,
                "does not fit in `" + ir::type_name(t) + "`",
                "annotate a wider type, e.g. `let x: i64 = ...`");

@@ -52,6 +52,8 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
       return ir::t_range(lo);
     }
     case Kind::Unary: {
+      if (e->kids[0]->kind == Kind::IntLit && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg)
+        sh.negated.insert(e->kids[0]->id);
       TypeRef t = expr(e->kids[0]);
       TypeRef el = resolved(ir::elem_of(resolved(t)));
       if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Not) {

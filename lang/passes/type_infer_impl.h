@@ -1,5 +1,7 @@
 // Internal to type inference: the per-unit walker.
 #pragma once
+#include <unordered_set>
+
 #include "lang/passes/context.h"
 #include "lang/passes/type_infer.h"
 #include "lang/passes/type_store.h"
@@ -11,6 +13,7 @@ struct InferShared {
   TypeStore store;
   std::unordered_map<ir::DefId, ir::NodeRef> consts_typed;  // const defs whose value was typed
   std::vector<std::pair<Unit*, ir::NodeRef>> int_lits;       // checked against their final type
+  std::unordered_set<uint32_t> negated;                      // literals under a unary minus
 };
 
 class Infer {

@@ -102,6 +102,7 @@ void Resolver::reset() {
 void Resolver::set_root_dir(std::string dir) { impl_->opt.root_dir = std::move(dir); }
 
 void Resolver::begin_cell() {
+  impl_->cell_defs.clear();
   impl_->saved_names = impl_->session.names;
   impl_->saved_modules = impl_->session.modules;
 }
@@ -117,11 +118,24 @@ void Resolver::settle_cell(const std::function<bool(ir::DefId)>& has_value) {
     auto old = impl_->saved_names.find(it->first);
     bool is_new = old == impl_->saved_names.end() || old->second.def != it->second.def;
     if (is_new && impl_->info(it->second.def).kind == DefKind::Global && !has_value(it->second.def)) {
-      if (old == impl_->saved_names.end()) {
+      // The newest binding of this name that completed wins (`let x = 2;` before a failing
+      // `let x = 10 / z;`), else the binding from before the cell.
+      ir::DefId keep;
+      auto defs = impl_->cell_defs.find(it->first);
+      if (defs != impl_->cell_defs.end())
+        for (auto d = defs->second.rbegin(); d != defs->second.rend(); ++d)
+          if (has_value(*d)) {
+            keep = *d;
+            break;
+          }
+      if (keep.valid()) {
+        it->second.def = keep;
+      } else if (old == impl_->saved_names.end()) {
         it = names.erase(it);
         continue;
+      } else {
+        it->second = old->second;
       }
-      it->second = old->second;
     }
     ++it;
   }
@@ -155,6 +169,7 @@ ir::DefId ResolveWalker::define(const std::string& name, DefKind kind, Span span
   ir::DefId d = R.alloc(crate(), std::move(info));
   if (scopes.empty()) {
     mod.names[name] = Entry{d, false};
+    if (&mod == &R.session) R.cell_defs[name].push_back(d);
   } else {
     scopes.back().names[name] = d;
   }
@@ -254,6 +269,7 @@ void ResolveWalker::hoist_items(const std::vector<NodeRef>& stmts, bool module_l
       std::string path = mod.path.empty() ? s->name : mod.path + "::" + s->name;
       mod.modules[s->name] = path;
       if (s->has(ir::kPub)) mod.pub_modules.insert(s->name);
+      if (s->ival == 1) define_inline_module(s, path);
     } else if (s->kind == Kind::StructDecl || s->kind == Kind::EnumDecl) {
       error("E011", std::string(s->kind == Kind::StructDecl ? "struct" : "enum") +
                         " declarations are parsed but not supported",
@@ -295,13 +311,7 @@ std::vector<NodeRef> ResolveWalker::resolve_stmts(const std::vector<NodeRef>& st
       case Kind::Use:
       case Kind::StructDecl:
       case Kind::EnumDecl: if (!out[i]) out[i] = s; break;
-      case Kind::Mod:
-        if (s->ival == 1) {
-          error("E011", "inline modules are parsed but not supported; put the module in a file",
-                s->span);
-        }
-        out[i] = s;
-        break;
+      case Kind::Mod: out[i] = s; break;
       case Kind::Fn: out[i] = resolve_fn(s); break;
       case Kind::DiffFn: {
         ir::DefId target = lookup(s->name, s->span, false);
@@ -346,6 +356,25 @@ std::vector<NodeRef> ResolveWalker::resolve_stmts(const std::vector<NodeRef>& st
     }
   }
   return out;
+}
+
+// `mod name { items }`: a module whose items are resolved in their own scope, reachable by path
+// and `use` like a file module.
+void ResolveWalker::define_inline_module(const NodeRef& m, const std::string& path) {
+  auto mi = std::make_unique<ModuleInfo>();
+  mi->path = path;
+  mi->file = R.sm.file(m->span.file).name;
+  mi->crate = mod.crate;
+  mi->is_std = mod.is_std;
+  ModuleInfo* raw = mi.get();
+  R.modules[path] = std::move(mi);
+  ResolveWalker w(R, *raw, diags, false);
+  for (auto& item : m->kids)
+    if (item && !is_item(item->kind))
+      w.error("E011", "only items (fn, const, use, mod) are supported in a module", item->span,
+              "not an item", "move computations into a function");
+  NodeRef prog = ir::make({.kind = Kind::Program, .span = m->span, .kids = m->kids});
+  w.resolve_program(prog);
 }
 
 NodeRef ResolveWalker::resolve_fn(const NodeRef& fn) {
@@ -407,6 +436,21 @@ NodeRef ResolveWalker::resolve_where_value(const NodeRef& value) {
   std::vector<NodeRef> kids(placed->kids.size());
   for (size_t i = 1; i < placed->kids.size(); ++i) {
     const NodeRef& c = placed->kids[i];
+    // `where k in 0..3` introducing a new index: the rule broken is "ranges go in brackets"
+    // (E012), not an undefined name.
+    const NodeRef& g = c->kids[0];
+    if (c->kind == Kind::WGuard && g && g->kind == Kind::Binary &&
+        static_cast<ir::BinOp>(g->ival) == ir::BinOp::In && g->kids[0]->kind == Kind::Name &&
+        g->kids[1]->kind == Kind::RangeLit && !lookup(g->kids[0]->name, g->span, false).valid()) {
+      const std::string& k = g->kids[0]->name;
+      error("E012", "index ranges are declared in brackets, not in `where`", g->span,
+            "range in a where clause",
+            "introduce the index with its range: `[" + k + " in " + R.sm.snippet(g->kids[1]->span) +
+                "]` (or `sum[" + k + " in ...](...)`)");
+      define(k, DefKind::Index, g->kids[0]->span);
+      kids[i] = c;
+      continue;
+    }
     NodeRef v = expr(c->kids[0]);
     if (c->kind == Kind::WBind) {
       ir::DefId d = define(c->name, DefKind::Local, c->span);

@@ -36,6 +36,7 @@ struct Resolver::Impl {
   std::unordered_map<uint32_t, std::vector<ir::DefId>> captures;
   std::vector<DefInfo> builtin_infos;
   std::map<std::string, Entry> saved_names;  // session scope at begin_cell()
+  std::map<std::string, std::vector<ir::DefId>> cell_defs;  // top-level defs of the cell, in order
   std::map<std::string, std::string> saved_modules;
 
   Impl(SourceMap& s, ResolverOptions o);
@@ -83,6 +84,7 @@ struct ResolveWalker {
                                          bool module_level);
   void hoist_items(const std::vector<ir::NodeRef>& stmts, bool module_level);
   void process_use(const ir::NodeRef& use);
+  void define_inline_module(const ir::NodeRef& m, const std::string& path);
   ir::NodeRef resolve_fn(const ir::NodeRef& fn);
   ir::NodeRef resolve_let(const ir::NodeRef& let);
   ir::NodeRef resolve_ein_decl(const ir::NodeRef& decl, ir::DefId group_def);

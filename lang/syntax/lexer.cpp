@@ -138,7 +138,8 @@ class Lexer {
       return Tok::Float;
     }
     int64_t v = 0;
-    if (!int_literal_value(txt, v))
+    // 2^63 is only valid right after a unary minus (the i64 minimum); the parser checks that.
+    if (!int_literal_value(txt, v) && !is_i64_min_magnitude(txt))
       error(lo, i_, "integer literal is too large", "does not fit in i64");
     return Tok::Int;
   }
@@ -325,6 +326,13 @@ std::string tok_spelling(Tok k) {
   auto idx = static_cast<size_t>(k) - static_cast<size_t>(Tok::LParen);
   if (idx < sizeof kPunct / sizeof kPunct[0]) return "`" + std::string(kPunct[idx]) + "`";
   return "token";
+}
+
+bool is_i64_min_magnitude(std::string_view digits) {
+  std::string clean;
+  for (char c : digits)
+    if (c != '_') clean += c;
+  return clean == "9223372036854775808";
 }
 
 bool int_literal_value(std::string_view digits, int64_t& out) {

@@ -58,6 +58,8 @@ std::string tok_spelling(Tok k);
 bool is_keyword_tok(Tok k);
 
 // Value of an integer literal's digits (underscores allowed); false if it exceeds i64.
+// The digits of 2^63, the magnitude of the i64 minimum (valid only after a unary minus).
+bool is_i64_min_magnitude(std::string_view digits);
 bool int_literal_value(std::string_view digits, int64_t& out);
 
 // One literal run or one `{expr:spec}` hole of a string literal.

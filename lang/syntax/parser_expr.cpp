@@ -1,3 +1,4 @@
+#include <limits>
 // Expressions: where clauses, binary operators by precedence climbing (SPEC §4), casts, unary
 // operators, postfix call/index/member, and the atoms (literals, names, paths, tuples, arrays,
 // comprehensions, reductions).
@@ -162,6 +163,14 @@ NodeRef Parser::cast_tail(NodeRef e, uint32_t lo) {
 NodeRef Parser::unary() {
   uint32_t lo = peek().lo;
   Tok k = peek().kind;
+  if (k == Tok::Minus && peek(1).kind == Tok::Int && is_i64_min_magnitude(text_of(peek(1)))) {
+    // `-9223372036854775808`: the one literal whose magnitude does not fit in i64.
+    advance();
+    advance();
+    NodeRef e = mk({.kind = Kind::IntLit, .span = span_from(lo),
+                    .ival = std::numeric_limits<int64_t>::min()});
+    return postfix(std::move(e), lo);
+  }
   if (k == Tok::Minus || k == Tok::Bang || k == Tok::At) {
     DepthGuard guard(*this);
     advance();
@@ -222,7 +231,9 @@ NodeRef Parser::primary() {
     case Tok::Int: {
       advance();
       int64_t v = 0;
-      int_literal_value(text_of(t), v);  // overflow was reported by the lexer
+      if (is_i64_min_magnitude(text_of(t)))
+        report(make_diag("E001", "integer literal is too large", tok_span(t), "does not fit in i64"), false);
+      int_literal_value(text_of(t), v);  // other overflow was reported by the lexer
       return mk({.kind = Kind::IntLit, .span = tok_span(t), .ival = v});
     }
     case Tok::Float: return float_lit();
