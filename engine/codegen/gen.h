@@ -49,6 +49,8 @@ class Gen {
   Gen(const CompileCtx& cx, const Unit& u, const FusionMap& fusion, Kernel& k);
 
   void clause(const ir::NodeRef& tensor, const ir::NodeRef& clause);
+  // blas.cpp: emits a BLAS call when the clause is a GEMM/GEMV-shaped contraction.
+  bool blas(const ir::NodeRef& tensor, const ir::NodeRef& clause);
   void expr_let(const ir::NodeRef& let);
   std::string finish();
 

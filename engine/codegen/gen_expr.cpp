@@ -319,7 +319,8 @@ Val Gen::if_expr(const NodeRef& e) {
   Val a = convert(value(e->kids[1]), dt);
   em.line(r + " = " + a.c + ";");
   em.close();
-  em.open("else {", true);
+  // Not `else`: values hoisted out of the branch land between the two scopes.
+  em.open("if (!" + c.c + ") {", true);
   Val b = convert(value(e->kids[2]), dt);
   em.line(r + " = " + b.c + ";");
   em.close();

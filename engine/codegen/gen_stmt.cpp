@@ -49,7 +49,7 @@ std::string Gen::open_loop(const LoopSpec& sp) {
              "), " + work + "LL) >= " + std::to_string(parallel_threshold) + "LL)\n";
   }
   L.head_level = em.depth() + 1;
-  const std::string& v = L.var;
+  const std::string v = L.var;
   auto enter_parallel = [&](const std::string& order_var) {
     in_parallel = true;
     ord_ = order_var;
@@ -137,7 +137,8 @@ void Gen::stmt(const NodeRef& s) {
       stmt(s->kids[1]);
       em.close();
       if (s->kids.size() > 2 && s->kids[2]) {
-        em.open("else {", true);
+        // Not `else`: values hoisted out of the branch land between the two scopes.
+        em.open("if (!" + c.c + ") {", true);
         stmt(s->kids[2]);
         em.close();
       }

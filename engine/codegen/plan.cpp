@@ -2,7 +2,6 @@
 // the human-readable account `%ir kernel` prints.
 #include <functional>
 
-#include "engine/codegen/blas.h"
 #include "engine/codegen/fusion.h"
 #include "engine/codegen/gen.h"
 #include "engine/codegen/static_facts.h"
@@ -83,9 +82,17 @@ std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const Node
   for (auto& c : tensor->kids)
     if (c->kind == Kind::LCheck) k.checks.push_back(c);
   try {
-    if (auto blas = gen_blas(cx, u, tensor, clause, k)) {
-      k.source = *blas;
-    } else {
+    bool done = false;
+    if (fusion.producers.empty()) {
+      Kernel b = k;
+      Gen g(cx, u, fusion, b);
+      if (g.blas(tensor, clause)) {
+        b.source = g.finish();
+        k = std::move(b);
+        done = true;
+      }
+    }
+    if (!done) {
       Gen g(cx, u, fusion, k);
       g.clause(tensor, clause);
       k.source = g.finish();
