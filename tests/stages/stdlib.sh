@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Stage: the standard library (share/std). Runs the NumPy-generated tests in tests/stdlib/cases
+# (golden format; the expectations are committed, nothing is regenerated here), checks that
+# every public function is called by some test, and that docs/stdlib.md matches the doc
+# comments. Contract (docs/testing.md): exit 0 pass, 77 skip, anything else fail.
+set -u
+ROOT=${EIN_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+EIN=${EIN_BUILD:-$ROOT/build}/ein
+cd "$ROOT" || exit 1
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "stdlib stage: python3 is not installed" >&2
+  exit 77
+fi
+if [ ! -x "$EIN" ]; then
+  echo "stdlib stage: $EIN is not built" >&2
+  exit 1
+fi
+status=0
+# Only the Python standard library is needed here (NumPy only to regenerate the tests).
+python3 tests/golden/run_golden.py --ein "$EIN" --dir tests/stdlib/cases -j 2 --timeout 120 || status=1
+python3 tests/stdlib/check_coverage.py || status=1
+python3 tests/stdlib/gen_stdlib_docs.py --check || status=1
+exit $status
