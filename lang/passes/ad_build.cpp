@@ -101,9 +101,10 @@ NodeRef reduce(const std::string& op, NodeRef body, std::vector<NodeRef> slots) 
   return ir::make({.kind = Kind::Reduce, .kids = std::move(kids), .name = op});
 }
 
-NodeRef let_stmt(const std::string& n, DefId d, NodeRef v) {
+NodeRef let_stmt(const std::string& n, DefId d, NodeRef v, std::optional<DType> ty) {
   NodeRef pat = ir::make({.kind = Kind::PBind, .name = n, .def = d});
-  return ir::make({.kind = Kind::Let, .kids = {pat, nullptr, std::move(v)}});
+  NodeRef ann = ty ? ir::make({.kind = Kind::TyPrim, .name = dtype_name(*ty)}) : nullptr;
+  return ir::make({.kind = Kind::Let, .kids = {pat, ann, std::move(v)}});
 }
 
 NodeRef block(std::vector<NodeRef> stmts, NodeRef tail) {
@@ -136,6 +137,7 @@ TypeRef Facts::type(const NodeRef& n) const {
 
 TypeRef Facts::def_type(DefId d) const {
   for (int hop = 0; hop < 64 && d.valid(); ++hop) {
+    if (auto it = extra_defs_.find(d); it != extra_defs_.end()) return it->second;
     for (const Unit* u : units_)
       if (auto it = u->def_types.find(d); it != u->def_types.end()) return it->second;
     if (auto it = cx_.global_types.find(d); it != cx_.global_types.end()) return it->second;
@@ -184,57 +186,122 @@ std::optional<DType> Facts::float_dtype_of_def(DefId d) const {
 
 // ---- copier -------------------------------------------------------------------------------------
 
-void Copier::collect_binders(const NodeRef& n) {
-  if (!n) return;
-  switch (n->kind) {
-    case Kind::IdxVar:
-    case Kind::IdxIn:
-    case Kind::IdxRest:
-    case Kind::WBind:
-    case Kind::WDerived:
-    case Kind::PBind:
-    case Kind::Param:
-    case Kind::CompGen:
-    case Kind::CompLet:
-    case Kind::EinDecl:
-    case Kind::EinGroup:
-      if (n->def.valid() && !rename.count(n->def) && !subst.count(n->def)) {
-        const DefInfo& info = cx_.resolver.info(n->def);
-        DefKind k = info.kind == DefKind::Global ? DefKind::Local : info.kind;
-        DefId fresh = cx_.resolver.new_def(info.name.empty() ? n->name : info.name, k, n->span);
-        rename[n->def] = fresh;
-        facts_.note_def_origin(fresh, n->def);
-      }
-      break;
-    default: break;
-  }
-  for (auto& k : n->kids) collect_binders(k);
-}
-
 NodeRef Copier::copy(const NodeRef& n) {
-  collect_binders(n);
-  return rec(n);
+  Env env;
+  for (auto& [d, e] : subst) env[d] = Binding{false, {}, e};
+  return rec(n, env);
 }
 
-NodeRef Copier::rec(const NodeRef& n) {
-  if (!n) return n;
-  if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def.valid()) {
-    auto s = subst.find(n->def);
-    if (s != subst.end()) {
-      Copier inner(cx_, facts_);  // the replacement is copied afresh at each use
-      return inner.copy(s->second);
-    }
-  }
-  std::vector<NodeRef> kids;
-  kids.reserve(n->kids.size());
-  for (auto& k : n->kids) kids.push_back(rec(k));
+DefId Copier::fresh(const NodeRef& binder, Env& env) {
+  const DefInfo& info = cx_.resolver.info(binder->def);
+  DefKind k = info.kind == DefKind::Global ? DefKind::Local : info.kind;
+  DefId d = cx_.resolver.new_def(info.name.empty() ? binder->name : info.name, k, binder->span);
+  facts_.note_def_origin(d, binder->def);
+  env[binder->def] = Binding{true, d, nullptr};
+  return d;
+}
+
+NodeRef Copier::node(const NodeRef& n, std::vector<NodeRef> kids, const Env& env) {
   DefId def = n->def;
-  if (auto r = rename.find(def); r != rename.end()) def = r->second;
+  if (auto it = env.find(def); it != env.end() && it->second.renamed) def = it->second.to;
   NodeRef m = ir::make({.kind = n->kind, .span = n->span, .kids = std::move(kids), .name = n->name,
                         .aux = n->aux, .def = def, .ival = n->ival, .fval = n->fval,
                         .flags = n->flags});
   facts_.note_origin(m->id, n->id);
   return m;
+}
+
+namespace {
+
+bool is_binder(Kind k) {
+  return k == Kind::IdxVar || k == Kind::IdxIn || k == Kind::IdxRest || k == Kind::WBind ||
+         k == Kind::WDerived || k == Kind::PBind || k == Kind::Param || k == Kind::CompGen ||
+         k == Kind::CompLet;
+}
+
+}  // namespace
+
+NodeRef Copier::rec(const NodeRef& n, Env& env) {
+  if (!n) return n;
+  if ((n->kind == Kind::Name || n->kind == Kind::Path || n->kind == Kind::RestIdx) && n->def.valid()) {
+    auto it = env.find(n->def);
+    if (it != env.end() && !it->second.renamed) {
+      Copier inner(cx_, facts_);  // the replacement is copied afresh at each use
+      return inner.copy(it->second.expr);
+    }
+    return node(n, {}, env);
+  }
+  switch (n->kind) {
+    case Kind::Reduce:
+    case Kind::EinDecl:
+    case Kind::Where:
+    case Kind::Comp:
+    case Kind::Lambda:
+    case Kind::Arm: {
+      // Binders of these nodes scope over the whole node.
+      Env inner = env;
+      std::function<void(const NodeRef&)> bind = [&](const NodeRef& k) {
+        if (!k) return;
+        if (is_binder(k->kind) && k->def.valid()) fresh(k, inner);
+        if (k->kind == Kind::PTuple || k->kind == Kind::POr)
+          for (auto& x : k->kids) bind(x);
+      };
+      for (auto& k : n->kids) bind(k);
+      std::vector<NodeRef> kids;
+      for (auto& k : n->kids) {
+        if (k && is_binder(k->kind) && k->def.valid()) {
+          std::vector<NodeRef> sub;
+          for (auto& x : k->kids) sub.push_back(rec(x, env));  // ranges see the outer scope
+          if (k->kind == Kind::WBind || k->kind == Kind::WDerived || k->kind == Kind::CompLet ||
+              k->kind == Kind::CompGen) {
+            sub.clear();
+            for (auto& x : k->kids) sub.push_back(rec(x, inner));
+          }
+          kids.push_back(node(k, std::move(sub), inner));
+        } else {
+          kids.push_back(rec(k, inner));
+        }
+      }
+      return node(n, std::move(kids), env);
+    }
+    case Kind::Block:
+    case Kind::Program: {
+      // Statements bind for the rest of the block.
+      Env inner = env;
+      std::vector<NodeRef> kids;
+      for (auto& s : n->kids) {
+        if (s && s->kind == Kind::Let) {
+          NodeRef ty = s->kids[1];
+          NodeRef v = rec(s->kids[2], inner);
+          std::function<NodeRef(const NodeRef&)> pat = [&](const NodeRef& p) -> NodeRef {
+            if (!p) return p;
+            if (p->kind == Kind::PBind) {
+              fresh(p, inner);
+              return node(p, {}, inner);
+            }
+            std::vector<NodeRef> sub;
+            for (auto& x : p->kids) sub.push_back(pat(x));
+            return node(p, std::move(sub), inner);
+          };
+          NodeRef pt = pat(s->kids[0]);
+          kids.push_back(node(s, {pt, ty, v}, inner));
+        } else if (s && s->kind == Kind::EinGroup) {
+          fresh(s, inner);  // the tensor's name is visible in its own clauses (recurrences)
+          std::vector<NodeRef> clauses;
+          for (auto& c : s->kids) clauses.push_back(rec(c, inner));
+          kids.push_back(node(s, std::move(clauses), inner));
+        } else {
+          kids.push_back(rec(s, inner));
+        }
+      }
+      return node(n, std::move(kids), env);
+    }
+    default: {
+      std::vector<NodeRef> kids;
+      for (auto& k : n->kids) kids.push_back(rec(k, env));
+      return node(n, std::move(kids), env);
+    }
+  }
 }
 
 }  // namespace ein::ad

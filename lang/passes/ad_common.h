@@ -34,6 +34,7 @@ class Facts {
   void note_origin(uint32_t copy_id, uint32_t orig_id) { origin_[copy_id] = orig_id; }
   void note_def_origin(DefId copy, DefId orig) { def_origin_[copy] = orig; }
   void note_type(uint32_t id, TypeRef t) { extra_[id] = std::move(t); }
+  void note_def_type(DefId d, TypeRef t) { extra_defs_[d] = std::move(t); }
   void add_unit(const Unit* u) { units_.push_back(u); }
   // The specialisation a call node (or the node it was copied from) was compiled against.
   const Unit* call_target(const NodeRef& call) const;
@@ -49,19 +50,27 @@ class Facts {
   std::unordered_map<uint32_t, uint32_t> origin_;
   std::unordered_map<DefId, DefId> def_origin_;
   std::unordered_map<uint32_t, TypeRef> extra_;
+  std::unordered_map<DefId, TypeRef> extra_defs_;
 };
 
-// Deep copy with fresh DefIds for every binder inside, and Names substituted by expressions.
+// Deep copy with a fresh DefId for every binder occurrence inside (scoped: a binder shadows a
+// substitution of the same DefId), and free Names substituted by expressions.
 class Copier {
  public:
   Copier(CompileCtx& cx, Facts& facts) : cx_(cx), facts_(facts) {}
-  std::unordered_map<DefId, NodeRef> subst;  // Name def -> expression (copied at each use)
-  std::unordered_map<DefId, DefId> rename;   // binder renames (filled by copy())
+  std::unordered_map<DefId, NodeRef> subst;  // free Name def -> expression (copied at each use)
   NodeRef copy(const NodeRef& n);
 
  private:
-  void collect_binders(const NodeRef& n);
-  NodeRef rec(const NodeRef& n);
+  struct Binding {
+    bool renamed = false;
+    DefId to;        // renamed binder
+    NodeRef expr;    // substituted expression
+  };
+  using Env = std::unordered_map<DefId, Binding>;
+  NodeRef rec(const NodeRef& n, Env& env);
+  NodeRef node(const NodeRef& n, std::vector<NodeRef> kids, const Env& env);
+  DefId fresh(const NodeRef& binder, Env& env);
   CompileCtx& cx_;
   Facts& facts_;
 };
@@ -113,7 +122,7 @@ NodeRef wbind(const std::string& n, DefId d, NodeRef v);
 NodeRef wguard(NodeRef cond);
 NodeRef idx_in(const std::string& n, DefId d, NodeRef lo, NodeRef hi);
 NodeRef reduce(const std::string& op, NodeRef body, std::vector<NodeRef> slots);
-NodeRef let_stmt(const std::string& n, DefId d, NodeRef v);
+NodeRef let_stmt(const std::string& n, DefId d, NodeRef v, std::optional<DType> ty = std::nullopt);
 NodeRef block(std::vector<NodeRef> stmts, NodeRef tail);
 
 }  // namespace ein::ad

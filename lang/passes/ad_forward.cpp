@@ -262,7 +262,7 @@ NodeRef Forward::call(const NodeRef& e) {
       if (a >= t.size()) break;
       stmts.push_back(let_stmt(p->name, p->def, e->kids[a + 1]));
       DefId dp = cx_.resolver.new_def("d" + p->name, DefKind::Local, p->span);
-      stmts.push_back(let_stmt("d" + p->name, dp, t[a] ? t[a] : flit(0.0)));
+      stmts.push_back(let_stmt("d" + p->name, dp, t[a] ? t[a] : flit(0.0), facts_.float_dtype(e->kids[a + 1])));
       dmap[p->def] = name("d" + p->name, dp);
     }
     return ad::block(std::move(stmts), replace_diffs(ir::fn_body(*rule), dmap));
@@ -279,7 +279,7 @@ NodeRef Forward::call(const NodeRef& e) {
     stmts.push_back(let_stmt(p->name, p->def, e->kids[a + 1]));
     if (t[a]) {
       DefId dp = cx_.resolver.new_def("d" + p->name, DefKind::Local, p->span);
-      stmts.push_back(let_stmt("d" + p->name, dp, t[a]));
+      stmts.push_back(let_stmt("d" + p->name, dp, t[a], facts_.float_dtype(e->kids[a + 1])));
       tangents[p->def] = name("d" + p->name, dp);
     } else {
       tangents.erase(p->def);
@@ -318,7 +318,9 @@ NodeRef Forward::block(const NodeRef& b) {
       if (!t) continue;
       const NodeRef& p = ir::let_pattern(*s);
       DefId d = cx_.resolver.new_def("d" + p->name, DefKind::Local, p->span);
-      stmts.push_back(let_stmt("d" + p->name, d, t));
+      TypeRef pt = facts_.def_type(p->def);
+      std::optional<DType> dt = ir::rank_of(pt) == 0 ? facts_.float_dtype_of_def(p->def) : std::nullopt;
+      stmts.push_back(let_stmt("d" + p->name, d, t, dt));
       tangents[p->def] = name("d" + p->name, d);
       any = true;
     } else if (s->kind == Kind::EinGroup) {

@@ -283,7 +283,7 @@ Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target
     }
     if (!sum) sum = zero_of(bdt);
     if (rank == 0) {
-      out.stmts.push_back(let_stmt(bb.name, bb.def, sum));
+      out.stmts.push_back(let_stmt(bb.name, bb.def, sum, bdt));
     } else {
       std::vector<NodeRef> kids{sum};
       for (auto& s : bb.slots) kids.push_back(s);

@@ -136,6 +136,7 @@ class Rewriter {
       target_name = T->kids[0]->name + "_pt";
       target = cx_.resolver.new_def(target_name, DefKind::Local, T->span);
       facts_.note_type(T->id, facts_.type(T));
+      facts_.note_def_type(target, facts_.type(T));
       synthetic = let_stmt(target_name, target, T);
     } else {
       cx_.error("E013", "the target of a derivative must be a named binding", q->kids[0]->span,

@@ -260,8 +260,9 @@ class ShapeWalker {
   }
 
   void check_access(const NodeRef& e, const Shape& base) {
-    // Self-reads of a recurrence are judged by recurrence ordering (E012), not here.
-    if (!base || (group_.valid() && e->kids[0]->def == group_)) return;
+    // Self-reads of a recurrence are judged by recurrence ordering (E012), not here; an access
+    // under a guard (`where m + 1 < n`, an `if` branch) may only run where it is in bounds.
+    if (!base || (group_.valid() && e->kids[0]->def == group_) || guarded_ > 0) return;
     for (size_t i = 1; i < e->kids.size() && i - 1 < base->size(); ++i) {
       int64_t extent = (*base)[i - 1];
       if (extent < 0) continue;
@@ -404,18 +405,25 @@ class ShapeWalker {
       }
       case Kind::If: {
         shape(e->kids[0]);
+        ++guarded_;
         Shape a = shape(e->kids[1]);
         Shape b = e->kids[2] ? shape(e->kids[2]) : Shape(StaticShape{});
+        --guarded_;
         if (a && b && *a == *b) return record(e, a);
         return record(e, by_type(u_.type(e)));
       }
       case Kind::Where: {
+        bool guards = false;
+        for (size_t i = 1; i < e->kids.size(); ++i) guards = guards || e->kids[i]->kind == Kind::WGuard;
+        if (guards) ++guarded_;
         for (size_t i = 1; i < e->kids.size(); ++i) {
           const NodeRef& c = e->kids[i];
           Shape s = shape(c->kids[0]);
           if (c->kind == Kind::WBind || c->kind == Kind::WDerived) set_def(c->def, s);
         }
-        return record(e, shape(e->kids[0]));
+        Shape r = shape(e->kids[0]);
+        if (guards) --guarded_;
+        return record(e, r);
       }
       case Kind::Reduce: {
         if (!in_site_) fold_site(e);
@@ -460,6 +468,7 @@ class ShapeWalker {
   Unit& u_;
   std::unordered_set<DefId> site_vars_;
   bool in_site_ = false;
+  int guarded_ = 0;
   DefId group_;
 
   friend std::optional<int64_t> ein::fold_int(CompileCtx&, const Unit&, const NodeRef&);
