@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/codegen/codegen.h"
@@ -137,7 +138,14 @@ class Gen {
   std::string stop_ord_ = "INT64_MAX";
   bool in_parallel = false;
   bool allow_parallel = true;
-  bool assume_inbounds = false;     // the fast version after a successful range pre-check
+  // Bounds-check versioning (gen_check.cpp): accesses the entry test covers, and whether the
+  // fast version is being generated (its unchecked reads never move above `assume_level`).
+  std::unordered_set<uint32_t> assumed_;
+  bool assume_ = false;
+  int assume_level_ = 0;
+  bool counting_ = true;  // count accesses once, not per version
+  std::string precheck(const ir::NodeRef& stmt);
+  bool assumed(const ir::NodeRef& index_node) const { return assume_ && assumed_.count(index_node->id) > 0; }
   int64_t parallel_threshold = 32768;
   bool loop_is_omp_for = false;  // the innermost open loop is an `omp for` (no break allowed)
   int inline_depth = 0;

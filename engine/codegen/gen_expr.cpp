@@ -103,8 +103,13 @@ Val Gen::value(const NodeRef& e) {
     case Kind::BoolLit: return literal(e->ival ? "true" : "false", DType::Bool);
     case Kind::Name: {
       if (const Val* v = lookup(e->def)) {
-        if (v->index) return convert(*v, dtype_of(e));
-        return *v;
+        if (!v->index) return *v;
+        // Loop variables made by passes may carry no type: index variables are i32 values.
+        DType dt = DType::I32;
+        if (e->dt >= 0) dt = static_cast<DType>(e->dt);
+        else if (auto it = unit->def_types.find(e->def); it != unit->def_types.end() && ir::is_scalar(it->second))
+          dt = it->second->dtype;
+        return convert(*v, dt);
       }
       if (buf_alias.count(def_key(e->def)) || fusion.producers.count(e->def))
         unsupported("a whole tensor used as a value");

@@ -144,7 +144,7 @@ Val Gen::load(const NodeRef& e) {
   size_t n = e->kids.size() - 1;
   if (static_cast<int>(n) != B.rank) unsupported("a partial index (a row of `" + base->name + "`)");
   if (e->has(ir::kWindowed) && b != out_buf) unsupported("a windowed read of another tensor");
-  ++k.accesses;
+  if (counting_) ++k.accesses;
   std::vector<Val> xs;
   int level = 0;
   for (size_t a = 0; a < n; ++a) {
@@ -154,7 +154,8 @@ Val Gen::load(const NodeRef& e) {
   std::vector<std::string> xc;
   for (auto& x : xs) xc.push_back(x.c);
   bool self = b == out_buf;
-  bool proven = is_proven(*unit, e) || assume_inbounds;
+  bool proven = is_proven(*unit, e) || assumed(e);
+  if (assumed(e)) level = std::max(level, assume_level_);
   std::string T = ctype(B.dt);
   std::string raw = "b" + std::to_string(b) + "[" + flat(b, xc, B.windowed) + "]";
   if (B.dt == DType::Bool) raw = "(bool)" + raw;
@@ -164,7 +165,7 @@ Val Gen::load(const NodeRef& e) {
     em.line("const " + T + " " + t + " = " + raw + ";");
     return Val{t, B.dt, em.depth()};
   }
-  ++k.checked;
+  if (counting_) ++k.checked;
   std::string key = "load|" + raw;
   if (!self)
     if (const std::string* hit = em.find(key)) return Val{*hit, B.dt, em.depth()};
@@ -223,7 +224,22 @@ void Gen::clause(const NodeRef& tensor, const NodeRef& cl) {
   out_buf = 0;
   out_def = tensor->def;
   bufs_by_def_[def_key(tensor->def)] = 0;
+  std::string pc = precheck(cl);
+  if (pc.empty()) {
+    stmt(cl);
+    return;
+  }
+  em.open("if (" + pc + ") {", true);
+  assume_ = true;
+  assume_level_ = em.depth();
   stmt(cl);
+  em.close();
+  assume_ = false;
+  counting_ = false;
+  em.open("if (!" + pc + ") {", true);
+  stmt(cl);
+  em.close();
+  k.plan.push_back("bounds: " + std::to_string(assumed_.size()) + " read(s) checked once at entry (fast and checked versions)");
 }
 
 void Gen::expr_let(const NodeRef& let) {

@@ -75,7 +75,7 @@ bool Gen::may_fail(const NodeRef& n, const Unit& u, int depth) const {
         if (base->kind == Kind::Name && base->def == out_def) fail = true;
         auto fp = fusion.producers.find(base->def);
         if (fp != fusion.producers.end()) fail = may_fail(fp->second, u, depth + 1);
-        else if (!is_proven(u, x) && !assume_inbounds) fail = true;
+        else if (!is_proven(u, x) && !assumed(x)) fail = true;
         break;
       }
       case Kind::Binary: {
@@ -120,6 +120,7 @@ Val Gen::reduce(const NodeRef& r) {
   if (const std::string* hit = em.find(key)) return Val{*hit, dtype_of(r), em.depth()};
   int target = em.depth();
   if (lvl < target && !may_fail(r, *unit, 0)) target = std::max(lvl, em.innermost_cond());
+  if (assume_) target = std::max(target, assume_level_);
   if (target >= em.depth()) return reduce_here(r, key);
   std::string saved_ord = ord_, saved_stop = stop_ord_;
   bool saved_par = in_parallel;

@@ -150,7 +150,18 @@ void Gen::stmt(const NodeRef& s) {
       unbind_to(m);
       return;
     }
-    case Kind::LLet: bind(s->def, value(s->kids[0])); return;
+    case Kind::LLet: {
+      // `t = tf` (recurrence order binds each clause's time variable to the fused loop's):
+      // keep the loop index itself, so stores see the loop and its range checks.
+      const NodeRef& v = s->kids[0];
+      if (v->kind == Kind::Name)
+        if (const Val* x = lookup(v->def); x && x->index) {
+          bind(s->def, *x);
+          return;
+        }
+      bind(s->def, value(v));
+      return;
+    }
     case Kind::LCheck: {
       Val c = value(s->kids[0]);
       int st = site(s->span, s->name, s->aux);

@@ -1,0 +1,130 @@
+// Bounds-check versioning. Range analysis proves the accesses whose indices determine the loop
+// ranges (kProven). The others — explicit ranges, recurrence self-reads like `u[t - 1, x + 1]`,
+// constant rows like `u[T - 1, x]` — are affine in loop variables whose bounds are known at
+// kernel entry, so one test before the loops decides them all: when it passes, a fast version
+// runs without per-element checks (and vectorises); when it fails, the checked version runs
+// and reports exactly the first failing access, as the interpreter would.
+#include "engine/codegen/gen.h"
+
+namespace ein::codegen {
+
+using ir::BinOp;
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+struct Range {
+  NodeRef lo, hi;
+};
+
+// Loop variables of the statement (LFor, reduction LoopVars) and aliases bound by LLet.
+void collect_loops(const NodeRef& n, std::unordered_map<std::string, Range>& loops,
+                   std::unordered_map<std::string, std::string>& alias, std::vector<ir::DefId>& local) {
+  ir::for_each_node(n, [&](const NodeRef& x) {
+    if (x->kind == Kind::LFor || x->kind == Kind::LoopVar) {
+      loops[def_key(x->def)] = Range{x->kids[0], x->kids[1]};
+      local.push_back(x->def);
+    } else if (x->kind == Kind::LLet && x->kids[0]->kind == Kind::Name) {
+      alias[def_key(x->def)] = def_key(x->kids[0]->def);
+      local.push_back(x->def);
+    } else if (x->kind == Kind::LLet || x->kind == Kind::LLetIn || x->kind == Kind::PBind) {
+      local.push_back(x->def);
+    }
+  });
+}
+
+bool invariant(const NodeRef& n, const std::vector<ir::DefId>& local) {
+  bool ok = true;
+  ir::for_each_node(n, [&](const NodeRef& x) {
+    if (x->kind == Kind::Name && std::find(local.begin(), local.end(), x->def) != local.end()) ok = false;
+    if (x->kind == Kind::Index || x->kind == Kind::Call || x->kind == Kind::LReduce || x->kind == Kind::Block)
+      ok = false;
+  });
+  return ok;
+}
+
+}  // namespace
+
+std::string Gen::precheck(const NodeRef& stmt) {
+  std::unordered_map<std::string, Range> loops;
+  std::unordered_map<std::string, std::string> alias;
+  std::vector<ir::DefId> local;
+  collect_loops(stmt, loops, alias, local);
+  auto range_of = [&](const NodeRef& name) -> const Range* {
+    std::string key = def_key(name->def);
+    for (int hops = 0; hops < 8 && alias.count(key); ++hops) key = alias[key];
+    auto it = loops.find(key);
+    if (it == loops.end()) return nullptr;
+    if (!invariant(it->second.lo, local) || !invariant(it->second.hi, local)) return nullptr;
+    return &it->second;
+  };
+  std::vector<std::string> conds;
+  std::vector<NodeRef> accesses;
+  ir::for_each_node(stmt, [&](const NodeRef& x) {
+    if (x->kind != Kind::Index || is_proven(*unit, x) || x->kids[0]->kind != Kind::Name) return;
+    if (fusion.producers.count(x->kids[0]->def)) return;
+    accesses.push_back(x);
+  });
+  for (auto& x : accesses) {
+    // Only reads of this clause's own unit (not of inlined callees) and of real buffers.
+    ir::TypeRef t = type_of_def(x->kids[0]);
+    if (ir::rank_of(t) != static_cast<int>(x->kids.size()) - 1) continue;
+    bool ok = true;
+    std::vector<std::string> mine;
+    int b = -1;
+    for (size_t a = 1; a < x->kids.size() && ok; ++a) {
+      const NodeRef& e = x->kids[a];
+      NodeRef var, off;
+      bool neg = false;
+      if (e->kind == Kind::Name && range_of(e)) {
+        var = e;
+      } else if (e->kind == Kind::Binary && (static_cast<BinOp>(e->ival) == BinOp::Add || static_cast<BinOp>(e->ival) == BinOp::Sub)) {
+        bool sub = static_cast<BinOp>(e->ival) == BinOp::Sub;
+        if (e->kids[0]->kind == Kind::Name && range_of(e->kids[0]) && invariant(e->kids[1], local)) {
+          var = e->kids[0];
+          off = e->kids[1];
+          neg = sub;
+        } else if (!sub && e->kids[1]->kind == Kind::Name && range_of(e->kids[1]) && invariant(e->kids[0], local)) {
+          var = e->kids[1];
+          off = e->kids[0];
+        }
+      }
+      if (!var && !invariant(e, local)) {
+        ok = false;
+        break;
+      }
+      if (b < 0) b = buffer_of(x->kids[0]);
+      bool win_axis = a == 1 && x->has(ir::kWindowed);
+      if (x->has(ir::kWindowed) && b != out_buf) {
+        ok = false;
+        break;
+      }
+      std::string ext = extent(b, static_cast<int>(a) - 1);
+      (void)win_axis;
+      if (!var) {
+        std::string v = index(e).c;
+        mine.push_back("((uint64_t)" + v + " < (uint64_t)" + ext + ")");
+        continue;
+      }
+      const Range* r = range_of(var);
+      std::string lo = index(r->lo).c, hi = index(r->hi).c;
+      std::string o = off ? index(off).c : "0";
+      std::string first = neg ? "ein_isub(" + lo + ", " + o + ")" : "ein_iadd(" + lo + ", " + o + ")";
+      std::string last1 = neg ? "ein_isub(" + hi + ", " + o + ")" : "ein_iadd(" + hi + ", " + o + ")";  // last + 1
+      mine.push_back("(" + lo + " >= " + hi + " || (" + first + " >= 0 && " + last1 + " <= " + ext + "))");
+    }
+    if (!ok || mine.empty()) continue;
+    for (auto& m : mine) conds.push_back(m);
+    assumed_.insert(x->id);
+  }
+  if (assumed_.empty()) return "";
+  std::string all;
+  for (auto& c : conds)
+    if (all.find(c) == std::string::npos) all += (all.empty() ? "" : " && ") + c;
+  std::string name = em.fresh("pc");
+  em.line("const bool " + name + " = " + all + ";");
+  return name;
+}
+
+}  // namespace ein::codegen
