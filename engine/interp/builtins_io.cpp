@@ -343,6 +343,12 @@ Value load_npy(const std::string& path) {
   Header h = DictParser(text, path).parse();
   FileType ft = parse_descr(h.descr, path);
 
+  // Tensor::alloc accepts any extents next to a zero one, but the engine later multiplies all
+  // extents (size(), strides): refuse shapes whose nonzero extents overflow even then.
+  int64_t nonzero = 1;
+  for (int64_t d : h.shape)
+    if (d != 0 && __builtin_mul_overflow(nonzero, d, &nonzero))
+      fault("E008", "the shape in " + path + " is too large to allocate");
   Tensor t = Tensor::alloc(dtype_for(ft), h.shape);  // E008 for shapes too large
   const int64_t n = t.size();
   constexpr int64_t kChunk = 1 << 16;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Generates the std:: tests under tests/stdlib/cases/ and the .npy fixtures under
-tests/stdlib/fixtures/, with the expected values computed by NumPy.
+"""Generates the std:: tests under tests/stdlib/cases/, the .npy fixtures under
+tests/stdlib/fixtures/ and the derivative-rule tests under tests/stdlib/autodiff/, with the
+expected values computed by NumPy.
 
 Run it with Debian's Python, which has NumPy:  PYENV_VERSION=system python3 tests/stdlib/gen_stdlib_tests.py
 The output is committed; the test stage (tests/stages/stdlib.sh) only runs it, never regenerates.
@@ -15,6 +16,7 @@ sys.path.insert(0, os.path.join(HERE, "gen"))
 
 import common  # noqa: E402
 import gen_array  # noqa: E402
+import gen_autodiff  # noqa: E402
 import gen_io  # noqa: E402
 import gen_math  # noqa: E402
 import gen_ml  # noqa: E402
@@ -27,7 +29,8 @@ def main():
     for d in (common.CASES, common.FIXTURES):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
-    for gen in (gen_math, gen_array, gen_ml, gen_ml_nn, gen_ml_tensor, gen_numerics, gen_io):
+    for gen in (gen_math, gen_array, gen_ml, gen_ml_nn, gen_ml_tensor, gen_numerics, gen_io,
+                gen_autodiff):
         gen.generate()
     n = sum(len(fs) for _, _, fs in os.walk(common.CASES))
     print(f"wrote {n} test files to {os.path.relpath(common.CASES)}")
