@@ -174,9 +174,9 @@ Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>
           dims.push_back(Value::integer(i == 0 && a.r[0] > 0 ? a.r[1] : a.tensor_ref().dim(i), DType::I32));
       } else if (a.tag == Value::Tag::List) {
         dims.push_back(Value::integer(static_cast<int64_t>(a.items().size()), DType::I32));
-      } else {
+      } else if (!a.is_scalar()) {
         fault("E002", "shape() needs an array, found " + type_string(a));
-      }
+      }  // a scalar has shape [] (rank 0), as in NumPy
       return make_array(dims, DType::I32);
     }
     case Builtin::Typeof: return Value::string(type_string(args[0]));

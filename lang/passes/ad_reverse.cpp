@@ -163,9 +163,16 @@ class Sweeper {
       if (s->kind != Kind::IdxVar && s->kind != Kind::IdxIn)
         unsupported("a rest pattern", s->span);
       const RangeFact* rf = facts_.range(s->def);
-      if (!rf) unsupported("an index whose range is unknown (`" + s->name + "`)", s->span);
       wset.insert(s->def);
-      ranges[s->def] = {rf->lo, rf->hi};
+      if (rf) {
+        ranges[s->def] = {rf->lo, rf->hi};
+      } else if (s->kind == Kind::IdxIn && s->kids[0]->kind == Kind::RangeLit) {
+        // Indices made while normalising (array lets) carry their range explicitly.
+        const NodeRef& r = s->kids[0];
+        ranges[s->def] = {r->kids[0], r->has(ir::kInclusive) ? irb::add(r->kids[1], irb::lit(1)) : r->kids[1]};
+      } else {
+        unsupported("an index whose range is unknown (`" + s->name + "`)", s->span);
+      }
     }
     std::unordered_map<DefId, NodeRef> derived;
     std::unordered_set<DefId> locals;

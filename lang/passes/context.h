@@ -62,6 +62,7 @@ struct Unit {
   std::unordered_map<ir::DefId, ir::TypeRef> def_types;   // locals, params, indices
   std::unordered_map<uint32_t, Unit*> call_targets;       // Call node id -> callee unit
   std::unordered_map<ir::DefId, int> rest_len;            // rest def -> number of axes
+  std::unordered_map<uint32_t, bool> static_ifs;          // If node id -> branch taken (rank tests)
   // rest expansion
   std::unordered_map<ir::DefId, std::vector<ir::DefId>> rest_defs;
   // range and shape analysis

@@ -358,6 +358,25 @@ void infer_types(CompileCtx& cx) {
     Infer inf(cx, sh, cell);
     inf.run_cell();
   }
+  // Rank tests decided per specialisation: keep only the taken branch in each unit's body.
+  for (auto& up : cx.units) {
+    Unit& u = *up;
+    if (u.static_ifs.empty()) continue;
+    struct Prune : ir::Mutator {
+      Unit& u;
+      explicit Prune(Unit& x) : u(x) {}
+      NodeRef pre(const NodeRef& n) override {
+        auto it = u.static_ifs.find(n->id);
+        if (n->kind != Kind::If || it == u.static_ifs.end()) return nullptr;
+        const NodeRef& b = it->second ? n->kids[1] : n->kids[2];
+        if (b) return mutate(b);
+        NodeRef unit = ir::make({.kind = Kind::TupleLit, .span = n->span});
+        u.types[unit->id] = ir::t_unit();
+        return unit;
+      }
+    } prune(u);
+    u.body = prune.mutate(u.body);
+  }
   // Zonk: every stored type becomes variable-free; unconstrained literals take their defaults.
   for (auto& up : cx.units) {
     Unit& u = *up;

@@ -197,7 +197,8 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       if (!arity(1, 1)) return ir::t_unknown();
       TypeRef a = resolved(args[0]);
       bool ok = a->k == Type::K::Array || a->k == Type::K::List || a->k == Type::K::Unknown ||
-                (b == Builtin::Len && a->k == Type::K::Str);
+                (b == Builtin::Len && a->k == Type::K::Str) ||
+                (b == Builtin::Shape && (a->k == Type::K::Scalar || a->k == Type::K::Var));
       if (!ok)
         err("E002", std::string("`") + bname + "` needs an array, found `" + show(args[0]) + "`",
             arg_span(0));

@@ -98,6 +98,13 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
     case Kind::Member: return member(e);
     case Kind::If: {
       expect(ir::t_bool(), expr(e->kids[0]), e->kids[0]->span, "an `if` condition");
+      // A condition on ranks is constant in each specialisation: only the taken branch is
+      // compiled (rank-generic code that peels an axis per call), like C++ `if constexpr`.
+      if (auto taken = static_bool(e->kids[0])) {
+        u.static_ifs[e->id] = *taken;
+        const NodeRef& branch = *taken ? e->kids[1] : e->kids[2];
+        return branch ? expr(branch) : ir::t_unit();
+      }
       TypeRef a = expr(e->kids[1]);
       if (!e->kids[2]) return ir::t_unit();
       TypeRef b = expr(e->kids[2]);
@@ -114,6 +121,57 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
     case Kind::Reduce: return reduce(e);
     case Kind::Where: return where(e);
     default: return ir::t_unknown();
+  }
+}
+
+std::optional<int64_t> Infer::static_int(const NodeRef& e) {
+  if (!e) return std::nullopt;
+  if (e->kind == Kind::IntLit) return e->ival;
+  auto rank = [&](const NodeRef& x) -> std::optional<int64_t> {
+    int r = ir::rank_of(resolved(u.type(x)));
+    TypeRef t = resolved(u.type(x));
+    if (r < 0 || !(t->k == Type::K::Array || t->k == Type::K::Scalar)) return std::nullopt;
+    return r;
+  };
+  auto is_builtin = [&](const NodeRef& c, Builtin b) {
+    return c->kind == Kind::Call && c->kids.size() == 2 && c->kids[0]->def == builtin_def(b);
+  };
+  // len(shape(x)), len(x.shape), x.rank
+  if (is_builtin(e, Builtin::Len)) {
+    const NodeRef& a = e->kids[1];
+    if (is_builtin(a, Builtin::Shape)) return rank(a->kids[1]);
+    if (a->kind == Kind::Member && a->name == "shape") return rank(a->kids[0]);
+  }
+  if (e->kind == Kind::Member && e->name == "rank") return rank(e->kids[0]);
+  return std::nullopt;
+}
+
+std::optional<bool> Infer::static_bool(const NodeRef& e) {
+  if (!e) return std::nullopt;
+  if (e->kind == Kind::BoolLit) return e->ival != 0;
+  if (e->kind == Kind::Unary && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Not) {
+    auto v = static_bool(e->kids[0]);
+    return v ? std::optional<bool>(!*v) : std::nullopt;
+  }
+  if (e->kind != Kind::Binary) return std::nullopt;
+  auto op = static_cast<BinOp>(e->ival);
+  if (op == BinOp::And || op == BinOp::Or) {
+    auto a = static_bool(e->kids[0]), b = static_bool(e->kids[1]);
+    if (a && b) return op == BinOp::And ? (*a && *b) : (*a || *b);
+    return std::nullopt;
+  }
+  auto a = static_int(e->kids[0]), b = static_int(e->kids[1]);
+  if (!a || !b) return std::nullopt;
+  if (e->kids[0]->kind == Kind::IntLit && e->kids[1]->kind == Kind::IntLit)
+    return std::nullopt;  // only rank tests are decided statically; `1 == 1` stays code
+  switch (op) {
+    case BinOp::Eq: return *a == *b;
+    case BinOp::Ne: return *a != *b;
+    case BinOp::Lt: return *a < *b;
+    case BinOp::Le: return *a <= *b;
+    case BinOp::Gt: return *a > *b;
+    case BinOp::Ge: return *a >= *b;
+    default: return std::nullopt;
   }
 }
 
@@ -251,6 +309,7 @@ TypeRef Infer::binary(const NodeRef& e) {
 
 TypeRef Infer::index(const NodeRef& e) {
   TypeRef bt = expr(e->kids[0]);
+  if (e->kids.size() == 1) return bt;  // a rest over zero axes, already expanded
   TypeRef rb = resolved(bt);
   int plain = 0;
   std::vector<NodeRef> rests;

@@ -51,6 +51,8 @@ class Infer {
   ir::TypeRef match(const ir::NodeRef& e);
   ir::TypeRef comp(const ir::NodeRef& e);
   ir::TypeRef array_lit(const ir::NodeRef& e);
+  std::optional<int64_t> static_int(const ir::NodeRef& e);
+  std::optional<bool> static_bool(const ir::NodeRef& e);
   ir::TypeRef index_slots(const ir::NodeRef& n, size_t begin);
   void pattern(const ir::NodeRef& p, const ir::TypeRef& scrut);
 
