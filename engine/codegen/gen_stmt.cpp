@@ -29,7 +29,7 @@ std::string Gen::open_loop(const LoopSpec& sp) {
   auto lo_lit = int_literal(sp.lo), hi_lit = int_literal(sp.hi);
   bool small = lo_lit && hi_lit && *hi_lit - *lo_lit <= 256;
   LoopInfo L;
-  L.var = em.fresh("i");
+  L.var = em.fresh("ix");
   L.lo = lo.c;
   L.hi = hi.c;
   L.strip = sp.innermost && !small && !sp.reverse;
