@@ -125,7 +125,20 @@ def dp_file():
     t.write()
 
 
+def import_forms_file():
+    t = TestFile("numerics/imports.ein", "std::numerics reached through a glob import, a module "
+                 "import and a full path", uses=["std::numerics::*"])
+    t.check("ode::euler_decay(1.0, 0.5, 0.1, 2)", euler(1.0, 0.5, 0.1, 2).astype(np.float32), "f32")
+    t.check("euler_decay(1.0, 0.5, 0.1, 1)", euler(1.0, 0.5, 0.1, 1).astype(np.float32), "f32")
+    t.check("optim::quadratic_value([[2.0]], [1.0], [3.0])", 0.5 * 2 * 9 - 3, "f32")
+    t.check("dp::discounted_return([1.0, 2.0], 0.5)", 2.0, "f32")
+    t.check("std::numerics::ode::rk4_decay(1.0, 0.5, 0.1, 1)",
+            rk4(lambda x: -0.5 * x, 1.0, 0.1, 1).astype(np.float32), "f32")
+    t.write()
+
+
 def generate():
+    import_forms_file()
     ode_file()
     optim_file()
     dp_file()
