@@ -67,6 +67,19 @@ std::string history_path() {
   return home && *home ? std::string(home) + "/.ein_history" : "";
 }
 
+// True for text with nothing but blank lines and // comments (including no text at all).
+bool only_comments(const std::string& text) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    size_t b = text.find_first_not_of(" \t\r", pos);
+    if (b < end && text.compare(b, 2, "//") != 0) return false;
+    pos = end + 1;
+  }
+  return true;
+}
+
 void write_out(const std::string& s, FILE* f) {
   if (s.empty()) return;
   std::fwrite(s.data(), 1, s.size(), f);
@@ -97,10 +110,13 @@ class Repl {
         std::fflush(stdout);
         continue;
       }
+      bool blank_line = line.find_first_not_of(" \t\r") == std::string::npos;
       buf += line + "\n";
       if (session_.is_complete_input(buf) == "incomplete") continue;
-      if (buf.find_first_not_of(" \t\r\n") == std::string::npos) {
-        buf.clear();
+      if (only_comments(buf)) {
+        // A comment typed alone is usually the doc comment of the item on the next line, so
+        // the cell goes on; an empty line ends it (there is nothing to run).
+        if (blank_line) buf.clear();
         continue;
       }
       if (editor.ok()) editor.remember(buf);

@@ -153,6 +153,16 @@ class Suite:
         assert "error" not in out, out
         out = r.line("add(40, 2)")
         assert re.search(r"\n42\n", out), out
+        # A comment line continues the cell, so it documents the item that follows.
+        r.send("// Doubles a value.\r")
+        r.expect(re.escape(CONT) + "$")
+        r.line("fn dbl(a) { a * 2 }")
+        out = r.line("?dbl")
+        assert "fn dbl(a)\n    Doubles a value.\n" in out, out
+        r.send("// just a note\r")
+        r.expect(re.escape(CONT) + "$")
+        out = r.line("")  # an empty line ends a comment-only cell
+        assert "error" not in out, out
         out = r.line("let quiet = 5;")
         assert re.search(r"let quiet = 5;\n>>> $", out), "a statement echoes nothing: " + out
         assert r.close() == 0
