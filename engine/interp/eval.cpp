@@ -308,6 +308,7 @@ Value Interpreter::Impl::eval_inner(const NodeRef& e) {
       std::vector<Value> vals;
       vals.reserve(e->kids.size());
       for (auto& k : e->kids) vals.push_back(eval(k));
+      if (e->has(ir::kJagged)) return Value::list(std::move(vals));
       return make_array(vals, dtype_of(e, DType::F32));
     }
     case Kind::TupleLit: {

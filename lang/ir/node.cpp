@@ -89,7 +89,8 @@ void print_rec(std::ostringstream& os, const NodeRef& n, const PrintOptions& opt
     flag(kWindowed, "windowed");
     flag(kHasElem, "elem");
     flag(kReverse, "reverse");
-    for (uint32_t b = 12; b < 32; ++b) flag(1u << b, ("f" + std::to_string(b)).c_str());
+    flag(kJagged, "jagged");
+    for (uint32_t b = 13; b < 32; ++b) flag(1u << b, ("f" + std::to_string(b)).c_str());
     os << "]";
   }
   if (opt.spans && n->span.valid()) os << " @" << n->span.lo << "-" << n->span.hi;

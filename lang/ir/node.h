@@ -151,6 +151,7 @@ inline constexpr uint32_t kPrepared = 1u << 8;    // Fn: grouping/where-classifi
 inline constexpr uint32_t kWindowed = 1u << 9;    // Index/LStore: circular buffer on axis 0
 inline constexpr uint32_t kHasElem = 1u << 10;    // LTensor: elements are arrays
 inline constexpr uint32_t kReverse = 1u << 11;    // EinGroup/LFor: recurrence runs from high to low
+inline constexpr uint32_t kJagged = 1u << 12;     // ArrayLit: builds a list of rows (jagged[T])
 
 struct Node;
 using NodeRef = std::shared_ptr<const Node>;

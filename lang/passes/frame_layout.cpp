@@ -77,10 +77,14 @@ class Layout {
       auto d = u_.def_types.find(m->def);
       if (d != u_.def_types.end() && ir::is_scalar(d->second)) dt = static_cast<int8_t>(d->second->dtype);
     }
-    if (s == m->slot && dt == m->dt) return m;
+    uint32_t flags = m->flags;
+    if (m->kind == Kind::ArrayLit && t != u_.types.end() && t->second->k == ir::Type::K::List)
+      flags |= ir::kJagged;
+    if (s == m->slot && dt == m->dt && flags == m->flags) return m;
     return ir::edited(m, [&](ir::Node& x) {
       x.slot = s;
       x.dt = dt;
+      x.flags = flags;
     });
   }
 

@@ -156,6 +156,45 @@ class RecurrenceOrder : public ir::Mutator {
     return 0;
   }
 
+  bool legal_some_order(Clause& c) {
+    if (legal(c, c.order)) return true;
+    for (size_t l = 1; l < c.loops.size(); ++l) {
+      std::vector<int> o{static_cast<int>(l)};
+      for (size_t k = 0; k < c.loops.size(); ++k)
+        if (k != l) o.push_back(static_cast<int>(k));
+      if (legal(c, o)) return true;
+    }
+    return false;
+  }
+
+  // No forward order works, every clause is legal backwards, and the first backward step only
+  // reads points inside the tensor (so they are given by an initial clause, not missing).
+  bool prefers_reverse(const NodeRef& t, std::vector<Clause>& clauses) {
+    bool forward_ok = true;
+    for (auto& c : clauses)
+      if (c.recurrent() && !legal_some_order(c)) forward_ok = false;
+    if (forward_ok) return false;
+    reverse_ = true;
+    bool ok = true;
+    for (auto& c : clauses) {
+      if (!c.recurrent()) continue;
+      if (!legal_some_order(c)) ok = false;
+      for (auto& r : c.reads) {
+        auto v = vector_of(c, r);
+        for (size_t l = 0; l < c.loops.size() && ok; ++l) {
+          if (v[l].k != Comp::Exact || v[l].d <= 0) continue;
+          int a = axis_of(c, c.loops[l]->def);
+          auto hi = fold_int(cx_, u_, c.loops[l]->kids[1]);
+          auto ext = a >= 0 && a < static_cast<int>(t->kids[0]->kids.size())
+                         ? fold_int(cx_, u_, t->kids[0]->kids[a]) : std::nullopt;
+          if (hi && ext && *hi - 1 + v[l].d >= *ext) ok = false;
+        }
+      }
+    }
+    reverse_ = false;
+    return ok;
+  }
+
   bool legal(Clause& c, const std::vector<int>& order) {
     for (auto& r : c.reads) {
       int carrier;
@@ -226,6 +265,9 @@ class RecurrenceOrder : public ir::Mutator {
       else clauses.push_back(analyze(k, t->def));
     }
     all_ = &clauses;
+    // A recurrence that reads t + 1 and whose last point is given runs from high to low
+    // (SPEC §5.5: the order comes from the dependencies, not from the text).
+    if (!reverse_ && prefers_reverse(t, clauses)) reverse_ = true;
     bool any_rec = false;
     int time_axis = -2;     // agreed axis of the clauses whose outer loop carries a dependence
     int same_step_axis = -1;  // outer axis of a clause reading another clause's point this step

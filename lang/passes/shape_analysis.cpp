@@ -323,6 +323,7 @@ class ShapeWalker {
       case Kind::ArrayLit: {
         std::vector<Shape> ks;
         for (auto& k : e->kids) ks.push_back(shape(k));
+        if (u_.type(e)->k == ir::Type::K::List) return record(e, StaticShape{static_cast<int64_t>(e->kids.size())});
         Shape inner = ks.empty() ? Shape(StaticShape{}) : ks[0];
         for (size_t i = 1; i < ks.size() && inner; ++i) {
           if (!ks[i] || ks[i]->size() != inner->size()) {

@@ -44,7 +44,11 @@ TypeRef type_from_annotation(const NodeRef& ty, CompileCtx& cx) {
       }
       return ir::t_array(e, rank);
     }
-    case Kind::TyJagged: return ir::t_list(type_from_annotation(ty->kids[0], cx));
+    case Kind::TyJagged: {
+      // jagged[T]: rows of T of different lengths (SPEC §3), i.e. a list of [T] rows.
+      TypeRef e = type_from_annotation(ty->kids[0], cx);
+      return ir::t_list(ir::is_scalar(e) ? ir::t_array(e, 1) : e);
+    }
     case Kind::TyTuple: {
       std::vector<TypeRef> es;
       for (auto& k : ty->kids) es.push_back(type_from_annotation(k, cx));
@@ -139,6 +143,22 @@ void Infer::set_def(ir::DefId d, const TypeRef& t, bool global) {
 }
 
 void Infer::let(const NodeRef& s) {
+  const NodeRef& ann0 = ir::let_type(*s);
+  const NodeRef& v0 = ir::let_value(*s);
+  if (ann0 && ann0->kind == Kind::TyJagged && v0->kind == Kind::ArrayLit) {
+    // An array literal annotated jagged is a list of rows, which may differ in length.
+    TypeRef lt = type_from_annotation(ann0, cx);
+    for (auto& k : v0->kids) {
+      TypeRef kt = expr(k);
+      if (!ts.unify(lt->elem, kt))
+        err("E002", "a row of `" + show(lt) + "` must be `" + show(lt->elem) + "`, found `" + show(kt) + "`",
+            k->span);
+    }
+    set(v0, lt);
+    set(ann0, lt);
+    bind_pattern(ir::let_pattern(*s), lt, v0->span);
+    return;
+  }
   TypeRef vt = expr(ir::let_value(*s));
   TypeRef t = vt;
   if (const NodeRef& ann = ir::let_type(*s)) {

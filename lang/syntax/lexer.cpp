@@ -184,6 +184,13 @@ class Lexer {
     if (ident_start(c)) {
       while (i_ < end_ && ident_char(s_[i_])) ++i_;
       std::string_view w = s_.substr(lo, i_ - lo);
+      if (w == "mod") {
+        // `mod` is a keyword only where it declares a module (`mod name;`, `mod name { }`), so
+        // std::math::mod can be a function (SPEC §10) and `mod(a, b)` a call.
+        uint32_t j = i_;
+        while (j < end_ && (s_[j] == ' ' || s_[j] == '\t' || s_[j] == '\n' || s_[j] == '\r')) ++j;
+        return j < end_ && ident_start(s_[j]) ? Tok::KwMod : Tok::Ident;
+      }
       for (const auto& kw : kKeywords)
         if (kw.word == w) return kw.kind;
       return Tok::Ident;
