@@ -15,6 +15,12 @@ TypeRef TypeStore::fresh(VarKind k) {
 TypeRef TypeStore::shallow(const TypeRef& t) const {
   TypeRef cur = t;
   while (cur && cur->k == Type::K::Var && bound_[cur->var_id]) cur = bound_[cur->var_id];
+  // Path compression: point every variable on the way at the end of the chain.
+  for (TypeRef v = t; v && v->k == Type::K::Var && bound_[v->var_id] && bound_[v->var_id] != cur;) {
+    TypeRef next = bound_[v->var_id];
+    bound_[v->var_id] = cur;
+    v = next;
+  }
   if (cur && cur->k == Type::K::Var && cur->var_kind != kind_[cur->var_id])
     return ir::t_var(cur->var_id, kind_[cur->var_id]);  // kind may have narrowed
   return cur;
@@ -116,6 +122,12 @@ bool TypeStore::unify(const TypeRef& a0, const TypeRef& b0) {
   }
   if (a->k == Type::K::Unknown || b->k == Type::K::Unknown) return true;
   if (a->k == Type::K::Var && b->k == Type::K::Var && a->var_id == b->var_id) return true;
+  if (a->k == Type::K::Var && b->k == Type::K::Var) {
+    // Two roots: the newer joins the older, so long literals do not build long chains.
+    if (!can_bind(b->var_id, a)) return false;
+    bind(b->var_id, a);
+    return true;
+  }
   if (a->k == Type::K::Var) {
     if (!can_bind(a->var_id, b)) return false;
     bind(a->var_id, b);

@@ -25,7 +25,7 @@ class TypeStore {
  private:
   bool can_bind(int var, const ir::TypeRef& t) const;
   void bind(int var, const ir::TypeRef& t);
-  std::vector<ir::TypeRef> bound_;
+  mutable std::vector<ir::TypeRef> bound_;  // mutable: shallow() compresses paths
   std::vector<ir::VarKind> kind_;
 };
 
