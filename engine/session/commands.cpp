@@ -48,6 +48,7 @@ std::string html_escape(std::string_view s) {
 }
 
 std::string format_duration(double ms) {
+  if (ms == 0) return "0 ms";
   double v = ms;
   const char* unit = "ms";
   if (ms >= 1000) {
@@ -116,13 +117,10 @@ void cmd_help(Call& c) {
     c.out.text = std::string("%") + k->name + (*k->usage ? " " : "") + k->usage + "\n    " + k->summary + "\n";
     return;
   }
-  std::vector<std::vector<std::string>> rows;
+  std::string t = "Commands (details and examples: docs/repl.md)\n";
   for (auto& k : commands())
-    rows.push_back({std::string("%") + k.name + (*k.usage ? " " : "") + k.usage, k.summary});
-  rows.push_back({"?NAME  NAME?", "signature and documentation (same as %doc NAME)"});
-  std::string t = "Commands (details: docs/repl.md):\n";
-  std::istringstream in(text_table(rows));
-  for (std::string line; std::getline(in, line);) t += "  " + line + "\n";
+    t += std::string("  %") + k.name + (*k.usage ? " " : "") + k.usage + "\n      " + k.summary + "\n";
+  t += "  ?NAME, NAME?\n      signature and documentation (the same as %doc NAME)\n";
   c.out.text = t;
 }
 

@@ -164,6 +164,7 @@ TEST(CommandDispatch, IsCompleteInput) {
 }
 
 TEST(CommandHelpers, Durations) {
+  EXPECT_EQ(cmd::format_duration(0), "0 ms");
   EXPECT_EQ(cmd::format_duration(0.0000123), "12.3 ns");
   EXPECT_EQ(cmd::format_duration(0.5), "500 µs");
   EXPECT_EQ(cmd::format_duration(1.5), "1.50 ms");
