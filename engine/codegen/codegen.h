@@ -28,6 +28,7 @@ struct BufArg {
   int rank = 0;
   bool output = false;
   bool windowed = false;   // the kernel indexes axis 0 modulo the window
+  int64_t window = 0;      // rows kept on axis 0 (storage-window plan)
   std::vector<int64_t> fixed;  // extents the code was specialised for (-1 = any)
 };
 

@@ -217,6 +217,8 @@ void Gen::clause(const NodeRef& tensor, const NodeRef& cl) {
   out.rank = static_cast<int>(tensor->kids[0]->kids.size());
   out.output = true;
   out.windowed = tensor->has(ir::kWindowed);
+  out.window = out.windowed ? tensor->kids[0]->ival : 0;
+  if (out.windowed && out.window <= 0) unsupported("a storage window without a size");
   if (!kernel_dtype(out.dt)) unsupported("an f16/bf16 tensor");
   if (tensor->has(ir::kHasElem)) unsupported("a tensor with array elements");
   if (out.rank == 0) unsupported("a rank-0 tensor");

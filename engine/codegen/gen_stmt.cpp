@@ -178,7 +178,8 @@ std::string Gen::flat(int b, const std::vector<std::string>& xs, bool windowed) 
   size_t n = xs.size();
   for (size_t a = 0; a < n; ++a) {
     std::string x = xs[a];
-    if (a == 0 && windowed) x = "(" + x + " % b" + std::to_string(b) + "_e0)";
+    // Circular buffer: logical row x lives in row x mod W (x >= 0: checked or proven).
+    if (a == 0 && windowed) x = "(" + x + " % " + std::to_string(k.bufs[static_cast<size_t>(b)].window) + "LL)";
     std::string term = a + 1 == n ? x : x + " * " + stride(b, static_cast<int>(a));
     f += (f.empty() ? "" : " + ") + term;
   }

@@ -194,7 +194,7 @@ std::string describe(const CompileCtx& cx, const CellPlan& plan, bool with_sourc
       out += "  fused (not stored): " + f + "\n";
     }
     for (auto& b : k.bufs)
-      if (b.windowed) out += "  window: `" + b.name + "` keeps " + std::to_string(k.tensor && b.output ? k.tensor->kids[0]->ival : 0) + " rows of axis 0\n";
+      if (b.windowed) out += "  window: `" + b.name + "` keeps " + std::to_string(b.window) + " rows of axis 0 (circular)\n";
     if (with_source) out += k.source;
   };
   for (auto& k : plan.kernels) one(k, "compiled");

@@ -1,0 +1,254 @@
+// engine/codegen: what the kernel plan decides for small programs — fusion, bounds-check
+// elision, BLAS recognition, storage windows, tiering — read from the CellPlan and the
+// generated text. Nothing is compiled here (tests/unit/jit compiles).
+#include <gtest/gtest.h>
+
+#include "engine/codegen/codegen.h"
+#include "tests/unit/passes/pass_fixture.h"
+
+namespace ein {
+namespace {
+
+using codegen::CellPlan;
+using codegen::Kernel;
+using codegen::PlanOptions;
+using testing::compile;
+
+PlanOptions mode(PlanOptions::Mode m) {
+  PlanOptions o;
+  o.mode = m;
+  return o;
+}
+
+CellPlan plan(testing::Compiled& c, PlanOptions::Mode m = PlanOptions::Mode::Always) {
+  EXPECT_TRUE(c.ok) << c.rendered();
+  return codegen::plan_cell(*c.cx, mode(m));
+}
+
+const Kernel* kernel_for(const CellPlan& p, const std::string& tensor) {
+  for (auto& k : p.kernels)
+    if (k.kind == codegen::KernelKind::Clause && k.tensor->name == tensor) return &k;
+  return nullptr;
+}
+
+bool has_plan_line(const Kernel& k, const std::string& text) {
+  for (auto& l : k.plan)
+    if (l.find(text) != std::string::npos) return true;
+  return false;
+}
+
+std::vector<std::string> fused_names(const Kernel& k) {
+  std::vector<std::string> out;
+  for (auto& f : k.fused) out.push_back(f->name);
+  return out;
+}
+
+// ---- fusion -----------------------------------------------------------------------------------
+
+TEST(CodegenFusion, ElementwiseChainIsComputedInTheLastKernel) {
+  auto c = compile(
+      "let x[i in 0..100] = i as f32 * 0.5;\n"
+      "let t[i] = x[i] * x[i];\n"
+      "let y[i] = t[i] + 1.0;\n"
+      "print(y[3]);\n",
+      {.whole_program = true});
+  CellPlan p = plan(*c);
+  const Kernel* y = kernel_for(p, "y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(fused_names(*y), (std::vector<std::string>{"x", "t"}));
+  EXPECT_EQ(p.elided.size(), 2u);
+  EXPECT_EQ(kernel_for(p, "t"), nullptr);  // no kernel stores the intermediate
+}
+
+TEST(CodegenFusion, ObservedIntermediatesAreStored) {
+  auto c = compile(
+      "let x[i in 0..100] = i as f32;\n"
+      "let t[i] = x[i] * 2.0;\n"
+      "let y[i] = t[i] + 1.0;\n"
+      "print(t[1], y[1]);\n",
+      {.whole_program = true});
+  CellPlan p = plan(*c);
+  ASSERT_NE(kernel_for(p, "y"), nullptr);
+  EXPECT_EQ(fused_names(*kernel_for(p, "y")), std::vector<std::string>{});
+  EXPECT_NE(kernel_for(p, "t"), nullptr);
+}
+
+TEST(CodegenFusion, StencilAndReductionReadsAreNotFused) {
+  // x[i - 1], x[i + 1]: each x element would be computed three times; sum[k] reads x[k] once
+  // per output point. Both keep x stored.
+  auto c = compile(
+      "let x[i in 0..100] = i as f32;\n"
+      "let d[i] = x[i + 1] - x[i - 1];\n"
+      "let w[i in 0..100] = i as f32;\n"
+      "let s[i in 0..10] = sum[k](w[k]) + i as f32;\n"
+      "print(d[3], s[2]);\n",
+      {.whole_program = true});
+  CellPlan p = plan(*c);
+  EXPECT_TRUE(p.elided.empty());
+  EXPECT_NE(kernel_for(p, "x"), nullptr);
+  EXPECT_NE(kernel_for(p, "w"), nullptr);
+}
+
+TEST(CodegenFusion, SessionCellsKeepGlobals) {
+  // Without whole-program knowledge a later cell may read t, so it must be stored.
+  auto c = compile("let x[i in 0..100] = i as f32;\nlet t[i] = x[i] * 2.0;\nlet y[i] = t[i] + 1.0;\n");
+  CellPlan p = plan(*c);
+  EXPECT_TRUE(p.elided.empty());
+}
+
+// ---- bounds checks ----------------------------------------------------------------------------
+
+TEST(CodegenBounds, InferredRangesNeedNoChecks) {
+  auto c = compile("let x = [1.0, 2.0, 3.0];\nlet y[i] = x[i] * 2.0;\nlet z[i] = x[i + 1] - x[i];\n");
+  CellPlan p = plan(*c);
+  for (const char* name : {"y", "z"}) {
+    const Kernel* k = kernel_for(p, name);
+    ASSERT_NE(k, nullptr) << name;
+    EXPECT_GE(k->accesses, 1);
+    EXPECT_EQ(k->checked, 0) << name;
+    EXPECT_EQ(k->source.find("EIN_E_BOUNDS, s"), std::string::npos) << k->source;  // no per-read check
+  }
+}
+
+TEST(CodegenBounds, ExplicitRangesAreTestedOnceAtEntry) {
+  // An explicit range is never narrowed, so the read is not proven; it is affine in a loop
+  // whose bounds are known at entry: one test, then a fast and a checked version.
+  auto c = compile("let x = [1.0, 2.0, 3.0];\nlet y[i in 0..3] = x[i] + 1.0;\n");
+  CellPlan p = plan(*c);
+  const Kernel* k = kernel_for(p, "y");
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(has_plan_line(*k, "checked once at entry")) << k->source;
+  EXPECT_EQ(k->checked, 0);
+  EXPECT_NE(k->source.find("const bool pc"), std::string::npos);
+}
+
+TEST(CodegenBounds, DataDependentIndicesAreCheckedPerRead) {
+  auto c = compile("let x = [1.0, 2.0, 3.0];\nlet ix = [2, 0, 5];\nlet y[i] = x[ix[i]];\n");
+  CellPlan p = plan(*c);
+  const Kernel* k = kernel_for(p, "y");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->checked, 1);
+  EXPECT_NE(k->source.find("EIN_E_BOUNDS"), std::string::npos);
+}
+
+// ---- BLAS -------------------------------------------------------------------------------------
+
+std::string strategy_of(const std::string& src, const std::string& tensor) {
+  auto c = compile(src);
+  CellPlan p = plan(*c);
+  const Kernel* k = kernel_for(p, tensor);
+  return k ? k->strategy : "<none>";
+}
+
+const char* kMats =
+    "let A[i in 0..3, j in 0..4] = (i + j) as f32;\n"
+    "let B[i in 0..4, j in 0..2] = (i - j) as f32;\n"
+    "let Bt[j in 0..2, i in 0..4] = (i - j) as f32;\n"
+    "let At[j in 0..4, i in 0..3] = (i + j) as f32;\n"
+    "let v[k in 0..4] = k as f32;\n";
+
+TEST(CodegenBlas, MatrixProductsUpToTransposition) {
+  std::string m = kMats;
+  EXPECT_EQ(strategy_of(m + "let C[i, j] = sum[k](A[i, k] * B[k, j]);", "C"), "gemm");
+  EXPECT_EQ(strategy_of(m + "let C[i, j] = sum[k](A[i, k] * Bt[j, k]);", "C"), "gemm");
+  EXPECT_EQ(strategy_of(m + "let C[i, j] = sum[k](At[k, i] * B[k, j]) * 0.5;", "C"), "gemm");
+  EXPECT_EQ(strategy_of(m + "let C[i, j] = sum[k](B[k, j] * A[i, k]) / 3.0;", "C"), "gemm");
+}
+
+TEST(CodegenBlas, MatrixVectorAndBatched) {
+  std::string m = kMats;
+  EXPECT_EQ(strategy_of(m + "let y[i] = sum[k](A[i, k] * v[k]);", "y"), "gemv");
+  EXPECT_EQ(strategy_of(m + "let y[i] = sum[k](At[k, i] * v[k]);", "y"), "gemv");
+  std::string b =
+      "let Q[b in 0..2, i in 0..3, d in 0..4] = (b + i + d) as f64;\n"
+      "let K[b in 0..2, j in 0..5, d in 0..4] = (b * j - d) as f64;\n";
+  EXPECT_EQ(strategy_of(b + "let S[b, i, j] = sum[d](Q[b, i, d] * K[b, j, d]) * 0.125;", "S"), "batched-gemm");
+}
+
+TEST(CodegenBlas, OtherContractionsAreLoops) {
+  std::string m = kMats;
+  // Not a pure product, integer elements, a guard: ordinary kernels.
+  EXPECT_EQ(strategy_of(m + "let C[i, j] = sum[k](A[i, k] * B[k, j] + 1.0);", "C"), "parallel");
+  EXPECT_EQ(strategy_of("let P[i in 0..3, j in 0..3] = i + j;\nlet C[i, j] = sum[k](P[i, k] * P[k, j]);", "C"),
+            "parallel");
+  EXPECT_EQ(strategy_of(m + "let C[i, j] = sum[k](A[i, k] * B[k, j]) where i != j;", "C"), "parallel");
+}
+
+// ---- storage windows --------------------------------------------------------------------------
+
+TEST(CodegenWindow, RecurrenceObservedAtTheEndKeepsTwoRows) {
+  auto c = compile(
+      "const X = 64;\nconst T = 50;\n"
+      "let u[0, x in 0..X] = x as f32;\n"
+      "let u[t in 1..T, x in 0..X] = if x == 0 || x == X - 1 { 0.0 } else {\n"
+      "  u[t - 1, x] + 0.25 * (u[t - 1, x - 1] - 2.0 * u[t - 1, x] + u[t - 1, x + 1]) };\n"
+      "let last[x in 0..X] = u[T - 1, x];\nprint(last[3]);\n",
+      {.whole_program = true});
+  CellPlan p = plan(*c);
+  int windowed = 0;
+  for (auto& k : p.kernels)
+    for (auto& b : k.bufs)
+      if (b.windowed) {
+        ++windowed;
+        EXPECT_EQ(b.window, 2);
+        EXPECT_NE(k.source.find("% 2LL"), std::string::npos) << k.source;
+      }
+  EXPECT_GE(windowed, 2);  // both clauses of u index rows modulo 2
+  bool recurrence = false;
+  for (auto& k : p.kernels) recurrence |= k.strategy == "recurrence";
+  EXPECT_TRUE(recurrence);
+}
+
+// ---- tiering and support ----------------------------------------------------------------------
+
+TEST(CodegenTiering, AutoCompilesOnlyLargeOrUnknownSizes) {
+  auto c = compile(
+      "let small[i in 0..10] = i * 2;\n"
+      "let big[i in 0..1000000] = i * 2;\n"
+      "fn f(a) { let r[i] = a[i] + 1; r }\n"
+      "print(small[1], big[1], f(small)[0]);\n");
+  CellPlan p = plan(*c, PlanOptions::Mode::Auto);
+  EXPECT_EQ(kernel_for(p, "small"), nullptr);
+  EXPECT_NE(kernel_for(p, "big"), nullptr);
+  bool deferred_r = false;
+  for (auto& k : p.deferred) deferred_r |= k.tensor && k.tensor->name == "r";
+  EXPECT_TRUE(deferred_r);
+  CellPlan never = plan(*c, PlanOptions::Mode::Never);
+  EXPECT_TRUE(never.kernels.empty() && never.deferred.empty());
+}
+
+TEST(CodegenSupport, UnsupportedClausesStayInterpretedWithAReason) {
+  auto c = compile(
+      "fn fact(n: i32) -> i32 { if n <= 1 { 1 } else { n * fact(n - 1) } }\n"
+      "let y[i in 0..4] = fact(i);\n"
+      "let z[i in 0..4] = [i, i];\n");
+  CellPlan p = plan(*c);
+  EXPECT_EQ(kernel_for(p, "y"), nullptr);
+  EXPECT_EQ(kernel_for(p, "z"), nullptr);
+  ASSERT_GE(p.skipped.size(), 2u);
+  for (auto& s : p.skipped) EXPECT_FALSE(s.reason.empty());
+}
+
+TEST(CodegenSupport, FunctionsWithExpressionBodiesAreInlined) {
+  auto c = compile("fn sq(v: f32) -> f32 { v * v }\nlet x = [1.0, 2.0];\nlet y[i] = sq(x[i]) + 1.0;\n");
+  CellPlan p = plan(*c);
+  const Kernel* k = kernel_for(p, "y");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->source.find("sq"), std::string::npos);  // no call left
+}
+
+TEST(CodegenSupport, KernelTextUsesNoLibraryHeaders) {
+  auto c = compile("let x = [1.0, 2.0];\nlet m = max[i](x[i]);\nlet y[i] = x[i] / m;\n");
+  CellPlan p = plan(*c);
+  ASSERT_FALSE(p.kernels.empty());
+  for (auto& k : p.kernels) {
+    EXPECT_EQ(k.source.find("#include"), std::string::npos);
+    EXPECT_EQ(k.source.find("std::"), std::string::npos);
+  }
+  std::string prelude = codegen::prelude_text();
+  EXPECT_NE(prelude.find("EIN_ABI_VERSION"), std::string::npos);
+  EXPECT_EQ(prelude.find("#include <vector>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ein

@@ -1,0 +1,112 @@
+// Interrupting a cell while a native kernel runs: the kernel polls the session's flag in its
+// outer loops, the cell fails with E007 and the session keeps working. The kernels are compiled
+// by a small warm-up run first, so the interrupt lands in the kernel, not in the compiler.
+// (No timing assertion: the stop latency is recorded as a test property only.)
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "engine/session/session.h"
+#include "tests/unit/jit/jit_fixture.h"
+
+namespace ein {
+namespace {
+
+using testing::ScopedEnv;
+using testing::TempDir;
+
+struct Interrupted {
+  CellResult cell;
+  double stop_ms = 0;  // from the interrupt request to the end of the cell
+};
+
+// Runs `cell` and interrupts it after `after_ms`.
+Interrupted run_and_interrupt(Session& s, const std::string& cell, int after_ms) {
+  Interrupted out;
+  std::atomic<bool> done{false};
+  std::chrono::steady_clock::time_point asked;
+  std::thread killer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
+    asked = std::chrono::steady_clock::now();
+    // Repeat in case the cell had not started polling yet.
+    while (!done.load()) {
+      s.interrupt();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  out.cell = s.run_cell(cell);
+  auto end = std::chrono::steady_clock::now();
+  done.store(true);
+  killer.join();
+  out.stop_ms = std::chrono::duration<double, std::milli>(end - asked).count();
+  return out;
+}
+
+bool has_code(const CellResult& r, const std::string& code) {
+  for (auto& d : r.diags)
+    if (d.code == code) return true;
+  return false;
+}
+
+class JitInterrupt : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    env.set("EIN_CACHE_DIR", dir.path());
+    SessionOptions so;
+    so.jit = "always";
+    so.out = [this](const std::string& t) { out += t; };
+    session = std::make_unique<Session>(so);
+  }
+  TempDir dir;
+  ScopedEnv env;
+  std::string out;
+  std::unique_ptr<Session> session;
+};
+
+TEST_F(JitInterrupt, ReductionKernelStopsWithE007) {
+  Session& s = *session;
+  ASSERT_TRUE(s.run_cell("let n = 100;").ok);
+  CellResult warm = s.run_cell("let a = sum[i in 0..n, j in 0..n]((i * j) as f64);");
+  ASSERT_TRUE(warm.ok) << warm.rendered;
+  ASSERT_GE(warm.kernel_misses + warm.kernel_hits, 1);
+  ASSERT_TRUE(s.run_cell("let n = 3000000;").ok);
+  // ~10^13 points: minutes of work unless the kernel notices the interrupt.
+  Interrupted r = run_and_interrupt(s, "let b = sum[i in 0..n, j in 0..n]((i * j) as f64);", 300);
+  EXPECT_FALSE(r.cell.ok);
+  EXPECT_TRUE(has_code(r.cell, "E007")) << r.cell.rendered;
+  EXPECT_EQ(r.cell.kernel_misses, 0);  // the cached kernel ran
+  RecordProperty("stop_ms", std::to_string(r.stop_ms));
+  CellResult after = s.run_cell("print(n + 1);");
+  EXPECT_TRUE(after.ok) << after.rendered;
+  EXPECT_NE(out.find("3000001"), std::string::npos);
+}
+
+TEST_F(JitInterrupt, ParallelClauseKernelStopsWithE007) {
+  Session& s = *session;
+  ASSERT_TRUE(s.run_cell("let n = 64;").ok);
+  CellResult warm = s.run_cell("let r[i in 0..n] = sum[j in 0..n]((i * j) as f64);");
+  ASSERT_TRUE(warm.ok) << warm.rendered;
+  ASSERT_TRUE(s.run_cell("let n = 4000000;").ok);
+  Interrupted r = run_and_interrupt(s, "let r2[i in 0..n] = sum[j in 0..n]((i * j) as f64);", 300);
+  EXPECT_FALSE(r.cell.ok);
+  EXPECT_TRUE(has_code(r.cell, "E007")) << r.cell.rendered;
+  RecordProperty("stop_ms", std::to_string(r.stop_ms));
+  EXPECT_TRUE(s.run_cell("let m[i in 0..3] = i * 2;\nprint(m);").ok);
+  EXPECT_NE(out.find("[0, 2, 4]"), std::string::npos);
+}
+
+TEST_F(JitInterrupt, KernelErrorsBecomeDiagnosticsWithTheSourceSpan) {
+  Session& s = *session;
+  CellResult r = s.run_cell("let v = [1, 2, 0, 4];\nlet q[i] = 12 / v[i];\n");
+  EXPECT_FALSE(r.ok);
+  ASSERT_TRUE(has_code(r, "E007")) << r.rendered;
+  EXPECT_NE(r.rendered.find("division by zero"), std::string::npos);
+  EXPECT_NE(r.rendered.find(":2:"), std::string::npos) << r.rendered;
+  CellResult b = s.run_cell("let w = [1.0, 2.0];\nlet ix = [0, 5];\nlet z[i] = w[ix[i]];\n");
+  EXPECT_FALSE(b.ok);
+  EXPECT_TRUE(has_code(b, "E005")) << b.rendered;
+  EXPECT_NE(b.rendered.find("index 5 is out of bounds for axis 0 with extent 2"), std::string::npos) << b.rendered;
+}
+
+}  // namespace
+}  // namespace ein
