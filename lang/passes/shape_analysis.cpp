@@ -28,12 +28,11 @@ class ShapeWalker {
     const NodeRef& b = u_.body;
     if (b->kind == Kind::Program) {
       stmts(b);
-    } else if (b->kind == Kind::Fn || b->kind == Kind::DiffFn) {
-      for (size_t i = 0; i < u_.params.size(); ++i) set_def(u_.params[i], by_type(u_.param_types[i]));
-      shape(ir::fn_body(*b));
-    } else if (b->kind == Kind::Lambda) {
-      for (size_t i = 0; i < u_.params.size(); ++i) set_def(u_.params[i], by_type(u_.param_types[i]));
-      shape(ir::lambda_body(*b));
+    } else if (b->kind == Kind::Fn || b->kind == Kind::DiffFn || b->kind == Kind::Lambda) {
+      // Parameters keep extents a call-site check put there; otherwise only their rank is known.
+      for (size_t i = 0; i < u_.params.size(); ++i)
+        if (!u_.def_shapes.count(u_.params[i])) set_def(u_.params[i], by_type(u_.param_types[i]));
+      shape(b->kind == Kind::Lambda ? ir::lambda_body(*b) : ir::fn_body(*b));
     }
   }
 
@@ -458,6 +457,7 @@ class ShapeWalker {
         }
         return record(e, by_type(u_.type(e)));
       }
+      case Kind::Call: return record(e, call(e));
       default:
         for (auto& k : e->kids)
           if (k && k->kind != Kind::Lambda && k->kind != Kind::Param) shape(k);
@@ -465,11 +465,59 @@ class ShapeWalker {
     }
   }
 
+  // A call whose arguments' extents are all known: the callee is checked with those extents
+  // (a specialisation is shared by all extents, so its own analysis cannot decide), which
+  // turns shape errors inside generic functions into compile-time errors at the call site,
+  // and gives the call's result its static shape.
+  Shape call(const NodeRef& e) {
+    std::vector<Shape> args;
+    for (size_t i = 1; i < e->kids.size(); ++i) args.push_back(shape(e->kids[i]));
+    Shape ret = by_type(u_.type(e));
+    auto it = u_.call_targets.find(e->id);
+    if (it == u_.call_targets.end() || depth_ >= 3) return ret;
+    Unit* callee = it->second;
+    if (callee->in_progress || !callee->body ||
+        (callee->body->kind != Kind::Fn && callee->body->kind != Kind::Lambda) ||
+        callee->params.size() != args.size())
+      return ret;
+    std::string desc;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!args[i]) return ret;
+      for (auto x : *args[i])
+        if (x < 0) return ret;
+      if (!args[i]->empty()) desc += (desc.empty() ? "" : ", ") + show_shape(*args[i]);
+    }
+    if (desc.empty()) return ret;  // scalars only: nothing to learn
+    DiagSink sink;
+    CompileCtx view(cx_.sm, cx_.resolver, sink, cx_.env);
+    view.opt = cx_.opt;
+    view.global_types = cx_.global_types;
+    view.global_shapes = cx_.global_shapes;
+    view.const_ints = cx_.const_ints;
+    Unit tmp = *callee;  // a scratch copy: the shared specialisation keeps its own facts
+    for (size_t i = 0; i < args.size(); ++i) tmp.def_shapes[callee->params[i]] = *args[i];
+    ShapeWalker w(view, tmp);
+    w.depth_ = depth_ + 1;
+    w.run();
+    for (auto d : sink.take()) {
+      if (d.code != "E004" && d.code != "E005") continue;
+      d.secondary.push_back(Label{e->span, "called here with " + desc});
+      cx_.diags.report(std::move(d));
+    }
+    const NodeRef& body = tmp.body->kind == Kind::Fn ? ir::fn_body(*tmp.body) : ir::lambda_body(*tmp.body);
+    if (body && body->kind == Kind::Block && body->has(ir::kHasTail)) {
+      auto st = tmp.shapes.find(body->kids.back()->id);
+      if (st != tmp.shapes.end()) ret = st->second;
+    }
+    return ret;
+  }
+
   CompileCtx& cx_;
   Unit& u_;
   std::unordered_set<DefId> site_vars_;
   bool in_site_ = false;
   int guarded_ = 0;
+  int depth_ = 0;  // nesting of call checks
   DefId group_;
 
   friend std::optional<int64_t> ein::fold_int(CompileCtx&, const Unit&, const NodeRef&);
