@@ -117,10 +117,16 @@ void cmd_doc(Call& c) {
     if (!info->doc.empty()) out += indent(info->doc);
   } else if (info->kind == "module") {
     out = "module " + name + "\n";
-    auto items = s.module_children(name);
-    std::string line;
-    for (auto& it : items) line += (line.empty() ? "" : ", ") + it;
-    if (!line.empty()) out += indent(line);
+    // Items wrapped to lines of about 72 columns.
+    std::string text, line;
+    for (auto& it : s.module_children(name)) {
+      if (!line.empty() && line.size() + it.size() + 2 > 72) {
+        text += line + ",\n";
+        line.clear();
+      }
+      line += (line.empty() ? "" : ", ") + it;
+    }
+    if (!line.empty()) out += indent(text + line);
   } else {
     auto v = s.value_of(name);
     out = (info->kind == "const" ? "const " : "") + name + (v ? ": " + type_string(*v) : "") + "\n";
