@@ -18,6 +18,14 @@ def shape_file():
         t.check(f"flatten(m{i})", v.flatten(), kind)
         t.check(f"transpose(m{i})", v.T, kind)
         t.check(f"typeof(transpose(m{i}))", f"[{kind}; {shape[1]}, {shape[0]}]", "str")
+    for i, (shape, kind) in enumerate([((4,), "f32"), ((2, 3, 2), "i32"), ((2, 1, 3, 2), "f64")]):
+        x = ints(15 + i, shape) if kind.startswith("i") else decimals(15 + i, shape)
+        v = t.let(f"n{i}", x, kind)
+        t.check(f"flatten(n{i})", v.flatten(), kind)
+        t.check(f"transpose(n{i})", v.T, kind)
+    t.raw("let sc: f64 = 2.5;")
+    t.check("flatten(sc)", np.array([2.5]), "f64")
+    t.check("transpose(sc)", 2.5, "f64")
     b = t.let("bm", np.array([[True, False, True]]), "bool")
     t.check("flatten(bm)", b.flatten(), "bool")
     t.check("transpose(bm)", b.T, "bool")
@@ -48,9 +56,8 @@ def reduce_file():
             t.check(f"mean(x{i})", v.astype(np.float64).mean(), kind)
         t.check(f"argmax(x{i})", np.argmax(v, axis=-1), "i32")
         t.check(f"argmin(x{i})", np.argmin(v, axis=-1), "i32")
-        if len(shape) == 2:
-            t.check(f"argmax_all(x{i})", np.argmax(v), "i32")
-            t.check(f"argmin_all(x{i})", np.argmin(v), "i32")
+        t.check(f"argmax_all(x{i})", np.argmax(v), "i32")
+        t.check(f"argmin_all(x{i})", np.argmin(v), "i32")
     # ties: the first index wins, like NumPy
     v = t.let("ties", np.array([[1.0, 3.0, 3.0], [2.0, 2.0, -1.0]]), "f64")
     t.check("argmax(ties)", np.argmax(v, axis=-1), "i32")

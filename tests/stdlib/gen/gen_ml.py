@@ -224,6 +224,12 @@ def layers_file():
             ref = 0.5 * ((A.T if ta else A) @ (Bm.T if tb else Bm)) + 2.0 * C
             t.check(f"gemm(A{ta}{tb}, B{ta}{tb}, C{ta}{tb}, 0.5, 2.0, {ta}, {tb})",
                     ref.astype(np.float32), "f32")
+    A = t.let("Cs_A", quarters(445, (2, 3)), "f32")
+    Bm = t.let("Cs_B", quarters(446, (3, 2)), "f32")
+    t.raw("let Cs_s: f32 = 0.5;")
+    t.check("gemm(Cs_A, Cs_B, Cs_s, 1.0, 2.0, 0, 0)", (A @ Bm + 1.0).astype(np.float32), "f32")
+    C2 = t.let("Cs_M", quarters(447, (2, 2)), "f32")
+    t.check("gemm(Cs_A, Cs_B, Cs_M, 1.0, -1.0, 0, 0)", (A @ Bm - C2).astype(np.float32), "f32")
     A = t.let("Ad", decimals(450, (2, 3)), "f64")
     Bm = t.let("Bd", decimals(451, (3, 2)), "f64")
     C = t.let("Cd", decimals(452, (2,)), "f64")

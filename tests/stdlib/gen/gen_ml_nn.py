@@ -73,6 +73,16 @@ def normalization_file():
         t.check(f"layer_normalization(X{i}, lsc{i}, lB{i}, {eps}, -1)", ref.astype(X.dtype), kind)
         t.check(f"layer_normalization(X{i}, lsc{i}, lB{i}, {eps}, {len(xs) - 1})",
                 ref.astype(X.dtype), kind)
+        # over the last two axes: scale and B have their shape
+        tail = xs[-2:]
+        lsc2 = t.let(f"lsc2_{i}", decimals(670 + i, tail, 0.5, 2), kind)
+        lB2 = t.let(f"lB2_{i}", decimals(680 + i, tail, -1, 1), kind)
+        m = f64(X).mean(axis=(-2, -1), keepdims=True)
+        v = f64(X).var(axis=(-2, -1), keepdims=True)
+        ref = (f64(X) - m) / np.sqrt(v + 1e-5) * f64(lsc2) + f64(lB2)
+        t.check(f"layer_normalization(X{i}, lsc2_{i}, lB2_{i}, {eps}, -2)", ref.astype(X.dtype), kind)
+        t.check(f"layer_normalization(X{i}, lsc2_{i}, lB2_{i}, {eps}, {len(xs) - 2})",
+                ref.astype(X.dtype), kind)
         if len(xs) >= 3:
             axes = tuple(range(2, len(xs)))
             m = f64(X).mean(axis=axes, keepdims=True)
@@ -83,8 +93,8 @@ def normalization_file():
 
 
 def layer_norm_axis_error():
-    t = TestFile("ml/errors/layer_normalization_axis.ein", "std::ml layer_normalization over "
-                 "an axis other than the last is refused (E007)", uses=["std::ml::*"])
+    t = TestFile("ml/errors/layer_normalization_axis.ein", "std::ml layer_normalization with a "
+                 "scale whose rank does not match `axis` is refused (E007)", uses=["std::ml::*"])
     t.raw("let X = [[1.0, 2.0], [3.0, 5.0]];")
     t.raw("print(layer_normalization(X, [1.0, 1.0], [0.0, 0.0], 0.00001, 0));")
     t.expect_error("E007", line_of_last_statement=False)

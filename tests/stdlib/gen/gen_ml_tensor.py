@@ -43,10 +43,17 @@ def linalg_file():
         A = t.let(f"A{i}", gen(900 + i, sa), kind)
         B = t.let(f"B{i}", gen(910 + i, sb), kind)
         t.check(f"matmul(A{i}, B{i})", np.matmul(A, B), kind)
+    for i, (sa, sb, kind) in enumerate([((3,), (3,), "f64"), ((3,), (3, 2), "f32"),
+                                        ((2, 3), (3,), "f64"), ((2, 2, 3), (3,), "f32"),
+                                        ((3,), (2, 3, 2), "f64"), ((2, 3), (2, 3, 2), "f32")]):
+        A = t.let(f"VA{i}", quarters(925 + i, sa), kind)
+        B = t.let(f"VB{i}", quarters(935 + i, sb), kind)
+        t.check(f"matmul(VA{i}, VB{i})", np.matmul(A, B), kind)
     for i, (sa, sb, kind) in enumerate([((2, 2, 3), (2, 3, 2), "f32"), ((2, 1, 2, 2), (2, 1, 2, 3), "f64")]):
         A = t.let(f"BA{i}", quarters(920 + i, sa), kind)
         B = t.let(f"BB{i}", quarters(930 + i, sb), kind)
         t.check(f"batch_matmul(BA{i}, BB{i})", np.matmul(A, B), kind)
+        t.check(f"matmul(BA{i}, BB{i})", np.matmul(A, B), kind)
     for i, (n, kind) in enumerate([(1, "f64"), (3, "f64"), (4, "f32"), (5, "f64")]):
         S = t.let(f"S{i}", spd(940 + i, n), kind)
         b = t.let(f"b{i}", decimals(950 + i, (n,)), kind)
@@ -104,21 +111,24 @@ def singular_error():
 
 def shape_ops_file():
     t = TestFile("ml/shape_ops.ein", "std::ml reshape, flatten, squeeze, unsqueeze, expand, "
-                 "split, concat, tile, transpose, pad", uses=["std::ml::*"])
+                 "split, concat, tile, transpose, swap_last_axes, pad", uses=["std::ml::*"])
     x = t.let("r", np.arange(12) - 3, "i32")
     for shp in ([3, 4], [-1, 6], [12, 1], [2, -1]):
         t.check(f"reshape(r, {shp})", x.reshape(shp), "i32")
-    y = t.let("rf", decimals(1000, (6,)), "f64")
+    y = t.let("rf", decimals(1000, (2, 3, 1)), "f64")
     t.check("reshape(rf, [3, 2])", y.reshape(3, 2), "f64")
-    X = t.let("X4", decimals(1001, (2, 3, 2, 2)), "f32")
-    t.check("flatten(X4)", X.reshape(2, -1), "f32")
+    for i, shape in enumerate([(5,), (2, 3), (2, 3, 2, 2), (2, 1, 2)]):
+        v = t.let(f"fl{i}", decimals(1001 + i, shape), "f32")
+        t.check(f"flatten(fl{i})", v.reshape(shape[0], -1), "f32")
     for i, (shape, kind) in enumerate([((3,), "f32"), ((2, 3), "i64"), ((2, 2, 2), "f64"),
                                        ((4, 1), "bool")]):
         v = (ints(1010 + i, shape) > 0) if kind == "bool" else \
             (ints(1010 + i, shape) if kind[0] == "i" else decimals(1010 + i, shape))
         v = t.let(f"s{i}", v, kind)
-        t.check(f"unsqueeze(s{i})", v[None], kind)
-        t.check(f"squeeze(unsqueeze(s{i}))", v, kind)
+        for ax in range(-len(shape) - 1, len(shape) + 1):
+            t.check(f"unsqueeze(s{i}, {ax})", np.expand_dims(v, ax), kind)
+        for ax in range(len(shape) + 1):
+            t.check(f"squeeze(unsqueeze(s{i}, {ax}), {ax})", v, kind)
         t.check(f"expand(s{i}, 3)", np.broadcast_to(v, (3,) + v.shape), kind)
         for k in (0, 1, shape[0]):
             t.raw(f"let (h{i}_{k}, t{i}_{k}) = split(s{i}, {k});")
@@ -130,16 +140,21 @@ def shape_ops_file():
         t.check(f"concat(s{i}, s{i})", np.concatenate([v, v]), kind)
         t.check(f"tile(s{i}, 2)", np.concatenate([v, v]), kind)
         t.check(f"tile(s{i}, 1)", v, kind)
+        t.check(f"transpose(s{i})", v.T, kind)
         if len(shape) >= 2:
-            t.check(f"transpose(s{i})", np.swapaxes(v, -1, -2), kind)
-    t.check("squeeze([[1, 2, 3]])", np.array([1, 2, 3]), "i32")
-    P = t.let("P", decimals(1020, (2, 3)), "f32")
-    for pads, value in [([1, 0, 0, 2], 0.0), ([0, 1, 2, 0], -1.5), ([0, 0, 0, 0], 9.0)]:
-        ref = np.pad(P, ((pads[0], pads[2]), (pads[1], pads[3])), constant_values=value)
-        t.check(f"pad(P, {pads}, {value})", ref, "f32")
-    P3 = t.let("P3", decimals(1021, (2, 1, 2)), "f32")
-    t.check("pad(P3, [1, 1, 1, 1], 0.5)",
-            np.pad(P3, ((0, 0), (1, 1), (1, 1)), constant_values=0.5), "f32")
+            t.check(f"swap_last_axes(s{i})", np.swapaxes(v, -1, -2), kind)
+    t.raw("let row: [i32; 1, 3] = [[1, 2, 3]];")
+    t.check("squeeze(row, 0)", np.array([1, 2, 3]), "i32")
+    t.check("squeeze(unsqueeze(row, -1), -1)", np.array([[1, 2, 3]]), "i32")
+    for i, (shape, kind) in enumerate([((3,), "i32"), ((2, 3), "f32"), ((2, 1, 2), "f64")]):
+        P = t.let(f"P{i}", ints(1020 + i, shape) if kind[0] == "i" else decimals(1020 + i, shape),
+                  kind)
+        t.raw(f"let pv{i}: {kind} = {'-1' if kind[0] == 'i' else '-1.5'};")
+        for pads in ([1] * len(shape) + [0] * len(shape),
+                     [(a * 2 + i) % 3 for a in range(2 * len(shape))]):
+            widths = [(pads[a], pads[a + len(shape)]) for a in range(len(shape))]
+            ref = np.pad(P, widths, constant_values=-1 if kind[0] == "i" else -1.5)
+            t.check(f"pad(P{i}, {pads}, pv{i})", ref, kind)
     t.write()
 
 
@@ -153,6 +168,11 @@ def indexing_file():
         idx = np.array([n - 1, 0, -1, 1, -n])
         t.let(f"ix{i}", idx, "i32")
         t.check(f"gather(d{i}, ix{i})", np.take(d, idx, axis=0), kind)
+        idx2 = np.array([[0, -1], [1, 1], [n - 1, 0]])
+        t.let(f"ix2_{i}", idx2, "i32")
+        t.check(f"gather(d{i}, ix2_{i})", np.take(d, idx2 % n, axis=0), kind)
+        t.raw(f"let one{i}: i32 = -2;")
+        t.check(f"gather(d{i}, one{i})", d[-2], kind)
         upd_idx = np.array([1, -1, 1])
         t.let(f"ui{i}", upd_idx, "i32")
         u = t.let(f"u{i}", ints(1110 + i, (3,) + shape[1:]) if kind[0] == "i" else
@@ -210,8 +230,8 @@ def losses_file():
 
 
 def utils_file():
-    t = TestFile("ml/utils.ein", "std::ml eye, trace, outer, kron, tril, triu, flip, select, "
-                 "cumsum, cumprod", uses=["std::ml::*"])
+    t = TestFile("ml/utils.ein", "std::ml eye, trace, outer, kron, tril, triu, flip, flipud, "
+                 "select, cumsum, cumprod", uses=["std::ml::*"])
     for n in (1, 3):
         t.check(f"eye({n})", np.eye(n, dtype=np.float32), "f32")
     t.check("typeof(eye(2))", "[f32; 2, 2]", "str")
@@ -222,25 +242,38 @@ def utils_file():
         for k in (-1, 0, 2):
             t.check(f"tril(m{i}, {k})", np.tril(x, k), kind)
             t.check(f"triu(m{i}, {k})", np.triu(x, k), kind)
-        t.check(f"flip(m{i})", np.flip(x, 0), kind)
+        t.check(f"flip(m{i})", np.flip(x), kind)
+        t.check(f"flipud(m{i})", np.flip(x, 0), kind)
         t.check(f"cumsum(m{i})", np.cumsum(x, axis=-1), kind)
     x3 = t.let("t3", decimals(1310, (2, 3, 3)), "f64")
+    t.check("trace(t3)", np.trace(x3), "f64")
     t.check("tril(t3, 0)", np.tril(x3), "f64")
     t.check("triu(t3, 1)", np.triu(x3, 1), "f64")
-    t.check("flip(t3)", np.flip(x3, 0), "f64")
+    t.check("flip(t3)", np.flip(x3), "f64")
+    t.check("flipud(t3)", np.flip(x3, 0), "f64")
     t.check("cumsum(t3)", np.cumsum(x3, axis=-1), "f64")
+    v = t.let("fv", ints(1312, (5,)), "i64")
+    t.check("flip(fv)", np.flip(v), "i64")
+    t.check("flipud(fv)", np.flip(v), "i64")
     c = t.let("cp", decimals(1311, (2, 4), 0.5, 1.5), "f64")
     t.check("cumprod(cp)", np.cumprod(c, axis=-1), "f64")
     t.check("cumsum([1, 2, 3, 4])", np.cumsum([1, 2, 3, 4]), "i32")
     a = t.let("oa", decimals(1320, (3,)), "f64")
     b = t.let("ob", decimals(1321, (4,)), "f64")
     t.check("outer(oa, ob)", np.outer(a, b), "f64")
+    a2 = t.let("oa2", decimals(1322, (2, 2)), "f64")
+    t.check("outer(oa2, ob)", np.outer(a2, b), "f64")
     A = t.let("KA", ints(1330, (2, 3)), "i32")
     B = t.let("KB", ints(1331, (2, 2)), "i32")
     t.check("kron(KA, KB)", np.kron(A, B), "i32")
     Af = t.let("KAf", decimals(1332, (1, 2)), "f64")
     Bf = t.let("KBf", decimals(1333, (3, 1)), "f64")
     t.check("kron(KAf, KBf)", np.kron(Af, Bf), "f64")
+    va = t.let("Kva", ints(1334, (3,)), "i32")
+    vb = t.let("Kvb", ints(1335, (2,)), "i32")
+    t.check("kron(Kva, Kvb)", np.kron(va, vb), "i32")
+    t.check("kron(Kva, KB)", np.kron(va, B), "i32")
+    t.check("kron(KB, Kvb)", np.kron(B, vb), "i32")
     for i, (shape, kind) in enumerate([((4,), "f32"), ((2, 3), "i64"), ((2, 2, 2), "f64")]):
         cnd = t.let(f"c{i}", ints(1340 + i, shape) > 0, "bool")
         x = t.let(f"x{i}", ints(1350 + i, shape) if kind[0] == "i" else decimals(1350 + i, shape),
@@ -248,6 +281,8 @@ def utils_file():
         y = t.let(f"y{i}", ints(1360 + i, shape) if kind[0] == "i" else decimals(1360 + i, shape),
                   kind)
         t.check(f"select(c{i}, x{i}, y{i})", np.where(cnd, x, y), kind)
+    t.raw("let sc: bool = false;", "let s1: f64 = 1.5;", "let s2: f64 = -2.0;")
+    t.check("select(sc, s1, s2)", -2.0, "f64")
     t.write()
 
 
