@@ -150,6 +150,7 @@ TypeRef Facts::def_type(DefId d) const {
 }
 
 const RangeFact* Facts::range(DefId d) const {
+  if (auto it = own_ranges_.find(d); it != own_ranges_.end()) return &it->second;
   for (int hop = 0; hop < 64 && d.valid(); ++hop) {
     for (auto* m : range_maps_)
       if (auto it = m->find(d); it != m->end()) return &it->second;
@@ -197,6 +198,7 @@ DefId Copier::fresh(const NodeRef& binder, Env& env) {
   DefKind k = info.kind == DefKind::Global ? DefKind::Local : info.kind;
   DefId d = cx_.resolver.new_def(info.name.empty() ? binder->name : info.name, k, binder->span);
   facts_.note_def_origin(d, binder->def);
+  renamed.emplace_back(binder->def, d);
   env[binder->def] = Binding{true, d, nullptr};
   return d;
 }

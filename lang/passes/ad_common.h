@@ -39,6 +39,7 @@ class Facts {
   // The specialisation a call node (or the node it was copied from) was compiled against.
   const Unit* call_target(const NodeRef& call) const;
   void add_ranges(const std::unordered_map<DefId, RangeFact>* r) { range_maps_.push_back(r); }
+  void add_range(DefId d, RangeFact f) { own_ranges_[d] = std::move(f); }
   // Float element type of n (nullopt: integer/bool/unknown: zero derivative).
   std::optional<DType> float_dtype(const NodeRef& n) const;
   std::optional<DType> float_dtype_of_def(DefId d) const;
@@ -51,6 +52,7 @@ class Facts {
   std::unordered_map<DefId, DefId> def_origin_;
   std::unordered_map<uint32_t, TypeRef> extra_;
   std::unordered_map<DefId, TypeRef> extra_defs_;
+  std::unordered_map<DefId, RangeFact> own_ranges_;
 };
 
 // Deep copy with a fresh DefId for every binder occurrence inside (scoped: a binder shadows a
@@ -59,6 +61,7 @@ class Copier {
  public:
   Copier(CompileCtx& cx, Facts& facts) : cx_(cx), facts_(facts) {}
   std::unordered_map<DefId, NodeRef> subst;  // free Name def -> expression (copied at each use)
+  std::vector<std::pair<DefId, DefId>> renamed;  // (original binder, its copy), in copy order
   NodeRef copy(const NodeRef& n);
 
  private:

@@ -42,6 +42,7 @@ NodeRef Forward::tangent(const NodeRef& e) {
     }
     case Kind::Index: {
       const NodeRef& base = e->kids[0];
+      if (e->kids.size() == 1) return tangent(base);  // `m[..b]` over zero axes is m itself
       if (base->kind == Kind::Name) {
         auto it = tangents.find(base->def);
         if (it != tangents.end()) {

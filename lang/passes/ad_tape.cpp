@@ -154,6 +154,20 @@ NodeRef Tape::inline_call(const NodeRef& call) {
   }
   NodeRef body = cp.copy(lambda ? ir::lambda_body(*fn) : ir::fn_body(*fn));
   --inline_depth_;
+  // The copied indices keep their ranges, with the names inside them copied too
+  // (`j in 0..dim(e)` of the inlined `e`).
+  std::unordered_map<DefId, NodeRef> to_copy = cp.subst;  // parameters -> their lets
+  for (auto& [orig, copy] : cp.renamed) to_copy[orig] = name(cx_.resolver.info(copy).name, copy);
+  for (auto& [orig, copy] : cp.renamed) {
+    const RangeFact* rf = facts_.range(orig);
+    if (!rf || !rf->lo || !rf->hi) continue;
+    Copier rc(cx_, facts_);
+    rc.subst = to_copy;
+    RangeFact f = *rf;
+    f.lo = rc.copy(rf->lo);
+    f.hi = rc.copy(rf->hi);
+    facts_.add_range(copy, f);
+  }
   if (body->kind != Kind::Block) return body;
   bool tail = body->has(ir::kHasTail);
   for (size_t i = 0; i < body->kids.size(); ++i) {

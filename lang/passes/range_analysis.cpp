@@ -1,5 +1,6 @@
 #include "lang/passes/range_analysis.h"
 
+#include <functional>
 #include <map>
 
 #include "lang/ir/visitor.h"
@@ -64,6 +65,7 @@ struct Access {
   int axis;
   Affine aff;
   bool self;
+  bool point_local;  // the base is computed inside the site (a where/let local)
 };
 
 class SiteSolver {
@@ -79,6 +81,7 @@ class SiteSolver {
       if (!a.aff.ok || a.aff.vars.size() != 1) continue;
       auto [v, c] = a.aff.vars[0];
       if (!is_var(v) || (c != 1 && c != -1)) continue;
+      if (a.point_local && !reduce_vars_.count(v)) continue;
       if (a.self) {
         if (c == 1 && a.aff.syms.empty() && a.aff.k < 0)
           cands_[v].push_back(Candidate{irb::lit(-a.aff.k), nullptr, false, nullptr, a.node->span, ""});
@@ -126,6 +129,7 @@ class SiteSolver {
           }
         }
         if (!unit_coefs || missing != 1) continue;
+        if (a.point_local && !reduce_vars_.count(target)) continue;
         NodeRef rmin = a.aff.offset(), rmax = a.aff.offset();
         int64_t ct = 0;
         for (auto& [v, c] : a.aff.vars) {
@@ -225,6 +229,7 @@ class SiteSolver {
         const NodeRef& s = n->kids[i];
         if (s->kind != Kind::IdxVar && s->kind != Kind::IdxIn) continue;
         var_set_.insert(s->def);
+        if (n->kind == Kind::Reduce) reduce_vars_.insert(s->def);
         order_.push_back(s->def);
         spans_[s->def] = s->span;
         if (s->kind == Kind::IdxIn) add_explicit(s);
@@ -336,13 +341,14 @@ class SiteSolver {
       DefKind k = cx_.resolver.info(base->def).kind;
       bool usable = k == DefKind::Global || k == DefKind::Param || k == DefKind::Const ||
                     (k == DefKind::Local && !derived_.count(base->def));
-      // A where-bound local is recomputed per point: its extent is not a loop bound.
-      if (k == DefKind::Local) usable = local_outside_site(base->def);
+      // A local computed inside the site is recomputed per point: its extent cannot bound the
+      // declaration's own loops, but it can bound a reduction evaluated after it.
+      bool point_local = k == DefKind::Local && !local_outside_site(base->def);
       if (usable || base->def == self_) {
         access_arity_[n->id] = n->kids.size() - 1;
         for (size_t i = 1; i < n->kids.size(); ++i)
           accesses_.push_back(Access{n, base, static_cast<int>(i - 1), affine(n->kids[i]),
-                                     base->def == self_});
+                                     base->def == self_, point_local});
       }
     }
     for (auto& k : n->kids) collect_accesses(k);
@@ -357,7 +363,7 @@ class SiteSolver {
   CompileCtx& cx_;
   Unit& u_;
   DefId self_;
-  std::unordered_set<DefId> var_set_, explicit_, site_locals_;
+  std::unordered_set<DefId> var_set_, explicit_, site_locals_, reduce_vars_;
   std::vector<DefId> order_;
   std::unordered_map<DefId, Span> spans_;
   std::unordered_map<DefId, NodeRef> derived_;
@@ -397,21 +403,26 @@ class SiteFinder : public ir::RecursiveVisitor {
       if (n->kind == Kind::Reduce) covered_.insert(n->id);
     });
     s.solve(root, self);
-    // Every index of the site must have a range now.
-    ir::for_each_node(root, [&](const NodeRef& n) {
-      if (n->kind != Kind::EinDecl && n->kind != Kind::Reduce) return;
-      size_t begin = n->kind == Kind::EinDecl ? ir::ein_slot_begin() : ir::reduce_slot_begin();
-      for (size_t i = begin; i < n->kids.size(); ++i) {
-        const NodeRef& sl = n->kids[i];
-        if ((sl->kind == Kind::IdxVar) && !u_.ranges.count(sl->def) && !reported_.count(sl->def)) {
-          reported_.insert(sl->def);
-          cx_.error("E004", "cannot infer the range of index `" + sl->name + "`", sl->span,
-                    "no array access determines its extent",
-                    "give it an explicit range, e.g. `" + sl->name + " in 0..n`, or use it as a "
-                    "plain index of an array");
+    // Every index of the site must have a range now (nested definitions are their own sites,
+    // solved when the walk reaches them).
+    std::function<void(const NodeRef&, bool)> check = [&](const NodeRef& n, bool is_root) {
+      if (!n || n->kind == Kind::Lambda || (!is_root && n->kind == Kind::EinGroup)) return;
+      if (n->kind == Kind::EinDecl || n->kind == Kind::Reduce) {
+        size_t begin = n->kind == Kind::EinDecl ? ir::ein_slot_begin() : ir::reduce_slot_begin();
+        for (size_t i = begin; i < n->kids.size(); ++i) {
+          const NodeRef& sl = n->kids[i];
+          if (sl->kind == Kind::IdxVar && !u_.ranges.count(sl->def) && !reported_.count(sl->def)) {
+            reported_.insert(sl->def);
+            cx_.error("E004", "cannot infer the range of index `" + sl->name + "`", sl->span,
+                      "no array access determines its extent",
+                      "give it an explicit range, e.g. `" + sl->name + " in 0..n`, or use it as a "
+                      "plain index of an array");
+          }
         }
       }
-    });
+      for (auto& k : n->kids) check(k, false);
+    };
+    check(root, true);
   }
 
  private:

@@ -128,8 +128,9 @@ std::optional<int64_t> Infer::static_int(const NodeRef& e) {
   if (!e) return std::nullopt;
   if (e->kind == Kind::IntLit) return e->ival;
   auto rank = [&](const NodeRef& x) -> std::optional<int64_t> {
-    int r = ir::rank_of(resolved(u.type(x)));
     TypeRef t = resolved(u.type(x));
+    if (t->k == Type::K::Var && t->var_kind != ir::VarKind::Any) return 0;  // a literal scalar
+    int r = ir::rank_of(t);
     if (r < 0 || !(t->k == Type::K::Array || t->k == Type::K::Scalar)) return std::nullopt;
     return r;
   };
