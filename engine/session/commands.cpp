@@ -3,8 +3,10 @@
 #include "engine/session/commands.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -161,6 +163,8 @@ void cmd_load(Call& c) {
   if (path.size() >= 2 && (path.front() == '"' || path.front() == '\'') && path.back() == path.front())
     path = path.substr(1, path.size() - 2);
   if (path.empty()) throw Error("usage: %load FILE");
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error("%load: `" + path + "` is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("%load: cannot read `" + path + "`: " + std::strerror(errno));
   std::stringstream ss;
