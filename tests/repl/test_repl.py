@@ -252,6 +252,7 @@ class Suite:
         out = r.line("unfinished")
         assert "error[E003]" in out, "Ctrl-C dropped the whole cell: " + out
         r.send("let slow = sum[i in 0..2000000000](i as f64);\r")
+        r.expect(r"\(i as f64\);\n")  # the line was accepted: the cell is starting
         time.sleep(0.5)
         r.send("\x03")
         out = r.expect(re.escape(PROMPT) + "$", timeout=20)
