@@ -66,7 +66,6 @@ TEST(Recurrence, SameStepCycleWithLookbackIsE012) {
 }
 
 TEST(Recurrence, SameStepCycleWithoutLookbackIsE012) {
-  GTEST_SKIP() << "pending: tests/golden/pending/same_step_cycle_without_lookback.ein";
   auto c = compile("let s[t in 0..3, 0] = s[t, 1];\nlet s[t in 0..3, 1] = s[t, 0];\n");
   EXPECT_TRUE(c->has_code("E012")) << c->rendered();
 }
@@ -195,7 +194,6 @@ TEST(Recurrence, SameStepClausesAreOrderedByDependency) {
 }
 
 TEST(Recurrence, SameStepReadWithoutLookbackIsOrdered) {
-  GTEST_SKIP() << "pending: tests/golden/pending/same_step_order_without_lookback.ein";
   auto r = run_program("let s[t in 0..3, 0] = s[t, 1] + 1.0;\nlet s[t in 0..3, 1] = 5.0;\nprint(s);\n");
   EXPECT_EQ(r.out, "[[6.0, 5.0], [6.0, 5.0], [6.0, 5.0]]\n");
 }

@@ -150,7 +150,6 @@ TEST(Types, TooManyIndicesIsARankError) {
 }
 
 TEST(Types, AnnotationRankMismatchIsE004) {
-  GTEST_SKIP() << "pending: tests/golden/pending/annotation_rank_mismatch.ein";
   auto c = compile("let v: [i32; 2, 2] = [1, 2];\n");
   EXPECT_TRUE(c->has_code("E004")) << c->rendered();
 }
@@ -267,7 +266,6 @@ TEST(Types, IndexMustBeAnInteger) {
 }
 
 TEST(Types, FloatLiteralIndexIsACompileError) {
-  GTEST_SKIP() << "pending: tests/golden/pending/float_literal_index.ein";
   auto c = compile("let v = [1, 2];\nprint(v[1.0]);\n");
   EXPECT_TRUE(c->has_code("E002")) << c->rendered();
 }

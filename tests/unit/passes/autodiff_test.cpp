@@ -1,0 +1,448 @@
+// Autodiff (SPEC §7): gradients of several programs checked two independent ways —
+//  - against values derived by hand (closed-form derivatives evaluated here in C++), and
+//  - against central finite differences of the primal program run in f64.
+// Each program is a template: {T} is the float type, {P} the literal of the parameter. The
+// gradients are computed by ein at f32 (compared with a tolerance fitting f32) and at f64
+// (compared tightly).
+// Also: Jacobian rows and entries against the full Jacobian, derivatives through earlier
+// cells, the symbolic differential, and E013 for unnamed targets and unsupported constructs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+#include "tests/unit/passes/pass_fixture.h"
+
+namespace ein::testing {
+namespace {
+
+// Every element of a value as doubles (scalars give one element).
+std::vector<double> flat(const Value& v) {
+  if (v.is_scalar()) return {v.as_f64()};
+  std::vector<double> out;
+  if (v.is_tensor()) {
+    const Tensor& t = v.tensor_ref();
+    for (int64_t i = 0; i < t.size(); ++i) out.push_back(t.get_f64(i));
+  }
+  return out;
+}
+
+// The value of the cell `src` (ending in an expression), evaluated in a fresh session.
+std::vector<double> eval(const std::string& src, std::string* error = nullptr) {
+  SessionOptions so;
+  so.out = [](const std::string&) {};
+  so.jit = "never";
+  Session s(so);
+  CellResult r = s.run_cell(src);
+  if (!r.ok || !r.value) {
+    if (error) *error = r.rendered.empty() ? "no value" : r.rendered;
+    return {};
+  }
+  return flat(*r.value);
+}
+
+// A float literal that round-trips (always with a '.' or an exponent).
+std::string lit(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+// Nested array literal of `xs` (row-major) with the given shape.
+std::string array_lit(const std::vector<double>& xs, const std::vector<int>& shape, size_t axis = 0,
+                      size_t* pos = nullptr) {
+  size_t p0 = 0;
+  if (!pos) pos = &p0;
+  if (shape.empty()) return lit(xs[(*pos)++]);
+  std::string s = "[";
+  for (int i = 0; i < shape[axis]; ++i) {
+    if (i) s += ", ";
+    if (axis + 1 == shape.size()) s += lit(xs[(*pos)++]);
+    else s += array_lit(xs, shape, axis + 1, pos);
+  }
+  return s + "]";
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+    s.replace(p, from.size(), to);
+  return s;
+}
+
+struct AdProgram {
+  std::string name;
+  std::string tmpl;            // defines `loss` from the parameter `param`
+  std::string param;
+  std::vector<int> shape;      // of the parameter ({} for a scalar)
+  std::vector<double> values;  // the parameter, row-major
+
+  std::string source(const std::string& T, const std::vector<double>& p) const {
+    std::string s = replace_all(tmpl, "{T}", T);
+    return replace_all(s, "{P}", array_lit(p, shape));
+  }
+  std::vector<double> gradient(const std::string& T, std::string* err) const {
+    return eval(source(T, values) + "\n@loss / @" + param + "\n", err);
+  }
+  double loss64(const std::vector<double>& p) const {
+    std::string err;
+    auto v = eval(source("f64", p) + "\nloss\n", &err);
+    EXPECT_EQ(v.size(), 1u) << name << ": " << err;
+    return v.empty() ? NAN : v[0];
+  }
+  // Central differences of the f64 primal: truncation ~h^2, rounding ~1e-16 / h.
+  std::vector<double> finite_differences() const {
+    const double h = 1e-6;
+    std::vector<double> g;
+    for (size_t i = 0; i < values.size(); ++i) {
+      auto plus = values, minus = values;
+      plus[i] += h;
+      minus[i] -= h;
+      g.push_back((loss64(plus) - loss64(minus)) / (2 * h));
+    }
+    return g;
+  }
+};
+
+void expect_close(const std::vector<double>& got, const std::vector<double>& want, double tol,
+                  const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], tol * (1.0 + std::fabs(want[i]))) << what << " element " << i;
+}
+
+// The programs. Constants are literals typed by context ({T} annotations).
+const AdProgram kElementwise{
+    "elementwise",
+    "use std::math::{sin, exp};\nlet x: [{T}; 3] = {P};\n"
+    "let y[i] = sin(x[i]) * x[i] * x[i] + exp(0.5 * x[i]) / (1.0 + x[i] * x[i]);\n"
+    "let loss = sum[i](y[i]);",
+    "x", {3}, {0.3, -1.2, 2.0}};
+
+const AdProgram kMatmul{
+    "matmul",
+    "let A: [{T}; 2, 3] = {P};\nlet B: [{T}; 3, 2] = [[1.0, -2.0], [0.5, 3.0], [-1.0, 1.5]];\n"
+    "let C[i, j] = sum[k](A[i, k] * B[k, j]);\nlet loss = sum[i, j](C[i, j] * C[i, j]);",
+    "A", {2, 3}, {0.5, -1.0, 2.0, 1.5, 0.25, -0.75}};
+
+const AdProgram kWhereConv{
+    "where-conv",
+    "let s: [{T}; 6] = [1.0, -2.0, 0.5, 3.0, -1.0, 2.0];\nlet r: [{T}; 4] = [1.0, 0.5, -1.0, 2.0];\n"
+    "let w: [{T}; 3] = {P};\n"
+    "let c[o] = sum[k](s[p] * w[k]) where p = o + k;\n"
+    "let loss = sum[o](c[o] * c[o] * r[o]);",
+    "w", {3}, {0.2, -0.4, 1.1}};
+
+const AdProgram kSoftmaxCe{
+    "softmax-cross-entropy",
+    "use std::math::{exp, ln};\nlet z: [{T}; 4] = {P};\nlet m = max[i](z[i]);\n"
+    "let e[i] = exp(z[i] - m);\nlet s = sum[i](e[i]);\nlet loss = ln(s) + m - z[2];",
+    "z", {4}, {0.5, -1.0, 2.0, 0.25}};
+
+const AdProgram kMlp{
+    "mlp",
+    "use std::math::tanh;\n"
+    "let X: [{T}; 3, 2] = [[1.0, 2.0], [-1.0, 0.5], [0.0, -1.5]];\n"
+    "let b1: [{T}; 3] = [0.1, -0.2, 0.3];\nlet W2: [{T}; 3] = [0.7, -1.1, 0.4];\n"
+    "let y: [{T}; 3] = [1.0, 0.0, -1.0];\nlet W1: [{T}; 2, 3] = {P};\n"
+    "let z[n, j] = sum[k](X[n, k] * W1[k, j]) + b1[j];\nlet h[n, j] = tanh(z[n, j]);\n"
+    "let out[n] = sum[j](h[n, j] * W2[j]);\n"
+    "let loss = sum[n]((out[n] - y[n]) * (out[n] - y[n])) / 3.0;",
+    "W1", {2, 3}, {0.3, -0.2, 0.5, 0.1, 0.4, -0.6}};
+
+const AdProgram kRecurrence1d{
+    "recurrence-1d",
+    "let x: [{T}; 5] = [0.5, -1.0, 2.0, 0.25, -0.5];\nlet w: [{T}; 2] = {P};\n"
+    "let h[0] = x[0];\nlet h[t in 1..5] = h[t - 1] * h[t - 1] * w[0] + x[t] * w[1];\nlet loss = h[4];",
+    "w", {2}, {0.8, -0.6}};
+
+const AdProgram kRecurrence2d{
+    "recurrence-2d",
+    "let a: [{T}; 3] = {P};\nlet P[0, j in 0..3] = a[j];\nlet P[i in 1..3, 0] = 1.0;\n"
+    "let P[i in 1..3, j in 1..3] = 0.5 * P[i - 1, j] * P[i, j - 1] + 0.1 * P[i - 1, j - 1];\n"
+    "let loss = P[2, 2] + P[1, 2];",
+    "a", {3}, {0.9, -1.3, 0.6}};
+
+const AdProgram kMaxMin{
+    "max-reduction",
+    "let x: [{T}; 4] = {P};\nlet loss = max[i](x[i] * x[i]) + min[i](x[i]);",
+    "x", {4}, {0.5, -3.0, 2.0, 1.0}};
+
+const AdProgram kPiecewise{
+    "piecewise",
+    "let x: [{T}; 4] = {P};\nlet f[0] = x[0] * x[0];\nlet f[i in 1..4] = x[i] * 3.0;\n"
+    "let loss = sum[i](f[i] * f[i]);",
+    "x", {4}, {1.5, -2.0, 0.5, 3.0}};
+
+const AdProgram* const kAll[] = {&kElementwise, &kMatmul, &kWhereConv, &kSoftmaxCe, &kMlp,
+                                 &kRecurrence1d, &kRecurrence2d, &kMaxMin, &kPiecewise};
+
+TEST(Autodiff, F32GradientsMatchFiniteDifferences) {
+  for (const AdProgram* p : kAll) {
+    std::string err;
+    auto g = p->gradient("f32", &err);
+    ASSERT_FALSE(g.empty()) << p->name << ": " << err;
+    expect_close(g, p->finite_differences(), 1e-4, p->name);
+  }
+}
+
+TEST(Autodiff, F64GradientsMatchFiniteDifferences) {
+  for (const AdProgram* p : kAll) {
+    std::string err;
+    auto g = p->gradient("f64", &err);
+    ASSERT_FALSE(g.empty()) << p->name << ": " << err;
+    expect_close(g, p->finite_differences(), 1e-6, p->name);
+  }
+}
+
+// ---- hand-computed gradients ----------------------------------------------------------------
+
+TEST(Autodiff, ElementwiseMathByHand) {
+  // d/dx [sin(x) x^2 + e^(x/2) / (1 + x^2)] = cos x x^2 + 2x sin x + e^(x/2) (0.5 (1 + x^2) - 2x) / (1 + x^2)^2
+  std::vector<double> want;
+  for (double x : kElementwise.values) {
+    double q = 1 + x * x;
+    want.push_back(std::cos(x) * x * x + 2 * x * std::sin(x) +
+                   std::exp(0.5 * x) * (0.5 * q - 2 * x) / (q * q));
+  }
+  std::string err;
+  expect_close(kElementwise.gradient("f32", &err), want, 1e-5, "elementwise " + err);
+}
+
+TEST(Autodiff, MatmulByHand) {
+  // L = sum (A B)^2  =>  dL/dA = 2 (A B) B^T.
+  const double B[3][2] = {{1.0, -2.0}, {0.5, 3.0}, {-1.0, 1.5}};
+  const auto& a = kMatmul.values;
+  double C[2][2] = {};
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j)
+      for (int k = 0; k < 3; ++k) C[i][j] += a[i * 3 + k] * B[k][j];
+  std::vector<double> want;
+  for (int i = 0; i < 2; ++i)
+    for (int k = 0; k < 3; ++k) want.push_back(2 * (C[i][0] * B[k][0] + C[i][1] * B[k][1]));
+  std::string err;
+  expect_close(kMatmul.gradient("f32", &err), want, 1e-5, "matmul " + err);
+}
+
+TEST(Autodiff, WhereConvByHand) {
+  // c[o] = sum_k s[o + k] w[k], L = sum_o r[o] c[o]^2  =>  dL/dw[k] = sum_o 2 r[o] c[o] s[o + k].
+  const double s[6] = {1.0, -2.0, 0.5, 3.0, -1.0, 2.0}, r[4] = {1.0, 0.5, -1.0, 2.0};
+  const auto& w = kWhereConv.values;
+  std::vector<double> want(3, 0.0);
+  for (int o = 0; o < 4; ++o) {
+    double c = 0;
+    for (int k = 0; k < 3; ++k) c += s[o + k] * w[k];
+    for (int k = 0; k < 3; ++k) want[k] += 2 * r[o] * c * s[o + k];
+  }
+  std::string err;
+  expect_close(kWhereConv.gradient("f32", &err), want, 1e-5, "where-conv " + err);
+}
+
+TEST(Autodiff, SoftmaxCrossEntropyByHand) {
+  // The max shift cancels: the gradient is softmax(z) - onehot(2).
+  const auto& z = kSoftmaxCe.values;
+  double den = 0;
+  for (double v : z) den += std::exp(v);
+  std::vector<double> want;
+  for (size_t i = 0; i < z.size(); ++i) want.push_back(std::exp(z[i]) / den - (i == 2 ? 1.0 : 0.0));
+  std::string err;
+  expect_close(kSoftmaxCe.gradient("f32", &err), want, 1e-5, "softmax-ce " + err);
+}
+
+TEST(Autodiff, RecurrenceByForwardModeByHand) {
+  // h[t] = h[t-1]^2 w0 + x[t] w1; dh[t] = 2 h[t-1] dh[t-1] w0 + (h[t-1]^2, x[t]).
+  const double x[5] = {0.5, -1.0, 2.0, 0.25, -0.5};
+  const double w0 = kRecurrence1d.values[0], w1 = kRecurrence1d.values[1];
+  double h = x[0], d0 = 0, d1 = 0;
+  for (int t = 1; t < 5; ++t) {
+    double n0 = 2 * h * d0 * w0 + h * h, n1 = 2 * h * d1 * w0 + x[t];
+    h = h * h * w0 + x[t] * w1, d0 = n0, d1 = n1;
+  }
+  std::string err;
+  expect_close(kRecurrence1d.gradient("f32", &err), {d0, d1}, 1e-5, "recurrence " + err);
+}
+
+TEST(Autodiff, MaxMinRouteThroughTheArgExtremum) {
+  // max x^2 is at index 1 (9.0) and min x is at index 1 too: d = 2 * (-3) + 1 = -5 there.
+  std::string err;
+  expect_close(kMaxMin.gradient("f32", &err), {0.0, -5.0, 0.0, 0.0}, 1e-6, "max/min " + err);
+}
+
+TEST(Autodiff, PiecewiseByHand) {
+  // L = (x0^2)^2 + sum_(i >= 1) (3 x_i)^2: dL/dx0 = 4 x0^3, dL/dx_i = 18 x_i.
+  const auto& x = kPiecewise.values;
+  std::vector<double> want{4 * x[0] * x[0] * x[0], 18 * x[1], 18 * x[2], 18 * x[3]};
+  std::string err;
+  expect_close(kPiecewise.gradient("f32", &err), want, 1e-6, "piecewise " + err);
+}
+
+TEST(Autodiff, MlpOutputLayerByHand) {
+  // dL/dW2[j] = sum_n 2 (out[n] - y[n]) h[n, j] / 3, with the hidden layer computed here.
+  const double X[3][2] = {{1.0, 2.0}, {-1.0, 0.5}, {0.0, -1.5}}, b1[3] = {0.1, -0.2, 0.3};
+  const double y[3] = {1.0, 0.0, -1.0};
+  const std::vector<double> W1 = kMlp.values, W2 = {0.7, -1.1, 0.4};
+  std::vector<double> want(3, 0.0);
+  for (int n = 0; n < 3; ++n) {
+    double hid[3], out = 0;
+    for (int j = 0; j < 3; ++j) {
+      hid[j] = std::tanh(X[n][0] * W1[0 * 3 + j] + X[n][1] * W1[1 * 3 + j] + b1[j]);
+      out += hid[j] * W2[j];
+    }
+    for (int j = 0; j < 3; ++j) want[j] += 2 * (out - y[n]) * hid[j] / 3.0;
+  }
+  AdProgram p = kMlp;
+  p.tmpl = replace_all(replace_all(p.tmpl, "let W2: [{T}; 3] = [0.7, -1.1, 0.4];", "let W1: [{T}; 2, 3] = "
+                       + array_lit(W1, {2, 3}) + ";"), "let W1: [{T}; 2, 3] = {P};", "let W2: [{T}; 3] = {P};");
+  p.param = "W2";
+  p.shape = {3};
+  p.values = W2;
+  std::string err;
+  expect_close(p.gradient("f32", &err), want, 1e-5, "mlp W2 " + err);
+  expect_close(p.gradient("f32", &err), p.finite_differences(), 1e-4, "mlp W2 vs fd");
+}
+
+// ---- Jacobians --------------------------------------------------------------------------------
+
+const char* kJacobianSetup =
+    "use std::math::tanh;\nlet A = [[1.0, 2.0], [-0.5, 0.25], [3.0, -1.0]];\nlet v = [0.3, -0.2];\n"
+    "let z[i] = sum[j](A[i, j] * v[j]);\nlet y[i] = tanh(z[i]);\nlet J = @y / @v;\n";
+
+TEST(Autodiff, FullJacobianByHand) {
+  // J[i, j] = (1 - y_i^2) A[i, j].
+  const double A[3][2] = {{1.0, 2.0}, {-0.5, 0.25}, {3.0, -1.0}}, v[2] = {0.3, -0.2};
+  std::vector<double> want;
+  for (int i = 0; i < 3; ++i) {
+    double yi = std::tanh(A[i][0] * v[0] + A[i][1] * v[1]);
+    for (int j = 0; j < 2; ++j) want.push_back((1 - yi * yi) * A[i][j]);
+  }
+  std::string err;
+  expect_close(eval(std::string(kJacobianSetup) + "J\n", &err), want, 1e-5, "J " + err);
+  EXPECT_EQ(eval(std::string(kJacobianSetup) + "shape(J)\n"), (std::vector<double>{3, 2}));
+}
+
+TEST(Autodiff, JacobianRowsAndEntriesMatchTheFullJacobian) {
+  std::string err;
+  auto full = eval(std::string(kJacobianSetup) + "J\n", &err);
+  ASSERT_EQ(full.size(), 6u) << err;
+  for (int i = 0; i < 3; ++i) {
+    auto row = eval(std::string(kJacobianSetup) + "J[" + std::to_string(i) + "]\n", &err);
+    expect_close(row, {full[i * 2], full[i * 2 + 1]}, 1e-7, "row " + std::to_string(i) + err);
+    for (int j = 0; j < 2; ++j) {
+      auto e = eval(std::string(kJacobianSetup) + "J[" + std::to_string(i) + ", " +
+                        std::to_string(j) + "]\n",
+                    &err);
+      expect_close(e, {full[i * 2 + j]}, 1e-7, "entry " + err);
+    }
+  }
+}
+
+TEST(Autodiff, JacobianOfARecurrence) {
+  // h[t] = h[t-1] w0 + w1 (linear): dh[t]/dw0 = h[t-1] + w0 dh[t-1]/dw0, dh[t]/dw1 = 1 + w0 dh[t-1]/dw1.
+  const std::string setup =
+      "let w = [0.5, 3.0];\nlet h[0] = 2.0;\nlet h[t in 1..4] = h[t - 1] * w[0] + w[1];\nlet J = @h / @w;\n";
+  std::string err;
+  // h = 2, 4, 5, 5.5; rows: [0, 0], [2, 1], [4 + 1, 1 + 0.5], [5 + 2.5, 1 + 0.75].
+  expect_close(eval(setup + "J\n", &err), {0, 0, 2, 1, 5, 1.5, 7.5, 1.75}, 1e-6, "J " + err);
+  expect_close(eval(setup + "J[3]\n", &err), {7.5, 1.75}, 1e-6, "J[3] " + err);
+  expect_close(eval(setup + "J[2, 1]\n", &err), {1.5}, 1e-6, "J[2, 1] " + err);
+}
+
+TEST(Autodiff, PointTargetIsTheJacobianRow) {
+  // A target point is a scalar target: its gradient is the same row as J[i].
+  std::string err;
+  auto full = eval(std::string(kJacobianSetup) + "J\n", &err);
+  ASSERT_EQ(full.size(), 6u) << err;
+  for (int i = 0; i < 3; ++i) {
+    auto point = eval(std::string(kJacobianSetup) + "@y[" + std::to_string(i) + "] / @v\n", &err);
+    expect_close(point, {full[i * 2], full[i * 2 + 1]}, 1e-7, "point " + std::to_string(i) + err);
+  }
+}
+
+// ---- constructs that once failed (regression goldens: tests/golden/regressions/ad_*.ein) -----
+
+TEST(Autodiff, CallWhoseArgumentIsAReduction) {
+  // The MLP with the hidden pre-activation inlined into the call must match the bound version.
+  AdProgram inl = kMlp;
+  inl.tmpl = replace_all(inl.tmpl, "let z[n, j] = sum[k](X[n, k] * W1[k, j]) + b1[j];\nlet h[n, j] = tanh(z[n, j]);",
+                         "let h[n, j] = tanh(sum[k](X[n, k] * W1[k, j]) + b1[j]);");
+  ASSERT_NE(inl.tmpl, kMlp.tmpl);
+  std::string err;
+  expect_close(inl.gradient("f32", &err), kMlp.gradient("f32", &err), 1e-6, "inlined mlp " + err);
+}
+
+TEST(Autodiff, RecurrenceThroughACall) {
+  AdProgram p = kRecurrence1d;
+  p.tmpl = "use std::math::tanh;\n" +
+           replace_all(p.tmpl, "h[t - 1] * h[t - 1] * w[0] + x[t] * w[1]", "tanh(h[t - 1] * w[0] + x[t] * w[1])");
+  std::string err;
+  auto g = p.gradient("f32", &err);
+  ASSERT_FALSE(g.empty()) << err;
+  expect_close(g, p.finite_differences(), 1e-4, "tanh recurrence");
+}
+
+TEST(Autodiff, TwoOffsetReadsOfOneArray) {
+  AdProgram p{"offset reads", "let x: [{T}; 4] = {P};\nlet g[i] = x[i] * x[i + 1];\nlet loss = sum[i](g[i]);",
+              "x", {4}, {1.5, -2.0, 0.5, 3.0}};
+  std::string err;
+  expect_close(p.gradient("f32", &err), {-2.0, 2.0, 1.0, 0.5}, 1e-6, "offset reads " + err);
+}
+
+// ---- sessions, symbolic form, errors ----------------------------------------------------------
+
+TEST(Autodiff, ThroughBindingsOfEarlierCells) {
+  SessionOptions so;
+  so.out = [](const std::string&) {};
+  Session s(so);
+  ASSERT_TRUE(s.run_cell("let x = 3.0;\nlet y = x * x;").ok);
+  ASSERT_TRUE(s.run_cell("let z = y * x + 1.0;").ok);
+  CellResult r = s.run_cell("@z / @x");
+  ASSERT_TRUE(r.ok && r.value) << r.rendered;
+  EXPECT_DOUBLE_EQ(r.value->as_f64(), 27.0);  // d(x^3 + 1)/dx = 3x^2
+}
+
+TEST(Autodiff, SymbolicDifferentialOfTheSpecExample) {
+  // SPEC §7: `print(@y)` prints the symbolic form, e.g. `@y = 2 * x * @x`.
+  auto r = run_program("let x = 2.0;\nlet y = x * x;\nprint(@y);\n");
+  ASSERT_TRUE(r.cell.ok) << r.cell.rendered;
+  EXPECT_EQ(r.out, "@y = 2 * x * @x\n");
+}
+
+TEST(Autodiff, UnnamedTargetIsE013) {
+  auto c = compile("let x = 2.0;\nlet d = @(x * x) / @x;\n");
+  const Diagnostic* d = c->diag("E013");
+  ASSERT_NE(d, nullptr) << c->rendered();
+  EXPECT_EQ(c->line_of(d->primary), 2);
+}
+
+TEST(Autodiff, UnnamedParameterIsE013) {
+  auto c = compile("let x = 2.0;\nlet y = x * x;\nlet d = @y / @(x + 1.0);\n");
+  const Diagnostic* d = c->diag("E013");
+  ASSERT_NE(d, nullptr) << c->rendered();
+  EXPECT_EQ(c->line_of(d->primary), 3);
+}
+
+TEST(Autodiff, UnsupportedConstructIsE013AtTheConstruct) {
+  // A comprehension is not differentiable: the error names it at its own line.
+  auto c = compile("let x = [1.0, 2.0];\nlet y = [v * 2.0 | v in x];\nlet s = sum(y);\nlet g = @s / @x;\n");
+  const Diagnostic* d = c->diag("E013");
+  ASSERT_NE(d, nullptr) << c->rendered();
+  EXPECT_EQ(c->line_of(d->primary), 2);
+}
+
+TEST(Autodiff, NoDifferentialSurvivesCompilation) {
+  // After the rewrite, no Diff node may reach the lowered code (the leak check).
+  auto c = compile(std::string(kJacobianSetup) + "let r = J[1];\n");
+  ASSERT_TRUE(c->ok) << c->rendered();
+  for (auto& u : c->cx->units) EXPECT_EQ(count_of(u->lowered, ir::Kind::Diff), 0u) << u->name;
+}
+
+TEST(Autodiff, IntegerAndConstantBindingsHaveZeroDerivative) {
+  std::string err;
+  expect_close(eval("let x = 2.0;\nlet k = 7.0;\nlet c = k * 2.0;\n@c / @x\n", &err), {0.0}, 0, err);
+  expect_close(eval("let x = 2.0;\nlet n = 3;\nlet y = x * (n as f32);\n@y / @x\n", &err), {3.0}, 0, err);
+}
+
+}  // namespace
+}  // namespace ein::testing
