@@ -86,6 +86,12 @@ def load_file():
     path = raw_npy("odd_header.npy", "{ 'shape' : (2L,) ,'fortran_order':False, \"descr\":'<i4' }",
                    struct.pack("<2i", 5, -6))
     t.check(f'load_npy("{path}")', np.array([5, -6]), "i32")
+    # loaded arrays are ordinary values: indexable, usable in declarations
+    t.raw(f'let m = load_npy("{FIX}f32_2x3.npy");', "let doubled[i, j] = m[i, j] * 2.0;")
+    t.check("doubled", GOOD["f32_2x3"][0] * 2, "f32")
+    t.check("m[1, 2] + m[0, 0]", GOOD["f32_2x3"][0][1, 2] + GOOD["f32_2x3"][0][0, 0], "f32")
+    t.raw(f'let v = load_npy("{FIX}i64_4.npy");')
+    t.check("v[2] + v[0]", int(GOOD["i64_4"][0][2]) + int(GOOD["i64_4"][0][0]), "i64")
     path = raw_npy("empty_2d.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 0), }")
     t.check(f'typeof(load_npy("{path}"))', "[f64; 3, 0]", "str")
     t.write()
@@ -234,12 +240,12 @@ def path_file():
                  uses=["std::io::*"])
     paths = ["a/b/c.txt", "/usr/lib/x.so", "file", "dir/", "/", "", "a//b", "//x", "a/b//",
              "./rel/../p q.npy", "/a", "x/y/z/w/v/u/t/s/r/q/p/o/n/m/l/k/j/i/h/g/f/e.ein",
-             "we!rd/#$%&'()*+,-.;<=>?@[]^_`|~.t"]
+             "we!rd/#$%&'()*+,-.;<=>?@[]^_`|~.t", "données/été/naïve.txt", "日本/語"]
     for p in paths:
         t.check(f'"[" + basename("{p}") + "]"', "[" + posixpath.basename(p) + "]", "str")
         t.check(f'"[" + dirname("{p}") + "]"', "[" + posixpath.dirname(p) + "]", "str")
     for a, b in [("a", "b"), ("a/", "b"), ("a", "/b"), ("", "b"), ("a/b", "c/d"), ("/", "x"),
-                 ("a", ""), ("dir//", "f")]:
+                 ("a", ""), ("dir//", "f"), ("é", "ü")]:
         t.check(f'join_path("{a}", "{b}")', posixpath.join(a, b) or "", "str")
     t.raw('let joined = join_path(join_path("data", "run1"), "w.npy");')
     t.check("joined", "data/run1/w.npy", "str")

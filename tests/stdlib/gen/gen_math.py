@@ -74,7 +74,8 @@ def binary_file(seed):
     cases = [
         ("min", np.minimum, (-3, 3), (-3, 3)), ("max", np.maximum, (-3, 3), (-3, 3)),
         ("pow", np.power, (0.1, 3), (-2, 3)), ("atan2", np.arctan2, (-3, 3), (-3, 3)),
-        ("fmod", np.fmod, (-7, 7), (0.5, 3)), ("modulo", np.mod, (-7, 7), (0.5, 3)),
+        ("fmod", np.fmod, (-7, 7), (0.5, 3)), ("mod", np.mod, (-7, 7), (0.5, 3)),
+        ("modulo", np.mod, (-7, 7), (0.5, 3)),
         ("clamp_min", np.maximum, (-3, 3), (-1, 1)), ("clamp_max", np.minimum, (-3, 3), (-1, 1)),
     ]
     for name, ref, (alo, ahi), (blo, bhi) in cases:
@@ -83,18 +84,18 @@ def binary_file(seed):
             seed += 1
             a = t.let(f"{name}_a{len(shape)}", decimals(seed, shape, alo, ahi), kind)
             b = t.let(f"{name}_b{len(shape)}", decimals(seed + 500, shape, blo, bhi), kind)
-            if name == "modulo" and shape == (4,):
+            if name in ("mod", "modulo") and shape == (4,):
                 b = t.let(f"{name}_b{len(shape)}", np.array([3.0, -3.0, 2.5, -2.5]), kind)
             t.check(f"{name}({name}_a{len(shape)}, {name}_b{len(shape)})",
                     ref(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype), kind)
-        # an array against a scalar: a literal (f32, see
-        # tests/golden/pending/literal_args_generic_call.ein) and a typed f64 binding
+        # an array against a scalar: a literal (typed like the array's elements) and a binding
         seed += 1
         a = t.let(f"{name}_as", decimals(seed, (3,), alo, ahi), "f32")
         t.check(f"{name}({name}_as, {lit_mid(blo, bhi)})",
                 ref(a.astype(np.float64), float(np.float32(lit_mid(blo, bhi)))).astype(np.float32),
                 "f32")
         a = t.let(f"{name}_ad", decimals(seed, (3,), alo, ahi), "f64")
+        t.check(f"{name}({name}_ad, {lit_mid(blo, bhi)})", ref(a, float(lit_mid(blo, bhi))), "f64")
         s = t.let(f"{name}_sd", float(lit_mid(blo, bhi)), "f64")
         t.check(f"{name}({name}_ad, {name}_sd)", ref(a, s), "f64")
     t.raw("", "// clamp: np.clip, bounds as scalars or arrays; hi wins when lo > hi")
@@ -103,6 +104,8 @@ def binary_file(seed):
     lo = t.let("clo", decimals(seed + 2, (2, 3), -2, 0), "f32")
     hi = t.let("chi", decimals(seed + 3, (2, 3), 0, 2), "f32")
     t.check("clamp(cx, clo, chi)", np.minimum(np.maximum(x, lo), hi), "f32")
+    xd = t.let("cxd", decimals(seed + 4, (2, 2), -3, 3), "f64")
+    t.check("clamp(cxd, -1.0, 1.0)", np.clip(xd, -1, 1), "f64")
     t.check("clamp(5.0, 2.0, 1.0)", 1.0, "f32")
     t.check("clamp(-2.5, -1.0, 1.0)", -1.0, "f32")
     t.write()
@@ -137,10 +140,12 @@ def integer_file():
         t.check(f"min(xs_{kind}, ds_{kind})", np.minimum(v, d), kind)
         t.check(f"max(xs_{kind}, ds_{kind})", np.maximum(v, d), kind)
         t.check(f"fmod(xs_{kind}, ds_{kind})", np.fmod(v, d), kind)
+        t.check(f"mod(xs_{kind}, ds_{kind})", np.mod(v, d), kind)
         t.check(f"modulo(xs_{kind}, ds_{kind})", np.mod(v, d), kind)
-        t.check(f"typeof(modulo(xs_{kind}, ds_{kind}))", f"[{kind}; 5]", "str")
+        t.check(f"typeof(mod(xs_{kind}, ds_{kind}))", f"[{kind}; 5]", "str")
+    t.check("mod(-7, 3)", 2, "i32")
+    t.check("mod(7, -3)", -2, "i32")
     t.check("modulo(-7, 3)", 2, "i32")
-    t.check("modulo(7, -3)", -2, "i32")
     t.check("abs(-4)", 4, "i32")
     t.write()
 
@@ -154,6 +159,12 @@ def constants_file():
                     ("ln10", np.log(10)), ("log2e", np.log2(np.e)), ("log10e", np.log10(np.e))]:
         t.check(f"{name}()", f32(v), "f32")
     t.check("typeof(pi())", "f32", "str")
+    for name, v in [("pi", np.pi), ("e", np.e), ("tau", 2 * np.pi), ("sqrt2", 2 ** 0.5),
+                    ("ln10", np.log(10)), ("log10e", np.log10(np.e))]:
+        t.raw(f"let {name}_64: f64 = {name}();")
+        t.check(f"{name}_64", v, "f64")
+    t.raw("let half64: f64 = 0.5;")
+    t.check("half64 * pi()", np.pi / 2, "f64")
     t.check("infinity()", np.inf, "f32")
     t.check("-infinity()", -np.inf, "f32")
     t.check("nan()", np.nan, "f32")
@@ -163,8 +174,10 @@ def constants_file():
     t.check("min_float()", np.finfo(f32).tiny, "f32")
     t.check("1.0 + epsilon() > 1.0", True, "bool")
     t.check("1.0 + epsilon() / 2.0 == 1.0", True, "bool")
-    t.raw("let pi64: f64 = PI;")
+    t.raw("let pi64: f64 = PI;", "let pi32: f32 = PI;")
     t.check("pi64", np.pi, "f64")
+    t.check("pi32", np.float32(np.pi), "f32")
+    t.check("typeof(PI)", "f32", "str")
     for name, v in [("E", np.e), ("TAU", 2 * np.pi), ("PHI", (1 + 5 ** 0.5) / 2),
                     ("SQRT2", 2 ** 0.5), ("SQRT3", 3 ** 0.5), ("LN2", np.log(2)),
                     ("LN10", np.log(10)), ("LOG2E", np.log2(np.e)), ("LOG10E", np.log10(np.e))]:

@@ -66,6 +66,18 @@ def linalg_file():
         t.check(f"solve_triangular_upper(S{i}, b{i})", np.linalg.solve(U, f64(b)).astype(S.dtype), kind)
         t.check(f"det(S{i})", np.linalg.det(Sd), kind)
         t.check(f"inv(S{i})", np.linalg.inv(Sd).astype(S.dtype), kind)
+    # batches of matrices for cholesky and the triangular solves
+    for i, (lead, n, kind) in enumerate([((2,), 3, "f64"), ((2, 2), 2, "f32")]):
+        S = np.stack([spd(945 + 10 * i + j, n) for j in range(int(np.prod(lead)))]).reshape(lead + (n, n))
+        S = t.let(f"BS{i}", S, kind)
+        b = t.let(f"Bb{i}", decimals(955 + i, lead + (n,)), kind)
+        t.check(f"cholesky(BS{i})", np.linalg.cholesky(f64(S)).astype(S.dtype), kind)
+        L = np.tril(f64(S))
+        U = np.triu(f64(S))
+        t.check(f"solve_triangular_lower(BS{i}, Bb{i})",
+                np.linalg.solve(L, f64(b)[..., None])[..., 0].astype(S.dtype), kind)
+        t.check(f"solve_triangular_upper(BS{i}, Bb{i})",
+                np.linalg.solve(U, f64(b)[..., None])[..., 0].astype(S.dtype), kind)
     # general (non-symmetric) matrices, where pivoting matters
     for i, n in enumerate([2, 3, 4]):
         A = t.let(f"G{i}", decimals(960 + i, (n, n), -3, 3), "f64")
