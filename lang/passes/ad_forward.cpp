@@ -254,7 +254,8 @@ NodeRef Forward::call(const NodeRef& e) {
   if (g_inline_depth >= kMaxInline) unsupported("a recursive function", e->span);
   // A custom rule `@fn f(x) { ... }`: its value is the tangent of the result given `@x`.
   if (info && info->diff_rule) {
-    const NodeRef& rule = info->diff_rule;
+    NodeRef rule = info->diff_rule;  // a copy: new_def below may move the DefInfo table
+    info = nullptr;
     std::vector<NodeRef> stmts;
     std::unordered_map<DefId, NodeRef> dmap;
     for (size_t i = ir::fn_param_begin(); i < rule->kids.size(); ++i) {

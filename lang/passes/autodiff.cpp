@@ -12,10 +12,13 @@ using namespace ad;
 
 namespace {
 
+// `@` nodes outside derivative rules (`@fn` bodies use `@x` for the incoming tangent).
 bool has_diff(const NodeRef& n) {
-  bool found = false;
-  ir::for_each_node(n, [&](const NodeRef& m) { found = found || m->kind == Kind::Diff; });
-  return found;
+  if (!n || n->kind == Kind::DiffFn) return false;
+  if (n->kind == Kind::Diff) return true;
+  for (auto& k : n->kids)
+    if (has_diff(k)) return true;
+  return false;
 }
 
 bool is_quotient(const NodeRef& n) {
@@ -31,7 +34,7 @@ class Rewriter {
   std::unordered_map<DefId, NodeRef> lazy;  // Jacobian bindings never observed whole
 
   NodeRef rewrite(const NodeRef& n) {
-    if (!n) return n;
+    if (!n || n->kind == Kind::DiffFn || n->kind == Kind::Fn) return n;
     if (NodeRef r = lazy_use(n)) return r;
     if (n->kind == Kind::Lambda) {
       if (has_diff(n))
@@ -331,10 +334,8 @@ void differentiate(CompileCtx& cx) {
 
 void check_no_autodiff_left(CompileCtx& cx) {
   for (auto& u : cx.units) {
-    ir::for_each_node(u->body, [&](const NodeRef& n) {
-      if (n->kind == Kind::Diff)
-        cx.error("E013", "internal: a derivative request survived the autodiff phase", n->span);
-    });
+    if (has_diff(u->body))
+      cx.error("E013", "internal: a derivative request survived the autodiff phase", u->body->span);
   }
 }
 
