@@ -25,6 +25,8 @@ struct Val {
   DType dt = DType::I32;
   int level = 0;           // scope where the value exists (0 = kernel entry)
   bool index = false;      // an int64 loop index (dt is the language type it has as a value)
+  bool small = false;      // an index known to be far from int64 overflow (loop variable,
+                           // extent, small literal, sums of those): plain signed arithmetic
   bool is_const = false;   // an integer literal, value in `ival`
   int64_t ival = 0;
 };

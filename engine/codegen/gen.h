@@ -36,7 +36,7 @@ struct LoopInfo {
   std::vector<std::string> on_fail;  // statements recording the failure
   // Generator state restored when the loop closes.
   std::string saved_ord, saved_stop;
-  bool saved_parallel = false, saved_omp_for = false;
+  bool saved_parallel = false, saved_omp_for = false, saved_simd = false;
   // The same, inside the loop (for code hoisted into it from deeper scopes).
   std::string ord_in, stop_in;
   bool parallel_in = false;
@@ -52,6 +52,8 @@ class Gen {
   void clause(const ir::NodeRef& tensor, const ir::NodeRef& clause);
   // blas.cpp: emits a BLAS call when the clause is a GEMM/GEMV-shaped contraction.
   bool blas(const ir::NodeRef& tensor, const ir::NodeRef& clause);
+  // einsum.cpp: factorises a sum of a product of three or more tensor reads.
+  bool einsum(const ir::NodeRef& tensor, const ir::NodeRef& clause);
   void expr_let(const ir::NodeRef& let);
   std::string finish();
 
@@ -146,7 +148,14 @@ class Gen {
   bool counting_ = true;  // count accesses once, not per version
   std::string precheck(const ir::NodeRef& stmt);
   bool assumed(const ir::NodeRef& index_node) const { return assume_ && assumed_.count(index_node->id) > 0; }
-  int64_t parallel_threshold = 32768;
+  // A parallel region costs a fork/join (and, on a busy machine, a wait for a descheduled
+  // thread): only loops with about a millisecond of work or more get one.
+  int64_t parallel_threshold = int64_t{1} << 20;
+  bool in_simd = false;  // inside an `omp simd` loop (OpenMP forbids nesting another)
+  // All loops in n have small constant trip counts (they unroll; the loop around them is
+  // treated as innermost: strip-mined and vectorised).
+  bool only_small_loops(const ir::NodeRef& n) const;
+  bool small_range(const ir::NodeRef& loop) const;  // LFor or LoopVar with <= 16 iterations
   bool loop_is_omp_for = false;  // the innermost open loop is an `omp for` (no break allowed)
   int inline_depth = 0;
   std::vector<const Unit*> inlining;

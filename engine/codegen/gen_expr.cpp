@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "engine/codegen/gen.h"
+#include "engine/codegen/static_facts.h"
 #include "lang/passes/context.h"
 
 namespace ein::codegen {
@@ -142,15 +143,17 @@ Val Gen::value(const NodeRef& e) {
 }
 
 Val Gen::index(const NodeRef& e) {
-  auto idx = [&](const std::string& c, int level) {
+  auto idx = [&](const std::string& c, int level, bool small = false) {
     Val v = em.define(DType::I64, "int64_t", c, level, Motion::Cheap);
     v.index = true;
+    v.small = small;
     return v;
   };
   switch (e->kind) {
     case Kind::IntLit: {
       Val v = literal(std::to_string(e->ival) + "LL", DType::I64);
       v.index = true;
+      v.small = e->ival > -(int64_t{1} << 31) && e->ival < (int64_t{1} << 31);
       return v;
     }
     case Kind::Name: {
@@ -164,6 +167,13 @@ Val Gen::index(const NodeRef& e) {
                     : op == BinOp::Mul ? "ein_imul" : nullptr;
       if (!f) break;
       Val a = index(e->kids[0]), b = index(e->kids[1]);
+      // Loop variables, extents and small literals cannot reach 2^63 together: signed
+      // arithmetic keeps `x[i + 1]` affine for the vectoriser (wrapping arithmetic turns it
+      // into a gather). Anything else wraps, as the interpreter's values do.
+      if (a.small && b.small && op != BinOp::Mul) {
+        const char* o = op == BinOp::Add ? " + " : " - ";
+        return idx("(" + a.c + o + b.c + ")", std::max(a.level, b.level), true);
+      }
       return idx(std::string(f) + "(" + a.c + ", " + b.c + ")", std::max(a.level, b.level));
     }
     case Kind::Unary:
@@ -199,9 +209,25 @@ Val Gen::dim_of(const NodeRef& base, int axis) {
     return index(shape->kids[static_cast<size_t>(axis)]);
   }
   int b = buffer_of(base);
-  if (axis < 0 || axis >= k.bufs[static_cast<size_t>(b)].rank) unsupported("axis out of rank");
+  BufArg& B = k.bufs[static_cast<size_t>(b)];
+  if (axis < 0 || axis >= B.rank) unsupported("axis out of rank");
+  // Small extents known before the run (a 3x3 filter) become constants, so loops over them
+  // unroll; the kernel checks them at entry and declines other sizes.
+  auto shape = static_shape(cx, *unit, base->def);
+  if (shape && axis < static_cast<int>(shape->size()) && !(axis == 0 && B.windowed)) {
+    int64_t n = (*shape)[static_cast<size_t>(axis)];
+    if (n >= 0 && n <= 64) {
+      B.fixed.resize(static_cast<size_t>(B.rank), -1);
+      B.fixed[static_cast<size_t>(axis)] = n;
+      Val v = literal(std::to_string(n) + "LL", DType::I64);
+      v.index = true;
+      v.small = true;
+      return v;
+    }
+  }
   Val v = literal(extent(b, axis), DType::I64);
   v.index = true;
+  v.small = true;  // extents of allocated tensors
   return v;
 }
 

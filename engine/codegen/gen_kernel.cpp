@@ -43,6 +43,21 @@ bool has_loop(const NodeRef& n) {
 Gen::Gen(const CompileCtx& c, const Unit& u, const FusionMap& f, Kernel& kernel)
     : cx(c), unit(&u), k(kernel), fusion(f) {}
 
+bool Gen::small_range(const NodeRef& loop) const {
+  auto a = static_int(cx, *unit, loop->kids[0]), b = static_int(cx, *unit, loop->kids[1]);
+  return a && b && *b - *a <= 16;
+}
+
+bool Gen::only_small_loops(const NodeRef& n) const {
+  bool ok = true;
+  ir::for_each_node(n, [&](const NodeRef& x) {
+    if (!ok) return;
+    if (x->kind == Kind::LFor && !small_range(x)) ok = false;
+    if (x->kind == Kind::LoopVar && !small_range(x)) ok = false;
+  });
+  return ok;
+}
+
 double Gen::static_work(const NodeRef& n) const {
   // Product of trip counts along the deepest loop chain; unknown extents count as 16.
   double best = 1;
@@ -265,17 +280,22 @@ std::string Gen::finish() {
             ".dtype != " + std::to_string(static_cast<int>(B.dt)) + ") return EIN_MISMATCH;\n";
     head += std::string("  ") + (B.output ? "" : "const ") + stype(B.dt) + "* __restrict " + b + " = (" +
             (B.output ? "" : "const ") + stype(B.dt) + "*)" + src + ".data;\n";
-    for (int a = 0; a < B.rank; ++a)
-      head += "  const int64_t " + b + "_e" + std::to_string(a) + " = " + src + ".extents[" + std::to_string(a) + "];\n";
+    for (int a = 0; a < B.rank; ++a) {
+      std::string ext = src + ".extents[" + std::to_string(a) + "]";
+      int64_t fixed = static_cast<size_t>(a) < B.fixed.size() ? B.fixed[static_cast<size_t>(a)] : -1;
+      if (fixed >= 0) {
+        // Specialised: other sizes run in the interpreter; the constant lets loops unroll.
+        head += "  if (" + ext + " != " + std::to_string(fixed) + ") return EIN_MISMATCH;\n";
+        ext = std::to_string(fixed);
+      }
+      head += "  const int64_t " + b + "_e" + std::to_string(a) + " = " + ext + ";\n";
+    }
     if (B.windowed) head += "  const int64_t " + b + "_l0 = " + src + ".logical0;\n";
     for (int a = B.rank - 2; a >= 0; --a) {
       std::string next = a == B.rank - 2 ? b + "_e" + std::to_string(a + 1)
                                          : b + "_s" + std::to_string(a + 1) + " * " + b + "_e" + std::to_string(a + 1);
       head += "  const int64_t " + b + "_s" + std::to_string(a) + " = " + next + ";\n";
     }
-    for (size_t a = 0; a < B.fixed.size(); ++a)
-      if (B.fixed[a] >= 0)
-        head += "  if (" + b + "_e" + std::to_string(a) + " != " + std::to_string(B.fixed[a]) + ") return EIN_MISMATCH;\n";
   }
   for (size_t i = 0; i < k.scalars.size(); ++i) {
     const ScalarArg& S = k.scalars[i];

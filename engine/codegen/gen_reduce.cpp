@@ -242,7 +242,7 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
   RedVars R = red_vars(r);
   red_init(R);
   const NodeRef& body = r->kids[0];
-  bool simple = !has_loop(body) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
+  bool simple = only_small_loops(body) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
   bool simd = simple && (R.op == 0 || R.op == 1) && is_float(R.dt) && !may_fail(body, *unit, 0);
   std::string first;
   for (size_t j = 0; j < vars.size(); ++j) {
@@ -250,7 +250,8 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
     sp.lo = vars[j]->kids[0];
     sp.hi = vars[j]->kids[1];
     sp.def = vars[j]->def;
-    sp.innermost = j + 1 == vars.size() && !has_loop(body);
+    sp.innermost = only_small_loops(body);
+    for (size_t l = j + 1; l < vars.size() && sp.innermost; ++l) sp.innermost = small_range(vars[l]);
     sp.simd = sp.innermost && simd;
     if (sp.simd) sp.simd_clause = std::string("reduction(") + (R.op == 0 ? "+" : "*") + ":" + R.acc + ")";
     std::string v = open_loop(sp);
@@ -291,7 +292,8 @@ Val Gen::reduce_parallel(const NodeRef& r) {
     sp.lo = vars[j]->kids[0];
     sp.hi = vars[j]->kids[1];
     sp.def = vars[j]->def;
-    sp.innermost = j + 1 == vars.size() && !has_loop(body);
+    sp.innermost = only_small_loops(body);
+    for (size_t l = j + 1; l < vars.size() && sp.innermost; ++l) sp.innermost = small_range(vars[l]);
     sp.omp_for = j == 0;
     std::string v = open_loop(sp);
     if (j == 0) first = v;

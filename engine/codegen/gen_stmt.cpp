@@ -5,6 +5,7 @@
 //    often without a test per element, and carry `omp simd` when iterations are independent;
 //  - other loops poll once per iteration; kSequential (recurrence) loops run in order.
 #include "engine/codegen/gen.h"
+#include "engine/codegen/static_facts.h"
 
 namespace ein::codegen {
 
@@ -12,11 +13,6 @@ using ir::Kind;
 using ir::NodeRef;
 
 namespace {
-
-std::optional<int64_t> int_literal(const NodeRef& n) {
-  if (n && n->kind == Kind::IntLit) return n->ival;
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -26,7 +22,7 @@ std::string Gen::stop_check() const {
 
 std::string Gen::open_loop(const LoopSpec& sp) {
   Val lo = index(sp.lo), hi = index(sp.hi);
-  auto lo_lit = int_literal(sp.lo), hi_lit = int_literal(sp.hi);
+  auto lo_lit = static_int(cx, *unit, sp.lo), hi_lit = static_int(cx, *unit, sp.hi);
   bool small = lo_lit && hi_lit && *hi_lit - *lo_lit <= 256;
   LoopInfo L;
   L.var = em.fresh("ix");
@@ -37,6 +33,8 @@ std::string Gen::open_loop(const LoopSpec& sp) {
   L.saved_stop = stop_ord_;
   L.saved_parallel = in_parallel;
   L.saved_omp_for = loop_is_omp_for;
+  L.saved_simd = in_simd;
+  bool simd = sp.simd && !in_simd;
   L.env_mark = mark();
   bool omp_for = (sp.parallel && !in_parallel) || sp.omp_for;
   std::string pragma;
@@ -65,15 +63,18 @@ std::string Gen::open_loop(const LoopSpec& sp) {
     em.line(stop_check());
     em.line("const int64_t " + e + " = ((uint64_t)" + L.hi + " - (uint64_t)" + s + " > EIN_STRIP) ? " + s +
             " + EIN_STRIP : " + L.hi + ";");
-    std::string simd = sp.simd ? "#pragma omp simd " + sp.simd_clause + "\n" : "";
-    em.open(simd + "for (int64_t " + v + " = " + s + "; " + v + " < " + e + "; ++" + v + ") {", false);
+    std::string pr = simd ? "#pragma omp simd " + sp.simd_clause + "\n" : "";
+    em.open(pr + "for (int64_t " + v + " = " + s + "; " + v + " < " + e + "; ++" + v + ") {", false);
+    in_simd = in_simd || simd;
     loop_is_omp_for = false;
   } else {
     std::string head = sp.reverse
         ? "for (int64_t " + v + " = ein_isub(" + L.hi + ", 1); " + v + " >= " + L.lo + "; --" + v + ") {"
         : "for (int64_t " + v + " = " + L.lo + "; " + v + " < " + L.hi + "; ++" + v + ") {";
-    std::string simd = (sp.simd && !omp_for && sp.innermost) ? "#pragma omp simd " + sp.simd_clause + "\n" : "";
-    em.open(pragma + simd + head, false);
+    bool use_simd = simd && !omp_for && sp.innermost;
+    std::string pr = use_simd ? "#pragma omp simd " + sp.simd_clause + "\n" : "";
+    em.open(pragma + pr + head, false);
+    in_simd = in_simd || use_simd;
     if (omp_for) enter_parallel(v);
     loop_is_omp_for = omp_for;
     if (!sp.innermost || !small) em.line(stop_check());
@@ -83,6 +84,7 @@ std::string Gen::open_loop(const LoopSpec& sp) {
   L.stop_in = stop_ord_;
   L.parallel_in = in_parallel;
   Val var{v, DType::I64, L.level, true};
+  var.small = lo.small && hi.small;  // the variable stays within its bounds
   if (sp.def.valid()) bind(sp.def, var);
   loops.push_back(std::move(L));
   return v;
@@ -106,6 +108,7 @@ void Gen::close_loop() {
   stop_ord_ = L.saved_stop;
   in_parallel = L.saved_parallel;
   loop_is_omp_for = L.saved_omp_for;
+  in_simd = L.saved_simd;
   unbind_to(L.env_mark);
 }
 
@@ -119,7 +122,7 @@ void Gen::stmt(const NodeRef& s) {
       sp.hi = s->kids[1];
       sp.def = s->def;
       sp.reverse = s->has(ir::kReverse);
-      sp.innermost = !has_loop(body);
+      sp.innermost = only_small_loops(body);
       sp.parallel = s->has(ir::kParallel) && allow_parallel;
       sp.simd = sp.innermost && s->has(ir::kParallel) && !s->has(ir::kSequential);
       sp.inner_work = static_work(body);

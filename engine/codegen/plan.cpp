@@ -92,6 +92,15 @@ std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const Node
         done = true;
       }
     }
+    if (!done && fusion.producers.empty()) {
+      Kernel b = k;
+      Gen g(cx, u, fusion, b);
+      if (g.einsum(tensor, clause)) {
+        b.source = g.finish();
+        k = std::move(b);
+        done = true;
+      }
+    }
     if (!done) {
       Gen g(cx, u, fusion, k);
       g.clause(tensor, clause);

@@ -149,6 +149,7 @@ BatchResult load_kernels(const std::vector<std::string>& sources, const std::ato
     } else if (!run.started || run.status != 0) {
       r.error = run.started ? "the C++ compiler failed:\n" + run.err.substr(0, 2000) : run.spawn_error;
       if (std::getenv("EIN_JIT_KEEP")) r.error += "\n(source kept: " + src + ")";
+      else r.error += "\n(set EIN_JIT_KEEP=1 to keep the generated source)";
     } else if (!DiskCache::seal(so)) {
       r.error = "cannot read the compiled kernel " + so;
     } else {
@@ -166,7 +167,7 @@ BatchResult load_kernels(const std::vector<std::string>& sources, const std::ato
       s.disk.publish(so, published);
       s.disk.evict();
     }
-    if (!std::getenv("EIN_JIT_KEEP") || r.error.empty()) unlink(src.c_str());
+    if (!std::getenv("EIN_JIT_KEEP")) unlink(src.c_str());
     unlink(so.c_str());
     for (size_t i = 0; i < sources.size(); ++i)
       if (!r.fns[i]) {

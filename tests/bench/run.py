@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""Benchmarks: each program in ein (native kernels, cache warm, best of N), idiomatic NumPy and
+hand-written C++ (-O3 -march=native -fopenmp), in one run, with the machine's roofline.
+
+Usage (NumPy is Debian's, so run the system interpreter):
+  PYENV_VERSION=system python3 tests/bench/run.py [--ein build/ein] [--reps 5] [-k NAME]
+                                                  [--write-doc docs/performance.md]
+
+Times are milliseconds of the benchmarked statements only (inputs are built outside the timed
+region in all three): for ein the `// timed` lines' statement times from `ein --timings`.
+Not part of `scripts/test.sh`: timings are facts about a machine, not pass/fail conditions.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+try:
+    import numpy as np
+except ImportError:  # pragma: no cover
+    sys.exit("numpy is missing: run with `PYENV_VERSION=system python3` (Debian python3-numpy)")
+
+# name, ein program, C++ program (+ argument), target: (baseline, max ratio)
+BENCHES = [
+    ("poly", "poly.ein", ("poly.cpp", None), ("numpy", 0.25)),
+    ("matmul f32", "matmul_f32.ein", ("matmul.cpp", "f"), ("numpy", 1.1)),
+    ("matmul f64", "matmul_f64.ein", ("matmul.cpp", "d"), ("numpy", 1.1)),
+    ("conv3x3", "conv3x3.ein", ("conv3x3.cpp", None), ("numpy", 0.7)),
+    ("softmax", "softmax.ein", ("softmax.cpp", None), ("numpy", 0.7)),
+    ("prefix", "prefix.ein", ("prefix.cpp", None), ("cpp", 1.5)),
+    ("editdist", "editdist.ein", ("editdist.cpp", None), ("cpp", 1.5)),
+    ("heat", "heat.ein", ("heat.cpp", None), ("cpp", 1.5)),
+    ("attention", "attention.ein", ("attention.cpp", None), ("numpy", 0.7)),
+    ("rotation", "rotation.ein", ("rotation.cpp", None), ("numpy", 1.0)),
+]
+
+
+def best_of(reps, f):
+    best, out = float("inf"), None
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        out = f()
+        best = min(best, (time.perf_counter() - t0) * 1e3)
+    return best, out
+
+
+# ---- NumPy, idiomatic ------------------------------------------------------------------------
+
+def np_poly(reps):
+    x = (np.arange(1 << 24) % 1000).astype(np.float32) * np.float32(0.001)
+    ms, p = best_of(reps, lambda: ((np.float32(0.5) * x - np.float32(1.25)) * x + np.float32(2.0)) * x - np.float32(0.75))
+    return ms, (p[12345], p[-1])
+
+
+def np_matmul(dt):
+    def run(reps):
+        i = np.arange(1024)
+        A = (((i[:, None] * 7 + i[None, :] * 3) % 17).astype(dt) * dt(0.1) - dt(0.8))
+        B = (((i[:, None] * 5 + i[None, :] * 11) % 13).astype(dt) * dt(0.1) - dt(0.6))
+        ms, C = best_of(reps, lambda: A @ B)
+        return ms, (C[3, 5], C[1000, 17])
+    return run
+
+
+def np_conv(reps):
+    n = 2048
+    i = np.arange(n)
+    img = ((i[:, None] * 3 + i[None, :] * 7) % 23).astype(np.float32) * np.float32(0.05)
+    a = np.arange(3)
+    w = (a[:, None] * 3 + a[None, :] + 1).astype(np.float32) * np.float32(0.1) - np.float32(0.5)
+
+    def conv():
+        out = np.zeros((n - 2, n - 2), np.float32)
+        for da in range(3):
+            for db in range(3):
+                out += w[da, db] * img[da:da + n - 2, db:db + n - 2]
+        return out
+    ms, out = best_of(reps, conv)
+    return ms, (out[10, 20], out[2045, 2045])
+
+
+def np_softmax(reps):
+    i = np.arange(4096)
+    X = ((i[:, None] * 7 + i[None, :] * 13) % 101).astype(np.float32) * np.float32(0.01)
+
+    def softmax():
+        e = np.exp(X - X.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+    ms, y = best_of(reps, softmax)
+    return ms, (y[3, 4], y[4095, 4095])
+
+
+def np_prefix(reps):
+    t = np.arange(10_000_000)
+    a = ((t * 7) % 13).astype(np.float64) * 0.01 - 0.06
+    ms, s = best_of(reps, lambda: np.cumsum(a))
+    return ms, (s[5_000_000], s[-1])
+
+
+def np_editdist(reps):
+    n = m = 2000
+    a = (np.arange(n) * 7 + 3) % 26
+    b = (np.arange(m) * 11 + 5) % 26
+    ar = np.arange(m + 1)
+
+    def dp():
+        # Row by row; the in-row dependency D[i, j-1] + 1 is a running minimum.
+        prev = ar.copy()
+        rows = {}
+        for i in range(1, n + 1):
+            cost = (a[i - 1] != b).astype(np.int64)
+            tmp = np.empty(m + 1, np.int64)
+            tmp[0] = i
+            np.minimum(prev[1:] + 1, prev[:-1] + cost, out=tmp[1:])
+            prev = np.minimum.accumulate(tmp - ar) + ar
+            if i == 1000:
+                rows[1000] = prev.copy()
+        return prev, rows
+    ms, (last, rows) = best_of(reps, dp)
+    return ms, (last[m], rows[1000][1500])
+
+
+def np_heat(reps):
+    X, T = 10000, 1000
+
+    def heat():
+        u = np.zeros(X, np.float32)
+        u[X // 2] = 1
+        for _ in range(1, T):
+            u[1:-1] = u[1:-1] + np.float32(0.25) * (u[:-2] - np.float32(2.0) * u[1:-1] + u[2:])
+        return u
+    ms, u = best_of(reps, heat)
+    return ms, (u[X // 2], u[X // 2 + 10])
+
+
+def np_attention(reps):
+    BH, N, D = 64, 512, 64
+    b = np.arange(BH)[:, None, None]
+    i = np.arange(N)[None, :, None]
+    d = np.arange(D)[None, None, :]
+    f = np.float32
+    Q = ((b * 3 + i * 5 + d * 7) % 17).astype(f) * f(0.05) - f(0.4)
+    K = ((b * 5 + i * 3 + d * 11) % 19).astype(f) * f(0.05) - f(0.45)
+    V = ((b * 7 + i * 13 + d * 5) % 23).astype(f) * f(0.04) - f(0.44)
+
+    def attention():
+        S = (Q @ K.transpose(0, 2, 1)) * f(0.125)
+        P = np.exp(S - S.max(axis=-1, keepdims=True))
+        P /= P.sum(axis=-1, keepdims=True)
+        return P @ V
+    ms, O = best_of(reps, attention)
+    return ms, (O[3, 100, 5], O[63, 511, 63])
+
+
+def np_rotation(reps, optimize):
+    n = 16
+    a = np.arange(n)
+    g = ((a[:, None] * 3 + a[None, :] * 5) % 7).astype(np.float32) * np.float32(0.1) - np.float32(0.3)
+    ix = np.indices((n, n, n, n))
+    T = ((ix[0] + 2 * ix[1] + 3 * ix[2] + 5 * ix[3]) % 11).astype(np.float32) * np.float32(0.1)
+    ms, R = best_of(reps, lambda: np.einsum("ai,bj,ck,dl,abcd->ijkl", g, g, g, g, T, optimize=optimize))
+    return ms, (R[1, 2, 3, 4], R[15, 0, 7, 9])
+
+
+NUMPY = {
+    "poly": np_poly, "matmul f32": np_matmul(np.float32), "matmul f64": np_matmul(np.float64),
+    "conv3x3": np_conv, "softmax": np_softmax, "prefix": np_prefix, "editdist": np_editdist,
+    "heat": np_heat, "attention": np_attention, "rotation": lambda r: np_rotation(r, True),
+}
+
+# ---- ein --------------------------------------------------------------------------------------
+
+STMT = re.compile(r"timing: stmt line=(\d+) ([0-9.]+) ms")
+RUN = re.compile(r"timing: run ([0-9.]+) ms")
+KERNELS = re.compile(r"kernels: (\d+) hits, (\d+) misses, compile ([0-9.]+) ms")
+
+
+def timed_lines(path):
+    with open(path) as f:
+        return {n + 1 for n, line in enumerate(f) if line.rstrip().endswith("// timed")}
+
+
+def run_ein(ein, prog, env, extra=()):
+    """One run: (timed ms, overhead ms, stdout, kernels (hits, misses, compile ms))."""
+    lines = timed_lines(prog)
+    p = subprocess.Popen([ein, "--timings", *extra, prog], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env)
+    out, err = p.communicate()
+    if p.returncode != 0:
+        raise RuntimeError(f"ein failed on {prog}:\n{err}")
+    stmts = [(int(m.group(1)), float(m.group(2))) for m in STMT.finditer(err)]
+    timed = sum(ms for line, ms in stmts if line in lines)
+    run = RUN.search(err)
+    overhead = float(run.group(1)) - sum(ms for _, ms in stmts) if run else float("nan")
+    k = KERNELS.search(err)
+    kernels = (int(k.group(1)), int(k.group(2)), float(k.group(3))) if k else (0, 0, 0.0)
+    return timed, overhead, out, kernels
+
+
+def peak_rss_kib(cmd, env):
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(p.pid, 0)
+    return usage.ru_maxrss if status == 0 else float("nan")
+
+
+def numbers(text):
+    return [float(x) for x in re.findall(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?", text)]
+
+
+def close(a, b, tol=1e-3):
+    return all(abs(x - y) <= tol * max(1.0, abs(x), abs(y)) for x, y in zip(a, b)) and len(a) == len(b)
+
+
+# ---- driver ------------------------------------------------------------------------------------
+
+def build_cpp(cxx, tmp):
+    exes = {}
+    srcs = sorted({c for _, _, (c, _), _ in BENCHES} | {"roofline.cpp"})
+    for src in srcs:
+        exe = os.path.join(tmp, src[:-4])
+        libs = ["-lopenblas"] if src == "roofline.cpp" else []
+        subprocess.run([cxx, "-O3", "-march=native", "-fopenmp", "-std=c++17", "-I", os.path.join(HERE, "cpp"),
+                        os.path.join(HERE, "cpp", src), "-o", exe, *libs], check=True)
+        exes[src] = exe
+    return exes
+
+
+def run_cpp(exe, arg):
+    out = subprocess.run([exe] + ([arg] if arg else []), capture_output=True, text=True, check=True).stdout
+    m = re.search(r"ms=([0-9.]+) check=(.*)", out)
+    return float(m.group(1)), tuple(numbers(m.group(2)))
+
+
+def fmt(x):
+    if x != x:
+        return "-"
+    return f"{x:.2f}" if x < 100 else f"{x:.0f}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ein", default=os.path.join(ROOT, "build", "ein"))
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("-k", default="", help="only benchmarks whose name contains this")
+    ap.add_argument("--cxx", default=os.environ.get("EIN_CXX", "c++"))
+    ap.add_argument("--write-doc", default="", help="replace the table in this markdown file")
+    args = ap.parse_args()
+    reps = max(5, args.reps)
+    benches = [b for b in BENCHES if args.k in b[0]]
+    tmp = tempfile.mkdtemp(prefix="ein-bench-")
+    cache = os.path.join(tmp, "cache")
+    env = dict(os.environ, EIN_CACHE_DIR=cache, EIN_JIT="auto")
+    exes = build_cpp(args.cxx, tmp)
+    roof = subprocess.run([exes["roofline.cpp"]], capture_output=True, text=True, check=True).stdout.strip()
+    rows, notes = [], []
+    for name, prog, (cpp, arg), (base, target) in benches:
+        path = os.path.join(HERE, "programs", prog)
+        cold = run_ein(args.ein, path, env)  # compiles (cold cache), checks the output
+        runs = [run_ein(args.ein, path, env) for _ in range(reps)]
+        ein_ms = min(r[0] for r in runs)
+        overhead = sorted(r[1] for r in runs)[len(runs) // 2]
+        misses = max(r[3][1] for r in runs)
+        ein_check = tuple(numbers(runs[0][2]))
+        np_ms, np_check = NUMPY[name](reps)
+        cpp_ms, cpp_check = run_cpp(exes[cpp], arg)
+        ok = close(ein_check, tuple(float(v) for v in np_check)) and close(ein_check, cpp_check)
+        ratio_np, ratio_cpp = ein_ms / np_ms, ein_ms / cpp_ms
+        ratio = ratio_np if base == "numpy" else ratio_cpp
+        rows.append((name, ein_ms, np_ms, cpp_ms, ratio_np, ratio_cpp, f"≤ {target} × {base}",
+                     "yes" if ratio <= target else "**no**", cold[3][2], overhead, misses, ok))
+        if name == "rotation":
+            plain_ms, _ = np_rotation(1, False)
+            notes.append(f"rotation: NumPy `einsum` without `optimize` takes {fmt(plain_ms)} ms "
+                         f"(ein is {ein_ms / plain_ms:.4f}× of it); the table uses `optimize=True`.")
+        if name == "heat":
+            rss_win = peak_rss_kib([args.ein, path], env)
+            rss_full = peak_rss_kib([args.ein, "--cells", path], env)
+            notes.append(f"heat peak RSS: {rss_win / 1024:.1f} MiB with the 2-row window (whole program), "
+                         f"{rss_full / 1024:.1f} MiB storing all T × X values (`--cells`, no window); "
+                         f"T × X × 4 B = {1000 * 10000 * 4 / 2**20:.1f} MiB.")
+        print(f"{name:12s} ein {fmt(ein_ms):>8} ms  numpy {fmt(np_ms):>8} ms  c++ {fmt(cpp_ms):>8} ms  "
+              f"ein/numpy {ratio_np:.2f}  ein/c++ {ratio_cpp:.2f}  compile {fmt(cold[3][2])} ms  "
+              f"overhead {fmt(overhead)} ms{'' if ok else '  CHECKSUM MISMATCH'}", flush=True)
+    m = re.search(r"triad_gbs=([0-9.]+) sgemm_gflops=([0-9.]+)", roof)
+    table = ["| benchmark | ein ms | NumPy ms | C++ ms | ein/NumPy | ein/C++ | target | met | cold compile ms | cached overhead ms |",
+             "|---|---:|---:|---:|---:|---:|---|---|---:|---:|"]
+    for (name, e, n, c, rn, rc, tgt, met, comp, ovh, miss, ok) in rows:
+        table.append(f"| {name}{'' if ok else ' (checksum mismatch!)'} | {fmt(e)} | {fmt(n)} | {fmt(c)} | {rn:.2f} | "
+                     f"{rc:.2f} | {tgt} | {met} | {fmt(comp)} | {fmt(ovh)} |")
+    text = "\n".join(table)
+    text += f"\n\nRoofline: STREAM triad {m.group(1)} GB/s, OpenBLAS sgemm {m.group(2)} GFLOP/s " \
+            f"(2048², {os.cpu_count()} hardware threads).\n"
+    for n in notes:
+        text += f"\n- {n}"
+    print()
+    print(text)
+    if args.write_doc:
+        with open(args.write_doc) as f:
+            doc = f.read()
+        stamp = time.strftime("%Y-%m-%d")
+        block = f"<!-- bench:begin -->\n_Measured {stamp} with `PYENV_VERSION=system python3 tests/bench/run.py " \
+                f"--reps {reps}`._\n\n{text}\n<!-- bench:end -->"
+        doc = re.sub(r"<!-- bench:begin -->.*<!-- bench:end -->", lambda _: block, doc, flags=re.S)
+        with open(args.write_doc, "w") as f:
+            f.write(doc)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
