@@ -1,0 +1,400 @@
+#include "engine/interp/vectorize.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "lang/ir/visitor.h"
+
+namespace ein {
+
+int64_t min_points();
+
+using ir::BinOp;
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+constexpr int64_t kMaxPoints = int64_t(1) << 24;  // temporaries of larger spaces: scalar path
+
+struct Loop {
+  ir::DefId var;
+  int64_t lo, extent;
+};
+
+class Vectorizer {
+ public:
+  Vectorizer(Interpreter::Impl& in, const NodeRef& tensor) : in_(in), tensor_(tensor) {}
+
+  bool run(const NodeRef& nest) {
+    if (nest->kind != Kind::LFor || nest->aux.find("strategy=vectorized") == std::string::npos)
+      return false;
+    NodeRef cur = nest;
+    std::vector<NodeRef> fors;
+    while (cur->kind == Kind::LFor) {
+      if (cur->has(ir::kSequential) || cur->has(ir::kReverse)) return false;
+      fors.push_back(cur);
+      cur = cur->kids[2];
+    }
+    for (auto& f : fors) nest_vars_.insert(f->def);
+    body_ = cur;
+    if (!accept_stmt(body_)) return false;
+    for (auto& f : fors)
+      if (mentions_nest(f->kids[0]) || mentions_nest(f->kids[1])) return false;  // triangular
+    const Value& target = binding(tensor_);
+    if (target.tag != Value::Tag::Tensor || target.r[0] > 0 || tensor_->has(ir::kHasElem)) return false;
+    n_ = 1;
+    for (auto& f : fors) {
+      int64_t lo = in_.eval_int(f->kids[0]), hi = in_.eval_int(f->kids[1]);
+      int64_t ext = std::max<int64_t>(0, hi - lo);
+      loops_.push_back(Loop{f->def, lo, ext});
+      if (ext > 0 && n_ > kMaxPoints / ext) return false;
+      n_ *= ext;
+    }
+    if (n_ == 0) return true;
+    if (n_ < min_points()) return false;  // tiny spaces: the scalar path has less overhead
+    exec_stmt(body_, nullptr);
+    return true;
+  }
+
+ private:
+  // ---- the accepted fragment ----------------------------------------------------------------
+  bool mentions_nest(const NodeRef& n) {
+    bool hit = false;
+    ir::for_each_node(n, [&](const NodeRef& m) {
+      if (m->kind == Kind::Name && nest_vars_.count(m->def)) hit = true;
+    });
+    return hit;
+  }
+
+  bool accept_stmt(const NodeRef& s) {
+    switch (s->kind) {
+      case Kind::LStore:
+        if (s->def != tensor_->def || s->has(ir::kWindowed)) return false;
+        for (size_t i = 1; i < s->kids.size(); ++i)
+          if (!accept_expr(s->kids[i])) return false;
+        return accept_expr(s->kids[0]);
+      case Kind::LSeq:
+        for (auto& k : s->kids)
+          if (!accept_stmt(k)) return false;
+        return true;
+      case Kind::LLet:
+        locals_.insert(s->def);
+        return accept_expr(s->kids[0]);
+      case Kind::LIf:
+        return accept_expr(s->kids[0]) && accept_stmt(s->kids[1]) &&
+               (s->kids.size() < 3 || !s->kids[2] || accept_stmt(s->kids[2]));
+      default: return false;
+    }
+  }
+
+  bool accept_expr(const NodeRef& e) {
+    if (!e) return false;
+    switch (e->kind) {
+      case Kind::IntLit:
+      case Kind::FloatLit:
+      case Kind::BoolLit: return true;
+      case Kind::Name: {
+        if (nest_vars_.count(e->def) || locals_.count(e->def)) return true;
+        const Value* v = lookup(e);
+        return v && v->is_scalar();
+      }
+      case Kind::Index: {
+        if (e->has(ir::kWindowed) || e->kids[0]->kind != Kind::Name) return false;
+        const Value* v = lookup(e->kids[0]);
+        if (!v || v->tag != Value::Tag::Tensor || v->r[0] > 0) return false;
+        if (v->tensor_ref().rank() != static_cast<int>(e->kids.size()) - 1) return false;
+        for (size_t i = 1; i < e->kids.size(); ++i)
+          if (!accept_expr(e->kids[i])) return false;
+        return true;
+      }
+      case Kind::Unary:
+      case Kind::Binary:
+      case Kind::Cast:
+      case Kind::If:
+        for (size_t i = 0; i < e->kids.size(); ++i) {
+          if (e->kind == Kind::Cast && i == 1) continue;
+          if (!accept_expr(e->kids[i])) return false;
+        }
+        return e->kind != Kind::Binary || static_cast<BinOp>(e->ival) != BinOp::In;
+      case Kind::Call: {
+        auto b = builtin_of(e->kids[0]->def);
+        if (!b || !is_math_intrinsic(*b)) return false;
+        for (size_t i = 1; i < e->kids.size(); ++i)
+          if (!accept_expr(e->kids[i])) return false;
+        return true;
+      }
+      case Kind::DimOf:
+      case Kind::IMin:
+      case Kind::IMax: return !mentions_nest(e);
+      default: return false;
+    }
+  }
+
+  const Value* lookup(const NodeRef& name) {
+    try {
+      return &in_.lookup(name);
+    } catch (const Fault&) {
+      return nullptr;
+    }
+  }
+
+  const Value& binding(const NodeRef& t) {
+    return t->slot >= 0 ? (*in_.frame)[static_cast<size_t>(t->slot)] : in_.env.globals[t->def];
+  }
+
+  // ---- evaluation over the iteration space --------------------------------------------------
+  // A grid value is a scalar Value or a rank-1 tensor with one element per point (row-major
+  // over the nest's loops).
+  Value coords(size_t k) {
+    Tensor t = Tensor::alloc(DType::I32, {n_});
+    int64_t inner = 1;
+    for (size_t j = k + 1; j < loops_.size(); ++j) inner *= loops_[j].extent;
+    int32_t* d = t.data_as<int32_t>();
+    for (int64_t p = 0; p < n_; ++p) d[p] = static_cast<int32_t>(loops_[k].lo + (p / inner) % loops_[k].extent);
+    return Value::tensor(t);
+  }
+
+  static bool grid(const Value& v) { return v.tag == Value::Tag::Tensor; }
+
+  // `mask_` holds the points that must be computed (the enclosing guards and `if` branches);
+  // the others may hold anything but must not fault (an index out of range there is fine).
+  Value eval(const NodeRef& e) {
+    try {
+      return eval_inner(e);
+    } catch (const Fault& f) {
+      throw DiagError(make_diag(f.code, f.what(), e->span));
+    }
+  }
+
+  bool live(int64_t p) const { return !mask_ || (*mask_)[static_cast<size_t>(p)]; }
+
+  Value eval_inner(const NodeRef& e) {
+    switch (e->kind) {
+      case Kind::IntLit:
+      case Kind::FloatLit:
+      case Kind::BoolLit:
+      case Kind::DimOf:
+      case Kind::IMin:
+      case Kind::IMax: return in_.eval(e);
+      case Kind::Name: {
+        for (size_t k = 0; k < loops_.size(); ++k)
+          if (loops_[k].var == e->def) return coords(k);
+        if (auto it = lets_.find(e->def); it != lets_.end()) return it->second;
+        return in_.lookup(e);
+      }
+      case Kind::Index: return gather(e);
+      case Kind::Unary: return unary_op(static_cast<ir::UnOp>(e->ival), eval(e->kids[0]));
+      case Kind::Binary: return binary(e);
+      case Kind::Cast: {
+        auto dt = dtype_from_name(e->kids[1]->name);
+        if (!dt) fault("E002", "cannot cast to " + e->kids[1]->name);
+        return cast_value(eval(e->kids[0]), *dt);
+      }
+      case Kind::Call: {
+        static const MathFn map[] = {
+            MathFn::Abs,   MathFn::Sqrt,  MathFn::Exp,   MathFn::Log,   MathFn::Log2,  MathFn::Log10,
+            MathFn::Log1p, MathFn::Expm1, MathFn::Sin,   MathFn::Cos,   MathFn::Tan,   MathFn::Asin,
+            MathFn::Acos,  MathFn::Atan,  MathFn::Sinh,  MathFn::Cosh,  MathFn::Tanh,  MathFn::Asinh,
+            MathFn::Acosh, MathFn::Atanh, MathFn::Floor, MathFn::Ceil,  MathFn::Round, MathFn::Trunc,
+            MathFn::Erf,   MathFn::Sign,  MathFn::Rsqrt, MathFn::Atan2, MathFn::Pow,   MathFn::Fmod,
+            MathFn::Min2,  MathFn::Max2};
+        Builtin b = *builtin_of(e->kids[0]->def);
+        MathFn f = map[static_cast<int>(b) - static_cast<int>(Builtin::Abs)];
+        if (is_binary_math_intrinsic(b)) return math2(f, eval(e->kids[1]), eval(e->kids[2]));
+        return math1(f, eval(e->kids[1]));
+      }
+      case Kind::If: {
+        Value c = eval(e->kids[0]);
+        if (!grid(c)) return eval(c.b ? e->kids[1] : e->kids[2]);
+        std::vector<bool> yes(static_cast<size_t>(n_)), no(static_cast<size_t>(n_));
+        for (int64_t p = 0; p < n_; ++p) {
+          bool v = c.tensor_ref().get_bool(p);
+          yes[static_cast<size_t>(p)] = live(p) && v;
+          no[static_cast<size_t>(p)] = live(p) && !v;
+        }
+        const std::vector<bool>* saved = mask_;
+        mask_ = &yes;
+        Value a = eval(e->kids[1]);
+        mask_ = &no;
+        Value b = eval(e->kids[2]);
+        mask_ = saved;
+        return select(c, a, b);
+      }
+      default: fault("E011", "not vectorisable");
+    }
+  }
+
+  // Elementwise comparisons and logic give bool grids (engine/value compares whole arrays).
+  Value binary(const NodeRef& e) {
+    auto op = static_cast<BinOp>(e->ival);
+    Value a = eval(e->kids[0]), b = eval(e->kids[1]);
+    bool cmp = op == BinOp::Eq || op == BinOp::Ne || op == BinOp::Lt || op == BinOp::Le ||
+               op == BinOp::Gt || op == BinOp::Ge || op == BinOp::And || op == BinOp::Or;
+    if ((op == BinOp::Div || op == BinOp::Mod) && grid(b) && !is_float(b.tensor_ref().dtype())) {
+      // A zero divisor at a point that is not computed must not fault: make it 1 there.
+      Tensor d = b.tensor_ref().copy();
+      for (int64_t p = 0; p < n_; ++p)
+        if (!live(p) && d.get_i64(p) == 0) d.set_i64(p, 1);
+      b = Value::tensor(d);
+    }
+    if (!cmp || (!grid(a) && !grid(b))) return binary_op(op, a, b);
+    Tensor out = Tensor::alloc(DType::Bool, {n_});
+    bool ints = !((grid(a) ? is_float(a.tensor_ref().dtype()) : a.tag == Value::Tag::Float) ||
+                  (grid(b) ? is_float(b.tensor_ref().dtype()) : b.tag == Value::Tag::Float));
+    for (int64_t p = 0; p < n_; ++p) {
+      bool r = false;
+      if (ints) {
+        int64_t x = grid(a) ? a.tensor_ref().get_i64(p) : a.as_i64();
+        int64_t y = grid(b) ? b.tensor_ref().get_i64(p) : b.as_i64();
+        r = compare(op, x, y);
+      } else {
+        double x = grid(a) ? a.tensor_ref().get_f64(p) : a.as_f64();
+        double y = grid(b) ? b.tensor_ref().get_f64(p) : b.as_f64();
+        r = compare(op, x, y);
+      }
+      out.set_i64(p, r ? 1 : 0);
+    }
+    return Value::tensor(out);
+  }
+
+  template <class T>
+  static bool compare(BinOp op, T x, T y) {
+    switch (op) {
+      case BinOp::Eq: return x == y;
+      case BinOp::Ne: return x != y;
+      case BinOp::Lt: return x < y;
+      case BinOp::Le: return x <= y;
+      case BinOp::Gt: return x > y;
+      case BinOp::Ge: return x >= y;
+      case BinOp::And: return x != 0 && y != 0;
+      default: return x != 0 || y != 0;
+    }
+  }
+
+  Value select(const Value& c, const Value& a, const Value& b) {
+    if (!grid(c)) return c.b ? a : b;
+    DType dt = grid(a) ? a.tensor_ref().dtype() : grid(b) ? b.tensor_ref().dtype() : a.dt;
+    if (!grid(a) && a.tag == Value::Tag::Bool) dt = DType::Bool;
+    Tensor out = Tensor::alloc(dt, {n_});
+    for (int64_t p = 0; p < n_; ++p) {
+      const Value& s = c.tensor_ref().get_bool(p) ? a : b;
+      if (grid(s)) tensor_set(out, p, tensor_get(s.tensor_ref(), p));
+      else tensor_set(out, p, s);
+    }
+    return Value::tensor(out);
+  }
+
+  // Flat offsets of index grids into a tensor of `shape`, bounds-checked (E005).
+  std::vector<int64_t> offsets(const std::vector<Value>& idx, const std::vector<int64_t>& shape) {
+    std::vector<int64_t> off(static_cast<size_t>(n_), 0);
+    for (size_t a = 0; a < idx.size(); ++a) {
+      int64_t extent = shape[a];
+      for (int64_t p = 0; p < n_; ++p) {
+        int64_t i = grid(idx[a]) ? idx[a].tensor_ref().get_i64(p) : idx[a].as_i64();
+        if (i < 0 || i >= extent) {
+          if (live(p))
+            fault("E005", "index " + std::to_string(i) + " is out of bounds for axis " +
+                              std::to_string(a) + " with extent " + std::to_string(extent));
+          off[static_cast<size_t>(p)] = -1;  // not computed: read as 0
+          continue;
+        }
+        if (off[static_cast<size_t>(p)] >= 0) off[static_cast<size_t>(p)] = off[static_cast<size_t>(p)] * extent + i;
+      }
+    }
+    return off;
+  }
+
+  Value gather(const NodeRef& e) {
+    const Tensor& src = in_.lookup(e->kids[0]).tensor_ref();
+    std::vector<Value> idx;
+    for (size_t i = 1; i < e->kids.size(); ++i) idx.push_back(eval(e->kids[i]));
+    auto off = offsets(idx, src.shape());
+    Tensor out = Tensor::alloc(src.dtype(), {n_});
+    for (int64_t p = 0; p < n_; ++p) {
+      int64_t o = off[static_cast<size_t>(p)];
+      if (o < 0) continue;  // a point that is not computed
+      if (is_float(src.dtype())) out.set_f64(p, src.get_f64(o));
+      else out.set_i64(p, src.get_i64(o));
+    }
+    return Value::tensor(out);
+  }
+
+  // `mask`: points where the enclosing guards hold (nullptr: all points).
+  void exec_stmt(const NodeRef& s, const std::vector<bool>* mask) {
+    mask_ = mask;
+    switch (s->kind) {
+      case Kind::LSeq:
+        for (auto& k : s->kids) exec_stmt(k, mask);
+        return;
+      case Kind::LLet: lets_[s->def] = eval(s->kids[0]); return;
+      case Kind::LIf: {
+        Value c = eval(s->kids[0]);
+        std::vector<bool> yes(static_cast<size_t>(n_)), no(static_cast<size_t>(n_));
+        for (int64_t p = 0; p < n_; ++p) {
+          bool m = !mask || (*mask)[static_cast<size_t>(p)];
+          bool v = grid(c) ? c.tensor_ref().get_bool(p) : c.b;
+          yes[static_cast<size_t>(p)] = m && v;
+          no[static_cast<size_t>(p)] = m && !v;
+        }
+        exec_stmt(s->kids[1], &yes);
+        if (s->kids.size() > 2 && s->kids[2]) exec_stmt(s->kids[2], &no);
+        mask_ = mask;
+        return;
+      }
+      case Kind::LStore: store(s, mask); return;
+      default: fault("E011", "not vectorisable");
+    }
+  }
+
+  void store(const NodeRef& s, const std::vector<bool>* mask) {
+    Value v = eval(s->kids[0]);
+    std::vector<Value> idx;
+    for (size_t i = 1; i < s->kids.size(); ++i) idx.push_back(eval(s->kids[i]));
+    Tensor& t = const_cast<Tensor&>(binding(tensor_).tensor_ref());
+    std::vector<int64_t> off;
+    try {
+      off = offsets(idx, t.shape());
+    } catch (const Fault& f) {
+      throw DiagError(make_diag(f.code, f.what(), s->span));
+    }
+    bool fl = grid(v) ? is_float(v.tensor_ref().dtype()) : v.tag == Value::Tag::Float;
+    for (int64_t p = 0; p < n_; ++p) {
+      if (mask && !(*mask)[static_cast<size_t>(p)]) continue;
+      int64_t o = off[static_cast<size_t>(p)];
+      if (fl) t.set_f64(o, grid(v) ? v.tensor_ref().get_f64(p) : v.f);
+      else t.set_i64(o, grid(v) ? v.tensor_ref().get_i64(p) : v.as_i64());
+    }
+  }
+
+  Interpreter::Impl& in_;
+  NodeRef tensor_;
+  NodeRef body_;
+  std::unordered_set<ir::DefId> nest_vars_, locals_;
+  std::unordered_map<ir::DefId, Value> lets_;
+  std::vector<Loop> loops_;
+  int64_t n_ = 0;
+  const std::vector<bool>* mask_ = nullptr;
+};
+
+}  // namespace
+
+// $EIN_INTERP: "vector" vectorises every eligible clause, "scalar" none, default (auto) those
+// with at least 64 points. Tests run both ways to keep the two strategies identical.
+int64_t min_points() {
+  static const int64_t m = [] {
+    const char* e = std::getenv("EIN_INTERP");
+    if (e && std::strcmp(e, "vector") == 0) return int64_t(0);
+    if (e && std::strcmp(e, "scalar") == 0) return INT64_MAX;
+    return int64_t(64);
+  }();
+  return m;
+}
+
+bool run_vectorized(Interpreter::Impl& in, const NodeRef& tensor, const NodeRef& nest) {
+  Vectorizer v(in, tensor);
+  return v.run(nest);
+}
+
+}  // namespace ein
