@@ -148,12 +148,13 @@ def check(golden, ein, timeout):
     return first_difference(out, golden.stdout), details
 
 
-def collect(directory, substring):
+def collect(directory, substring, exclude=()):
     found = []
     for root, dirs, files in os.walk(directory):
         dirs.sort()
         found += [os.path.join(root, f) for f in files if f.endswith(".ein")]
-    return sorted(p for p in found if substring in os.path.relpath(p, directory))
+    rels = [(p, os.path.relpath(p, directory)) for p in found]
+    return sorted(p for p, r in rels if substring in r and not any(x in r for x in exclude))
 
 
 def run_one(path, ein, timeout):
@@ -175,13 +176,15 @@ def main():
     ap.add_argument("-v", action="store_true", help="show command, stdout and stderr of failures")
     ap.add_argument("-j", type=int, default=2, metavar="JOBS", help="parallel runs (default 2)")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per file (default 60)")
+    ap.add_argument("--exclude", action="append", default=[], metavar="SUBSTRING",
+                    help="skip paths containing this (repeatable), e.g. pending/")
     a = ap.parse_args()
     ein = os.path.abspath(a.ein)
     if not os.access(ein, os.X_OK):
         print(f"run_golden: {a.ein} is not an executable (build first: scripts/build.sh)")
         print("0 passed, 1 failed")
         return 1
-    paths = collect(a.dir, a.k)
+    paths = collect(a.dir, a.k, a.exclude)
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.j)) as pool:
         results = pool.map(lambda p: run_one(p, ein, a.timeout), paths)
