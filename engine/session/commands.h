@@ -68,10 +68,6 @@ void cmd_timeit(Call& c);
 void cmd_plot(Call& c);
 void cmd_doc(Call& c);
 
-// The `kernel` stage of %ir: generated C++ of the native kernels of a snippet. Kept apart so the
-// native tier can fill it without touching the rest of %ir.
-std::string kernel_ir(Session& s, const std::string& code, const CellOptions& where);
-
 // Builtins' signatures and docs (SPEC §8), for %doc and ?name.
 struct BuiltinDoc {
   const char* name;

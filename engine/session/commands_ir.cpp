@@ -117,32 +117,33 @@ Request parse_request(Session& s, const std::string& args) {
 
 void cmd_ir(Call& c) {
   Request q = parse_request(c.session, c.args);
-  std::string text;
+  CellOptions co = q.where;
+  co.dump_stage = q.stage;
+  CellResult r = c.session.run_cell(q.code, co);
+  if (!r.ok) {
+    c.out.cell = r;
+    c.out.ok = false;
+    return;
+  }
+  std::string text = r.dump;
   if (q.stage == "kernel") {
-    text = kernel_ir(c.session, q.code, q.where);
+    // The native tier's plan and generated C++ (session.cpp fills the dump for this stage).
+    if (text.empty()) text = "native kernels: not available in this build\n";
   } else {
-    CellOptions co = q.where;
-    co.dump_stage = q.stage;
-    CellResult r = c.session.run_cell(q.code, co);
-    if (!r.ok) {
-      c.out.cell = r;
-      c.out.ok = false;
-      return;
-    }
     std::string stage = q.stage.rfind("after=", 0) == 0 ? q.stage.substr(6) : q.stage;
-    text = r.dump;
-    bool lowered = is_lowered_stage(stage);
-    if (lowered) text = plan_summary(text) + text;
+    if (is_lowered_stage(stage)) text = plan_summary(text) + text;
     if (!q.name.empty()) {
       auto info = c.session.name_info(q.name);
-      if (info && info->kind == "fn" && text.find(";; " + q.name + " ") == std::string::npos)
+      if (info && info->kind == "fn" && text.find(";; " + q.name + " ") == std::string::npos &&
+          text.find(";; " + q.name + "(") == std::string::npos)
         text += ";; fn " + q.name + " is compiled per call signature; `%ir " + q.stage + " " + q.name +
                 "(...)` with arguments shows a specialisation\n";
-      text = ";; " + q.name + " defined at " + q.where.source_name + ":" +
-             std::to_string(q.where.line_offset + 1) + "\n" + text;
     }
     if (text.empty()) text = "(no IR at stage " + q.stage + ")\n";
   }
+  if (!q.name.empty())
+    text = ";; " + q.name + " defined at " + q.where.source_name + ":" + std::to_string(q.where.line_offset + 1) +
+           "\n" + text;
   emit(c, text, "<pre>" + html_escape(text) + "</pre>\n");
 }
 
