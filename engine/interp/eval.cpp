@@ -171,6 +171,24 @@ Value Interpreter::Impl::binary(const NodeRef& e) {
       fast_int(op, a.dt, a.i, b.i, out))
     return out;
   if (op == BinOp::In) return Value::boolean(value_contains(b, a));
+  // A literal beside a value whose type was only known at run time (std::io::load_npy) takes
+  // that value's element type, as it would have at compile time (`v[0] / 2` with an i64 v).
+  if (op != BinOp::Pow) {
+    auto elem = [](const Value& v) -> std::optional<DType> {
+      if (v.tag == Value::Tag::Int || v.tag == Value::Tag::Float) return v.dt;
+      if (v.tag == Value::Tag::Tensor) return v.tensor_ref().dtype();
+      return std::nullopt;
+    };
+    auto literal = [](const NodeRef& n) {
+      const NodeRef& m = n->kind == Kind::Unary ? n->kids[0] : n;
+      return m->kind == Kind::IntLit || m->kind == Kind::FloatLit;
+    };
+    auto da = elem(a), db = elem(b);
+    if (da && db && *da != *db && is_float(*da) == is_float(*db)) {
+      if (literal(e->kids[1]) && !literal(e->kids[0])) b = cast_value(b, *da);
+      else if (literal(e->kids[0]) && !literal(e->kids[1])) a = cast_value(a, *db);
+    }
+  }
   return binary_op(op, a, b);
 }
 

@@ -2,6 +2,7 @@
 
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
+#include "lang/resolve/builtins.h"
 
 namespace ein {
 namespace {
@@ -44,6 +45,13 @@ class Inliner : public ir::Mutator {
     const NodeRef& v = body->kids[0];
     if (is_literal(v)) return v;
     if (v->kind == Kind::Name || v->kind == Kind::Path) return literal_of(v->def);
+    // A float constant intrinsic (`__eps()`, `__inf()`) is typed by its context like a literal.
+    if (v->kind == Kind::Call && v->kids.size() == 1) {
+      auto b = builtin_of(v->kids[0]->def);
+      if (b && (*b == Builtin::Inf || *b == Builtin::Nan || *b == Builtin::Eps ||
+                *b == Builtin::MaxFloat || *b == Builtin::MinFloat))
+        return v;
+    }
     return nullptr;
   }
 

@@ -34,6 +34,7 @@ struct Clause {
   std::vector<int> order;      // chosen loop order (indices into loops)
   std::vector<bool> seq;       // per loop (index into loops): carries a dependence
   int time_axis = -1;          // axis of the outermost chosen loop when recurrent
+  std::unordered_map<DefId, std::pair<NodeRef, NodeRef>> reduce_ranges;  // LoopVar -> [lo, hi)
   bool recurrent() const { return !reads.empty(); }
 };
 
@@ -87,6 +88,7 @@ class RecurrenceOrder : public ir::Mutator {
         c.write.assign(x->kids.begin() + 1, x->kids.end());
       if (x->kind == Kind::Index && x->kids[0]->kind == Kind::Name && x->kids[0]->def == def)
         c.reads.push_back(Read{x, std::vector<NodeRef>(x->kids.begin() + 1, x->kids.end())});
+      if (x->kind == Kind::LoopVar) c.reduce_ranges[x->def] = {x->kids[0], x->kids[1]};
     });
     for (size_t i = 0; i < c.loops.size(); ++i) c.order.push_back(static_cast<int>(i));
     c.seq.assign(c.loops.size(), false);
@@ -101,8 +103,21 @@ class RecurrenceOrder : public ir::Mutator {
       if (a < 0 || a >= static_cast<int>(r.idx.size())) continue;
       v[l] = relative(r.idx[a], c.loops[l]->def);
       if (v[l].k == Comp::Unknown) v[l] = constant_read(c.loops[l], a, r.idx[a]);
+      if (v[l].k == Comp::Unknown) v[l] = bounded_read(c, c.loops[l]->def, r.idx[a]);
     }
     return v;
+  }
+
+  // A read through a reduction index bounded by the loop variable (`x[k]` in
+  // `sum[k in i + 1..n]` reads only later points; in `sum[k in 0..i]` only earlier ones).
+  Comp bounded_read(const Clause& c, DefId loop_var, const NodeRef& idx) {
+    if (idx->kind != Kind::Name) return Comp{};
+    auto it = c.reduce_ranges.find(idx->def);
+    if (it == c.reduce_ranges.end()) return Comp{};
+    Comp lo = relative(it->second.first, loop_var), hi = relative(it->second.second, loop_var);
+    if (lo.k == Comp::Exact && lo.d >= 1) return Comp{Comp::Exact, lo.d};       // k > i
+    if (hi.k == Comp::Exact && hi.d <= 0) return Comp{Comp::Exact, hi.d - 1};  // k < i
+    return Comp{};
   }
 
   // A read at a constant point `c` of a loop's axis: backward when c precedes every iteration

@@ -242,6 +242,13 @@ NodeRef Parser::primary() {
       return mk({.kind = Kind::BoolLit, .span = tok_span(t), .ival = t.kind == Tok::KwTrue});
     case Tok::Str: return string_lit();
     case Tok::Ident: return ident_primary();
+    case Tok::KwWhere:
+      // An expression cannot start with a where clause: `where(c, a, b)` calls a function.
+      if (peek(1).kind == Tok::LParen) {
+        advance();
+        return mk({.kind = Kind::Name, .span = tok_span(t), .name = "where"});
+      }
+      fail_expected("expression", t);
     case Tok::LParen: return paren();
     case Tok::LBracket: return array_or_comp();
     case Tok::LBrace: case Tok::KwIf: case Tok::KwMatch: return block_like();

@@ -272,7 +272,10 @@ NodeRef Parser::param() {
 }
 
 NodeRef Parser::fn_item(uint32_t lo, bool pub, bool diff) {
-  std::string name(text_of(expect(Tok::Ident, "(the function name)")));
+  // `where` is a keyword only where a where clause can start, so `fn where(c, a, b)` (the
+  // np.where of std::ml) is a function name.
+  std::string name(at(Tok::KwWhere) ? std::string(text_of(advance()))
+                                    : std::string(text_of(expect(Tok::Ident, "(the function name)"))));
   const Token opener = expect(Tok::LParen);
   std::vector<NodeRef> kids{nullptr, nullptr};
   while (!at(Tok::RParen)) {
