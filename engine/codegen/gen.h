@@ -92,6 +92,10 @@ class Gen {
     DType dt = DType::F32;    // result
     DType vt = DType::F32;    // compared value (argmax/argmin), else dt
     std::string acc, has, arg, label;
+    // Float max/min in an `omp simd` loop: a plain max plus a NaN flag (OpenMP's max
+    // reduction does not propagate NaN; the interpreter's result is NaN when any element is).
+    bool simd_max = false;
+    std::string nan;
   };
   RedVars red_vars(const ir::NodeRef& r);
   void red_init(const RedVars& R);

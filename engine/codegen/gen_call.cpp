@@ -20,7 +20,7 @@ struct MathName {
 };
 constexpr MathName kMath[] = {
     {Builtin::Abs, "fabs", "fabsf"},    {Builtin::Sqrt, "sqrt", "sqrtf"},
-    {Builtin::Exp, "exp", "expf"},      {Builtin::Log, "log", "logf"},
+    {Builtin::Exp, "exp", "ein_expf"},      {Builtin::Log, "log", "logf"},
     {Builtin::Log2, "log2", "log2f"},   {Builtin::Log10, "log10", "log10f"},
     {Builtin::Log1p, "log1p", "log1pf"}, {Builtin::Expm1, "expm1", "expm1f"},
     {Builtin::Sin, "sin", "sinf"},      {Builtin::Cos, "cos", "cosf"},
@@ -48,7 +48,8 @@ bool cheap_math(Builtin b) {
     case Builtin::Sign:
     case Builtin::Min2:
     case Builtin::Max2:
-    case Builtin::Rsqrt: return true;
+    case Builtin::Rsqrt:
+    case Builtin::Exp: return true;  // f64 exp is a libm call, but hoisting it is still right
     default: return false;
   }
 }

@@ -144,7 +144,8 @@ void Gen::red_init(const RedVars& R) {
     case 2 /*Max*/:
     case 3 /*Min*/: {
       bool mx = R.op == 2;
-      if (is_float(R.dt)) em.line(T + " " + R.acc + " = " + (mx ? "-" : "") + (R.dt == DType::F32 ? "__builtin_inff();" : "__builtin_inf();"));
+      if (is_float(R.dt)) em.line(T + " " + R.acc + " = " + (mx ? "-" : "") + (R.dt == DType::F32 ? "__builtin_inff();" : "__builtin_inf();") +
+                                  (R.simd_max ? " int " + R.nan + " = 0;" : ""));
       else em.line(T + " " + R.acc + " = " + int_bound(R.dt, !mx) + "; bool " + R.has + " = false;");
       break;
     }
@@ -168,7 +169,9 @@ void Gen::red_step(const RedVars& R, const std::string& v, const std::string& fi
     }
     case 2:
     case 3:
-      if (is_float(R.dt)) em.line(std::string(R.op == 2 ? "EIN_FMAX_STEP(" : "EIN_FMIN_STEP(") + a + ", " + v + ");");
+      if (is_float(R.dt) && R.simd_max)
+        em.line(a + " = " + v + (R.op == 2 ? " > " : " < ") + a + " ? " + v + " : " + a + "; " + R.nan + " |= (" + v + " != " + v + ");");
+      else if (is_float(R.dt)) em.line(std::string(R.op == 2 ? "EIN_FMAX_STEP(" : "EIN_FMIN_STEP(") + a + ", " + v + ");");
       else em.line(a + " = " + v + (R.op == 2 ? " > " : " < ") + a + " ? " + v + " : " + a + "; " + R.has + " = true;");
       break;
     case 4: em.line("if (!(" + v + ")) { " + a + " = false; goto " + R.label + "; }"); break;
@@ -183,6 +186,7 @@ void Gen::red_step(const RedVars& R, const std::string& v, const std::string& fi
 }
 
 Val Gen::red_result(const RedVars& R, const NodeRef& r) {
+  if (R.simd_max) em.line("if (" + R.nan + ") " + R.acc + " = " + (R.dt == DType::F32 ? "__builtin_nanf(\"\");" : "__builtin_nan(\"\");"));
   if ((R.op == 2 || R.op == 3) && !is_float(R.dt)) {
     int st = site(r->span, "E006", r->name + " over an empty range of integers");
     em.line("if (!" + R.has + ") ein_fail(A, " + std::to_string(st) + ", EIN_E_EMPTY, " + ord_ + ", 0, 0, 0);");
@@ -206,6 +210,7 @@ Gen::RedVars Gen::red_vars(const NodeRef& r) {
   R.has = R.acc + "h";
   R.arg = R.acc + "g";
   R.label = R.acc + "_done";
+  R.nan = R.acc + "n";
   return R;
 }
 
@@ -240,10 +245,11 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
     else if (r->kids[i]->kind == Kind::LCheck) stmt(r->kids[i]);
   }
   RedVars R = red_vars(r);
-  red_init(R);
   const NodeRef& body = r->kids[0];
   bool simple = only_small_loops(body) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
-  bool simd = simple && (R.op == 0 || R.op == 1) && is_float(R.dt) && !may_fail(body, *unit, 0);
+  bool simd = simple && (R.op <= 3) && is_float(R.dt) && !may_fail(body, *unit, 0) && !in_simd;
+  R.simd_max = simd && (R.op == 2 || R.op == 3);  // the same result without simd, too
+  red_init(R);
   std::string first;
   for (size_t j = 0; j < vars.size(); ++j) {
     LoopSpec sp;
@@ -253,7 +259,9 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
     sp.innermost = only_small_loops(body);
     for (size_t l = j + 1; l < vars.size() && sp.innermost; ++l) sp.innermost = small_range(vars[l]);
     sp.simd = sp.innermost && simd;
-    if (sp.simd) sp.simd_clause = std::string("reduction(") + (R.op == 0 ? "+" : "*") + ":" + R.acc + ")";
+    if (sp.simd && R.op <= 1) sp.simd_clause = std::string("reduction(") + (R.op == 0 ? "+" : "*") + ":" + R.acc + ")";
+    if (sp.simd && R.simd_max)
+      sp.simd_clause = std::string("reduction(") + (R.op == 2 ? "max" : "min") + ":" + R.acc + ") reduction(|:" + R.nan + ")";
     std::string v = open_loop(sp);
     if (j == 0) first = v;
   }

@@ -169,8 +169,9 @@ const Compiler& compiler(const std::string& memo_dir) {
   c.flags = split_words(env_or("EIN_CXXFLAGS", "-O3 -march=native -fopenmp"));
   // Fixed flags: kernels are position independent shared objects; math functions do not set
   // errno (nobody can observe it), which lets them vectorise; a*b+c is not contracted to an FMA
-  // so that kernels round exactly as the interpreter does.
-  for (const char* f : {"-shared", "-fPIC", "-fno-math-errno", "-ffp-contract=off", "-fno-exceptions",
+  // so that kernels round exactly as the interpreter does; floating-point exceptions are not
+  // observable either, so comparisons may be if-converted (vectorised selects).
+  for (const char* f : {"-shared", "-fPIC", "-fno-math-errno", "-fno-trapping-math", "-ffp-contract=off", "-fno-exceptions",
                         "-fno-rtti", "-fvisibility=hidden", "-w"})
     c.flags.push_back(f);
   c.path = find_in_path(name);
