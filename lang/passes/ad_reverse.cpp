@@ -9,6 +9,7 @@
 
 #include "lang/passes/ad_reverse.h"
 #include "lang/passes/ir_build.h"
+#include "lang/passes/shape_analysis.h"
 
 namespace ein::ad {
 
@@ -209,8 +210,13 @@ class Sweeper {
         NodeRef repl = coef == 1 ? irb::sub(bar_b.m[a], off) : irb::sub(off, bar_b.m[a]);
         solved[v] = repl;
         auto [lo, hi] = ranges[v];
-        guards.push_back(ir::make_binary(ir::BinOp::Ge, repl, lo));
-        guards.push_back(ir::make_binary(ir::BinOp::Lt, repl, hi));
+        // `i = m` where i already runs over the whole axis m runs over: no guard, so the adjoint
+        // stays a plain contraction (BLAS, vectorisation).
+        bool whole = irb::as_lit(off) == 0 && coef == 1 && covers_axis(lo, hi, occ.node->kids[0], a);
+        if (!whole) {
+          guards.push_back(ir::make_binary(ir::BinOp::Ge, repl, lo));
+          guards.push_back(ir::make_binary(ir::BinOp::Lt, repl, hi));
+        }
       } else {
         guards.push_back(eq(e, bar_b.m[a]));
       }
@@ -233,14 +239,24 @@ class Sweeper {
   DefId bar_b_primal_;
 
  private:
+  // Is [lo, hi) exactly 0..dim(base, axis)?
+  bool covers_axis(const NodeRef& lo, const NodeRef& hi, const NodeRef& base, int axis) {
+    auto l = fold_int(cx_, cx_.cell(), lo);
+    if (!l || *l != 0) return false;
+    NodeRef ext = irb::dim_of(base, axis);
+    if (ir::structurally_equal(hi, ext)) return true;
+    auto h = fold_int(cx_, cx_.cell(), hi), e = fold_int(cx_, cx_.cell(), ext);
+    return h && e && *h == *e;
+  }
+
   CompileCtx& cx_;
   Facts& facts_;
 };
 
 }  // namespace
 
-Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target, DefId wrt,
-                    const std::string& wrt_name, int wrt_rank, DType dt,
+Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target,
+                    const std::vector<Leaf>& leaves,
                     const std::function<NodeRef(const std::vector<NodeRef>&)>& seed) {
   Sweep out;
   out.stmts = tape.emits();
@@ -259,15 +275,20 @@ Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target
     bars[d] = a;
   };
   for (auto& e : entries) make_bar(e.def, e.name, e.rank);
-  if (!bars.count(wrt)) make_bar(wrt, wrt_name, wrt_rank);
+  for (auto& l : leaves)
+    if (!bars.count(l.def)) make_bar(l.def, l.name, l.rank);
 
   Sweeper sw(cx, facts);
   // Adjoints from the target back to the leaf.
   std::vector<std::tuple<DefId, int, DType>> order;
   for (size_t i = entries.size(); i-- > 0;) order.emplace_back(entries[i].def, entries[i].rank, entries[i].dt);
-  bool wrt_is_entry = false;
-  for (auto& e : entries) wrt_is_entry = wrt_is_entry || e.def == wrt;
-  if (!wrt_is_entry) order.emplace_back(wrt, wrt_rank, dt);
+  for (auto& l : leaves) {
+    bool is_entry = false;
+    for (auto& e : entries) is_entry = is_entry || e.def == l.def;
+    bool seen = false;
+    for (auto& [d, r, t] : order) seen = seen || d == l.def;
+    if (!is_entry && !seen) order.emplace_back(l.def, l.rank, l.dt);
+  }
   for (auto& [b, rank, bdt] : order) {
     const Adjoint& bb = bars[b];
     NodeRef sum;
@@ -299,7 +320,8 @@ Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target
                                     .flags = self_read ? ir::kReverse : 0u}));
     }
   }
-  out.result = name(bars[wrt].name, bars[wrt].def);
+  for (auto& l : leaves) out.results.push_back(name(bars[l.def].name, bars[l.def].def));
+  out.result = out.results.front();
   return out;
 }
 

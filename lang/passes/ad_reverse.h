@@ -27,7 +27,10 @@ class Tape {
   Tape(CompileCtx& cx, Facts& facts, std::unordered_map<DefId, NodeRef> visible)
       : cx_(cx), facts_(facts), visible_(std::move(visible)) {}
   // Returns whether `target` depends on `wrt`; entries() then holds the active definitions.
-  bool build(DefId target, DefId wrt);
+  bool build(DefId target, DefId wrt) { return build(target, std::vector<DefId>{wrt}); }
+  // Several parameters at once (shared adjoints): whether the target depends on any of them.
+  // A parameter that is itself computed from another one is also an entry.
+  bool build(DefId target, const std::vector<DefId>& wrts);
   const std::vector<Entry>& entries() const { return entries_; }
   // Statements of inlined function bodies, in evaluation order (always emitted: active code may
   // read their inactive locals too).
@@ -51,19 +54,31 @@ class Tape {
   std::unordered_set<DefId> visiting_;
   std::vector<Entry> entries_;
   std::vector<NodeRef> emits_;
-  DefId wrt_;
+  std::unordered_set<DefId> wrts_;
   int inline_depth_ = 0;
 };
 
 // Reverse sweep: adjoint statements for every entry and the wrt leaf, seeded at the target.
 // `seed` is the target's cotangent: nullptr for 1 (scalar target), or for a tensor target a
 // function giving the seed value at the adjoint's index variables (a basis row).
-struct Sweep {
-  std::vector<NodeRef> stmts;  // primal emits, then adjoints (reverse order)
-  NodeRef result;              // Name of the wrt adjoint
+struct Leaf {
+  DefId def;
+  std::string name;
+  int rank = 0;
+  DType dt = DType::F32;
 };
-Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target, DefId wrt,
-                    const std::string& wrt_name, int wrt_rank, DType dt,
+struct Sweep {
+  std::vector<NodeRef> stmts;    // primal emits, then adjoints (reverse order)
+  NodeRef result;                // Name of the (first) parameter's adjoint
+  std::vector<NodeRef> results;  // one per parameter, in the order given
+};
+Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target,
+                    const std::vector<Leaf>& leaves,
                     const std::function<NodeRef(const std::vector<NodeRef>&)>& seed);
+inline Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target, DefId wrt,
+                           const std::string& wrt_name, int wrt_rank, DType dt,
+                           const std::function<NodeRef(const std::vector<NodeRef>&)>& seed) {
+  return reverse_sweep(cx, facts, tape, target, {Leaf{wrt, wrt_name, wrt_rank, dt}}, seed);
+}
 
 }  // namespace ein::ad

@@ -11,14 +11,14 @@ using ir::Kind;
 
 void Tape::add_visible(DefId d, NodeRef let) { visible_[d] = std::move(let); }
 
-bool Tape::build(DefId target, DefId wrt) {
-  wrt_ = wrt;
-  if (target == wrt) return true;
+bool Tape::build(DefId target, const std::vector<DefId>& wrts) {
+  wrts_.insert(wrts.begin(), wrts.end());
+  if (wrts.size() == 1 && target == wrts[0]) return true;
   return visit(target);
 }
 
 bool Tape::visit(DefId d) {
-  if (d == wrt_) return true;
+  if (wrts_.count(d) && wrts_.size() == 1) return true;
   if (auto m = memo_.find(d); m != memo_.end()) return m->second;
   if (visiting_.count(d)) return false;  // a recurrence reading itself
   NodeRef stmt;
@@ -33,8 +33,8 @@ bool Tape::visit(DefId d) {
     }
   }
   if (!stmt || !facts_.float_dtype_of_def(d)) {
-    memo_[d] = false;
-    return false;
+    memo_[d] = wrts_.count(d) > 0;
+    return memo_[d];
   }
   visiting_.insert(d);
   // Activity first, on the raw definition (plus what called functions read), so constants such
@@ -62,9 +62,9 @@ bool Tape::visit(DefId d) {
           visit(n->def);
       });
   visiting_.erase(d);
-  memo_[d] = active;
+  memo_[d] = active || wrts_.count(d) > 0;
   if (active) entries_.push_back(std::move(e));
-  return active;
+  return memo_[d];
 }
 
 Entry Tape::normalise(DefId d, const NodeRef& stmt) {

@@ -147,6 +147,8 @@ class Rewriter {
       return q;
     }
     try {
+      if (!synthetic && fixed_rows_.empty())
+        if (NodeRef r = shared(q, target, target_name, X)) return r;
       return build(q, T, target, target_name, X, synthetic);
     } catch (const Unsupported& u) {
       Diagnostic d = make_diag("E013", "cannot differentiate through " + u.what,
@@ -212,6 +214,47 @@ class Rewriter {
     return with_span(block(std::move(pre), name("jacobian", j)), q->span);
   }
 
+  // Several requests of one scalar target in this cell (`@loss / @W1`, `@loss / @W2`) share one
+  // reverse sweep (thesis §6.4: shared bars): its statements go before the first request, and
+  // every request reads its parameter's adjoint.
+  NodeRef shared(const NodeRef& q, DefId target, const std::string& tname, const NodeRef& X) {
+    auto done = shared_.find(target);
+    if (done != shared_.end()) {
+      auto it = done->second.find(X->def);
+      return it == done->second.end() ? nullptr : ir::fresh_copy(it->second);
+    }
+    if (ir::rank_of(facts_.def_type(target)) != 0 || !facts_.float_dtype_of_def(target)) return nullptr;
+    std::vector<NodeRef> wrts;
+    std::unordered_set<DefId> seen;
+    for (auto& s : remaining)
+      ir::for_each_node(s, [&](const NodeRef& n) {
+        if (!is_quotient(n) || n->kids[0]->kids[0]->kind != Kind::Name ||
+            n->kids[0]->kids[0]->def != target || n->kids[1]->kids[0]->kind != Kind::Name)
+          return;
+        const NodeRef& w = n->kids[1]->kids[0];
+        if (facts_.float_dtype_of_def(w->def) && ir::rank_of(facts_.def_type(w->def)) >= 0 &&
+            seen.insert(w->def).second)
+          wrts.push_back(w);
+      });
+    if (wrts.size() < 2 || !seen.count(X->def)) return nullptr;
+    std::vector<DefId> defs;
+    std::vector<Leaf> leaves;
+    for (auto& w : wrts) {
+      defs.push_back(w->def);
+      leaves.push_back(Leaf{w->def, w->name, ir::rank_of(facts_.def_type(w->def)),
+                            *facts_.float_dtype_of_def(w->def)});
+    }
+    Tape tape(cx_, facts_, visible);
+    if (!tape.build(target, defs)) return nullptr;
+    Sweep s = reverse_sweep(cx_, facts_, tape, target, leaves, nullptr);
+    for (auto& st : s.stmts) prelude.push_back(st);
+    auto& res = shared_[target];
+    for (size_t i = 0; i < wrts.size(); ++i) res[wrts[i]->def] = s.results[i];
+    (void)q;
+    (void)tname;
+    return ir::fresh_copy(res[X->def]);
+  }
+
   // ∂y/∂x = 0 with the right shape and type (y does not depend on x, or is not a float).
   NodeRef zeros(const NodeRef& q, const std::string& tname, DefId target, int ry, const NodeRef& X,
                 int rx, DType dt, std::vector<NodeRef> pre) {
@@ -236,6 +279,11 @@ class Rewriter {
   CompileCtx& cx_;
   Facts& facts_;
   std::vector<NodeRef> fixed_rows_;
+  std::unordered_map<DefId, std::unordered_map<DefId, NodeRef>> shared_;  // target -> wrt -> adjoint
+
+ public:
+  std::vector<NodeRef> remaining;  // this statement and the ones after it
+  std::vector<NodeRef> prelude;    // statements to place before this statement
 };
 
 // Is every use of `j` in `stmts` an index that fixes all `ry` output axes, or shape()/len()?
@@ -320,7 +368,11 @@ void differentiate(CompileCtx& cx) {
       }
     }
     bool rewrites = s && has_diff(s);
-    kids.push_back(s && (rewrites || !rw.lazy.empty()) ? rw.rewrite(s) : s);
+    rw.remaining.assign(stmts.begin() + static_cast<long>(i), stmts.end());
+    NodeRef r0 = s && (rewrites || !rw.lazy.empty()) ? rw.rewrite(s) : s;
+    for (auto& p : rw.prelude) kids.push_back(p);
+    rw.prelude.clear();
+    kids.push_back(r0);
     const NodeRef& r = kids.back();
     if (!r) continue;
     if (rewrites && defined_by(r).valid()) pending.insert(defined_by(r));
