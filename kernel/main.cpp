@@ -1,11 +1,13 @@
 // xein: the Einlang Jupyter kernel (xeus), and `xein install` for its kernelspec.
 //
 // Interrupts: the kernelspec says interrupt_mode "signal", so Jupyter sends SIGINT. SIGINT is
-// blocked in every thread (the mask is set before any thread starts and is inherited), and one
-// thread waits for it with sigwait() and calls Session::interrupt(), which only stores to an
-// atomic flag that the interpreter and native kernels poll. Why not a plain handler: a signal
-// delivered to one of xeus' zmq threads makes its blocking poll fail with EINTR, which cppzmq
-// turns into an exception that would end the kernel.
+// blocked in every thread main() starts (the mask is inherited), and one thread waits for it
+// with sigwait() and calls Session::interrupt(), which only stores to an atomic flag that the
+// interpreter and native kernels poll. Why not only a plain handler: a signal delivered to one
+// of xeus' zmq threads makes its blocking poll fail with EINTR, which cppzmq turns into an
+// exception that would end the kernel. Threads that exist before main() (OpenBLAS starts its
+// pool from a library constructor) still accept SIGINT, so a handler doing the same atomic
+// store is installed too: with the default action, a SIGINT landing there would kill us.
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -19,7 +21,7 @@
 
 #include <iostream>
 #include <memory>
-#include <mutex>
+#include <atomic>
 #include <thread>
 
 #include <xeus/xhelper.hpp>
@@ -41,58 +43,60 @@ own ports and prints the connection information.
 )";
 
 #ifdef EIN_HAVE_XEUS
-std::mutex g_session_mu;
-ein::Session* g_session = nullptr;  // guarded by g_session_mu
+std::atomic<ein::Session*> g_session{nullptr};
 
-void block_sigint() {
+void interrupt_session() {
+  if (ein::Session* s = g_session.load()) s->interrupt();  // lock-free atomic stores only
+}
+
+extern "C" void on_sigint(int) { interrupt_session(); }
+
+void setup_sigint() {
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
-
-void start_interrupt_thread() {
-  std::thread([] {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
+  std::thread([set] {
     for (;;) {
       int sig = 0;
-      if (sigwait(&set, &sig) != 0) continue;
-      std::lock_guard<std::mutex> lk(g_session_mu);
-      if (g_session) g_session->interrupt();
+      if (sigwait(&set, &sig) == 0) interrupt_session();
     }
   }).detach();
 }
 
+// Before the session goes away: no handler may reach it any more.
+void detach_session() {
+  signal(SIGINT, SIG_IGN);
+  g_session.store(nullptr);
+}
+
 int run_kernel(int argc, char** argv) {
-  block_sigint();
-  start_interrupt_thread();
+  setup_sigint();
   std::string file = xeus::extract_filename(argc, argv);
   auto interpreter = std::make_unique<ein::kernel::Interpreter>();
-  {
-    std::lock_guard<std::mutex> lk(g_session_mu);
-    g_session = &interpreter->session();
-  }
+  g_session.store(&interpreter->session());
   auto context = xeus::make_context<zmq::context_t>();
-  auto history = std::make_unique<ein::kernel::HistoryManager>();
-  int status = 0;
+  ein::kernel::Interpreter* interp = interpreter.get();
+  auto history = std::make_unique<ein::kernel::HistoryManager>([interp] { return interp->last_counter(); });
   if (!file.empty()) {
     xeus::xconfiguration config = xeus::load_configuration(file);
     xeus::xkernel kernel(config, xeus::get_user_name(), std::move(context), std::move(interpreter),
                          xeus::make_xserver_zmq, std::move(history));
     kernel.start();
-    std::lock_guard<std::mutex> lk(g_session_mu);
-    g_session = nullptr;
+    detach_session();
   } else {
     xeus::xkernel kernel(xeus::get_user_name(), std::move(context), std::move(interpreter),
                          xeus::make_xserver_zmq, std::move(history));
     std::cout << xeus::print_starting_message(kernel.get_config()) << std::flush;
     kernel.start();
-    std::lock_guard<std::mutex> lk(g_session_mu);
-    g_session = nullptr;
+    detach_session();
   }
-  return status;
+  return 0;
 }
 #endif
 
@@ -108,7 +112,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (a == "--version") {
-      std::puts("xein 0.1.0");
+#ifdef EIN_HAVE_XEUS
+      std::printf("xein 0.1.0 (xeus %d.%d.%d)\n", XEUS_VERSION_MAJOR, XEUS_VERSION_MINOR,
+                  XEUS_VERSION_PATCH);
+#else
+      std::puts("xein 0.1.0 (built without xeus)");
+#endif
       return 0;
     }
   }

@@ -85,7 +85,7 @@ nlohmann::json reply(nlohmann::json history) {
 
 void HistoryManager::store_inputs_impl(int session, int line, const std::string& input,
                                        const std::string& output) {
-  list_.add(session, line, input, output);
+  list_.add(session, line_ ? line_() : line, input, output);
 }
 
 nlohmann::json HistoryManager::get_tail_impl(int n, bool, bool output) const {

@@ -4,6 +4,7 @@
 // them in memory for the life of the kernel, which is what a front end's history browser and
 // %history-style tools need. Session number 0 means "this session" in Jupyter's convention.
 #pragma once
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -45,6 +46,11 @@ bool glob_match(const std::string& pattern, const std::string& text);
 
 #ifdef EIN_HAVE_XEUS
 class HistoryManager final : public xeus::xhistory_manager {
+ public:
+  // xeus 2.4.1 passes a constant line number to store_inputs; `line` supplies the execution
+  // count of the input being stored instead.
+  explicit HistoryManager(std::function<int()> line) : line_(std::move(line)) {}
+
  private:
   void configure_impl() override {}
   void store_inputs_impl(int session, int line, const std::string& input,
@@ -54,6 +60,7 @@ class HistoryManager final : public xeus::xhistory_manager {
                                 bool output) const override;
   nlohmann::json search_impl(const std::string& pattern, bool raw, bool output, int n,
                              bool unique) const override;
+  std::function<int()> line_;
   HistoryList list_;
 };
 #endif

@@ -49,6 +49,7 @@ nl::json Interpreter::execute_request_impl(int counter, const std::string& code,
                                            bool /*store_history*/, nl::json /*user_expressions*/,
                                            bool /*allow_stdin*/) {
   sink_.set_enabled(!silent);
+  last_counter_.store(counter);
   nl::json reply;
   // Nothing thrown by a cell may reach xeus: an exception there ends the kernel.
   try {
@@ -70,7 +71,8 @@ nl::json Interpreter::execute_request_impl(int counter, const std::string& code,
 nl::json Interpreter::report_error(const std::string& ename, const std::string& evalue,
                                    const std::vector<std::string>& traceback, bool silent) {
   if (!silent) publish_execution_error(ename, evalue, traceback);
-  return xeus::create_error_reply(ename, evalue, traceback);
+  // Built by hand: xeus 2.4.1's create_error_reply swaps ename and evalue.
+  return nl::json{{"status", "error"}, {"ename", ename}, {"evalue", evalue}, {"traceback", traceback}};
 }
 
 nl::json Interpreter::execute_code(int counter, const std::string& code, bool silent) {
@@ -82,7 +84,13 @@ nl::json Interpreter::execute_code(int counter, const std::string& code, bool si
 
   // Order on the wire: program output, command text, warnings, rich displays, then the result
   // or the error — the order in which things happened.
-  if (!r.text.empty()) sink_.write("stdout", r.text);
+  // A command's text is usually the text/plain of its display too; publish it once.
+  bool text_in_display = false;
+  for (auto& d : r.displays) {
+    auto it = d.mime.find("text/plain");
+    text_in_display |= it != d.mime.end() && it->second == r.text;
+  }
+  if (!r.text.empty() && !text_in_display) sink_.write("stdout", r.text);
   if (r.ok) {
     std::vector<Diagnostic> warnings;
     for (auto& d : r.cell.diags)
@@ -104,12 +112,13 @@ nl::json Interpreter::execute_code(int counter, const std::string& code, bool si
 
 // `name?` opens the pager, as in IPython: the text goes in a payload, not on the output stream.
 nl::json Interpreter::execute_help(const std::string& code, const std::string& name, int detail) {
-  std::string text;
-  ExecuteResult r = session_->execute(code, ExecuteOptions{});
+  std::string text = describe(*session_, name, detail);
+  if (text.empty()) {
+    // Let the command layer word the failure (unknown name, bad path).
+    ExecuteResult r = session_->execute(code, ExecuteOptions{});
+    text = !r.error.empty() ? r.error : r.text.empty() ? "`" + name + "` is not defined\n" : r.text;
+  }
   sink_.flush();
-  if (r.is_command && r.ok && !r.text.empty()) text = r.text;
-  if (text.empty()) text = describe(*session_, name, detail);
-  if (text.empty()) text = r.error.empty() ? "`" + name + "` is not defined\n" : r.error;
   nl::json page = {{"source", "page"}, {"data", {{"text/plain", text}}}, {"start", 0}};
   return xeus::create_successful_reply(nl::json::array({page}));
 }
@@ -125,7 +134,8 @@ nl::json Interpreter::complete_request_impl(const std::string& code, int cursor_
     return xeus::create_complete_reply(c.matches, int(start), int(end),
                                        {{"_jupyter_types_experimental", types}});
   } catch (const std::exception& e) {
-    return xeus::create_error_reply("InternalError", e.what());
+    return nl::json{{"status", "error"}, {"ename", "InternalError"}, {"evalue", e.what()},
+                    {"traceback", nl::json::array()}};
   }
 }
 
@@ -136,13 +146,14 @@ nl::json Interpreter::inspect_request_impl(const std::string& code, int cursor_p
     if (text.empty()) return xeus::create_inspect_reply(false);
     return xeus::create_inspect_reply(true, {{"text/plain", text}});
   } catch (const std::exception& e) {
-    return xeus::create_error_reply("InternalError", e.what());
+    return nl::json{{"status", "error"}, {"ename", "InternalError"}, {"evalue", e.what()},
+                    {"traceback", nl::json::array()}};
   }
 }
 
 nl::json Interpreter::is_complete_request_impl(const std::string& code) {
   try {
-    std::string status = session_->is_complete(code);
+    std::string status = session_->is_complete_input(code);
     if (status == "incomplete") return xeus::create_is_complete_reply(status, next_indent(code));
     return xeus::create_is_complete_reply(status);
   } catch (const std::exception&) {

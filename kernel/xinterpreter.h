@@ -3,6 +3,7 @@
 // errors lives in xdisplay, output batching in xio, completion/inspection in xcomplete.
 #pragma once
 #ifdef EIN_HAVE_XEUS
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -18,6 +19,8 @@ class Interpreter final : public xeus::xinterpreter {
   Interpreter();
   ~Interpreter() override;
   Session& session() { return *session_; }
+  // The In[N] number of the request being (or last) executed; the history numbers lines by it.
+  int last_counter() const { return last_counter_.load(); }
 
  private:
   void configure_impl() override {}
@@ -37,6 +40,7 @@ class Interpreter final : public xeus::xinterpreter {
                         const std::vector<std::string>& traceback, bool silent);
 
   OutputSink sink_;
+  std::atomic<int> last_counter_{0};
   std::unique_ptr<Session> session_;
 };
 
