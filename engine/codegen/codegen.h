@@ -28,7 +28,8 @@ struct BufArg {
   int rank = 0;
   bool output = false;
   bool windowed = false;   // the kernel indexes axis 0 modulo the window
-  int64_t window = 0;      // rows kept on axis 0 (storage-window plan)
+  int64_t window = 0;      // rows kept on axis 0 (storage-window plan); -1: read from the value
+  int reads = 0;           // generated reads (a buffer cannot be read both windowed and not)
   std::vector<int64_t> fixed;  // extents the code was specialised for (-1 = any)
 };
 
@@ -68,6 +69,7 @@ struct Kernel {
   ir::NodeRef shape;
   std::vector<ir::NodeRef> checks;
   int accesses = 0, checked = 0;  // tensor reads, and how many of them carry a bounds check
+  int accesses_of(int buf) const { return bufs[static_cast<size_t>(buf)].reads; }
 };
 
 struct Skipped {

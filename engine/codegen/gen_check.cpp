@@ -95,13 +95,8 @@ std::string Gen::precheck(const NodeRef& stmt) {
         break;
       }
       if (b < 0) b = buffer_of(x->kids[0]);
-      bool win_axis = a == 1 && x->has(ir::kWindowed);
-      if (x->has(ir::kWindowed) && b != out_buf) {
-        ok = false;
-        break;
-      }
-      std::string ext = extent(b, static_cast<int>(a) - 1);
-      (void)win_axis;
+      std::string ext = x->has(ir::kWindowed) && a == 1 ? "b" + std::to_string(b) + "_l0"
+                                                         : extent(b, static_cast<int>(a) - 1);
       if (!var) {
         std::string v = index(e).c;
         mine.push_back("((uint64_t)" + v + " < (uint64_t)" + ext + ")");

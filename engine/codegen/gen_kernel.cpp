@@ -155,10 +155,18 @@ Val Gen::load(const NodeRef& e) {
   auto fp = fusion.producers.find(base->def);
   if (fp != fusion.producers.end() && !buf_alias.count(def_key(base->def))) return load_fused(e, fp->second);
   int b = buffer_of(base);
-  BufArg& B = k.bufs[static_cast<size_t>(b)];
   size_t n = e->kids.size() - 1;
-  if (static_cast<int>(n) != B.rank) unsupported("a partial index (a row of `" + base->name + "`)");
-  if (e->has(ir::kWindowed) && b != out_buf) unsupported("a windowed read of another tensor");
+  {
+    BufArg& B = k.bufs[static_cast<size_t>(b)];
+    if (static_cast<int>(n) != B.rank) unsupported("a partial index (a row of `" + base->name + "`)");
+    if (e->has(ir::kWindowed) != B.windowed) {
+      // A windowed tensor of an earlier statement: its window size comes with the value.
+      if (b == out_buf || k.accesses_of(b) > 0) unsupported("a tensor read both windowed and not");
+      B.windowed = true;
+      B.window = -1;
+    }
+    ++B.reads;
+  }
   if (counting_) ++k.accesses;
   std::vector<Val> xs;
   int level = 0;
@@ -171,6 +179,8 @@ Val Gen::load(const NodeRef& e) {
   bool self = b == out_buf;
   bool proven = is_proven(*unit, e) || assumed(e);
   if (assumed(e)) level = std::max(level, assume_level_);
+  // Indices may have registered buffers: look the buffer up again.
+  const BufArg& B = k.bufs[static_cast<size_t>(b)];
   std::string T = ctype(B.dt);
   std::string raw = "b" + std::to_string(b) + "[" + flat(b, xc, B.windowed) + "]";
   if (B.dt == DType::Bool) raw = "(bool)" + raw;
@@ -291,6 +301,8 @@ std::string Gen::finish() {
       head += "  const int64_t " + b + "_e" + std::to_string(a) + " = " + ext + ";\n";
     }
     if (B.windowed) head += "  const int64_t " + b + "_l0 = " + src + ".logical0;\n";
+    if (B.windowed && B.window < 0)
+      head += "  const int64_t " + b + "_w = " + src + ".window;\n  if (" + b + "_w <= 0) return EIN_MISMATCH;\n";
     for (int a = B.rank - 2; a >= 0; --a) {
       std::string next = a == B.rank - 2 ? b + "_e" + std::to_string(a + 1)
                                          : b + "_s" + std::to_string(a + 1) + " * " + b + "_e" + std::to_string(a + 1);

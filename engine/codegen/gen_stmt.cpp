@@ -182,7 +182,10 @@ std::string Gen::flat(int b, const std::vector<std::string>& xs, bool windowed) 
   for (size_t a = 0; a < n; ++a) {
     std::string x = xs[a];
     // Circular buffer: logical row x lives in row x mod W (x >= 0: checked or proven).
-    if (a == 0 && windowed) x = "(" + x + " % " + std::to_string(k.bufs[static_cast<size_t>(b)].window) + "LL)";
+    if (a == 0 && windowed) {
+      int64_t w = k.bufs[static_cast<size_t>(b)].window;
+      x = "(" + x + " % " + (w > 0 ? std::to_string(w) + "LL" : "b" + std::to_string(b) + "_w") + ")";
+    }
     std::string term = a + 1 == n ? x : x + " * " + stride(b, static_cast<int>(a));
     f += (f.empty() ? "" : " + ") + term;
   }
@@ -191,10 +194,12 @@ std::string Gen::flat(int b, const std::vector<std::string>& xs, bool windowed) 
 
 void Gen::store(const NodeRef& s) {
   if (s->def != out_def) unsupported("a store into another tensor");
-  const BufArg& B = k.bufs[static_cast<size_t>(out_buf)];
+  // Copies, not a reference: generating the value may register buffers (k.bufs grows).
+  const DType dt = k.bufs[static_cast<size_t>(out_buf)].dt;
+  const bool windowed = k.bufs[static_cast<size_t>(out_buf)].windowed;
   size_t n = s->kids.size() - 1;
-  if (static_cast<int>(n) != B.rank) unsupported("a store of an array element");
-  Val v = convert(value(s->kids[0]), B.dt);
+  if (static_cast<int>(n) != k.bufs[static_cast<size_t>(out_buf)].rank) unsupported("a store of an array element");
+  Val v = convert(value(s->kids[0]), dt);
   std::vector<std::string> xs, conds, fails;
   int st = -1;
   for (size_t a = 0; a < n; ++a) {
@@ -221,8 +226,8 @@ void Gen::store(const NodeRef& s) {
       fails.push_back("ein_fail(A, " + std::to_string(st) + ", EIN_E_BOUNDS, " + ord_ + ", " + x.c + ", " + fail_args);
     }
   }
-  std::string val = B.dt == DType::Bool ? "(uint8_t)" + v.c : v.c;
-  std::string target = "b" + std::to_string(out_buf) + "[" + flat(out_buf, xs, B.windowed) + "]";
+  std::string val = dt == DType::Bool ? "(uint8_t)" + v.c : v.c;
+  std::string target = "b" + std::to_string(out_buf) + "[" + flat(out_buf, xs, windowed) + "]";
   if (conds.empty()) {
     em.line(target + " = " + val + ";");
     return;

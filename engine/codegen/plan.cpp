@@ -203,7 +203,9 @@ std::string describe(const CompileCtx& cx, const CellPlan& plan, bool with_sourc
       out += "  fused (not stored): " + f + "\n";
     }
     for (auto& b : k.bufs)
-      if (b.windowed) out += "  window: `" + b.name + "` keeps " + std::to_string(b.window) + " rows of axis 0 (circular)\n";
+      if (b.windowed)
+        out += "  window: `" + b.name + "` keeps " + (b.window > 0 ? std::to_string(b.window) : std::string("its")) +
+               " rows of axis 0 (circular)" + (b.output ? "" : ", read") + "\n";
     if (with_source) out += k.source;
   };
   for (auto& k : plan.kernels) one(k, "compiled");

@@ -1,6 +1,7 @@
 // Planning, loading and calling native kernels for one cell (see native_tier.h).
 #include "engine/interp/native_tier.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -29,7 +30,9 @@ NativeTier::NativeTier(CompileCtx& cx, const ExecOptions& opt) : cx_(cx), opt_(o
   popt_.mode = codegen::parse_mode(opt.jit);
   popt_.threshold = threshold_from_env();
   if (popt_.mode == codegen::PlanOptions::Mode::Never) return;
+  auto t0 = std::chrono::steady_clock::now();
   codegen::CellPlan plan = codegen::plan_cell(cx, popt_);
+  auto t1 = std::chrono::steady_clock::now();
   std::vector<std::string> sources;
   for (auto& k : plan.kernels) {
     auto nk = std::make_unique<NativeKernel>();
@@ -56,6 +59,11 @@ NativeTier::NativeTier(CompileCtx& cx, const ExecOptions& opt) : cx_(cx), opt_(o
       kernels_[i]->fn = reinterpret_cast<ein_kernel_fn>(r.fns[i]);
       if (!kernels_[i]->fn) kernels_[i]->failed = true;
     }
+  }
+  if (std::getenv("EIN_JIT_TRACE")) {
+    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    std::fprintf(stderr, "jit: plan %.3f ms (%zu kernels, %zu deferred, %zu interpreted), load %.3f ms\n", ms(t0, t1),
+                 plan.kernels.size(), plan.deferred.size(), plan.skipped.size(), ms(t1, std::chrono::steady_clock::now()));
   }
   for (auto& nk : kernels_) {
     by_stmt_[nk->k.stmt->id] = nk.get();

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <set>
 #include <sstream>
 
 #include "engine/jit/sha256.h"
@@ -82,6 +84,17 @@ DiskCache DiskCache::from_env() {
 
 bool DiskCache::verify(const std::string& key) const {
   if (dir.empty()) return false;
+  // One object is often linked under several keys (all kernels of a cell): check each file
+  // once per process. Published files are never rewritten in place.
+  struct stat st {};
+  if (stat(path_of(key).c_str(), &st) != 0) return false;
+  std::string id = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size);
+  static std::mutex mu;
+  static std::set<std::string> verified;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (verified.count(id)) return true;
+  }
   std::string data;
   if (!read_all(path_of(key), &data)) return false;
   bool ok = data.size() > kTrailer && std::memcmp(data.data() + data.size() - kTrailer, kMagic, 8) == 0;
@@ -95,8 +108,13 @@ bool DiskCache::verify(const std::string& key) const {
       ok = h.digest() == data.substr(data.size() - 32);
     }
   }
-  if (!ok) remove(key);
-  return ok;
+  if (!ok) {
+    remove(key);
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  verified.insert(id);
+  return true;
 }
 
 void DiskCache::touch(const std::string& key) const {
