@@ -23,6 +23,8 @@ def shape_file():
         v = t.let(f"n{i}", x, kind)
         t.check(f"flatten(n{i})", v.flatten(), kind)
         t.check(f"transpose(n{i})", v.T, kind)
+    t.check("flatten(5)", np.array([5]), "i32")
+    t.check("transpose([[1, 2]])", np.array([[1], [2]]), "i32")
     t.raw("let sc: f64 = 2.5;")
     t.check("flatten(sc)", np.array([2.5]), "f64")
     t.check("transpose(sc)", 2.5, "f64")

@@ -62,5 +62,13 @@ def generate():
     for name, call, x, d in RULES:
         t.raw(f"let x_{name} = {x!r};", f"let y_{name} = {call.replace('X', 'x_' + name)};")
         t.check(f"@y_{name} / @x_{name}", np.float32(d), "f32")
-    # Jacobians of whole-array calls: tests/golden/pending/autodiff_array_call.ein
+    # Jacobians of whole-array calls: elementwise rules give diagonal Jacobians
+    t.raw("let xs = [0.5, 1.0, 2.0];", "let ys = sin(xs);", "let J = @ys / @xs;")
+    t.check("J[1, 1]", np.float32(math.cos(1.0)), "f32")
+    t.check("J[0, 1]", 0.0, "f32")
+    t.raw("let ps = std::ml::softmax(xs);", "let S = @ps / @xs;")
+    e = np.exp(np.array([0.5, 1.0, 2.0]))
+    p = e / e.sum()
+    t.check("S[0, 0]", np.float32(p[0] * (1 - p[0])), "f32")
+    t.check("S[0, 2]", np.float32(-p[0] * p[2]), "f32")
     t.write()

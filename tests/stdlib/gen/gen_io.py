@@ -92,6 +92,9 @@ def load_file():
     t.check("m[1, 2] + m[0, 0]", GOOD["f32_2x3"][0][1, 2] + GOOD["f32_2x3"][0][0, 0], "f32")
     t.raw(f'let v = load_npy("{FIX}i64_4.npy");')
     t.check("v[2] + v[0]", int(GOOD["i64_4"][0][2]) + int(GOOD["i64_4"][0][0]), "i64")
+    # literals next to a loaded value take its element type
+    t.check("v[0] * 3 + v[1] / 2", 1 * 3 + 0, "i64")
+    t.check("m[0, 1] * 4.0", GOOD["f32_2x3"][0][0, 1] * 4, "f32")
     path = raw_npy("empty_2d.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 0), }")
     t.check(f'typeof(load_npy("{path}"))', "[f64; 3, 0]", "str")
     t.write()

@@ -163,6 +163,14 @@ def constants_file():
                     ("ln10", np.log(10)), ("log10e", np.log10(np.e))]:
         t.raw(f"let {name}_64: f64 = {name}();")
         t.check(f"{name}_64", v, "f64")
+    f64 = np.float64
+    for name, v in [("infinity", np.inf), ("nan", np.nan), ("epsilon", np.finfo(f64).eps),
+                    ("max_float", np.finfo(f64).max), ("min_float", np.finfo(f64).tiny)]:
+        t.raw(f"let {name}_64: f64 = {name}();")
+        t.check(f"{name}_64", v, "f64")
+    t.raw("let one64: f64 = 1.0;")
+    t.check("one64 + epsilon() > one64", True, "bool")
+    t.check("one64 + epsilon() / 2.0 == one64", True, "bool")
     t.raw("let half64: f64 = 0.5;")
     t.check("half64 * pi()", np.pi / 2, "f64")
     t.check("infinity()", np.inf, "f32")

@@ -243,7 +243,7 @@ def losses_file():
 
 def utils_file():
     t = TestFile("ml/utils.ein", "std::ml eye, trace, outer, kron, tril, triu, flip, flipud, "
-                 "select, cumsum, cumprod", uses=["std::ml::*"])
+                 "where, select, cumsum, cumprod", uses=["std::ml::*"])
     for n in (1, 3):
         t.check(f"eye({n})", np.eye(n, dtype=np.float32), "f32")
     t.check("typeof(eye(2))", "[f32; 2, 2]", "str")
@@ -292,9 +292,11 @@ def utils_file():
                   kind)
         y = t.let(f"y{i}", ints(1360 + i, shape) if kind[0] == "i" else decimals(1360 + i, shape),
                   kind)
+        t.check(f"where(c{i}, x{i}, y{i})", np.where(cnd, x, y), kind)
         t.check(f"select(c{i}, x{i}, y{i})", np.where(cnd, x, y), kind)
     t.raw("let sc: bool = false;", "let s1: f64 = 1.5;", "let s2: f64 = -2.0;")
-    t.check("select(sc, s1, s2)", -2.0, "f64")
+    t.check("where(sc, s1, s2)", -2.0, "f64")
+    t.check("where(true, 1, 2)", 1, "i32")
     t.write()
 
 
