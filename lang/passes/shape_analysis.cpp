@@ -260,11 +260,19 @@ class ShapeWalker {
 
   void check_access(const NodeRef& e, const Shape& base) {
     // Self-reads of a recurrence are judged by recurrence ordering (E012), not here; an access
-    // under a guard (`where m + 1 < n`, an `if` branch) may only run where it is in bounds.
-    if (!base || (group_.valid() && e->kids[0]->def == group_) || guarded_ > 0) return;
+    // under a guard (`where m + 1 < n`, an `if` branch) may only run where it is in bounds, so
+    // it is not an error there, though it may still be proven in bounds.
+    if (!base || (group_.valid() && e->kids[0]->def == group_)) return;
+    bool report = guarded_ == 0;
+    // Proven when every index's folded value range lies inside its axis (explicit ranges of
+    // known extent too, which range analysis cannot prove): codegen drops the checks.
+    bool proven = e->kids.size() - 1 == base->size();
     for (size_t i = 1; i < e->kids.size() && i - 1 < base->size(); ++i) {
       int64_t extent = (*base)[i - 1];
-      if (extent < 0) continue;
+      if (extent < 0) {
+        proven = false;
+        continue;
+      }
       const NodeRef& ix = e->kids[i];
       std::optional<int64_t> lo, hi;  // inclusive value range of the index expression
       if (auto c = fold(ix)) {
@@ -285,15 +293,21 @@ class ShapeWalker {
         }
         if (var) {
           auto it = u_.ranges.find((*var)->def);
-          if (it != u_.ranges.end() && it->second.is_explicit && it->second.lo_const &&
-              it->second.hi_const && *it->second.hi_const > *it->second.lo_const) {
+          if (it != u_.ranges.end() && it->second.lo_const && it->second.hi_const &&
+              *it->second.hi_const > *it->second.lo_const) {
             lo = *it->second.lo_const + off;
             hi = *it->second.hi_const - 1 + off;
           }
+          // Only explicit ranges are reported: inferred ones were built to fit.
+          if (it != u_.ranges.end() && !it->second.is_explicit) report = false;
         }
       }
-      if (!lo) continue;
-      if (*lo < 0 || *hi >= extent) {
+      if (!lo) {
+        proven = false;
+        continue;
+      }
+      if (*lo < 0 || *hi >= extent) proven = false;
+      if (report && (*lo < 0 || *hi >= extent)) {
         int64_t bad = *lo < 0 ? *lo : *hi;
         std::string what = cx_.sm.snippet(e->kids[0]->span);
         cx_.error("E005", "index out of bounds: `" + cx_.sm.snippet(ix->span) + "` reaches " +
@@ -304,6 +318,7 @@ class ShapeWalker {
                                   "the compiler infer it");
       }
     }
+    if (proven) u_.proven.insert(e->id);
   }
 
   Shape shape(const NodeRef& e) {
