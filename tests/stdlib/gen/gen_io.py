@@ -187,18 +187,18 @@ def error_files():
     for name, (code, path) in cases.items():
         t = TestFile(f"io/errors/{name}.ein", f"std::io::load_npy on a {name.replace('_', ' ')} "
                      f"file fails with {code}", uses=["std::io::load_npy"])
-        t.raw(f'let a = load_npy("{path or FIX_ERR + name + ".npy"}");', "print(a);")
-        t.expect_error(code, line_of_last_statement=False)
+        t.raw(f'print(load_npy("{path or FIX_ERR + name + ".npy"}"));')
+        t.expect_error(code)
         t.write()
     t = TestFile("io/errors/save_unwritable.ein", "std::io::save_npy into a missing directory "
                  "fails with E009", uses=["std::io::save_npy"])
     t.raw('save_npy("/nonexistent_dir_ein/x.npy", [1.0]);')
-    t.expect_error("E009", line_of_last_statement=False)
+    t.expect_error("E009")
     t.write()
     t = TestFile("io/errors/save_strings.ein", "std::io::save_npy of an array of strings is E002",
                  uses=["std::io::save_npy"])
     t.raw('save_npy("/tmp/ein_stdlib_io_strings.npy", ["a", "b"]);')
-    t.expect_error("E002", line_of_last_statement=False)
+    t.expect_error("E002")
     t.write()
 
 
@@ -229,12 +229,12 @@ def files_file():
     t = TestFile("io/errors/read_missing.ein", "std::io::read_file of a missing file is E009",
                  uses=["std::io::read_file"])
     t.raw('print(read_file("/nonexistent_dir_ein/none.txt"));')
-    t.expect_error("E009", line_of_last_statement=False)
+    t.expect_error("E009")
     t.write()
     t = TestFile("io/errors/list_missing.ein", "std::io::list_dir of a missing directory is E009",
                  uses=["std::io::list_dir"])
     t.raw('print(list_dir("/nonexistent_dir_ein"));')
-    t.expect_error("E009", line_of_last_statement=False)
+    t.expect_error("E009")
     t.write()
 
 

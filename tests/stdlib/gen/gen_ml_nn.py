@@ -97,7 +97,7 @@ def layer_norm_axis_error():
                  "scale whose rank does not match `axis` is refused (E007)", uses=["std::ml::*"])
     t.raw("let X = [[1.0, 2.0], [3.0, 5.0]];")
     t.raw("print(layer_normalization(X, [1.0, 1.0], [0.0, 0.0], 0.00001, 0));")
-    t.expect_error("E007", line_of_last_statement=False)
+    t.expect_error("E007")
     t.write()
 
 

@@ -107,7 +107,7 @@ def singular_error():
     t = TestFile("ml/errors/solve_singular.ein", "std::ml solve of a singular matrix is E007",
                  uses=["std::ml::solve"])
     t.raw("let A = [[1.0, 2.0], [2.0, 4.0]];", "print(solve(A, [1.0, 1.0]));")
-    t.expect_error("E007", line_of_last_statement=False)
+    t.expect_error("E007")
     t.write()
     t = TestFile("ml/errors/matmul_shapes.ein", "std::ml matmul with mismatched inner extents "
                  "is E004", uses=["std::ml::matmul"])
@@ -117,7 +117,7 @@ def singular_error():
     t = TestFile("ml/errors/reshape_count.ein", "std::ml reshape to a shape with another element "
                  "count is E007", uses=["std::ml::reshape"])
     t.raw("print(reshape([1, 2, 3, 4, 5, 6], [4, 2]));")
-    t.expect_error("E007", line_of_last_statement=False)
+    t.expect_error("E007")
     t.write()
 
 
