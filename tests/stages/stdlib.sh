@@ -19,6 +19,13 @@ fi
 status=0
 # Only the Python standard library is needed here (NumPy only to regenerate the tests).
 python3 tests/golden/run_golden.py --ein "$EIN" --dir tests/stdlib/cases -j 2 --timeout 120 || status=1
+# The vectorised interpreter strategy must agree (the golden stage does the same second run).
+if [ "${EIN_QUICK:-0}" != 1 ]; then
+  EIN_INTERP=vector python3 tests/golden/run_golden.py --ein "$EIN" --dir tests/stdlib/cases \
+    -j 2 --timeout 120 >/tmp/ein_stdlib_vector.$$ 2>&1 || { cat /tmp/ein_stdlib_vector.$$; status=1; }
+  tail -n 1 /tmp/ein_stdlib_vector.$$ | sed 's/^/EIN_INTERP=vector: /'
+  rm -f /tmp/ein_stdlib_vector.$$
+fi
 # The @fn rules can only be checked by a compiler that differentiates: probe with one line.
 probe=$("$EIN" -c 'let a = 3.0; let b = a * a; print(@b / @a);' 2>/dev/null)
 if [ "$probe" = "6.0" ]; then
