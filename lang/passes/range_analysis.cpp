@@ -91,7 +91,8 @@ class SiteSolver {
       Candidate cand;
       cand.span = a.node->span;
       cand.what = cx_.sm.snippet(a.node->span);
-      if (c == 1 && a.aff.k == 0 && a.aff.syms.empty()) {
+      // Only the written form `X[i]` is a plain use; `X[i + 0]` is an offset use (SPEC §5.2).
+      if (c == 1 && a.aff.k == 0 && a.aff.syms.empty() && a.node->kids[a.axis + 1]->kind == Kind::Name) {
         cand.plain = true;
         cand.extent = dim;
         cand.lo = irb::lit(0);

@@ -113,7 +113,8 @@ TEST(CodegenBounds, InferredRangesNeedNoChecks) {
 TEST(CodegenBounds, ExplicitRangesAreTestedOnceAtEntry) {
   // An explicit range is never narrowed, so the read is not proven; it is affine in a loop
   // whose bounds are known at entry: one test, then a fast and a checked version.
-  auto c = compile("let x = [1.0, 2.0, 3.0];\nlet y[i in 0..3] = x[i] + 1.0;\n");
+  // (The extent is a reduction's value, so shape analysis cannot prove it either.)
+  auto c = compile("let x = [1.0, 2.0, 3.0];\nlet n = sum[k in 0..3](1);\nlet y[i in 0..n] = x[i] + 1.0;\n");
   CellPlan p = plan(*c);
   const Kernel* k = kernel_for(p, "y");
   ASSERT_NE(k, nullptr);
@@ -188,10 +189,13 @@ TEST(CodegenWindow, RecurrenceObservedAtTheEndKeepsTwoRows) {
   int windowed = 0;
   for (auto& k : p.kernels)
     for (auto& b : k.bufs)
-      if (b.windowed) {
+      if (b.windowed && b.window > 0) {
         ++windowed;
         EXPECT_EQ(b.window, 2);
         EXPECT_NE(k.source.find("% 2LL"), std::string::npos) << k.source;
+      } else if (b.windowed) {
+        // A later reader (`last`) sees the window only at run time.
+        EXPECT_NE(k.source.find("% b"), std::string::npos) << k.source;
       }
   EXPECT_GE(windowed, 2);  // both clauses of u index rows modulo 2
   bool recurrence = false;

@@ -204,9 +204,10 @@ TEST(Ranges, DeclarationIndexWithoutRangeSource) {
 
 TEST(Ranges, AccessesInBoundsByConstructionAreProven) {
   // Both M accesses of d follow from the inferred ranges; the explicit-range access of e does
-  // not (explicit ranges are not derived from the access), so it is not proven.
+  // not (explicit ranges are not derived from the access) and its extent is only known at run
+  // time, so it is not proven. f's explicit range folds to 0..2, which shape analysis proves.
   auto c = compile("let M = [[1, 2, 3], [4, 5, 6]];\nlet d[i, j] = M[i, j + 1] - M[i, j];\n"
-                   "let e[i in 0..2] = M[i, 0];\n");
+                   "let n = sum[k in 0..2](1);\nlet e[i in 0..n] = M[i, 0];\nlet f[i in 0..2] = M[i, 0];\n");
   ASSERT_TRUE(c->ok) << c->rendered();
   auto d_idx = nodes_of(c->stmt(ir::Kind::EinGroup, "d"), ir::Kind::Index);
   ASSERT_EQ(d_idx.size(), 2u);
@@ -214,6 +215,9 @@ TEST(Ranges, AccessesInBoundsByConstructionAreProven) {
   auto e_idx = nodes_of(c->stmt(ir::Kind::EinGroup, "e"), ir::Kind::Index);
   ASSERT_EQ(e_idx.size(), 1u);
   EXPECT_FALSE(c->cell().proven.count(e_idx[0]->id));
+  auto f_idx = nodes_of(c->stmt(ir::Kind::EinGroup, "f"), ir::Kind::Index);
+  ASSERT_EQ(f_idx.size(), 1u);
+  EXPECT_TRUE(c->cell().proven.count(f_idx[0]->id));
 }
 
 TEST(Ranges, RangesInsideFunctionSpecialisations) {
