@@ -49,7 +49,8 @@ void table2d(std::ostringstream& o, const Tensor& t, int64_t base, int64_t rows,
              const HtmlLimits& lim) {
   o << kTable;
   if (!caption.empty())
-    o << "<caption style=\"caption-side:top;text-align:left;color:#555;font-family:monospace\">"
+    o << "<caption style=\"caption-side:top;text-align:left;color:#555;font-family:monospace;"
+         "white-space:nowrap\">"
       << caption << "</caption>";
   auto cs = shown(cols, lim);
   o << "<tr>";
@@ -98,14 +99,16 @@ std::string tensor_html(const Tensor& t, const HtmlLimits& lim) {
   std::string caption = std::string(dtype_name(t.dtype())) + " &middot; shape " +
                         shape_text(shape);
   bool truncated = false;
-  for (auto n : shape) truncated |= n > lim.max_full;
+  for (auto n : shape) truncated |= n > (rank == 1 ? lim.max_vector : lim.max_full);
   if (truncated) caption += " &middot; truncated";
   if (t.size() == 0) {
     o << "<div style=\"font-family:monospace;color:#555\">" << caption << " &middot; empty</div>";
     return o.str();
   }
   if (rank == 1) {
-    table2d(o, t, 0, 1, shape[0], 0, false, caption, lim);
+    HtmlLimits wide = lim;
+    wide.max_full = lim.max_vector;
+    table2d(o, t, 0, 1, shape[0], 0, false, caption, wide);
     return o.str();
   }
   int64_t rows = shape[size_t(rank - 2)], cols = shape[size_t(rank - 1)];
@@ -155,8 +158,15 @@ nlohmann::json value_bundle(const Value& v, const HtmlLimits& lim) {
 
 nlohmann::json display_bundle(const DisplayData& d) {
   nlohmann::json b = nlohmann::json::object();
-  for (auto& [mime, content] : d.mime) b[mime] = content;
+  for (auto& [mime, content] : d.mime) b[mime] = mime == "image/svg+xml" ? svg_fragment(content) : content;
   return b;
+}
+
+std::string svg_fragment(const std::string& svg) {
+  // Front ends inline SVG into HTML; an XML declaration or DOCTYPE there is invalid (nbconvert's
+  // HTML export rejects it outright), so the bundle carries the <svg> element alone.
+  size_t at = svg.find("<svg");
+  return at == std::string::npos ? svg : svg.substr(at);
 }
 
 std::vector<std::string> split_lines(const std::string& text) {

@@ -14,6 +14,7 @@ namespace ein::kernel {
 // each end with an ellipsis in between, the way NumPy summarises long arrays.
 struct HtmlLimits {
   int max_full = 12;   // an axis up to this long is shown whole
+  int max_vector = 20; // ... a vector (one row of cells) up to this long
   int edge = 5;        // otherwise this many items at each end
   int max_slices = 6;  // rank >= 3: at most this many 2-D slices (first and last halves)
 };
@@ -28,6 +29,9 @@ std::string tensor_html(const Tensor& t, const HtmlLimits& lim = {});
 
 // A DisplayData of the command layer as a mime bundle. PNG stays base64, as Jupyter expects.
 nlohmann::json display_bundle(const DisplayData& d);
+
+// An SVG document as an inline fragment: the <svg> element without XML prolog or DOCTYPE.
+std::string svg_fragment(const std::string& svg);
 
 std::string html_escape(const std::string& s);
 

@@ -34,6 +34,8 @@ export JUPYTER_RUNTIME_DIR="$WORK/runtime"
 export JUPYTER_DATA_DIR="$WORK/data"
 export JUPYTER_CONFIG_DIR="$WORK/config"
 export IPYTHONDIR="$WORK/ipython"
+# A cold, private kernel cache: the run does not depend on (or fill) the user's cache.
+export EIN_CACHE_DIR="$WORK/kernel-cache"
 
 status=0
 cd tests/kernel || exit 1
