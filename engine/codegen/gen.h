@@ -96,6 +96,7 @@ class Gen {
     // reduction does not propagate NaN; the interpreter's result is NaN when any element is).
     bool simd_max = false;
     std::string nan;
+    bool no_exit = false;  // all/any without short circuit (parallel partials)
   };
   RedVars red_vars(const ir::NodeRef& r);
   void red_init(const RedVars& R);

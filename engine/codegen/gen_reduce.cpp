@@ -174,8 +174,14 @@ void Gen::red_step(const RedVars& R, const std::string& v, const std::string& fi
       else if (is_float(R.dt)) em.line(std::string(R.op == 2 ? "EIN_FMAX_STEP(" : "EIN_FMIN_STEP(") + a + ", " + v + ");");
       else em.line(a + " = " + v + (R.op == 2 ? " > " : " < ") + a + " ? " + v + " : " + a + "; " + R.has + " = true;");
       break;
-    case 4: em.line("if (!(" + v + ")) { " + a + " = false; goto " + R.label + "; }"); break;
-    case 5: em.line("if (" + v + ") { " + a + " = true; goto " + R.label + "; }"); break;
+    case 4:
+      if (R.no_exit) em.line(a + " = " + a + " && " + v + ";");
+      else em.line("if (!(" + v + ")) { " + a + " = false; goto " + R.label + "; }");
+      break;
+    case 5:
+      if (R.no_exit) em.line(a + " = " + a + " || " + v + ";");
+      else em.line("if (" + v + ") { " + a + " = true; goto " + R.label + "; }");
+      break;
     default: {
       const char* cmp = R.op == 6 ? " > " : " < ";
       std::string better = is_float(R.vt) ? "(" + a + " == " + a + " && (" + v + " != " + v + " || " + v + cmp + a + "))"
@@ -278,10 +284,14 @@ Val Gen::reduce_parallel(const NodeRef& r) {
   std::vector<NodeRef> vars;
   for (size_t i = 1; i < r->kids.size(); ++i)
     if (r->kids[i]->kind == Kind::LoopVar) vars.push_back(r->kids[i]);
-  if (op == Op::All || op == Op::Any || vars.empty() || !allow_parallel) return reduce(r);
+  // all/any stop at the first decisive point; in parallel every point is evaluated, which is
+  // only the same when no point can fail.
+  bool logical = op == Op::All || op == Op::Any;
+  if (vars.empty() || !allow_parallel || (logical && may_fail(r, *unit, 0))) return reduce(r);
   for (size_t i = 1; i < r->kids.size(); ++i)
     if (r->kids[i]->kind == Kind::LCheck) stmt(r->kids[i]);
   RedVars R = red_vars(r);
+  R.no_exit = logical;
   std::string P = R.acc + "p", N = R.acc + "n";
   em.line(std::string(ctype(R.vt)) + " " + P + "[EIN_MAX_THREADS]; bool " + P + "h[EIN_MAX_THREADS]; int64_t " + P +
           "g[EIN_MAX_THREADS]; int " + N + " = 1;");
