@@ -12,10 +12,10 @@ namespace ein::testing {
 
 class Sess {
  public:
-  explicit Sess(int max_depth = 5000) {
+  explicit Sess(int max_depth = 5000, const std::string& jit = "never") {
     SessionOptions o;
     o.out = [this](const std::string& s) { out_ += s; };
-    o.jit = "never";
+    o.jit = jit;
     o.max_depth = max_depth;
     s = std::make_unique<Session>(o);
   }

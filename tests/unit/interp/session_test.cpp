@@ -164,6 +164,27 @@ TEST(Session, InterruptStopsALongLoopAndTheSessionGoesOn) {
   EXPECT_EQ(s.run("print(sum[i in 0..1000](i));"), "499500\n");
 }
 
+TEST(Session, InterruptStopsANativeKernel) {
+  // The same under the native tier: a compiled loop must poll the flag too. If it does not,
+  // the loop simply finishes (no hang) and the expectations below fail.
+  Sess s(5000, "always");
+  std::atomic<bool> done{false};
+  std::thread t([&] {
+    while (!done.load()) {
+      s.s->interrupt();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  // ~3.6e9 points: a few seconds of native code if the flag were ignored, never a hang.
+  s.run("let n = 60000;\nlet m[i in 0..n] = sum[j in 0..n]((i * j) % 7);\nlet after = 1;");
+  done = true;
+  t.join();
+  EXPECT_EQ(s.code(), "E007") << s.last.rendered;
+  EXPECT_EQ(s.value_text("after"), "<unbound>");
+  EXPECT_EQ(s.run("print(after);"), "");
+  EXPECT_EQ(s.code(), "E003");
+}
+
 TEST(Session, InterruptStopsDeepRecursion) {
   Sess s;
   std::atomic<bool> done{false};
@@ -180,6 +201,17 @@ TEST(Session, InterruptStopsDeepRecursion) {
   t.join();
   EXPECT_EQ(s.code(), "E007") << s.last.rendered;
   EXPECT_EQ(s.run("print(fib(10));"), "55\n");
+}
+
+TEST(Session, InterruptBetweenCellsDoesNotStopTheNextOne) {
+  // A Ctrl-C that arrives while nothing runs must not kill the next cell (run_cell clears the
+  // flag when it starts); the counter still records it for front ends.
+  Sess s;
+  uint64_t before = s.s->interrupt_count();
+  s.s->interrupt();
+  EXPECT_EQ(s.run("print(sum[i in 0..100000](1));"), "100000\n");
+  EXPECT_TRUE(s.last.ok) << s.last.rendered;
+  EXPECT_EQ(s.s->interrupt_count(), before + 1);
 }
 
 TEST(Session, ExecutionCountAndCellNames) {
