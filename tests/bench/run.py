@@ -116,18 +116,15 @@ def np_editdist(reps):
     def dp():
         # Row by row; the in-row dependency D[i, j-1] + 1 is a running minimum.
         prev = ar.copy()
-        rows = {}
         for i in range(1, n + 1):
             cost = (a[i - 1] != b).astype(np.int64)
             tmp = np.empty(m + 1, np.int64)
             tmp[0] = i
             np.minimum(prev[1:] + 1, prev[:-1] + cost, out=tmp[1:])
             prev = np.minimum.accumulate(tmp - ar) + ar
-            if i == 1000:
-                rows[1000] = prev.copy()
-        return prev, rows
-    ms, (last, rows) = best_of(reps, dp)
-    return ms, (last[m], rows[1000][1500])
+        return prev
+    ms, last = best_of(reps, dp)
+    return ms, (last[m], last[m // 2])
 
 
 def np_heat(reps):

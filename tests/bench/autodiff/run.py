@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Autodiff benchmark: how much a gradient costs next to its primal, in ein and in NumPy.
+
+Usage (NumPy is Debian's, so run the system interpreter):
+  PYENV_VERSION=system python3 tests/bench/autodiff/run.py [--ein build/ein] [--reps 5]
+
+Each pair NAME_primal.ein / NAME_grad.ein builds the same inputs, then computes the primal
+(and, in _grad, the requested derivatives) between `// bench: begin` and `// bench: end`.
+The time of a program is the sum of `ein --timings` statement times of the lines between the
+markers (generated adjoint statements are charged to their request's line), best of --reps
+runs, kernels cached (one unmeasured warm-up run first). The ratio grad/primal is the number
+the autodiff design is judged by (target: at most 4, the usual bound for reverse mode).
+
+For the MLP the NumPy column is the same computation written by hand (forward, then the
+textbook backward pass), so its ratio is what a careful human gets.
+Not part of scripts/test.sh: timings are facts about a machine, not pass/fail conditions.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+
+
+def region_lines(path):
+    lines = open(path).read().split("\n")
+    b = next(i for i, l in enumerate(lines) if "bench: begin" in l) + 1  # 0-based -> 1-based
+    e = next(i for i, l in enumerate(lines) if "bench: end" in l) + 1
+    return b, e
+
+
+def ein_time(ein, path, jit, reps):
+    b, e = region_lines(path)
+    env = dict(os.environ, EIN_JIT=jit)
+    best, out = float("inf"), None
+    for rep in range(reps + 1):
+        p = subprocess.run([ein, "--timings", path], capture_output=True, text=True, env=env, timeout=600)
+        if p.returncode != 0:
+            sys.exit(f"{path}: exit {p.returncode}\n{p.stderr}")
+        ms = 0.0
+        for m in re.finditer(r"timing: stmt line=(\d+) ([0-9.]+) ms", p.stderr):
+            if b < int(m.group(1)) < e:
+                ms += float(m.group(2))
+        out = p.stdout.strip()
+        if rep > 0:  # the first run fills the kernel cache
+            best = min(best, ms)
+    return best, out
+
+
+def best_of(reps, f):
+    best, out = float("inf"), None
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        out = f()
+        best = min(best, (time.perf_counter() - t0) * 1e3)
+    return best, out
+
+
+def numpy_mlp(reps):
+    import numpy as np
+    B = 256
+    b = np.arange(B)[:, None]
+    i = np.arange(784)
+    X = ((b * 7 + i[None, :] * 3) % 101).astype(np.float32) * np.float32(0.01) - np.float32(0.5)
+    h = np.arange(256)
+    W1 = ((i[:, None] * 13 + h[None, :] * 5) % 97).astype(np.float32) * np.float32(0.0002) - np.float32(0.0097)
+    o = np.arange(10)
+    W2 = ((h[:, None] * 11 + o[None, :] * 17) % 89).astype(np.float32) * np.float32(0.002) - np.float32(0.089)
+    Y = (((b + o[None, :]) % 10) == 0).astype(np.float32)
+
+    def primal():
+        H = X @ W1
+        A = np.maximum(H, 0)
+        Z = A @ W2
+        return float(((Z - Y) ** 2).sum() / B)
+
+    def grad():
+        H = X @ W1
+        A = np.maximum(H, 0)
+        Z = A @ W2
+        loss = ((Z - Y) ** 2).sum() / B
+        dZ = (2.0 / B) * (Z - Y)
+        g2 = A.T @ dZ
+        dA = dZ @ W2.T
+        dH = dA * (H > 0)
+        g1 = X.T @ dH
+        return float(loss), float(g1[0, 0]), float(g2[0, 0])
+
+    tp, _ = best_of(reps, primal)
+    tg, out = best_of(reps, grad)
+    return tp, tg, out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ein", default=os.path.join(ROOT, "build", "ein"))
+    ap.add_argument("--reps", type=int, default=5)
+    args = ap.parse_args()
+    rows = []
+    for name, label in [("mlp", "MLP 784-256-10, batch 256, f32"), ("rec", "recurrence h[t] = w*h[t-1] + u[t], 10^6 steps, f64")]:
+        for jit in ("always", "never"):
+            tp, op = ein_time(args.ein, os.path.join(HERE, f"{name}_primal.ein"), jit, args.reps)
+            tg, og = ein_time(args.ein, os.path.join(HERE, f"{name}_grad.ein"), jit, args.reps)
+            rows.append((label, "ein " + ("native" if jit == "always" else "interpreter"), tp, tg, og))
+        if name == "mlp":
+            try:
+                tp, tg, out = numpy_mlp(args.reps)
+                rows.append((label, "NumPy by hand", tp, tg, " ".join(f"{v:.8g}" for v in out)))
+            except ImportError:
+                print("numpy missing: run with PYENV_VERSION=system python3", file=sys.stderr)
+    print(f"{'program':52} {'engine':18} {'primal ms':>10} {'grad ms':>10} {'grad/primal':>11}  output")
+    for label, eng, tp, tg, out in rows:
+        print(f"{label:52} {eng:18} {tp:10.2f} {tg:10.2f} {tg / tp:11.2f}  {out}")
+
+
+if __name__ == "__main__":
+    main()
