@@ -231,7 +231,11 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
       const std::string& x = order[d];
       std::string head = "for (int64_t e_" + x + " = 0; e_" + x + " < " + n[x] + "; ++e_" + x + ") {";
       // Threads split the outermost kept index; a result with one index has the sums outside.
-      if (d == 0 && result.idx.size() >= 2) head = "#pragma omp parallel for schedule(static) if(" + std::to_string(static_cast<long long>(cost(std::set<std::string>(order.begin(), order.end())))) + "LL >= " + std::to_string(parallel_threshold) + "LL)\n" + head;
+      // Steps are short (n^5 for n = 16 is a quarter millisecond): threads only for big ones.
+      if (d == 0 && result.idx.size() >= 2)
+        head = "#pragma omp parallel for schedule(static) if(" +
+               std::to_string(static_cast<long long>(cost(std::set<std::string>(order.begin(), order.end())))) +
+               "LL >= " + std::to_string(8 * parallel_threshold) + "LL)\n" + head;
       if (d + 1 == order.size() && !inner.empty()) head = "#pragma omp simd\n" + head;
       em.open(head, false);
       if (d == 0) em.line("if (ein_stop(A, " + std::string(result.idx.size() >= 2 ? "e_" + x : "INT64_MAX") + ")) " +

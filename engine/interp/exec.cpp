@@ -2,6 +2,7 @@
 #include <chrono>
 
 #include "engine/interp/interp_impl.h"
+#include "engine/interp/vectorize.h"
 #include "engine/interp/native_tier.h"
 
 namespace ein {
@@ -118,30 +119,34 @@ void Interpreter::Impl::exec_for(const NodeRef& f) {
   int64_t lo = eval_int(f->kids[0]), hi = eval_int(f->kids[1]);
   const NodeRef& body = f->kids[2];
   Value& var = (*frame)[static_cast<size_t>(f->slot)];
+  DType idt = f->dt >= 0 ? static_cast<DType>(f->dt) : DType::I32;
   if (f->has(ir::kReverse)) {
     for (int64_t i = hi - 1; i >= lo; --i) {
-      var = Value::integer(i, DType::I32);
+      var = Value::integer(i, idt);
       if ((++poll & 1023) == 0) check_interrupt();
       exec(body);
     }
     return;
   }
   for (int64_t i = lo; i < hi; ++i) {
-    var = Value::integer(i, DType::I32);
+    var = Value::integer(i, idt);
     if ((++poll & 1023) == 0) check_interrupt();
     exec(body);
   }
 }
 
 void Interpreter::Impl::exec_tensor(const NodeRef& t) {
-  const NodeRef& shape_node = t->kids[0];
+  // A producer fused into its consumer's kernel is computed there, never stored.
+  if (native && native->elided(t)) return;
+  if (native) native->prepare(*this, t);
+  const NodeRef& shape_node = native ? native->shape_of(t) : t->kids[0];
   std::vector<int64_t> shape;
   for (auto& e : shape_node->kids) {
     int64_t x = eval_int(e);
     shape.push_back(x < 0 ? 0 : x);
   }
   auto dt = static_cast<DType>(t->ival);
-  int64_t window = t->has(ir::kWindowed) ? shape_node->ival : 0;
+  int64_t window = t->has(ir::kWindowed) ? t->kids[0]->ival : 0;
   int64_t logical0 = shape.empty() ? 0 : shape[0];
   std::vector<int64_t> alloc = shape;
   if (window > 0 && !alloc.empty()) alloc[0] = std::min(window, alloc[0]);
@@ -159,13 +164,20 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
   set_def(t, v);
   pending_shapes[t->def] = shape;
   const std::vector<NodeRef>* checks = native ? native->checks_of(t) : nullptr;
-  if (checks)
-    for (auto& c : *checks) exec(c);
-  for (size_t i = 1; i < t->kids.size(); ++i) {
-    const NodeRef& k = t->kids[i];
-    if (checks && k->kind == Kind::LCheck) continue;
-    if (native && k->kind != Kind::LCheck && native->run_clause(*this, t, k)) continue;
-    exec(k);
+  try {
+    if (checks)
+      for (auto& c : *checks) exec(c);
+    for (size_t i = 1; i < t->kids.size(); ++i) {
+      const NodeRef& k = t->kids[i];
+      if (checks && k->kind == Kind::LCheck) continue;
+      if (native && k->kind != Kind::LCheck && native->run_clause(*this, t, k)) continue;
+      if (k->kind == Kind::LFor && run_vectorized(*this, t, k)) continue;
+      exec(k);
+    }
+  } catch (...) {
+    // Nothing partial survives a failed definition (SPEC §11).
+    if (t->slot < 0) env.globals.erase(t->def);
+    throw;
   }
   if (shape.empty() && !t->has(ir::kHasElem)) {
     // A definition over zero axes is a scalar.

@@ -3,6 +3,8 @@
 #include <cblas.h>
 
 #include <climits>
+#include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "engine/interp/interp_impl.h"
@@ -17,13 +19,56 @@ namespace {
 // ---- services for kernels --------------------------------------------------------------------
 
 // Scratch memory of one kernel call, counted against the session's memory limit (E008).
+// Blocks go back to a small process-wide pool when the call ends, so a kernel that runs again
+// (a function called in a loop, a re-run cell) gets memory that is already mapped: first-touch
+// page faults cost more than the computation for small contractions.
+struct Pool {
+  std::mutex mu;
+  std::vector<Tensor> free;  // DType::I8 blocks
+  int64_t bytes = 0;
+  static constexpr int64_t kMaxBytes = int64_t{256} << 20;
+  static constexpr size_t kMaxBlocks = 16;
+};
+
+Pool& pool() {
+  static Pool p;
+  return p;
+}
+
 struct CallCtx {
   std::vector<Tensor> blocks;
+  ~CallCtx() {
+    Pool& p = pool();
+    std::lock_guard<std::mutex> lock(p.mu);
+    for (auto& t : blocks) {
+      if (p.free.size() >= Pool::kMaxBlocks || p.bytes + t.size() > Pool::kMaxBytes) continue;
+      p.bytes += t.size();
+      p.free.push_back(std::move(t));
+    }
+  }
 };
 
 void* rt_alloc(void* ctx, int64_t bytes) {
+  if (bytes < 1) bytes = 1;
+  {
+    Pool& p = pool();
+    std::lock_guard<std::mutex> lock(p.mu);
+    size_t best = p.free.size();
+    for (size_t i = 0; i < p.free.size(); ++i)
+      if (p.free[i].size() >= bytes && p.free[i].size() <= 2 * bytes &&
+          (best == p.free.size() || p.free[i].size() < p.free[best].size()))
+        best = i;
+    if (best < p.free.size()) {
+      Tensor t = std::move(p.free[best]);
+      p.free.erase(p.free.begin() + static_cast<long>(best));
+      p.bytes -= t.size();
+      std::memset(t.data(), 0, static_cast<size_t>(bytes));
+      static_cast<CallCtx*>(ctx)->blocks.push_back(t);
+      return t.data();
+    }
+  }
   try {
-    Tensor t = Tensor::alloc(DType::I8, {bytes < 1 ? 1 : bytes});
+    Tensor t = Tensor::alloc(DType::I8, {bytes});
     static_cast<CallCtx*>(ctx)->blocks.push_back(t);
     return t.data();
   } catch (...) {
@@ -31,13 +76,8 @@ void* rt_alloc(void* ctx, int64_t bytes) {
   }
 }
 
-void rt_release(void* ctx, void* p, int64_t) {
-  auto& bs = static_cast<CallCtx*>(ctx)->blocks;
-  for (size_t i = 0; i < bs.size(); ++i)
-    if (bs[i].data() == p) {
-      bs.erase(bs.begin() + static_cast<long>(i));
-      return;
-    }
+void rt_release(void*, void*, int64_t) {
+  // Blocks return to the pool when the call ends.
 }
 
 bool fits_int(std::initializer_list<int64_t> xs) {
