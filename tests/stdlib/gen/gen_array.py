@@ -9,7 +9,7 @@ def ints(seed, shape, lo=-9, hi=10):
 
 
 def shape_file():
-    t = TestFile("array/shape.ein", "std::array flatten, transpose, concatenate",
+    t = TestFile("array/shape.ein", "std::array flatten, transpose, concatenate, concatenate_axis",
                  uses=["std::array::*"])
     for i, (shape, kind) in enumerate([((2, 3), "f32"), ((3, 1), "f64"), ((1, 4), "i32"),
                                        ((4, 2), "i64")]):
@@ -41,6 +41,14 @@ def shape_file():
             cb1 = c
     t.raw("let none = [v | v in cb1[0], v > 100.0];")
     t.check("concatenate(none, cb1[1])", cb1[1], "f64")
+    for i, (sa, ax, kind) in enumerate([((2, 3), 1, "f64"), ((2, 2, 3), -1, "i32"),
+                                        ((2, 1, 2), 1, "f32"), ((3,), 0, "f64")]):
+        sb = list(sa)
+        sb[ax] = 2
+        a = t.let(f"xa{i}", decimals(25 + i, sa) if kind[0] == "f" else ints(25 + i, sa), kind)
+        b = t.let(f"xb{i}", decimals(35 + i, tuple(sb)) if kind[0] == "f" else ints(35 + i, tuple(sb)),
+                  kind)
+        t.check(f"concatenate_axis(xa{i}, xb{i}, {ax})", np.concatenate([a, b], axis=ax), kind)
     t.check("concatenate([1, 2], [3, 4, 5])", np.array([1, 2, 3, 4, 5]), "i32")
     t.check("concatenate([true], [false])", np.array([True, False]), "bool")
     t.write()
@@ -48,7 +56,7 @@ def shape_file():
 
 def reduce_file():
     t = TestFile("array/reduce.ein", "std::array sum, mean, argmax, argmin, argmax_all, "
-                 "argmin_all", uses=["std::array::*"])
+                 "argmin_all and the *_axis reductions", uses=["std::array::*"])
     for i, (shape, kind) in enumerate([((6,), "f32"), ((2, 3), "f64"), ((2, 2, 3), "f32"),
                                        ((3, 4), "i32"), ((5,), "i64")]):
         x = ints(40 + i, shape) if kind[0] == "i" else decimals(40 + i, shape)
@@ -60,6 +68,19 @@ def reduce_file():
         t.check(f"argmin(x{i})", np.argmin(v, axis=-1), "i32")
         t.check(f"argmax_all(x{i})", np.argmax(v), "i32")
         t.check(f"argmin_all(x{i})", np.argmin(v), "i32")
+    # one axis, any of them
+    for i, (shape, kind) in enumerate([((5,), "f64"), ((2, 3), "f32"), ((2, 3, 4), "f64"),
+                                       ((3, 2, 2), "i32")]):
+        x = ints(50 + i, shape) if kind[0] == "i" else decimals(50 + i, shape)
+        v = t.let(f"a{i}", x, kind)
+        for ax in range(-len(shape), len(shape)):
+            t.check(f"sum_axis(a{i}, {ax})", v.astype(np.float64).sum(axis=ax), kind)
+            if kind[0] == "f":
+                t.check(f"mean_axis(a{i}, {ax})", v.astype(np.float64).mean(axis=ax), kind)
+            t.check(f"max_axis(a{i}, {ax})", v.max(axis=ax), kind)
+            t.check(f"min_axis(a{i}, {ax})", v.min(axis=ax), kind)
+            t.check(f"argmax_axis(a{i}, {ax})", v.argmax(axis=ax), "i32")
+            t.check(f"argmin_axis(a{i}, {ax})", v.argmin(axis=ax), "i32")
     # ties: the first index wins, like NumPy
     v = t.let("ties", np.array([[1.0, 3.0, 3.0], [2.0, 2.0, -1.0]]), "f64")
     t.check("argmax(ties)", np.argmax(v, axis=-1), "i32")

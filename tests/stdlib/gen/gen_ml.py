@@ -102,6 +102,16 @@ def activations_file():
         v = t.let(f"sm{i}", decimals(200 + i, shape, -4, 4), kind)
         t.check(f"softmax(sm{i})", softmax(f64(v)).astype(v.dtype), kind)
         t.check(f"log_softmax(sm{i})", log_softmax(f64(v)).astype(v.dtype), kind)
+    for i, (shape, kind) in enumerate([((4,), "f64"), ((2, 3), "f32"), ((2, 3, 2), "f64")]):
+        v = t.let(f"sa{i}", decimals(210 + i, shape, -4, 4), kind)
+        for ax in range(-len(shape), len(shape)):
+            x = f64(v)
+            e = np.exp(x - x.max(axis=ax, keepdims=True))
+            t.check(f"softmax_axis(sa{i}, {ax})", (e / e.sum(axis=ax, keepdims=True)).astype(v.dtype),
+                    kind)
+            ls = x - x.max(axis=ax, keepdims=True)
+            ls = ls - np.log(np.exp(ls).sum(axis=ax, keepdims=True))
+            t.check(f"log_softmax_axis(sa{i}, {ax})", ls.astype(v.dtype), kind)
     t.raw("let big = [1000.0, 1001.0, 999.0];")
     t.check("softmax(big)", softmax(np.array([1000.0, 1001.0, 999.0])).astype(np.float32), "f32")
     t.check("log_softmax(big)", log_softmax(np.array([1000.0, 1001.0, 999.0])).astype(np.float32),
