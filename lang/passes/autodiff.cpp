@@ -370,7 +370,13 @@ void differentiate(CompileCtx& cx) {
     bool rewrites = s && has_diff(s);
     rw.remaining.assign(stmts.begin() + static_cast<long>(i), stmts.end());
     NodeRef r0 = s && (rewrites || !rw.lazy.empty()) ? rw.rewrite(s) : s;
-    for (auto& p : rw.prelude) kids.push_back(p);
+    // Generated adjoint statements are charged to the request's line (timings, run-time errors).
+    for (auto& p : rw.prelude) {
+      if (p && !p->span.valid() && s)
+        kids.push_back(ir::edited(p, [&](ir::Node& n) { n.span = s->span; }));
+      else
+        kids.push_back(p);
+    }
     rw.prelude.clear();
     kids.push_back(r0);
     const NodeRef& r = kids.back();

@@ -7,8 +7,8 @@ Usage (NumPy is Debian's, so run the system interpreter):
 Each pair NAME_primal.ein / NAME_grad.ein builds the same inputs, then computes the primal
 (and, in _grad, the requested derivatives) between `// bench: begin` and `// bench: end`.
 The time of a program is the sum of `ein --timings` statement times of the lines between the
-markers (generated adjoint statements are charged to their request's line), best of --reps
-runs, kernels cached (one unmeasured warm-up run first). The ratio grad/primal is the number
+markers (generated adjoint statements are charged to their request's line), measured on a
+second copy of the region in the same process, best of --reps runs, kernels cached. The ratio grad/primal is the number
 the autodiff design is judged by (target: at most 4, the usual bound for reverse mode).
 
 For the MLP the NumPy column is the same computation written by hand (forward, then the
@@ -20,34 +20,32 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 
 
-def region_lines(path):
-    lines = open(path).read().split("\n")
-    b = next(i for i, l in enumerate(lines) if "bench: begin" in l) + 1  # 0-based -> 1-based
-    e = next(i for i, l in enumerate(lines) if "bench: end" in l) + 1
-    return b, e
-
-
 def ein_time(ein, path, jit, reps):
-    b, e = region_lines(path)
+    """Best of `reps` runs of the region's statement times. The region runs twice per process
+    (a renamed warm-up copy first, as in tests/bench/run.py), so BLAS threads and page faults
+    are not charged to the measured copy; one unmeasured run first fills the kernel cache."""
+    sys.path.insert(0, os.path.dirname(HERE))
+    from run import with_warmup  # tests/bench/run.py
     env = dict(os.environ, EIN_JIT=jit)
     best, out = float("inf"), None
-    for rep in range(reps + 1):
-        p = subprocess.run([ein, "--timings", path], capture_output=True, text=True, env=env, timeout=600)
-        if p.returncode != 0:
-            sys.exit(f"{path}: exit {p.returncode}\n{p.stderr}")
-        ms = 0.0
-        for m in re.finditer(r"timing: stmt line=(\d+) ([0-9.]+) ms", p.stderr):
-            if b < int(m.group(1)) < e:
-                ms += float(m.group(2))
-        out = p.stdout.strip()
-        if rep > 0:  # the first run fills the kernel cache
-            best = min(best, ms)
+    with tempfile.TemporaryDirectory() as tmp:
+        prog, _, (lo, hi) = with_warmup(path, tmp)
+        for rep in range(reps + 1):
+            p = subprocess.run([ein, "--timings", prog], capture_output=True, text=True, env=env, timeout=900)
+            if p.returncode != 0:
+                sys.exit(f"{path}: exit {p.returncode}\n{p.stderr}")
+            ms = sum(float(m.group(2)) for m in re.finditer(r"timing: stmt line=(\d+) ([0-9.]+) ms", p.stderr)
+                     if lo <= int(m.group(1)) <= hi)
+            out = p.stdout.strip()
+            if rep > 0:
+                best = min(best, ms)
     return best, out
 
 
