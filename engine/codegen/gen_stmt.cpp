@@ -28,7 +28,7 @@ std::string Gen::open_loop(const LoopSpec& sp) {
   L.var = em.fresh("ix");
   L.lo = lo.c;
   L.hi = hi.c;
-  L.strip = sp.innermost && !small && !sp.reverse;
+  L.strip = sp.innermost && !small;
   L.saved_ord = ord_;
   L.saved_stop = stop_ord_;
   L.saved_parallel = in_parallel;
@@ -55,16 +55,28 @@ std::string Gen::open_loop(const LoopSpec& sp) {
   };
   if (L.strip) {
     std::string s = em.fresh("s"), e = s + "e";
-    em.open(pragma + "for (int64_t " + s + " = " + L.lo + "; " + s + " < " + L.hi + "; " + s +
-                " += EIN_STRIP) {",
-            false);
+    // Reverse (adjoint) sweeps walk the strips downwards: strip s covers [e, s).
+    if (sp.reverse)
+      em.open(pragma + "for (int64_t " + s + " = " + L.hi + "; " + s + " > " + L.lo + "; " + s +
+                  " -= EIN_STRIP) {",
+              false);
+    else
+      em.open(pragma + "for (int64_t " + s + " = " + L.lo + "; " + s + " < " + L.hi + "; " + s +
+                  " += EIN_STRIP) {",
+              false);
     if (omp_for) enter_parallel(s);
     loop_is_omp_for = omp_for;
     em.line(stop_check());
-    em.line("const int64_t " + e + " = ((uint64_t)" + L.hi + " - (uint64_t)" + s + " > EIN_STRIP) ? " + s +
-            " + EIN_STRIP : " + L.hi + ";");
     std::string pr = simd ? "#pragma omp simd " + sp.simd_clause + "\n" : "";
-    em.open(pr + "for (int64_t " + v + " = " + s + "; " + v + " < " + e + "; ++" + v + ") {", false);
+    if (sp.reverse) {
+      em.line("const int64_t " + e + " = ((uint64_t)" + s + " - (uint64_t)" + L.lo + " > EIN_STRIP) ? " + s +
+              " - EIN_STRIP : " + L.lo + ";");
+      em.open(pr + "for (int64_t " + v + " = " + s + " - 1; " + v + " >= " + e + "; --" + v + ") {", false);
+    } else {
+      em.line("const int64_t " + e + " = ((uint64_t)" + L.hi + " - (uint64_t)" + s + " > EIN_STRIP) ? " + s +
+              " + EIN_STRIP : " + L.hi + ";");
+      em.open(pr + "for (int64_t " + v + " = " + s + "; " + v + " < " + e + "; ++" + v + ") {", false);
+    }
     in_simd = in_simd || simd;
     loop_is_omp_for = false;
   } else {

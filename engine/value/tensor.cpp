@@ -1,12 +1,14 @@
 // Tensor storage and memory accounting. Every tensor's elements live in an xt::xarray owned by a
 // Storage holder; Tensor keeps a shared_ptr to the holder plus a pointer to its first element so
 // that views (row(), reshaped()) are O(1) and keep the storage alive.
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <string>
 #include <xtensor/xarray.hpp>
@@ -74,8 +76,38 @@ struct StorageBase {
   virtual ~StorageBase() { g_in_use.fetch_sub(bytes, std::memory_order_relaxed); }
 };
 
+// Fresh memory costs a page fault per 4 KiB on first touch; for a 10^6-element f64 array that is
+// ~4.5 ms on the CI machine against ~1 ms with 2 MiB pages (measured with a memset of 8 MiB).
+// Large buffers are therefore 2 MiB aligned and advised as transparent huge pages; small ones
+// keep the ordinary allocator.
+template <class T> struct BigPageAllocator {
+  using value_type = T;
+  static constexpr size_t kHuge = size_t{2} << 20;
+  BigPageAllocator() = default;
+  template <class U> BigPageAllocator(const BigPageAllocator<U>&) noexcept {}
+  T* allocate(size_t n) {
+    if (n > std::numeric_limits<size_t>::max() / sizeof(T)) throw std::bad_alloc();
+    size_t bytes = n * sizeof(T);
+    if (bytes < kHuge) return std::allocator<T>().allocate(n);
+    size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+    void* p = nullptr;
+    if (posix_memalign(&p, kHuge, rounded) != 0 || !p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure leaves ordinary pages
+#endif
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    if (n * sizeof(T) < kHuge) std::allocator<T>().deallocate(p, n);
+    else std::free(p);
+  }
+  template <class U> bool operator==(const BigPageAllocator<U>&) const noexcept { return true; }
+};
+
+template <class S> using Array = xt::xarray<S, XTENSOR_DEFAULT_LAYOUT, BigPageAllocator<S>>;
+
 template <class S> struct Storage final : StorageBase {
-  xt::xarray<S> arr;
+  Array<S> arr;
 };
 
 }  // namespace
@@ -153,8 +185,8 @@ Tensor Tensor::alloc(DType dt, std::vector<int64_t> shape) {
     }
     try {
       // Flat 1-D container; the logical shape lives in the Tensor so views can differ from it.
-      using shape_t = typename xt::xarray<S>::shape_type;
-      st->arr = xt::xarray<S>(shape_t{static_cast<size_t>(n)}, S(0));
+      using shape_t = typename Array<S>::shape_type;
+      st->arr = Array<S>(shape_t{static_cast<size_t>(n)}, S(0));
     } catch (const std::bad_alloc&) {
       fault("E008", "allocation of " + std::to_string(bytes) + " bytes (shape " +
                         vdetail::shape_str(shape) + ") failed: out of memory");
