@@ -503,6 +503,7 @@ class ShapeWalker {
       if (!args[i]->empty()) desc += (desc.empty() ? "" : ", ") + show_shape(*args[i]);
     }
     if (desc.empty()) return ret;  // scalars only: nothing to learn
+    const bool into_library = callee->fn.crate == ir::kStdCrate && u_.fn.crate != ir::kStdCrate;
     DiagSink sink;
     CompileCtx view(cx_.sm, cx_.resolver, sink, cx_.env);
     view.opt = cx_.opt;
@@ -516,7 +517,18 @@ class ShapeWalker {
     w.run();
     for (auto d : sink.take()) {
       if (d.code != "E004" && d.code != "E005") continue;
-      d.secondary.push_back(Label{e->span, "called here with " + desc});
+      if (into_library && d.primary.valid() && d.primary.file != e->span.file) {
+        // The caller is the one who can act (as for run-time library errors, interp/call.cpp):
+        // the call becomes the primary location, the library's own finding a label and a note.
+        auto lc = cx_.sm.start(d.primary);
+        d.notes.push_back("inside `" + callee->name + "` at " + cx_.sm.file(d.primary.file).name + ":" +
+                          std::to_string(lc.line) + ":" + std::to_string(lc.col));
+        d.secondary.push_back(Label{d.primary, d.primary_label});
+        d.primary = e->span;
+        d.primary_label = "called here with " + desc;
+      } else {
+        d.secondary.push_back(Label{e->span, "called here with " + desc});
+      }
       cx_.diags.report(std::move(d));
     }
     const NodeRef& body = tmp.body->kind == Kind::Fn ? ir::fn_body(*tmp.body) : ir::lambda_body(*tmp.body);
