@@ -21,6 +21,7 @@ constexpr int64_t kMaxPoints = int64_t(1) << 24;  // temporaries of larger space
 struct Loop {
   ir::DefId var;
   int64_t lo, extent;
+  DType dt;  // the index variable's type: i32 unless its range is typed wider (SPEC §3)
 };
 
 class Vectorizer {
@@ -48,7 +49,7 @@ class Vectorizer {
     for (auto& f : fors) {
       int64_t lo = in_.eval_int(f->kids[0]), hi = in_.eval_int(f->kids[1]);
       int64_t ext = std::max<int64_t>(0, hi - lo);
-      loops_.push_back(Loop{f->def, lo, ext});
+      loops_.push_back(Loop{f->def, lo, ext, f->dt >= 0 ? static_cast<DType>(f->dt) : DType::I32});
       if (ext > 0 && n_ > kMaxPoints / ext) return false;
       n_ *= ext;
     }
@@ -148,11 +149,21 @@ class Vectorizer {
   // A grid value is a scalar Value or a rank-1 tensor with one element per point (row-major
   // over the nest's loops).
   Value coords(size_t k) {
-    Tensor t = Tensor::alloc(DType::I32, {n_});
+    const Loop& L = loops_[k];
+    Tensor t = Tensor::alloc(L.dt, {n_});
     int64_t inner = 1;
     for (size_t j = k + 1; j < loops_.size(); ++j) inner *= loops_[j].extent;
-    int32_t* d = t.data_as<int32_t>();
-    for (int64_t p = 0; p < n_; ++p) d[p] = static_cast<int32_t>(loops_[k].lo + (p / inner) % loops_[k].extent);
+    auto fill = [&](auto* d) {
+      using T = std::remove_pointer_t<decltype(d)>;
+      for (int64_t p = 0; p < n_; ++p) d[p] = static_cast<T>(L.lo + (p / inner) % L.extent);
+    };
+    switch (L.dt) {
+      case DType::I64: fill(t.data_as<int64_t>()); break;
+      case DType::I8: fill(t.data_as<int8_t>()); break;
+      default:
+        if (L.dt != DType::I32) { t = Tensor::alloc(DType::I32, {n_}); }
+        fill(t.data_as<int32_t>());
+    }
     return Value::tensor(t);
   }
 

@@ -338,6 +338,18 @@ TEST(Autodiff, JacobianRowsAndEntriesMatchTheFullJacobian) {
   }
 }
 
+TEST(Autodiff, JacobianColumnsMatchTheFullJacobian) {
+  // A column is an Einstein clause over J (today evaluated from the materialised rows; the JVP
+  // column is not specialised yet).
+  std::string err;
+  auto full = eval(std::string(kJacobianSetup) + "J\n", &err);
+  ASSERT_EQ(full.size(), 6u) << err;
+  for (int j = 0; j < 2; ++j) {
+    auto col = eval(std::string(kJacobianSetup) + "let c[i] = J[i, " + std::to_string(j) + "];\nc\n", &err);
+    expect_close(col, {full[j], full[2 + j], full[4 + j]}, 1e-7, "column " + std::to_string(j) + err);
+  }
+}
+
 TEST(Autodiff, JacobianOfARecurrence) {
   // h[t] = h[t-1] w0 + w1 (linear): dh[t]/dw0 = h[t-1] + w0 dh[t-1]/dw0, dh[t]/dw1 = 1 + w0 dh[t-1]/dw1.
   const std::string setup =
