@@ -74,6 +74,22 @@ void Emitter::close(const std::string& footer) {
   parent.code += '\n';
 }
 
+void Emitter::close_twin(const std::string& footer, const std::string& pragma, const std::string& cond) {
+  Scope& s = *chain_.back();
+  size_t at = s.header.find(pragma);
+  if (at == std::string::npos || footer.empty()) {
+    close(footer);
+    return;
+  }
+  // header = [guard prefix] pragma loop-head; footer = "}" (loop) [+ "}" (guard's else)].
+  std::string pre = s.header.substr(0, at), head = s.header.substr(at + pragma.size());
+  std::string pad(static_cast<size_t>(2 * depth()), ' ');
+  std::string body = s.code;
+  s.header = pre + "if (" + cond + ") {\n" + pragma + head;
+  s.code = body + pad + "}\n" + pad + "} else {\n" + pad + head + "\n" + body;
+  close("}\n" + pad + "}" + footer.substr(1));
+}
+
 Emitter::Detour::Detour(Emitter& e, int level) : e_(e) {
   size_t keep = static_cast<size_t>(level) + 1;
   while (e_.chain_.size() > keep) {

@@ -41,6 +41,9 @@ struct LoopInfo {
   std::string ord_in, stop_in;
   bool parallel_in = false;
   size_t env_mark = 0;
+  // A parallel loop entered repeatedly (inside another loop) gets a serial twin for when its
+  // work is below the threshold (Emitter::close_twin); empty otherwise.
+  std::string twin_pragma, twin_cond;
 };
 
 bool has_loop(const ir::NodeRef& n);

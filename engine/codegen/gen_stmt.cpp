@@ -43,8 +43,13 @@ std::string Gen::open_loop(const LoopSpec& sp) {
   } else if (omp_for) {
     char work[64];
     std::snprintf(work, sizeof work, "%.0f", std::max(1.0, std::min(sp.inner_work, 1e12)));
-    pragma = "#pragma omp parallel for schedule(static) if(ein_imul(ein_isub(" + L.hi + ", " + L.lo +
-             "), " + work + "LL) >= " + std::to_string(parallel_threshold) + "LL)\n";
+    std::string cond = "ein_imul(ein_isub(" + L.hi + ", " + L.lo + "), " + work + "LL) >= " +
+                       std::to_string(parallel_threshold) + "LL";
+    pragma = "#pragma omp parallel for schedule(static) if(" + cond + ")\n";
+    if (!loops.empty()) {
+      L.twin_pragma = pragma;
+      L.twin_cond = cond;
+    }
   }
   L.head_level = em.depth() + 1;
   const std::string v = L.var;
@@ -115,7 +120,8 @@ void Gen::close_loop() {
     h = "if (EIN_UNLIKELY(!(" + cond + "))) {\n" + fails + "} else {\n" + h;
     footer = "}}";
   }
-  em.close(footer);
+  if (!L.twin_pragma.empty()) em.close_twin(footer, L.twin_pragma, L.twin_cond);
+  else em.close(footer);
   ord_ = L.saved_ord;
   stop_ord_ = L.saved_stop;
   in_parallel = L.saved_parallel;
