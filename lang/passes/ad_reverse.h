@@ -17,6 +17,7 @@ struct Entry {
   std::vector<Clause> clauses;
   int rank = 0;
   DType dt = DType::F32;
+  uint32_t flags = 0;  // ir::kReverse of the primal group (the tangent runs the same way)
   NodeRef emit;  // statement to emit in the request's block (inlined function locals)
 };
 
@@ -80,5 +81,18 @@ inline Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId
                            const std::function<NodeRef(const std::vector<NodeRef>&)>& seed) {
   return reverse_sweep(cx, facts, tape, target, {Leaf{wrt, wrt_name, wrt_rank, dt}}, seed);
 }
+
+// Forward sweep (JVP, ad_jvp.cpp): one tangent declaration per entry, in definition order,
+// t_d[idx] = Σ over reads r of ∂value/∂r * t_src[r's index] (the local partials of Forward; a
+// recurrence gets a tangent recurrence running the same way). `seed` is the tangent of the leaf
+// (an expression, e.g. `1.0` for a scalar or the Name of a basis tensor). Returns the statements
+// (primal emits, then tangents) and the target's tangent; Unsupported when a construct has no
+// forward rule (the caller falls back to the reverse sweep).
+struct Tangents {
+  std::vector<NodeRef> stmts;
+  NodeRef result;
+};
+Tangents forward_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target, DefId wrt,
+                       const NodeRef& seed);
 
 }  // namespace ein::ad

@@ -73,6 +73,7 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
   e.dt = facts_.float_dtype_of_def(d).value_or(DType::F32);
   if (stmt->kind == Kind::EinGroup) {
     e.name = stmt->name;
+    e.flags = stmt->flags & ir::kReverse;
     for (auto& c : stmt->kids) {
       Clause cl;
       cl.value = whole_reductions(extract_calls(ir::ein_value(*c)));

@@ -2,6 +2,7 @@
 
 #include "lang/passes/ad_reverse.h"
 #include "lang/passes/ir_build.h"
+#include "lang/passes/shape_analysis.h"
 #include "lang/resolve/builtins.h"
 
 namespace ein {
@@ -24,6 +25,25 @@ bool has_diff(const NodeRef& n) {
 bool is_quotient(const NodeRef& n) {
   return n->kind == Kind::Binary && static_cast<ir::BinOp>(n->ival) == ir::BinOp::Div &&
          n->kids[0]->kind == Kind::Diff && n->kids[1]->kind == Kind::Diff;
+}
+
+// Number of elements of `v` (rank `r`) when shape analysis knows every extent.
+std::optional<int64_t> numel(CompileCtx& cx, const NodeRef& v, int r) {
+  int64_t n = 1;
+  for (int a = 0; a < r; ++a) {
+    auto e = fold_int(cx, cx.cell(), irb::dim_of(v, a));
+    if (!e || *e < 0) return std::nullopt;
+    n *= *e;
+  }
+  return n;
+}
+
+// Forward mode (one tangent sweep per parameter element) for a whole Jacobian of `y` (rank ry)
+// with respect to `x` (rank rx): when both sizes are known and x has fewer elements.
+bool prefers_forward(CompileCtx& cx, const NodeRef& y, int ry, const NodeRef& x, int rx) {
+  if (ry <= 0 || rx < 0) return false;
+  auto ny = numel(cx, y, ry), nx = numel(cx, x, rx);
+  return ny && nx && *nx < *ny;
 }
 
 class Rewriter {
@@ -179,6 +199,8 @@ class Rewriter {
       for (auto& p : pre) s.stmts.insert(s.stmts.begin(), p);
       return with_span(block(std::move(s.stmts), s.result), q->span);
     }
+    if (fixed_rows_.empty())
+      if (NodeRef r = jvp(q, target, tname, X, ry, rx, tape, pre)) return r;
     if (!fixed_rows_.empty()) {
       // A lazy Jacobian indexed at one output point: only that row is computed (one VJP).
       std::vector<NodeRef> rows = fixed_rows_;
@@ -212,6 +234,69 @@ class Rewriter {
     NodeRef decl = ir::make({.kind = Kind::EinDecl, .span = q->span, .kids = std::move(kids), .name = "jacobian", .def = j});
     pre.push_back(ir::make({.kind = Kind::EinGroup, .span = q->span, .kids = {decl}, .name = "jacobian", .def = j}));
     return with_span(block(std::move(pre), name("jacobian", j)), q->span);
+  }
+
+  // The whole Jacobian by forward mode (see prefers_forward): for a scalar x it is the target's
+  // tangent; otherwise the columns `cols[j..] = { t_x = e_j; tangents...; t_y }` transposed to
+  // shape(y) ++ shape(x). nullptr when not preferred or a construct has no forward rule.
+  NodeRef jvp(const NodeRef& q, DefId target, const std::string& tname, const NodeRef& X, int ry,
+              int rx, const Tape& tape, std::vector<NodeRef> pre) {
+    if (!prefers_forward(cx_, name(tname, target), ry, X, rx)) return nullptr;
+    auto dtx = facts_.float_dtype_of_def(X->def);
+    if (!dtx) return nullptr;
+    try {
+      if (rx == 0) {
+        Tangents t = forward_sweep(cx_, facts_, tape, target, X->def, flit(1.0));
+        for (auto& s : t.stmts) pre.push_back(s);
+        return with_span(block(std::move(pre), t.result), q->span);
+      }
+      auto vars = [&](const std::string& p, int n, const std::function<NodeRef(int)>& ext,
+                      std::vector<NodeRef>& names, std::vector<NodeRef>& slots) {
+        for (int a = 0; a < n; ++a) {
+          std::string nm = p + std::to_string(a);
+          DefId d = cx_.resolver.new_def(nm, DefKind::Index, q->span);
+          names.push_back(name(nm, d));
+          slots.push_back(idx_in(nm, d, irb::lit(0), ext(a)));
+        }
+      };
+      auto xdim = [&](int a) { return irb::dim_of(X, a); };
+      auto ydim = [&](int a) { return irb::dim_of(name(tname, target), a); };
+      // The seed: the basis tangent e_j of x for column j.
+      std::vector<NodeRef> cj, cslots, k, kslots;
+      vars("c", rx, xdim, cj, cslots);
+      vars("k", rx, xdim, k, kslots);
+      NodeRef cond;
+      for (int a = 0; a < rx; ++a) cond = land(cond, eq(k[a], cj[a]));
+      NodeRef ty = ir::make({.kind = Kind::TyPrim, .name = dtype_name(*dtx)});
+      std::vector<NodeRef> skids{ir::make({.kind = Kind::Cast, .kids = {ifz(cond, flit(1.0), flit(0.0)), ty}})};
+      for (auto& s : kslots) skids.push_back(s);
+      std::string sn = "t_" + X->name;
+      DefId sd = cx_.resolver.new_def(sn, DefKind::Local, q->span);
+      NodeRef sdecl = ir::make({.kind = Kind::EinDecl, .kids = std::move(skids), .name = sn, .def = sd});
+      Tangents t = forward_sweep(cx_, facts_, tape, target, X->def, name(sn, sd));
+      t.stmts.insert(t.stmts.begin(), ir::make({.kind = Kind::EinGroup, .kids = {sdecl}, .name = sn, .def = sd}));
+      DefId cd = cx_.resolver.new_def("jacobian_cols", DefKind::Local, q->span);
+      std::vector<NodeRef> ckids{block(std::move(t.stmts), t.result)};
+      for (auto& s : cslots) ckids.push_back(s);
+      NodeRef cdecl = ir::make({.kind = Kind::EinDecl, .span = q->span, .kids = std::move(ckids), .name = "jacobian_cols", .def = cd});
+      pre.push_back(ir::make({.kind = Kind::EinGroup, .span = q->span, .kids = {cdecl}, .name = "jacobian_cols", .def = cd}));
+      // jacobian[i.., j..] = jacobian_cols[j.., i..]
+      std::vector<NodeRef> i, islots, j, jslots;
+      vars("i", ry, ydim, i, islots);
+      vars("j", rx, xdim, j, jslots);
+      std::vector<NodeRef> read{name("jacobian_cols", cd)};
+      for (auto& v : j) read.push_back(v);
+      for (auto& v : i) read.push_back(v);
+      std::vector<NodeRef> jkids{ir::make({.kind = Kind::Index, .kids = std::move(read)})};
+      for (auto& s : islots) jkids.push_back(s);
+      for (auto& s : jslots) jkids.push_back(s);
+      DefId jd = cx_.resolver.new_def("jacobian", DefKind::Local, q->span);
+      NodeRef jdecl = ir::make({.kind = Kind::EinDecl, .span = q->span, .kids = std::move(jkids), .name = "jacobian", .def = jd});
+      pre.push_back(ir::make({.kind = Kind::EinGroup, .span = q->span, .kids = {jdecl}, .name = "jacobian", .def = jd}));
+      return with_span(block(std::move(pre), name("jacobian", jd)), q->span);
+    } catch (const Unsupported&) {
+      return nullptr;  // the reverse sweep handles it (or reports it)
+    }
   }
 
   // Several requests of one scalar target in this cell (`@loss / @W1`, `@loss / @W2`) share one
@@ -310,6 +395,19 @@ bool only_row_uses(const std::vector<NodeRef>& stmts, DefId j, int ry) {
   return ok;
 }
 
+// Does every row use `j[r.., ...]` in `stmts` fix its `ry` row indices to compile-time constants?
+// (Rows at an index variable read the Jacobian whole: forward mode computes it once.)
+bool constant_rows(CompileCtx& cx, const std::vector<NodeRef>& stmts, DefId j, int ry) {
+  bool ok = true;
+  for (auto& s : stmts)
+    ir::for_each_node(s, [&](const NodeRef& n) {
+      if (!ok || n->kind != Kind::Index || n->kids[0]->kind != Kind::Name || n->kids[0]->def != j) return;
+      for (int a = 1; a <= ry && a < static_cast<int>(n->kids.size()); ++a)
+        if (!fold_int(cx, cx.cell(), n->kids[static_cast<size_t>(a)])) ok = false;
+    });
+  return ok;
+}
+
 }  // namespace
 
 void differentiate(CompileCtx& cx) {
@@ -362,7 +460,11 @@ void differentiate(CompileCtx& cx) {
       const NodeRef& q = ir::let_value(*s);
       int ry = ir::rank_of(facts.def_type(q->kids[0]->kids[0]->def));
       std::vector<NodeRef> later(stmts.begin() + static_cast<long>(i) + 1, stmts.end());
-      if (ry > 0 && only_row_uses(later, ir::let_pattern(*s)->def, ry)) {
+      const NodeRef& X = q->kids[1]->kids[0];
+      bool fwd = X->kind == Kind::Name && X->def.valid() &&
+                 prefers_forward(cx, q->kids[0]->kids[0], ry, X, ir::rank_of(facts.def_type(X->def)));
+      if (ry > 0 && only_row_uses(later, ir::let_pattern(*s)->def, ry) &&
+          !(fwd && !constant_rows(cx, later, ir::let_pattern(*s)->def, ry))) {
         rw.lazy[ir::let_pattern(*s)->def] = q;
         continue;
       }

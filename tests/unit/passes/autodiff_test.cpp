@@ -372,6 +372,79 @@ TEST(Autodiff, PointTargetIsTheJacobianRow) {
   }
 }
 
+// ---- forward mode (JVP): whole Jacobians with fewer parameter than target elements ------------
+
+// h[t] = w h[t-1] + u[t] (h[0] = 1): dh[t]/dw = h[t-1] + w dh[t-1]/dw.
+std::string scalar_recurrence(const std::string& w) {
+  return "let u[t in 0..6] = ((t * 7) % 13) as f64 * 0.1;\nlet w: f64 = " + w +
+         ";\nlet h[0] = 1.0;\nlet h[t in 1..6] = w * h[t - 1] + u[t];\n";
+}
+
+TEST(Autodiff, JvpJacobianOfARecurrenceWrtAScalar) {
+  const double w = 0.9;
+  std::vector<double> want{0.0}, hs{1.0};
+  for (int t = 1; t < 6; ++t) {
+    want.push_back(hs[t - 1] + w * want[t - 1]);
+    hs.push_back(w * hs[t - 1] + ((t * 7) % 13) * 0.1);
+  }
+  std::string err;
+  const std::string src = scalar_recurrence("0.9") + "let J = @h / @w;\n";
+  expect_close(eval(src + "J\n", &err), want, 1e-12, "J " + err);
+  EXPECT_EQ(eval(src + "shape(J)\n"), (std::vector<double>{6}));
+  // The same values by the reverse path (a point target is one VJP) and by finite differences.
+  for (int t = 0; t < 6; ++t)
+    expect_close(eval(scalar_recurrence("0.9") + "@h[" + std::to_string(t) + "] / @w\n", &err),
+                 {want[static_cast<size_t>(t)]}, 1e-12, "point " + std::to_string(t) + err);
+  auto hp = eval(scalar_recurrence(lit(w + 1e-6)) + "h\n"), hm = eval(scalar_recurrence(lit(w - 1e-6)) + "h\n");
+  ASSERT_EQ(hp.size(), 6u);
+  for (size_t t = 0; t < 6; ++t) EXPECT_NEAR(want[t], (hp[t] - hm[t]) / 2e-6, 1e-6) << t;
+}
+
+TEST(Autodiff, JvpJacobianOfARecurrenceWrtAVector) {
+  // Nonlinear, two parameters: J has shape [6, 2]; rows by point targets (reverse), columns by
+  // finite differences of the f64 primal.
+  auto src = [](double w0, double w1) {
+    return "use std::math::tanh;\nlet x: [f64; 6] = [0.5, -1.0, 2.0, 0.25, -0.5, 1.5];\nlet w: [f64; 2] = [" + lit(w0) +
+           ", " + lit(w1) + "];\nlet h[0] = x[0];\nlet h[t in 1..6] = tanh(h[t - 1] * w[0]) + x[t] * w[1] * h[t - 1];\n";
+  };
+  const double w0 = 0.7, w1 = -0.4, e = 1e-6;
+  std::string err;
+  auto J = eval(src(w0, w1) + "let J = @h / @w;\nJ\n", &err);
+  ASSERT_EQ(J.size(), 12u) << err;
+  EXPECT_EQ(eval(src(w0, w1) + "let J = @h / @w;\nshape(J)\n"), (std::vector<double>{6, 2}));
+  for (int t = 0; t < 6; ++t)
+    expect_close(eval(src(w0, w1) + "@h[" + std::to_string(t) + "] / @w\n", &err),
+                 {J[static_cast<size_t>(2 * t)], J[static_cast<size_t>(2 * t + 1)]}, 1e-12, "row " + err);
+  auto a = eval(src(w0 + e, w1) + "h\n"), b = eval(src(w0 - e, w1) + "h\n");
+  auto c = eval(src(w0, w1 + e) + "h\n"), d = eval(src(w0, w1 - e) + "h\n");
+  ASSERT_EQ(a.size(), 6u);
+  for (size_t t = 0; t < 6; ++t) {
+    EXPECT_NEAR(J[2 * t], (a[t] - b[t]) / (2 * e), 1e-6) << t;
+    EXPECT_NEAR(J[2 * t + 1], (c[t] - d[t]) / (2 * e), 1e-6) << t;
+  }
+}
+
+TEST(Autodiff, JvpForAScalarParameterIsOneTangentSweep) {
+  // The derivative IR holds a tangent recurrence t_h (same direction as h), no adjoint rows.
+  auto c = compile(scalar_recurrence("0.9") + "let J = @h / @w;\nlet s = sum(J);\n",
+                   CompileOpts{.whole_program = true, .dump_after = "autodiff"});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_NE(c->dump.find("(EinGroup t_h"), std::string::npos) << c->dump;
+  EXPECT_EQ(c->dump.find("d_h"), std::string::npos) << c->dump;
+  EXPECT_EQ(c->dump.find("jacobian"), std::string::npos) << c->dump;
+  // Rows at an index variable read J whole: also one tangent sweep, not a VJP per row.
+  auto r = compile(scalar_recurrence("0.9") + "let J = @h / @w;\nlet s = sum[t](J[t]);\n",
+                   CompileOpts{.whole_program = true, .dump_after = "autodiff"});
+  ASSERT_TRUE(r->ok) << r->rendered();
+  EXPECT_NE(r->dump.find("(EinGroup t_h"), std::string::npos) << r->dump;
+  EXPECT_EQ(r->dump.find("d_h"), std::string::npos) << r->dump;
+  // A fixed row stays a lazy VJP.
+  auto p = compile(scalar_recurrence("0.9") + "let J = @h / @w;\nlet s = J[3];\n",
+                   CompileOpts{.whole_program = true, .dump_after = "autodiff"});
+  ASSERT_TRUE(p->ok) << p->rendered();
+  EXPECT_NE(p->dump.find("d_h"), std::string::npos) << p->dump;
+}
+
 // ---- constructs that once failed (regression goldens: tests/golden/regressions/ad_*.ein) -----
 
 TEST(Autodiff, CallWhoseArgumentIsAReduction) {
