@@ -460,11 +460,10 @@ void differentiate(CompileCtx& cx) {
       const NodeRef& q = ir::let_value(*s);
       int ry = ir::rank_of(facts.def_type(q->kids[0]->kids[0]->def));
       std::vector<NodeRef> later(stmts.begin() + static_cast<long>(i) + 1, stmts.end());
-      const NodeRef& X = q->kids[1]->kids[0];
-      bool fwd = X->kind == Kind::Name && X->def.valid() &&
-                 prefers_forward(cx, q->kids[0]->kids[0], ry, X, ir::rank_of(facts.def_type(X->def)));
+      // Rows read at an index variable (`sum[t](J[t])`) observe J whole: it is built once (by
+      // forward or reverse mode), never row by row inside the reader's loop.
       if (ry > 0 && only_row_uses(later, ir::let_pattern(*s)->def, ry) &&
-          !(fwd && !constant_rows(cx, later, ir::let_pattern(*s)->def, ry))) {
+          constant_rows(cx, later, ir::let_pattern(*s)->def, ry)) {
         rw.lazy[ir::let_pattern(*s)->def] = q;
         continue;
       }
