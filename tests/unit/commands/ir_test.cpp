@@ -64,6 +64,19 @@ TEST(CommandIr, EarlierStages) {
   EXPECT_NE(bare.text.find("(Index"), std::string::npos);
 }
 
+TEST(CommandIr, DerivativeIrAfterAutodiff) {
+  // Issue "autodiff": `%ir after=autodiff NAME` shows the derivative IR: the adjoint declarations
+  // the request became, and no `@` node.
+  TestSession t;
+  ASSERT_TRUE(t.term("let x = [1.0, 2.0];").ok);
+  ASSERT_TRUE(t.term("let y = sum[i](x[i] * x[i]);").ok);
+  ASSERT_TRUE(t.term("let g = @y / @x;").ok);
+  ExecuteResult r = t.term("%ir after=autodiff g");
+  ASSERT_TRUE(r.ok) << r.error << r.cell.rendered;
+  EXPECT_NE(r.text.find("d_x"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("(Diff"), std::string::npos) << r.text;
+}
+
 TEST(CommandIr, KernelStageIsOneBranch) {
   TestSession t;
   ExecuteResult r = t.term("%ir kernel let y[i in 0..4] = i * 2;");
