@@ -221,6 +221,21 @@ TEST(CodegenTiering, AutoCompilesOnlyLargeOrUnknownSizes) {
   EXPECT_TRUE(never.kernels.empty() && never.deferred.empty());
 }
 
+TEST(CodegenTiering, ClausesOfOneTensorAreTieredTogether) {
+  // The first row (4000 points) is below the threshold on its own, but the recurrence it starts
+  // compiles, so it joins the kernel batch; a separate small tensor stays interpreted.
+  auto c = compile(
+      "let u[0, x in 0..4000] = x as f64;\n"
+      "let u[t in 1..300, x in 0..4000] = u[t - 1, x] * 0.5;\n"
+      "let small[i in 0..10] = i * 2;\n"
+      "print(u[299, 1], small[1]);\n");
+  CellPlan p = plan(*c, PlanOptions::Mode::Auto);
+  int u_kernels = 0;
+  for (auto& k : p.kernels) u_kernels += k.tensor && k.tensor->name == "u";
+  EXPECT_EQ(u_kernels, 2);
+  EXPECT_EQ(kernel_for(p, "small"), nullptr);
+}
+
 TEST(CodegenSupport, UnsupportedClausesStayInterpretedWithAReason) {
   auto c = compile(
       "fn fact(n: i32) -> i32 { if n <= 1 { 1 } else { n * fact(n - 1) } }\n"
