@@ -20,12 +20,6 @@ using ir::NodeRef;
 
 namespace {
 
-struct Term {
-  std::vector<std::string> idx;  // index keys in storage order
-  int buf = -1;                  // an argument buffer, or
-  std::string tmp;               // a scratch array
-};
-
 void product(const NodeRef& e, std::vector<NodeRef>& out) {
   if (e->kind == Kind::Binary && static_cast<BinOp>(e->ival) == BinOp::Mul) {
     product(e->kids[0], out);
@@ -36,6 +30,90 @@ void product(const NodeRef& e, std::vector<NodeRef>& out) {
 }
 
 }  // namespace
+
+// A chain of mode products  C[o1..om] = α Σ X[s1..sm] M1[s1,o1] ... Mm[sm,om]  (each factor
+// a matrix pairing one summed index of the core X with one output index, in X's axis order; the
+// tensor rotation is one) is m GEMMs when each step contracts the leading axis of what is left
+// and appends its new index at the end:  Y_k[rest.., o_k] = Y_{k-1}[s_k, rest..] ×  M_k, i.e.
+// (R × |o_k|) = (|s_k| × R)ᵀ × (|s_k| × |o_k|). After m steps the layout is [o1..om], the
+// output's. Emitted as a guarded fast path (extents as the reshapes assume, none empty) that
+// returns; the pairwise loops after it stay as the general fallback.
+void Gen::mode_product_chain(const std::vector<EinsumTerm>& terms, const std::vector<std::string>& out,
+                             const std::set<std::string>& summed, std::map<std::string, std::string>& n,
+                             const std::string& alpha, DType dt, int st) {
+  const size_t m = summed.size();
+  if (m < 2 || terms.size() != m + 1 || out.size() != m) return;
+  const EinsumTerm* core = nullptr;
+  for (auto& t : terms) {
+    bool all = t.idx.size() == m && t.buf >= 0;
+    for (auto& x : t.idx) all = all && summed.count(x);
+    if (all && std::set<std::string>(t.idx.begin(), t.idx.end()).size() == m) core = &t;
+  }
+  if (!core) return;
+  struct Factor {
+    const EinsumTerm* t;
+    std::string o;
+    int tb;  // stored [o, s]
+  };
+  std::vector<Factor> chain;
+  for (auto& s : core->idx) {
+    const EinsumTerm* hit = nullptr;
+    int count = 0;
+    for (auto& t : terms) {
+      if (&t == core || t.idx.size() != 2 || t.buf < 0) continue;
+      if (t.idx[0] == s || t.idx[1] == s) {
+        hit = &t;
+        ++count;
+      }
+    }
+    if (count != 1) return;
+    int sp = hit->idx[0] == s ? 0 : 1;
+    const std::string& o = hit->idx[1 - sp];
+    if (summed.count(o)) return;
+    chain.push_back({hit, o, sp == 1});
+  }
+  for (size_t k = 0; k < m; ++k)
+    if (chain[k].o != out[k]) return;
+  std::string cond;
+  auto need = [&](const std::string& c) { cond += (cond.empty() ? "" : " && ") + c; };
+  for (size_t a = 0; a < m; ++a) {
+    need("(" + n[core->idx[a]] + " == " + extent(core->buf, static_cast<int>(a)) + ")");
+    need("(" + n[out[a]] + " == " + extent(0, static_cast<int>(a)) + ")");
+    need("(" + n[core->idx[a]] + " > 0) && (" + n[out[a]] + " > 0)");
+    const Factor& f = chain[a];
+    need("(" + n[f.t->idx[0]] + " == " + extent(f.t->buf, 0) + ") && (" + n[f.t->idx[1]] + " == " +
+         extent(f.t->buf, 1) + ")");
+  }
+  const std::string T = ctype(dt), fn = dt == DType::F32 ? "sgemm" : "dgemm";
+  const std::string one = dt == DType::F32 ? "1.0f" : "1.0", esz = dt == DType::F32 ? "4" : "8";
+  em.open("if (" + cond + ") {", false);
+  std::string prev = "b" + std::to_string(core->buf);
+  for (size_t k = 0; k < m; ++k) {
+    // Rows of the step: the core axes still to contract, then the outputs made so far.
+    std::string R = "1";
+    for (size_t j = k + 1; j < m; ++j) R = "ein_imul(" + R + ", " + n[core->idx[j]] + ")";
+    for (size_t j = 0; j < k; ++j) R = "ein_imul(" + R + ", " + n[out[j]] + ")";
+    const std::string& o = n[out[k]];
+    std::string dest = "b0";
+    if (k + 1 < m) {
+      dest = em.fresh("g");
+      em.line(T + "* " + dest + " = (" + T + "*)A->rt->alloc(A->rt_ctx, ein_imul(ein_imul(" + R + ", " + o + "), " +
+              esz + "));");
+      em.line("if (!" + dest + ") { ein_fail(A, " + std::to_string(st) + ", EIN_E_NOMEM, 0, ein_imul(ein_imul(" + R +
+              ", " + o + "), " + esz + "), 0, 0); return A->err->code; }");
+    }
+    const Factor& f = chain[k];
+    em.line("A->rt->" + fn + "(1, " + std::to_string(f.tb) + ", " + R + ", " + o + ", " + n[core->idx[k]] + ", " +
+            (k + 1 == m ? alpha : one) + ", " + prev + ", " + R + ", b" + std::to_string(f.t->buf) + ", " +
+            extent(f.t->buf, 1) + ", 0, " + dest + ", " + o + ");");
+    em.line("if (ein_stop(A, INT64_MAX)) return A->err->code;");
+    prev = dest;
+  }
+  em.line("return A->err->code;");
+  em.close();
+  k.plan.push_back("BLAS: " + std::to_string(m) + " mode products as " + fn +
+                   " calls when the extents are the arrays' own (pairwise loops otherwise)");
+}
 
 bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
   // Index keys double as C names (e_<key>).
@@ -75,11 +153,11 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
   product(red->kids[0], fs);
   for (auto& f : fs) (f->kind == Kind::Index ? tensors : scalars).push_back(f);
   if (tensors.size() < 3) return false;
-  std::vector<Term> terms;
+  std::vector<EinsumTerm> terms;
   for (auto& t : tensors) {
     if (t->kids[0]->kind != Kind::Name || t->kids[0]->def == tensor->def || !is_proven(*unit, t)) return false;
     if (fusion.producers.count(t->kids[0]->def) || t->has(ir::kWindowed)) return false;
-    Term term;
+    EinsumTerm term;
     for (size_t a = 1; a < t->kids.size(); ++a) {
       if (t->kids[a]->kind != Kind::Name || !hi.count(ekey(t->kids[a]->def))) return false;
       term.idx.push_back(ekey(t->kids[a]->def));
@@ -188,7 +266,7 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
             ", EIN_E_BOUNDS, 0, " + n[out[a]] + ", " + std::to_string(a) + ", " + extent(0, static_cast<int>(a)) +
             "); return A->err->code; }");
   // Addressing of a term: strides of an argument, or of a scratch array in `idx` order.
-  auto addr = [&](const Term& t) {
+  auto addr = [&](const EinsumTerm& t) {
     std::string f;
     for (size_t a = 0; a < t.idx.size(); ++a) {
       std::string v = "e_" + t.idx[a];
@@ -203,12 +281,13 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
     std::string base = t.buf >= 0 ? "b" + std::to_string(t.buf) : t.tmp;
     return base + "[" + (f.empty() ? "0" : f) + "]";
   };
-  std::vector<Term> live = terms;
+  mode_product_chain(terms, out, summed, n, alpha.c, dt, st);
+  std::vector<EinsumTerm> live = terms;
   std::string plan;
   for (size_t si = 0; si < steps.size(); ++si) {
     const Step& s = steps[si];
     bool last = si + 1 == steps.size();
-    Term result;
+    EinsumTerm result;
     result.idx = last ? out : s.keep;
     std::string dest;
     if (last) {

@@ -3,7 +3,9 @@
 // function frame (gen_kernel.cpp). Anything kernels cannot express throws Unsupported, and the
 // clause stays in the interpreter.
 #pragma once
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -26,6 +28,13 @@ const char* stype(DType dt);
 bool kernel_dtype(DType dt);  // dtypes kernels handle (not f16/bf16)
 
 // A loop the generator has opened (for store range checks and strip mining).
+// A factor of a factorised contraction (einsum.cpp).
+struct EinsumTerm {
+  std::vector<std::string> idx;  // index keys in storage order
+  int buf = -1;                  // an argument buffer, or
+  std::string tmp;               // a scratch array
+};
+
 struct LoopInfo {
   std::string var, lo, hi;
   int level = 0;         // scope of the loop body
@@ -57,6 +66,9 @@ class Gen {
   bool blas(const ir::NodeRef& tensor, const ir::NodeRef& clause);
   // einsum.cpp: factorises a sum of a product of three or more tensor reads.
   bool einsum(const ir::NodeRef& tensor, const ir::NodeRef& clause);
+  void mode_product_chain(const std::vector<EinsumTerm>& terms, const std::vector<std::string>& out,
+                          const std::set<std::string>& summed, std::map<std::string, std::string>& n,
+                          const std::string& alpha, DType dt, int st);
   void expr_let(const ir::NodeRef& let);
   std::string finish();
 

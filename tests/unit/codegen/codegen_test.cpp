@@ -166,6 +166,34 @@ TEST(CodegenBlas, MatrixVectorAndBatched) {
   EXPECT_EQ(strategy_of(b + "let S[b, i, j] = sum[d](Q[b, i, d] * K[b, j, d]) * 0.125;", "S"), "batched-gemm");
 }
 
+// Plan lines of R's kernel for `let R[...] = contraction;` over an 8-wide g and a core T of `rank`.
+std::vector<std::string> contraction_plan(int rank, const std::string& contraction, std::string* source) {
+  std::string axes = "a in 0..n, b in 0..n, c in 0..n, d in 0..n";
+  axes.resize(rank == 3 ? 31 : axes.size());
+  auto c = compile("const n = 8;\nlet g[a in 0..n, i in 0..n] = (a - i) as f32;\nlet T[" + axes +
+                   "] = (a + b * c) as f32;\nlet R" + contraction + ";\n");
+  CellPlan p = plan(*c);
+  const Kernel* k = kernel_for(p, "R");
+  if (!k) return {};
+  *source = k->source;
+  return k->plan;
+}
+
+TEST(CodegenBlas, ModeProductChainsAreGemmCalls) {
+  // The tensor rotation: one GEMM per factor, guarded, with the pairwise loops as fallback.
+  std::string src;
+  auto lines = contraction_plan(4, "[i, j, k, l] = sum[a, b, c, d](g[a, i] * g[b, j] * g[c, k] * g[d, l] * T[a, b, c, d])", &src);
+  bool chain = false;
+  for (auto& l : lines) chain = chain || l.find("4 mode products as sgemm") != std::string::npos;
+  EXPECT_TRUE(chain) << src;
+  size_t calls = 0;
+  for (size_t at = 0; (at = src.find("A->rt->sgemm(1, ", at)) != std::string::npos; ++at) ++calls;
+  EXPECT_EQ(calls, 4u);
+  // Not a chain (a factor pairs two summed indices): no GEMM calls.
+  lines = contraction_plan(3, "[i, k] = sum[a, b, c](g[a, b] * g[c, i] * g[b, k] * T[a, b, c])", &src);
+  for (auto& l : lines) EXPECT_EQ(l.find("mode products"), std::string::npos) << l;
+}
+
 TEST(CodegenBlas, OtherContractionsAreLoops) {
   std::string m = kMats;
   // Not a pure product, integer elements, a guard: ordinary kernels.
