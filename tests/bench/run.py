@@ -219,12 +219,21 @@ def run_ein(ein, prog, ranges, env, extra=()):
 
 def peak_rss_kib(cmd, env):
     """Peak RSS of a run with its kernels cached (a first run may compile, and the compiler's
-    own RSS would be reported as the child's)."""
+    own RSS would be reported as the child's). Linux carries a process's peak RSS across fork
+    and exec, so a child forked from this Python process (hundreds of MiB of inputs) would
+    report at least our size: GNU time forks ein from a small process and reports ein's own."""
+    timer = shutil.which("time", path="/usr/bin:/bin")
     rss = float("nan")
     for _ in range(2):
-        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        _, status, usage = os.wait4(p.pid, 0)
-        rss = usage.ru_maxrss if status == 0 else float("nan")
+        if timer:
+            r = subprocess.run([timer, "-f", "%M", *cmd], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, env=env, text=True)
+            last = r.stderr.strip().splitlines()[-1:] if r.returncode == 0 else []
+            rss = float(last[0]) if last and last[0].isdigit() else float("nan")
+        else:
+            p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+            _, status, usage = os.wait4(p.pid, 0)
+            rss = usage.ru_maxrss if status == 0 else float("nan")
     return rss
 
 
