@@ -155,6 +155,16 @@ class Gen {
   // earlier statement of the same step just stored).
   int out_buf = -1;
   ir::DefId out_def;
+  // Scalar replacement in a sequential 1-D recurrence `X[t] = f(X[t - 1], ...)`: the value
+  // stored in the previous step is kept in a variable instead of being reloaded through memory
+  // (a store-to-load round trip, and a `% W` index the C compiler cannot see through, on the
+  // critical path of every step). gen_stmt.cpp sets it up around the loop.
+  struct Carry {
+    std::unordered_set<uint32_t> reads;  // ids of the Index nodes it replaces
+    std::string name;
+  };
+  Carry carry_;
+  bool setup_carry(const ir::NodeRef& loop, const std::string& lo, const std::string& hi, bool reverse);
   // Sequential order of the current point for error reporting, and the stop condition.
   std::string ord_ = "0";
   std::string stop_ord_ = "INT64_MAX";

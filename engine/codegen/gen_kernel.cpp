@@ -152,6 +152,10 @@ int Gen::site(Span span, const std::string& code, const std::string& message) {
 Val Gen::load(const NodeRef& e) {
   const NodeRef& base = e->kids[0];
   if (base->kind != Kind::Name) unsupported("indexing a computed value");
+  if (!carry_.name.empty() && carry_.reads.count(e->id)) {
+    if (counting_) ++k.accesses;
+    return Val{carry_.name, k.bufs[static_cast<size_t>(out_buf)].dt, em.depth()};
+  }
   auto fp = fusion.producers.find(base->def);
   if (fp != fusion.producers.end() && !buf_alias.count(def_key(base->def))) return load_fused(e, fp->second);
   int b = buffer_of(base);

@@ -146,9 +146,13 @@ void Gen::stmt(const NodeRef& s) {
       sp.inner_work = static_work(body);
       if (s->flags & ~(ir::kParallel | ir::kSequential | ir::kReverse))
         unsupported("a loop with unknown flags");
+      Carry saved = std::move(carry_);
+      carry_ = Carry{};
+      if (s->has(ir::kSequential) && !sp.parallel) setup_carry(s, index(sp.lo).c, index(sp.hi).c, sp.reverse);
       open_loop(sp);
       stmt(body);
       close_loop();
+      carry_ = std::move(saved);
       return;
     }
     case Kind::LStore: store(s); return;
@@ -192,6 +196,54 @@ void Gen::stmt(const NodeRef& s) {
     case Kind::LNop: return;
     default: unsupported(std::string("a `") + ir::kind_name(s->kind) + "` statement in a kernel");
   }
+}
+
+bool Gen::setup_carry(const NodeRef& loop, const std::string& lo, const std::string& hi, bool reverse) {
+  // Body: `t = t_loop` bindings, then the one store X[t] (no guard, no second clause).
+  const NodeRef& body = loop->kids[2];
+  std::vector<NodeRef> parts;
+  if (body->kind == Kind::LSeq) parts = body->kids;
+  else parts.push_back(body);
+  if (parts.empty() || out_buf < 0) return false;
+  std::unordered_set<ir::DefId> var{loop->def};
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    const NodeRef& p = parts[i];
+    if (!p || p->kind != Kind::LLet || p->kids[0]->kind != Kind::Name || !var.count(p->kids[0]->def)) return false;
+    var.insert(p->def);
+  }
+  const NodeRef& st = parts.back();
+  if (!st || st->kind != Kind::LStore || st->def != out_def || st->kids.size() != 2 ||
+      st->kids[1]->kind != Kind::Name || !var.count(st->kids[1]->def))
+    return false;
+  const BufArg& B = k.bufs[static_cast<size_t>(out_buf)];
+  if (B.rank != 1 || B.dt == DType::Bool) return false;
+  // Reads of the previous step: X[t - 1] (X[t + 1] when the loop runs backwards).
+  const int64_t back = reverse ? 1 : -1;
+  std::unordered_set<uint32_t> reads;
+  ir::for_each_node(st->kids[0], [&](const NodeRef& n) {
+    if (n->kind != Kind::Index || n->kids.size() != 2 || n->kids[0]->kind != Kind::Name || n->kids[0]->def != out_def)
+      return;
+    const NodeRef& x = n->kids[1];
+    bool prev = x->kind == Kind::Binary && x->kids[0]->kind == Kind::Name && var.count(x->kids[0]->def) &&
+                x->kids[1]->kind == Kind::IntLit &&
+                ((static_cast<ir::BinOp>(x->ival) == ir::BinOp::Sub && x->kids[1]->ival == -back) ||
+                 (static_cast<ir::BinOp>(x->ival) == ir::BinOp::Add && x->kids[1]->ival == back));
+    if (prev && (is_proven(*unit, n) || assumed(n))) reads.insert(n->id);
+  });
+  if (reads.empty()) return false;
+  // Before the loop: the element the first step reads (stored by an earlier clause), when the
+  // loop runs at all and it exists; otherwise the read is never reached through the carry.
+  const std::string T = ctype(B.dt);
+  const std::string first = reverse ? "ein_isub(" + hi + ", 1)" : lo;
+  const std::string prev = "(" + first + (reverse ? " + 1LL)" : " - 1LL)");
+  carry_.name = em.fresh("c");
+  em.line(T + " " + carry_.name + " = 0;");
+  em.line("if (" + lo + " < " + hi + " && (uint64_t)" + prev + " < (uint64_t)" + extent(out_buf, 0) + ") " +
+          carry_.name + " = b" + std::to_string(out_buf) + "[" + flat(out_buf, {prev}, B.windowed) + "];");
+  carry_.reads = std::move(reads);
+  const std::string note = "the previous step's value is carried in a register (scalar replacement)";
+  if (std::find(k.plan.begin(), k.plan.end(), note) == k.plan.end()) k.plan.push_back(note);
+  return true;
 }
 
 std::string Gen::flat(int b, const std::vector<std::string>& xs, bool windowed) {
@@ -246,6 +298,7 @@ void Gen::store(const NodeRef& s) {
   }
   std::string val = dt == DType::Bool ? "(uint8_t)" + v.c : v.c;
   std::string target = "b" + std::to_string(out_buf) + "[" + flat(out_buf, xs, windowed) + "]";
+  if (!carry_.name.empty()) em.line(carry_.name + " = " + val + ";");  // the next step's X[t - 1]
   if (conds.empty()) {
     em.line(target + " = " + val + ";");
     return;

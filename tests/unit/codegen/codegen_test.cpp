@@ -231,6 +231,22 @@ TEST(CodegenWindow, RecurrenceObservedAtTheEndKeepsTwoRows) {
   EXPECT_TRUE(recurrence);
 }
 
+TEST(CodegenWindow, PreviousStepIsCarriedInARegister) {
+  // s[t - 1] is the value stored one step earlier: kept in a variable, not reloaded through the
+  // circular buffer. A read two steps back still goes through memory.
+  auto c = compile(
+      "const N = 100000;\nlet a[t in 0..N] = (t % 7) as f64;\n"
+      "let s[0] = a[0];\nlet s[1] = a[1];\nlet s[t in 2..N] = s[t - 1] * 0.5 + s[t - 2] + a[t];\n"
+      "print(s[N - 1]);\n",
+      {.whole_program = true});
+  CellPlan p = plan(*c);
+  const Kernel* k = nullptr;
+  for (auto& kk : p.kernels)
+    if (kk.tensor && kk.tensor->name == "s" && has_plan_line(kk, "carried in a register")) k = &kk;
+  ASSERT_NE(k, nullptr);
+  EXPECT_NE(k->source.find(" % 3LL)]"), std::string::npos) << k->source;  // the window, for s[t - 2]
+}
+
 // ---- tiering and support ----------------------------------------------------------------------
 
 TEST(CodegenTiering, AutoCompilesOnlyLargeOrUnknownSizes) {
