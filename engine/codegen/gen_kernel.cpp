@@ -154,6 +154,13 @@ Val Gen::load(const NodeRef& e) {
   if (base->kind != Kind::Name) unsupported("indexing a computed value");
   if (!carry_.name.empty() && carry_.reads.count(e->id)) {
     if (counting_) ++k.accesses;
+    if (!is_proven(*unit, e) && !assumed(e)) {
+      if (counting_) ++k.checked;
+      Val x = index(e->kids[1]);
+      std::string ext = extent(out_buf, 0);
+      em.line("if (EIN_UNLIKELY(!((uint64_t)" + x.c + " < (uint64_t)" + ext + "))) ein_fail(A, " +
+              std::to_string(site(e->span)) + ", EIN_E_BOUNDS, " + ord_ + ", " + x.c + ", 0, " + ext + ");");
+    }
     return Val{carry_.name, k.bufs[static_cast<size_t>(out_buf)].dt, em.depth()};
   }
   auto fp = fusion.producers.find(base->def);

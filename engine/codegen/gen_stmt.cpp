@@ -228,11 +228,12 @@ bool Gen::setup_carry(const NodeRef& loop, const std::string& lo, const std::str
                 x->kids[1]->kind == Kind::IntLit &&
                 ((static_cast<ir::BinOp>(x->ival) == ir::BinOp::Sub && x->kids[1]->ival == -back) ||
                  (static_cast<ir::BinOp>(x->ival) == ir::BinOp::Add && x->kids[1]->ival == back));
-    if (prev && (is_proven(*unit, n) || assumed(n))) reads.insert(n->id);
+    if (prev) reads.insert(n->id);
   });
   if (reads.empty()) return false;
   // Before the loop: the element the first step reads (stored by an earlier clause), when the
-  // loop runs at all and it exists; otherwise the read is never reached through the carry.
+  // loop runs at all and it exists. A read not proven in bounds keeps its check at the read
+  // (Gen::load): after the first step it always passes, since the previous step's store did.
   const std::string T = ctype(B.dt);
   const std::string first = reverse ? "ein_isub(" + hi + ", 1)" : lo;
   const std::string prev = "(" + first + (reverse ? " + 1LL)" : " - 1LL)");
