@@ -5,12 +5,16 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <new>
 #include <string>
+#include <utility>
+#include <vector>
 #include <xtensor/xarray.hpp>
 
 #include "engine/value/value.h"
@@ -78,28 +82,85 @@ struct StorageBase {
 
 // Fresh memory costs a page fault per 4 KiB on first touch; for a 10^6-element f64 array that is
 // ~4.5 ms on the CI machine against ~1 ms with 2 MiB pages (measured with a memset of 8 MiB).
-// Large buffers are therefore 2 MiB aligned and advised as transparent huge pages; small ones
-// keep the ordinary allocator.
+// Large buffers are therefore mapped directly, 2 MiB aligned and advised as transparent huge
+// pages before anything touches them. Fresh mappings are zero, so there is no zero-fill pass:
+// a kernel's first write is the first touch. Freed large buffers are kept in a small cache
+// (a loop in a notebook allocates the same sizes again) and zeroed when reused.
+// Small buffers come zeroed from calloc.
+constexpr size_t kHuge = size_t{2} << 20;
+
+class BigBlockCache {
+ public:
+  static BigBlockCache& get() {
+    static BigBlockCache c;
+    return c;
+  }
+  void* take(size_t len) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < blocks_.size(); ++i)
+      if (blocks_[i].second == len) {
+        void* p = blocks_[i].first;
+        blocks_.erase(blocks_.begin() + static_cast<long>(i));
+        held_ -= len;
+        return p;
+      }
+    return nullptr;
+  }
+  bool keep(void* p, size_t len) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (len > kMaxHeld || blocks_.size() >= kMaxBlocks) return false;
+    while (held_ + len > kMaxHeld && !blocks_.empty()) {  // oldest out
+      munmap(blocks_.front().first, blocks_.front().second);
+      held_ -= blocks_.front().second;
+      blocks_.erase(blocks_.begin());
+    }
+    blocks_.emplace_back(p, len);
+    held_ += len;
+    return true;
+  }
+
+ private:
+  static constexpr size_t kMaxHeld = size_t{256} << 20, kMaxBlocks = 16;
+  std::mutex mu_;
+  std::vector<std::pair<void*, size_t>> blocks_;
+  size_t held_ = 0;
+};
+
 template <class T> struct BigPageAllocator {
   using value_type = T;
-  static constexpr size_t kHuge = size_t{2} << 20;
   BigPageAllocator() = default;
   template <class U> BigPageAllocator(const BigPageAllocator<U>&) noexcept {}
+  static size_t mapped_size(size_t n) { return (n * sizeof(T) + kHuge - 1) / kHuge * kHuge; }
   T* allocate(size_t n) {
-    if (n > std::numeric_limits<size_t>::max() / sizeof(T)) throw std::bad_alloc();
-    size_t bytes = n * sizeof(T);
-    if (bytes < kHuge) return std::allocator<T>().allocate(n);
-    size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-    void* p = nullptr;
-    if (posix_memalign(&p, kHuge, rounded) != 0 || !p) throw std::bad_alloc();
+    if (n > (std::numeric_limits<size_t>::max() - 2 * kHuge) / sizeof(T)) throw std::bad_alloc();
+    if (n * sizeof(T) < kHuge) {
+      void* p = std::calloc(n ? n : 1, sizeof(T));
+      if (!p) throw std::bad_alloc();
+      return static_cast<T*>(p);
+    }
+    size_t len = mapped_size(n);
+    if (void* p = BigBlockCache::get().take(len)) {
+      std::memset(p, 0, len);
+      return static_cast<T*>(p);
+    }
+    // Map 2 MiB more than needed, keep the aligned middle, give the ends back.
+    void* raw = mmap(nullptr, len + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) throw std::bad_alloc();
+    uintptr_t r = reinterpret_cast<uintptr_t>(raw), at = (r + kHuge - 1) / kHuge * kHuge;
+    if (at > r) munmap(raw, at - r);
+    munmap(reinterpret_cast<void*>(at + len), r + kHuge - at);
 #ifdef MADV_HUGEPAGE
-    madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure leaves ordinary pages
+    madvise(reinterpret_cast<void*>(at), len, MADV_HUGEPAGE);  // advice only
 #endif
-    return static_cast<T*>(p);
+    return reinterpret_cast<T*>(at);
   }
   void deallocate(T* p, size_t n) noexcept {
-    if (n * sizeof(T) < kHuge) std::allocator<T>().deallocate(p, n);
-    else std::free(p);
+    if (n * sizeof(T) < kHuge) {
+      std::free(p);
+      return;
+    }
+    size_t len = mapped_size(n);
+    if (!BigBlockCache::get().keep(p, len)) munmap(p, len);
   }
   template <class U> bool operator==(const BigPageAllocator<U>&) const noexcept { return true; }
 };
@@ -186,7 +247,7 @@ Tensor Tensor::alloc(DType dt, std::vector<int64_t> shape) {
     try {
       // Flat 1-D container; the logical shape lives in the Tensor so views can differ from it.
       using shape_t = typename Array<S>::shape_type;
-      st->arr = Array<S>(shape_t{static_cast<size_t>(n)}, S(0));
+      st->arr = Array<S>(shape_t{static_cast<size_t>(n)});  // zeroed by the allocator (calloc)
     } catch (const std::bad_alloc&) {
       fault("E008", "allocation of " + std::to_string(bytes) + " bytes (shape " +
                         vdetail::shape_str(shape) + ") failed: out of memory");

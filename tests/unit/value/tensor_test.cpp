@@ -41,6 +41,25 @@ TEST(ValueTensor, AllocZeroFilledAndShape) {
   EXPECT_EQ(Tensor::scalar_tensor(DType::F64, 2.5).get_f64(0), 2.5);
 }
 
+TEST(ValueTensor, LargeBuffersAreZeroAlignedAndZeroAgainWhenReused) {
+  // Buffers of 2 MiB and more are mapped directly (2 MiB aligned, huge-page advice); freed ones
+  // are cached and must come back zeroed.
+  const int64_t n = (int64_t{3} << 20) / 8 + 5;  // a little over 3 MiB of f64
+  for (int round = 0; round < 3; ++round) {
+    Tensor t = Tensor::alloc(DType::F64, {n});
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data()) % (uintptr_t{2} << 20), 0u);
+    double* d = t.data_as<double>();
+    bool zero = true;
+    for (int64_t k = 0; k < n; k += 4093) zero = zero && d[k] == 0.0;
+    zero = zero && d[n - 1] == 0.0;
+    EXPECT_TRUE(zero) << "round " << round;
+    for (int64_t k = 0; k < n; ++k) d[k] = 1.5;  // dirty it for the next round
+  }
+  // A different size after the cached one: still zero, still usable to the last element.
+  Tensor u = Tensor::alloc(DType::I32, {(int64_t{5} << 20) / 4});
+  EXPECT_EQ(u.get_i64(u.size() - 1), 0);
+}
+
 TEST(ValueTensor, StoreConvertsToDtype) {
   Tensor h = Tensor::alloc(DType::F16, {2});
   h.set_f64(0, 1.0 / 3.0);
