@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cctype>
@@ -108,8 +109,12 @@ class BigBlockCache {
   }
   bool keep(void* p, size_t len) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (len > kMaxHeld || blocks_.size() >= kMaxBlocks) return false;
-    while (held_ + len > kMaxHeld && !blocks_.empty()) {  // oldest out
+    // At most 256 MiB, and at most a quarter of the memory limit: a user who lowers the limit
+    // to protect the machine does not get a large cache beside it.
+    const int64_t lim = limit_ref().load(std::memory_order_relaxed) / 4;
+    const size_t cap = std::min(kMaxHeld, lim > 0 ? static_cast<size_t>(lim) : size_t{0});
+    if (len > cap || blocks_.size() >= kMaxBlocks) return false;
+    while (held_ + len > cap && !blocks_.empty()) {  // oldest out
       munmap(blocks_.front().first, blocks_.front().second);
       held_ -= blocks_.front().second;
       blocks_.erase(blocks_.begin());
