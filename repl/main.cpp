@@ -27,6 +27,7 @@ constexpr const char* kUsage = R"(usage: ein [options] [FILE.ein | -]
   ein --dump-ir STAGE FILE print the IR of FILE at STAGE (ast, resolved, lowered, or a pass
                            name such as type_inference, range_analysis, einstein_lowering)
   ein --timings FILE       run FILE, then print per-phase and per-statement times to stderr
+                           (with --cells: after each cell, headed `timing: cell N`)
   ein --version            print the version
 Exit status: 0 on success, 1 on any error (diagnostics go to stderr).
 )";
@@ -71,7 +72,7 @@ int run_program(const std::string& text, const std::string& name, const std::str
   return r.ok ? 0 : 1;
 }
 
-int run_cells(const std::string& text, const std::string& name, const std::string& root) {
+int run_cells(const std::string& text, const std::string& name, const std::string& root, bool timings) {
   ein::SessionOptions so;
   so.root_dir = root;
   ein::Session session(so);
@@ -105,6 +106,10 @@ int run_cells(const std::string& text, const std::string& name, const std::strin
       std::printf("Out[%d]: %s\n", n, ein::format_value(*r.value).c_str());
     std::fflush(stdout);
     if (!r.rendered.empty()) std::fputs(r.rendered.c_str(), stderr);
+    if (timings) {
+      std::fprintf(stderr, "timing: cell %d\n", n);
+      print_timings(r);
+    }
     if (!r.ok) ++failed;
   }
   return failed ? 1 : 0;
@@ -157,6 +162,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error[E009]: cannot read `%s`: %s\n", file.c_str(), std::strerror(errno));
     return 1;
   }
-  if (cells) return run_cells(text, file, dir_of(file));
+  if (cells) return run_cells(text, file, dir_of(file), timings);
   return run_program(text, file, dir_of(file), dump_stage, timings);
 }
