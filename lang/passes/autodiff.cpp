@@ -102,6 +102,9 @@ class Rewriter {
       std::vector<NodeRef> rows, rest;
       for (size_t i = 1; i < n->kids.size(); ++i)
         (static_cast<int>(i) <= ry ? rows : rest).push_back(rewrite(n->kids[i]));
+      bool const_rows = true;
+      for (auto& r : rows) const_rows = const_rows && fold_int(cx_, cx_.cell(), r).has_value();
+      if (!const_rows) return column_use(*q, n, rows, rest);
       fixed_rows_ = rows;
       NodeRef row = quotient(*q);
       fixed_rows_.clear();
@@ -111,6 +114,67 @@ class Rewriter {
       return ir::make({.kind = Kind::Index, .span = n->span, .kids = std::move(kids)});
     }
     return nullptr;
+  }
+
+  // `J[i.., c..]` with the row indices free and the parameter indices constant: the column c of
+  // J, one forward (JVP) sweep seeded with the basis tangent e_c, placed before the statement
+  // (so a clause over i reads one tensor instead of sweeping per point). Without a forward rule
+  // the whole Jacobian is computed there instead.
+  NodeRef column_use(const NodeRef& q, const NodeRef& use, const std::vector<NodeRef>& rows,
+                     const std::vector<NodeRef>& cols) {
+    const NodeRef& T = q->kids[0]->kids[0];
+    const NodeRef& X = q->kids[1]->kids[0];
+    auto index_into = [&](const NodeRef& base, const std::vector<NodeRef>& ix) {
+      std::vector<NodeRef> kids{base};
+      for (auto& i : ix) kids.push_back(i);
+      return ir::make({.kind = Kind::Index, .span = use->span, .kids = std::move(kids)});
+    };
+    auto whole = [&]() {
+      DefId d = cx_.resolver.new_def("jacobian_whole", DefKind::Local, q->span);
+      prelude.push_back(let_stmt("jacobian_whole", d, quotient(q)));
+      std::vector<NodeRef> all = rows;
+      for (auto& c : cols) all.push_back(c);
+      return index_into(name("jacobian_whole", d), all);
+    };
+    int rx = X->kind == Kind::Name && X->def.valid() ? ir::rank_of(facts_.def_type(X->def)) : -1;
+    if (T->kind != Kind::Name || rx < 0 || static_cast<int>(cols.size()) != rx) return whole();
+    auto dty = facts_.float_dtype_of_def(T->def);
+    auto dtx = facts_.float_dtype_of_def(X->def);
+    if (!dty || !dtx) return whole();
+    try {
+      Tape tape(cx_, facts_, visible);
+      if (!tape.build(T->def, X->def)) return whole();
+      NodeRef seed = flit(1.0);
+      std::vector<NodeRef> seed_stmts;
+      if (rx > 0) {
+        // t_x[k..] = (k.. == c..) as the parameter's float type
+        std::vector<NodeRef> k, kslots;
+        NodeRef cond;
+        for (int a = 0; a < rx; ++a) {
+          std::string nm = "k" + std::to_string(a);
+          DefId d = cx_.resolver.new_def(nm, DefKind::Index, q->span);
+          k.push_back(name(nm, d));
+          kslots.push_back(idx_in(nm, d, irb::lit(0), irb::dim_of(X, a)));
+          cond = land(cond, eq(k.back(), cols[static_cast<size_t>(a)]));
+        }
+        NodeRef ty = ir::make({.kind = Kind::TyPrim, .name = dtype_name(*dtx)});
+        std::vector<NodeRef> skids{ir::make({.kind = Kind::Cast, .kids = {ifz(cond, flit(1.0), flit(0.0)), ty}})};
+        for (auto& sl : kslots) skids.push_back(sl);
+        std::string sn = "t_" + X->name;
+        DefId sd = cx_.resolver.new_def(sn, DefKind::Local, q->span);
+        NodeRef sdecl = ir::make({.kind = Kind::EinDecl, .kids = std::move(skids), .name = sn, .def = sd});
+        seed_stmts.push_back(ir::make({.kind = Kind::EinGroup, .kids = {sdecl}, .name = sn, .def = sd}));
+        seed = name(sn, sd);
+      }
+      Tangents t = forward_sweep(cx_, facts_, tape, T->def, X->def, seed);
+      DefId cd = cx_.resolver.new_def("jacobian_col", DefKind::Local, q->span);
+      std::vector<NodeRef> stmts = seed_stmts;
+      for (auto& st : t.stmts) stmts.push_back(st);
+      prelude.push_back(let_stmt("jacobian_col", cd, with_span(block(std::move(stmts), t.result), q->span)));
+      return index_into(name("jacobian_col", cd), rows);
+    } catch (const Unsupported&) {
+      return whole();
+    }
   }
 
   // A standalone `@y`: its symbolic form, as a string value.
@@ -408,6 +472,23 @@ bool constant_rows(CompileCtx& cx, const std::vector<NodeRef>& stmts, DefId j, i
   return ok;
 }
 
+// Does every use `j[..]` in `stmts` give all `ry + rx` indices, with the `rx` parameter
+// indices compile-time constants? (Columns: one JVP each, see Rewriter::column_use.)
+bool constant_cols(CompileCtx& cx, const std::vector<NodeRef>& stmts, DefId j, int ry, int rx) {
+  bool ok = true;
+  for (auto& s : stmts)
+    ir::for_each_node(s, [&](const NodeRef& n) {
+      if (!ok || n->kind != Kind::Index || n->kids[0]->kind != Kind::Name || n->kids[0]->def != j) return;
+      if (static_cast<int>(n->kids.size()) - 1 != ry + rx) {
+        ok = false;
+        return;
+      }
+      for (int a = ry + 1; a <= ry + rx; ++a)
+        if (!fold_int(cx, cx.cell(), n->kids[static_cast<size_t>(a)])) ok = false;
+    });
+  return ok;
+}
+
 }  // namespace
 
 void differentiate(CompileCtx& cx) {
@@ -462,8 +543,11 @@ void differentiate(CompileCtx& cx) {
       std::vector<NodeRef> later(stmts.begin() + static_cast<long>(i) + 1, stmts.end());
       // Rows read at an index variable (`sum[t](J[t])`) observe J whole: it is built once (by
       // forward or reverse mode), never row by row inside the reader's loop.
-      if (ry > 0 && only_row_uses(later, ir::let_pattern(*s)->def, ry) &&
-          constant_rows(cx, later, ir::let_pattern(*s)->def, ry)) {
+      const NodeRef& X = q->kids[1]->kids[0];
+      int rx = X->kind == Kind::Name && X->def.valid() ? ir::rank_of(facts.def_type(X->def)) : -1;
+      DefId jd = ir::let_pattern(*s)->def;
+      if (ry > 0 && only_row_uses(later, jd, ry) &&
+          (constant_rows(cx, later, jd, ry) || (rx > 0 && constant_cols(cx, later, jd, ry, rx)))) {
         rw.lazy[ir::let_pattern(*s)->def] = q;
         continue;
       }

@@ -8,8 +8,9 @@ struct CompileCtx;
 //  - `@y / @x` becomes ordinary IR computing ∂y/∂x with shape shape(y) ++ shape(x): the
 //    definitions between x and y (this cell, earlier cells, inlined functions) form a tape; a
 //    reverse sweep writes each adjoint as an Einstein declaration (adjoints of recurrences are
-//    reverse recurrences). A Jacobian read only at constant rows stays lazy: each `J[r]` is one
-//    VJP; a target point `@h[t] / @x` is a scalar target. A Jacobian observed whole is built by
+//    reverse recurrences). A Jacobian read only at constant rows or only at constant columns
+//    stays lazy: each `J[r]` is one VJP, each `J[i.., c]` one JVP placed before the statement;
+//    a target point `@h[t] / @x` is a scalar target. A Jacobian observed whole is built by
 //    forward mode (ad_jvp.cpp: tangent declarations in definition order, tangent recurrences
 //    run forward; one sweep per element of x) when both sizes are known and x has fewer
 //    elements than y, else row by row in reverse mode.

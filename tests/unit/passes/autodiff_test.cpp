@@ -445,6 +445,26 @@ TEST(Autodiff, JvpForAScalarParameterIsOneTangentSweep) {
   EXPECT_NE(p->dump.find("d_h"), std::string::npos) << p->dump;
 }
 
+TEST(Autodiff, ColumnOfAJacobianIsOneJvp) {
+  // `J[i, 1]` over i with x as large as y (reverse mode for the whole J): the column is one
+  // forward sweep seeded with e_1, computed once before the clause — no adjoint rows.
+  const std::string setup =
+      "use std::math::tanh;\nlet A = [[1.0, 2.0, 0.5], [-0.5, 0.25, 1.0], [3.0, -1.0, 2.0]];\n"
+      "let v = [0.3, -0.2, 0.1];\nlet y[i] = tanh(sum[j](A[i, j] * v[j]));\nlet J = @y / @v;\n";
+  auto c = compile(setup + "let col[i] = J[i, 1];\n", CompileOpts{.whole_program = true, .dump_after = "autodiff"});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_NE(c->dump.find("jacobian_col"), std::string::npos) << c->dump;
+  EXPECT_NE(c->dump.find("(EinGroup t_y"), std::string::npos) << c->dump;
+  EXPECT_EQ(c->dump.find("d_y"), std::string::npos) << c->dump;
+  // Its values are the full Jacobian's column (the session evaluates J whole; the lazy column's
+  // values in a file run: tests/golden/regressions/ad_lazy_rows_at_index_variable.ein).
+  std::string err;
+  auto full = eval(setup + "J\n", &err);
+  ASSERT_EQ(full.size(), 9u) << err;
+  auto col = eval(setup + "let col[i] = J[i, 1];\ncol\n", &err);
+  expect_close(col, {full[1], full[4], full[7]}, 1e-6, "column " + err);
+}
+
 // ---- constructs that once failed (regression goldens: tests/golden/regressions/ad_*.ein) -----
 
 TEST(Autodiff, CallWhoseArgumentIsAReduction) {
