@@ -116,6 +116,25 @@ class Rewriter {
     return nullptr;
   }
 
+  // The basis tangent of x at `at` (one index expression per axis of x):
+  // `t_x[k..] = (k.. == at..) as x's float type`, the seed of one forward (JVP) sweep.
+  NodeRef basis_tangent(const NodeRef& q, const NodeRef& X, DType dtx, const std::vector<NodeRef>& at) {
+    std::vector<NodeRef> skids{nullptr};
+    NodeRef cond;
+    for (size_t a = 0; a < at.size(); ++a) {
+      std::string nm = "k" + std::to_string(a);
+      DefId d = cx_.resolver.new_def(nm, DefKind::Index, q->span);
+      skids.push_back(idx_in(nm, d, irb::lit(0), irb::dim_of(X, static_cast<int>(a))));
+      cond = land(cond, eq(name(nm, d), at[a]));
+    }
+    NodeRef ty = ir::make({.kind = Kind::TyPrim, .name = dtype_name(dtx)});
+    skids[0] = ir::make({.kind = Kind::Cast, .kids = {ifz(cond, flit(1.0), flit(0.0)), ty}});
+    std::string sn = "t_" + X->name;
+    DefId sd = cx_.resolver.new_def(sn, DefKind::Local, q->span);
+    NodeRef sdecl = ir::make({.kind = Kind::EinDecl, .kids = std::move(skids), .name = sn, .def = sd});
+    return ir::make({.kind = Kind::EinGroup, .kids = {sdecl}, .name = sn, .def = sd});
+  }
+
   // `J[i.., c..]` with the row indices free and the parameter indices constant: the column c of
   // J, one forward (JVP) sweep seeded with the basis tangent e_c, placed before the statement
   // (so a clause over i reads one tensor instead of sweeping per point). Without a forward rule
@@ -147,24 +166,8 @@ class Rewriter {
       NodeRef seed = flit(1.0);
       std::vector<NodeRef> seed_stmts;
       if (rx > 0) {
-        // t_x[k..] = (k.. == c..) as the parameter's float type
-        std::vector<NodeRef> k, kslots;
-        NodeRef cond;
-        for (int a = 0; a < rx; ++a) {
-          std::string nm = "k" + std::to_string(a);
-          DefId d = cx_.resolver.new_def(nm, DefKind::Index, q->span);
-          k.push_back(name(nm, d));
-          kslots.push_back(idx_in(nm, d, irb::lit(0), irb::dim_of(X, a)));
-          cond = land(cond, eq(k.back(), cols[static_cast<size_t>(a)]));
-        }
-        NodeRef ty = ir::make({.kind = Kind::TyPrim, .name = dtype_name(*dtx)});
-        std::vector<NodeRef> skids{ir::make({.kind = Kind::Cast, .kids = {ifz(cond, flit(1.0), flit(0.0)), ty}})};
-        for (auto& sl : kslots) skids.push_back(sl);
-        std::string sn = "t_" + X->name;
-        DefId sd = cx_.resolver.new_def(sn, DefKind::Local, q->span);
-        NodeRef sdecl = ir::make({.kind = Kind::EinDecl, .kids = std::move(skids), .name = sn, .def = sd});
-        seed_stmts.push_back(ir::make({.kind = Kind::EinGroup, .kids = {sdecl}, .name = sn, .def = sd}));
-        seed = name(sn, sd);
+        seed_stmts.push_back(basis_tangent(q, X, *dtx, cols));
+        seed = name(seed_stmts.back()->name, seed_stmts.back()->def);
       }
       Tangents t = forward_sweep(cx_, facts_, tape, T->def, X->def, seed);
       DefId cd = cx_.resolver.new_def("jacobian_col", DefKind::Local, q->span);
@@ -326,19 +329,11 @@ class Rewriter {
       auto xdim = [&](int a) { return irb::dim_of(X, a); };
       auto ydim = [&](int a) { return irb::dim_of(name(tname, target), a); };
       // The seed: the basis tangent e_j of x for column j.
-      std::vector<NodeRef> cj, cslots, k, kslots;
+      std::vector<NodeRef> cj, cslots;
       vars("c", rx, xdim, cj, cslots);
-      vars("k", rx, xdim, k, kslots);
-      NodeRef cond;
-      for (int a = 0; a < rx; ++a) cond = land(cond, eq(k[a], cj[a]));
-      NodeRef ty = ir::make({.kind = Kind::TyPrim, .name = dtype_name(*dtx)});
-      std::vector<NodeRef> skids{ir::make({.kind = Kind::Cast, .kids = {ifz(cond, flit(1.0), flit(0.0)), ty}})};
-      for (auto& s : kslots) skids.push_back(s);
-      std::string sn = "t_" + X->name;
-      DefId sd = cx_.resolver.new_def(sn, DefKind::Local, q->span);
-      NodeRef sdecl = ir::make({.kind = Kind::EinDecl, .kids = std::move(skids), .name = sn, .def = sd});
-      Tangents t = forward_sweep(cx_, facts_, tape, target, X->def, name(sn, sd));
-      t.stmts.insert(t.stmts.begin(), ir::make({.kind = Kind::EinGroup, .kids = {sdecl}, .name = sn, .def = sd}));
+      NodeRef sgroup = basis_tangent(q, X, *dtx, cj);
+      Tangents t = forward_sweep(cx_, facts_, tape, target, X->def, name(sgroup->name, sgroup->def));
+      t.stmts.insert(t.stmts.begin(), sgroup);
       DefId cd = cx_.resolver.new_def("jacobian_cols", DefKind::Local, q->span);
       std::vector<NodeRef> ckids{block(std::move(t.stmts), t.result)};
       for (auto& s : cslots) ckids.push_back(s);
