@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
@@ -308,14 +309,21 @@ class RecurrenceOrder : public ir::Mutator {
       for (auto& c : clauses) kids.push_back(rebuild(c, c.order, -1));
       return ir::with_kids(t, std::move(kids));
     }
-    // Fuse every clause that loops over the time axis; literal-time clauses run first.
+    // Fuse every clause that loops over the time axis. A clause at a literal time step that
+    // reads the tensor runs where its step falls in the evaluation order: before or after the
+    // fused loop when its step lies outside the loop's range, else inside it under `t == step`
+    // (`h[5] = h[4] * 2` between two ranges of `t`). Other clauses read nothing of the tensor
+    // and run first.
     std::vector<size_t> timed;
+    std::vector<std::optional<int64_t>> step_at;  // per timed entry: the literal step of a point
+    std::vector<size_t> points;
     for (size_t i = 0; i < clauses.size(); ++i) {
       Clause& c = clauses[i];
       bool loops_time = time_axis < static_cast<int>(c.write.size()) &&
                         c.write[time_axis]->kind == Kind::Name;
       if (loops_time) {
         timed.push_back(i);
+        step_at.push_back(std::nullopt);
         if (c.order.empty() || axis_of(c, c.loops[c.order[0]]->def) != time_axis) {
           // Put this clause's time loop outermost too (it carries nothing, so any order is legal).
           std::vector<int> o;
@@ -324,10 +332,47 @@ class RecurrenceOrder : public ir::Mutator {
             else o.push_back(static_cast<int>(l));
           c.order = o;
         }
+      } else if (c.recurrent() && time_axis < static_cast<int>(c.write.size()) &&
+                 irb::as_lit(c.write[time_axis])) {
+        points.push_back(i);
       } else {
         kids.push_back(rebuild(c, c.order, -1));
       }
     }
+    std::optional<int64_t> range_lo, range_hi;  // of the fused loop, when they fold
+    bool folds = true;
+    for (size_t k : timed) {
+      const NodeRef& tl = clauses[k].loops[clauses[k].order[0]];
+      auto l = fold_int(cx_, u_, tl->kids[0]), h = fold_int(cx_, u_, tl->kids[1]);
+      folds = folds && l && h;
+      if (!folds) break;
+      range_lo = std::min(range_lo.value_or(*l), *l);
+      range_hi = std::max(range_hi.value_or(*h), *h);
+    }
+    if (!folds) range_lo = range_hi = std::nullopt;
+    std::vector<std::pair<int64_t, size_t>> before_loop, after_loop;
+    for (size_t i : points) {
+      int64_t v = *irb::as_lit(clauses[i].write[time_axis]);
+      bool below = range_lo && v < *range_lo, above = range_hi && v >= *range_hi;
+      if (below || above) {
+        (below != reverse_ ? before_loop : after_loop).emplace_back(v, i);
+      } else {
+        timed.push_back(i);
+        step_at.push_back(v);
+      }
+    }
+    // In evaluation order: ascending steps, descending for a reverse recurrence.
+    auto by_step = [&](const auto& a, const auto& b) { return reverse_ ? a.first > b.first : a.first < b.first; };
+    std::sort(before_loop.begin(), before_loop.end(), by_step);
+    std::sort(after_loop.begin(), after_loop.end(), by_step);
+    for (auto& [v, i] : before_loop) kids.push_back(rebuild(clauses[i], clauses[i].order, -1));
+    // The time component of a read of timed entry ii, relative to its step.
+    auto time_comp = [&](size_t ii, const Read& r) -> Comp {
+      const Clause& c = clauses[timed[ii]];
+      if (!step_at[ii]) return relative(r.idx[time_axis], c.loops[c.order[0]]->def);
+      auto x = fold_int(cx_, u_, r.idx[time_axis]);
+      return x ? Comp{Comp::Exact, *x - *step_at[ii]} : Comp{};
+    };
     // Same-step order: clause j must precede clause i if i reads, at the same time step, a point
     // on a literal axis that j writes.
     size_t n = timed.size();
@@ -336,9 +381,8 @@ class RecurrenceOrder : public ir::Mutator {
     bool lookback_known = true;
     for (size_t ii = 0; ii < n; ++ii) {
       Clause& c = clauses[timed[ii]];
-      int tl = c.order[0];
       for (auto& r : c.reads) {
-        Comp tc = relative(r.idx[time_axis], c.loops[tl]->def);
+        Comp tc = time_comp(ii, r);
         if (tc.k != Comp::Exact || reverse_) {
           lookback_known = false;
           if (tc.k != Comp::Exact) continue;
@@ -350,7 +394,7 @@ class RecurrenceOrder : public ir::Mutator {
           Clause& w = clauses[timed[jj]];
           bool hits = true;
           for (size_t a = 0; a < w.write.size() && a < r.idx.size(); ++a) {
-            if (w.write[a]->kind == Kind::Name) continue;
+            if (w.write[a]->kind == Kind::Name || static_cast<int>(a) == time_axis) continue;
             auto x = irb::as_lit(r.idx[a]);
             if (x && *x != *irb::as_lit(w.write[a])) hits = false;
           }
@@ -382,7 +426,9 @@ class RecurrenceOrder : public ir::Mutator {
       return ir::with_kids(t, std::move(kids));
     }
     // The fused loop: union of the clauses' time ranges; each clause guarded by its own.
-    const Clause& first = clauses[timed[order[0]]];
+    size_t named = 0;  // a clause looping over time names the loop
+    while (step_at[named]) ++named;
+    const Clause& first = clauses[timed[named]];
     const NodeRef& tloop0 = first.loops[first.order[0]];
     ir::DefId tf = cx_.resolver.new_def(tloop0->name, DefKind::Index, tloop0->span);
     u_.def_types[tf] = ir::t_i32();
@@ -391,12 +437,20 @@ class RecurrenceOrder : public ir::Mutator {
     std::vector<NodeRef> steps;
     for (size_t k : order) {
       Clause& c = clauses[timed[k]];
-      const NodeRef& tl = c.loops[c.order[0]];
-      lo = lo ? irb::imin(lo, tl->kids[0]) : tl->kids[0];
-      hi = hi ? irb::imax(hi, tl->kids[1]) : tl->kids[1];
+      NodeRef l = step_at[k] ? irb::lit(*step_at[k]) : c.loops[c.order[0]]->kids[0];
+      NodeRef h = step_at[k] ? irb::lit(*step_at[k] + 1) : c.loops[c.order[0]]->kids[1];
+      lo = lo ? irb::imin(lo, l) : l;
+      hi = hi ? irb::imax(hi, h) : h;
     }
     for (size_t k : order) {
       Clause& c = clauses[timed[k]];
+      if (step_at[k]) {
+        NodeRef cond = ir::make_binary(ir::BinOp::Eq, tref, irb::lit(*step_at[k]));
+        u_.types[cond->id] = ir::t_bool();
+        steps.push_back(ir::make({.kind = Kind::LIf, .span = c.nest->span,
+                                  .kids = {cond, rebuild(c, c.order, -1)}}));
+        continue;
+      }
       const NodeRef& tl = c.loops[c.order[0]];
       NodeRef inner = rebuild(c, c.order, c.order[0]);
       NodeRef bind = ir::make({.kind = Kind::LLet, .span = tl->span, .kids = {tref},
@@ -419,6 +473,7 @@ class RecurrenceOrder : public ir::Mutator {
     kids.push_back(ir::make({.kind = Kind::LFor, .span = t->span, .kids = {lo, hi, body},
                              .name = tloop0->name, .aux = info, .def = tf,
                              .flags = ir::kSequential | (reverse_ ? ir::kReverse : 0u)}));
+    for (auto& [v, i] : after_loop) kids.push_back(rebuild(clauses[i], clauses[i].order, -1));
     return ir::with_kids(t, std::move(kids));
   }
 
