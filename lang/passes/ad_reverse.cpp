@@ -132,13 +132,6 @@ void find_reads(const NodeRef& n, DefId b, bool scalar, std::vector<Occurrence>&
     find_reads(n->kids[i], b, scalar, out, n->kind == Kind::Index && i == 0);
 }
 
-struct Adjoint {
-  DefId def;
-  std::string name;
-  std::vector<NodeRef> m;     // its index variables (Names)
-  std::vector<NodeRef> slots; // IdxIn over the primal's extents
-};
-
 class Sweeper {
  public:
   Sweeper(CompileCtx& cx, Facts& facts) : cx_(cx), facts_(facts) {}
@@ -279,6 +272,10 @@ Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target
     if (!bars.count(l.def)) make_bar(l.def, l.name, l.rank);
 
   Sweeper sw(cx, facts);
+  std::unordered_set<DefId> active;  // entries and parameters: what a clause must read to be active
+  for (auto& e : entries) active.insert(e.def);
+  for (auto& l : leaves) active.insert(l.def);
+  std::unordered_map<DefId, AdjSplit> splits;  // adjoint def -> its pieces
   // Adjoints from the target back to the leaf.
   std::vector<std::tuple<DefId, int, DType>> order;
   for (size_t i = entries.size(); i-- > 0;) order.emplace_back(entries[i].def, entries[i].rank, entries[i].dt);
@@ -312,13 +309,35 @@ Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target
     if (!sum) sum = zero_of(bdt);
     if (rank == 0) {
       out.stmts.push_back(let_stmt(bb.name, bb.def, sum, bdt));
+      continue;
+    }
+    const Entry* primal = nullptr;
+    bool is_leaf = false;
+    for (auto& l : leaves) is_leaf = is_leaf || l.def == b;
+    for (auto& e : entries)
+      if (e.def == b && !is_leaf) primal = &e;
+    std::vector<NodeRef> decls;
+    if (auto sp = split_adjoint(cx, facts, bb, sum, bdt, primal, active, self_read)) {
+      if (auto src = alias_of(bb, *sp, splits)) {
+        // ū is h̄ wherever either can be non-zero: the same tensor, not a copy. Later
+        // contributions and the result read h̄ under b's adjoint.
+        for (auto& [d, ad] : bars)
+          if (ad.def == *src) {
+            bars[b].name = ad.name;
+            bars[b].def = ad.def;
+            break;
+          }
+        continue;
+      }
+      decls = sp->decls;
+      splits[bb.def] = std::move(*sp);
     } else {
       std::vector<NodeRef> kids{sum};
       for (auto& s : bb.slots) kids.push_back(s);
-      NodeRef decl = ir::make({.kind = Kind::EinDecl, .kids = std::move(kids), .name = bb.name, .def = bb.def});
-      out.stmts.push_back(ir::make({.kind = Kind::EinGroup, .kids = {decl}, .name = bb.name, .def = bb.def,
-                                    .flags = self_read ? ir::kReverse : 0u}));
+      decls.push_back(ir::make({.kind = Kind::EinDecl, .kids = std::move(kids), .name = bb.name, .def = bb.def}));
     }
+    out.stmts.push_back(ir::make({.kind = Kind::EinGroup, .kids = std::move(decls), .name = bb.name,
+                                  .def = bb.def, .flags = self_read ? ir::kReverse : 0u}));
   }
   for (auto& l : leaves) out.results.push_back(name(bars[l.def].name, bars[l.def].def));
   out.result = out.results.front();

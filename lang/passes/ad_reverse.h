@@ -59,6 +59,36 @@ class Tape {
   int inline_depth_ = 0;
 };
 
+// The adjoint b̄ of one binding: a fresh tensor (or scalar) over the primal's extents.
+struct Adjoint {
+  DefId def;
+  std::string name;
+  std::vector<NodeRef> m;     // its index variables (Names)
+  std::vector<NodeRef> slots; // IdxIn over the primal's extents
+};
+
+// Index-set splitting (ad_split.cpp): b̄'s sum of guarded contributions as one clause per piece
+// of an axis on which the applicable terms are constant, when every guard bounds that axis by
+// constants. `primal` (nullptr for a parameter) gives the points whose adjoint nobody reads
+// (covered by no clause reading an `active` binding): they hold 0.
+struct AdjSegment {
+  int64_t lo = 0, hi = 0;
+  NodeRef body;  // nullptr: 0
+};
+struct AdjSplit {
+  int axis = 0;
+  int64_t extent = 0;
+  std::vector<AdjSegment> segs;  // ascending, covering [0, extent)
+  std::vector<NodeRef> decls;    // EinDecls in execution order
+};
+std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoint& b, const NodeRef& sum,
+                                      DType dt, const Entry* primal, const std::unordered_set<DefId>& active,
+                                      bool reverse);
+// A 1-D adjoint that equals another one at every point (`ū[m] = h̄[m]` where h̄ is not 0):
+// the other's DefId, so the sweep binds it instead of copying.
+std::optional<DefId> alias_of(const Adjoint& b, const AdjSplit& sb,
+                              const std::unordered_map<DefId, AdjSplit>& splits);
+
 // Reverse sweep: adjoint statements for every entry and the wrt leaf, seeded at the target.
 // `seed` is the target's cotangent: nullptr for 1 (scalar target), or for a tensor target a
 // function giving the seed value at the adjoint's index variables (a basis row).

@@ -176,8 +176,31 @@ const AdProgram kPiecewise{
     "let loss = sum[i](f[i] * f[i]);",
     "x", {4}, {1.5, -2.0, 0.5, 3.0}};
 
+// Inputs fed into a recurrence step by step: the reverse sweep splits the adjoint's range at the
+// seeds and guards (ad_split.cpp) and, where an input's adjoint equals the state's, shares it.
+// Seeds at interior steps; the first step active or not; an input read one step back (no
+// sharing); an input longer than the state (no sharing, the adjoint keeps the input's extent).
+const AdProgram kRecurrenceInput{
+    "recurrence-input",
+    "let x: [{T}; 6] = {P};\nlet w: {T} = 0.9;\nlet h[0] = 1.0;\n"
+    "let h[t in 1..6] = w * h[t - 1] + x[t];\nlet loss = h[3] + 0.5 * h[5] * h[5];",
+    "x", {6}, {0.5, -1.0, 2.0, 0.25, -0.5, 1.5}};
+
+const AdProgram kRecurrenceInputFirst{
+    "recurrence-input-first-step",
+    "let x: [{T}; 5] = {P};\nlet h[0] = x[0] * x[0];\n"
+    "let h[t in 1..5] = 0.5 * h[t - 1] * h[t - 1] + x[t];\nlet loss = h[4];",
+    "x", {5}, {0.7, -0.3, 0.4, 0.1, -0.2}};
+
+const AdProgram kRecurrenceInputLagged{
+    "recurrence-input-lagged",
+    "let x: [{T}; 7] = {P};\nlet h[0] = 1.0;\n"
+    "let h[t in 1..6] = 0.8 * h[t - 1] + x[t - 1] + x[t + 1] * x[t + 1];\nlet loss = h[5] + h[2];",
+    "x", {7}, {0.5, -1.0, 2.0, 0.25, -0.5, 1.5, 0.75}};
+
 const AdProgram* const kAll[] = {&kElementwise, &kMatmul, &kWhereConv, &kSoftmaxCe, &kMlp,
-                                 &kRecurrence1d, &kRecurrence2d, &kMaxMin, &kPiecewise};
+                                 &kRecurrence1d, &kRecurrence2d, &kMaxMin, &kPiecewise,
+                                 &kRecurrenceInput, &kRecurrenceInputFirst, &kRecurrenceInputLagged};
 
 TEST(Autodiff, F32GradientsMatchFiniteDifferences) {
   for (const AdProgram* p : kAll) {
@@ -443,6 +466,30 @@ TEST(Autodiff, JvpForAScalarParameterIsOneTangentSweep) {
                    CompileOpts{.whole_program = true, .dump_after = "autodiff"});
   ASSERT_TRUE(p->ok) << p->rendered();
   EXPECT_NE(p->dump.find("d_h"), std::string::npos) << p->dump;
+}
+
+TEST(Autodiff, RecurrenceAdjointIsSplitAtItsSeedAndSharedWithItsInput) {
+  // `h[t] = w * h[t - 1] + u[t]`, `last = h[T - 1]`: the adjoint recurrence is two unguarded
+  // clauses (the seed point, then the steps below it), and u's adjoint is h's tensor, not a copy.
+  auto c = compile(
+      "let T = 8;\nlet u[t in 0..T] = t as f64 * 0.5;\nlet w: f64 = 0.9;\nlet h[0] = 1.0;\n"
+      "let h[t in 1..T] = w * h[t - 1] + u[t];\nlet last = h[T - 1];\nlet du = @last / @u;\n",
+      CompileOpts{.whole_program = true, .dump_after = "autodiff"});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_NE(c->dump.find("(EinDecl d_h #0:"), std::string::npos) << c->dump;
+  EXPECT_NE(c->dump.find("(IdxLit 7)"), std::string::npos) << c->dump;
+  EXPECT_NE(c->dump.find("(RangeLit (IntLit 1) (IntLit 7))"), std::string::npos) << c->dump;
+  EXPECT_EQ(c->dump.find("(Where"), std::string::npos) << c->dump;
+  EXPECT_EQ(c->dump.find("d_u"), std::string::npos) << c->dump;
+  EXPECT_NE(c->dump.find("(PBind du #0:"), std::string::npos) << c->dump;
+  // The values: du[t] = w^(T-1-t) for t >= 1, and 0 at t = 0 (h[0] does not depend on u).
+  std::string err;
+  auto du = eval("let T = 8;\nlet u[t in 0..T] = t as f64 * 0.5;\nlet w: f64 = 0.9;\nlet h[0] = 1.0;\n"
+                 "let h[t in 1..T] = w * h[t - 1] + u[t];\nlet last = h[T - 1];\n@last / @u\n",
+                 &err);
+  ASSERT_EQ(du.size(), 8u) << err;
+  EXPECT_EQ(du[0], 0.0);
+  for (int t = 1; t < 8; ++t) EXPECT_NEAR(du[static_cast<size_t>(t)], std::pow(0.9, 7 - t), 1e-12) << t;
 }
 
 TEST(Autodiff, ColumnOfAJacobianIsOneJvp) {

@@ -1,0 +1,309 @@
+// Index-set splitting of adjoint declarations (part of the reverse sweep, ad_reverse.cpp).
+//
+// A reverse sweep writes b̄[m] as a sum of contributions, each valid on a range of m that it
+// states with `where` guards: `b̄[m] = c̄[m + 1] * w where m + 1 < T  +  seed where m == T - 1`.
+// Evaluated as written, every point tests every guard and adds the zero of every term that does
+// not apply; in a reverse recurrence that add sits on the critical path of each step. When all
+// the guards bound one axis by constants (the extents are known at compile time), the axis is
+// cut at the guards' end points and each piece becomes its own clause holding only the terms
+// that apply there, unguarded: `b̄[T - 1] = seed; b̄[m in 0..T - 1] = c̄[m + 1] * w`.
+//
+// Points of b whose every clause is inactive (reads nothing differentiated, like `h[0] = 1.0`)
+// have adjoints nobody reads; they are left 0. That keeps an identity contribution exact: when
+// u's adjoint is c̄ wherever c̄ can be non-zero, u's adjoint *is* c̄ and the sweep binds it to the
+// same tensor instead of copying it (`alias_of`).
+#include <algorithm>
+
+#include "lang/passes/ad_reverse.h"
+#include "lang/passes/ir_build.h"
+#include "lang/passes/shape_analysis.h"
+
+namespace ein::ad {
+
+using ir::Kind;
+
+namespace {
+
+// c * m[axis] + k, with m-free parts folded to constants.
+struct Lin {
+  int axis = -1;
+  int64_t c = 0, k = 0;
+  bool ok = true;
+};
+
+class Splitter {
+ public:
+  Splitter(CompileCtx& cx, const std::vector<NodeRef>& m) : cx_(cx), m_(m) {}
+
+  Lin lin(const NodeRef& e, int depth = 0) {
+    Lin l;
+    if (!e || depth > 32) return bad();
+    if (e->kind == Kind::Name)
+      for (size_t i = 0; i < m_.size(); ++i)
+        if (e->def == m_[i]->def) return Lin{static_cast<int>(i), 1, 0, true};
+    if (e->kind == Kind::Binary) {
+      auto op = static_cast<ir::BinOp>(e->ival);
+      if (op == ir::BinOp::Add || op == ir::BinOp::Sub) {
+        Lin a = lin(e->kids[0], depth + 1), b = lin(e->kids[1], depth + 1);
+        return combine(a, b, op == ir::BinOp::Add ? 1 : -1);
+      }
+    }
+    if (e->kind == Kind::Unary && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg)
+      return combine(Lin{}, lin(e->kids[0], depth + 1), -1);
+    if (mentions_m(e)) return bad();
+    auto v = fold_int(cx_, cx_.cell(), e);
+    if (!v) return bad();
+    l.k = *v;
+    return l;
+  }
+
+  // The range [lo, hi) of m[axis] where guard g holds; false when g is not of that form.
+  bool interval(const NodeRef& g, int* axis, int64_t* lo, int64_t* hi) {
+    if (g->kind != Kind::Binary) return false;
+    auto op = static_cast<ir::BinOp>(g->ival);
+    Lin d = combine(lin(g->kids[0]), lin(g->kids[1]), -1);  // d = lhs - rhs
+    if (!d.ok || d.axis < 0 || (d.c != 1 && d.c != -1)) return false;
+    if (*axis >= 0 && *axis != d.axis) return false;
+    *axis = d.axis;
+    // Normalise to c = 1: m + k (op) 0, mirroring the comparison when c = -1.
+    int64_t k = d.k * d.c;
+    if (d.c == -1) {
+      if (op == ir::BinOp::Ge) op = ir::BinOp::Le;
+      else if (op == ir::BinOp::Le) op = ir::BinOp::Ge;
+      else if (op == ir::BinOp::Gt) op = ir::BinOp::Lt;
+      else if (op == ir::BinOp::Lt) op = ir::BinOp::Gt;
+    }
+    switch (op) {
+      case ir::BinOp::Ge: *lo = std::max(*lo, -k); return true;
+      case ir::BinOp::Gt: *lo = std::max(*lo, -k + 1); return true;
+      case ir::BinOp::Le: *hi = std::min(*hi, -k + 1); return true;
+      case ir::BinOp::Lt: *hi = std::min(*hi, -k); return true;
+      case ir::BinOp::Eq:
+        *lo = std::max(*lo, -k);
+        *hi = std::min(*hi, -k + 1);
+        return true;
+      default: return false;
+    }
+  }
+
+ private:
+  static Lin bad() {
+    Lin l;
+    l.ok = false;
+    return l;
+  }
+  static Lin combine(Lin a, const Lin& b, int sign) {
+    if (!a.ok || !b.ok) return bad();
+    if (b.axis >= 0) {
+      if (a.axis >= 0 && a.axis != b.axis) return bad();
+      if (a.axis < 0) a.axis = b.axis;
+      a.c += sign * b.c;
+    }
+    a.k += sign * b.k;
+    if (a.c == 0) a.axis = -1;
+    return a;
+  }
+  bool mentions_m(const NodeRef& e) const {
+    bool any = false;
+    ir::for_each_node(e, [&](const NodeRef& n) {
+      if (n->kind == Kind::Name)
+        for (auto& v : m_) any = any || n->def == v->def;
+    });
+    return any;
+  }
+
+  CompileCtx& cx_;
+  const std::vector<NodeRef>& m_;
+};
+
+struct Term {
+  NodeRef value;  // without its guards
+  int64_t lo, hi;
+};
+
+void flatten_sum(const NodeRef& e, std::vector<NodeRef>& out) {
+  if (e->kind == Kind::Binary && static_cast<ir::BinOp>(e->ival) == ir::BinOp::Add) {
+    flatten_sum(e->kids[0], out);
+    flatten_sum(e->kids[1], out);
+  } else {
+    out.push_back(e);
+  }
+}
+
+// Does the clause read anything differentiated (an entry of the tape or a parameter)?
+bool active_value(const NodeRef& v, const std::unordered_set<DefId>& active) {
+  bool any = false;
+  ir::for_each_node(v, [&](const NodeRef& n) {
+    if ((n->kind == Kind::Name || n->kind == Kind::Path) && active.count(n->def)) any = true;
+  });
+  return any;
+}
+
+// The range of `slot` on its axis, when it folds.
+bool slot_range(CompileCtx& cx, Facts& facts, const NodeRef& s, int64_t* lo, int64_t* hi) {
+  if (s->kind == Kind::IdxLit) {
+    *lo = s->ival;
+    *hi = s->ival + 1;
+    return true;
+  }
+  NodeRef l, h;
+  bool inclusive = false;
+  if (s->kind == Kind::IdxIn && s->kids[0]->kind == Kind::RangeLit) {
+    l = s->kids[0]->kids[0];
+    h = s->kids[0]->kids[1];
+    inclusive = s->kids[0]->has(ir::kInclusive);
+  } else if (const RangeFact* rf = facts.range(s->def)) {
+    l = rf->lo;
+    h = rf->hi;
+  } else {
+    return false;
+  }
+  auto fl = fold_int(cx, cx.cell(), l), fh = fold_int(cx, cx.cell(), h);
+  if (!fl || !fh) return false;
+  *lo = *fl;
+  *hi = *fh + (inclusive ? 1 : 0);
+  return true;
+}
+
+}  // namespace
+
+std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoint& t, const NodeRef& sum,
+                                      DType dt, const Entry* primal, const std::unordered_set<DefId>& active,
+                                      bool reverse) {
+  if (t.m.empty() || !sum) return std::nullopt;
+  Splitter sp(cx, t.m);
+  std::vector<NodeRef> parts;
+  flatten_sum(sum, parts);
+  int axis = -1;
+  bool guarded = false;
+  std::vector<Term> terms;
+  const int64_t kInf = INT64_MAX / 4;
+  for (auto& p : parts) {
+    Term term{p, -kInf, kInf};
+    if (p->kind == Kind::Where) {
+      for (size_t i = 1; i < p->kids.size(); ++i) {
+        if (p->kids[i]->kind != Kind::WGuard) return std::nullopt;
+        if (!sp.interval(p->kids[i]->kids[0], &axis, &term.lo, &term.hi)) return std::nullopt;
+      }
+      term.value = p->kids[0];
+      guarded = true;
+    }
+    terms.push_back(term);
+  }
+  if (axis < 0) axis = 0;
+  AdjSplit out;
+  out.axis = axis;
+  const NodeRef& slot = t.slots[static_cast<size_t>(axis)];
+  int64_t zero_lo = 0, extent = 0;
+  if (!slot_range(cx, facts, slot, &zero_lo, &extent) || zero_lo != 0 || extent <= 0) return std::nullopt;
+  out.extent = extent;
+  // Points covered by no active clause of the primal: their adjoint is never read.
+  std::vector<std::pair<int64_t, int64_t>> live;
+  bool some_dead = false;
+  if (primal) {
+    for (auto& cl : primal->clauses) {
+      if (!active_value(cl.value, active)) continue;
+      int64_t lo = 0, hi = extent;
+      if (cl.slots.size() != t.m.size() || !slot_range(cx, facts, cl.slots[static_cast<size_t>(axis)], &lo, &hi)) {
+        lo = 0;
+        hi = extent;
+      }
+      live.emplace_back(std::max<int64_t>(lo, 0), std::min(hi, extent));
+    }
+  } else {
+    live.emplace_back(0, extent);
+  }
+  std::vector<int64_t> cuts{0, extent};
+  for (auto& tm : terms)
+    for (int64_t c : {tm.lo, tm.hi})
+      if (c > 0 && c < extent) cuts.push_back(c);
+  for (auto& [lo, hi] : live)
+    for (int64_t c : {lo, hi})
+      if (c > 0 && c < extent) cuts.push_back(c);
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  auto is_live = [&](int64_t lo, int64_t hi) {
+    for (auto& [a, b] : live)
+      if (a <= lo && hi <= b) return true;
+    return false;
+  };
+  // Pieces with the set of terms that apply; neighbours with the same set merge.
+  std::vector<std::pair<std::pair<int64_t, int64_t>, std::vector<size_t>>> pieces;
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    int64_t lo = cuts[i], hi = cuts[i + 1];
+    std::vector<size_t> use;
+    if (is_live(lo, hi)) {
+      for (size_t j = 0; j < terms.size(); ++j)
+        if (terms[j].lo <= lo && hi <= terms[j].hi) use.push_back(j);
+    } else {
+      some_dead = true;
+    }
+    if (!pieces.empty() && pieces.back().second == use) pieces.back().first.second = hi;
+    else pieces.push_back({{lo, hi}, use});
+  }
+  if (!guarded && !some_dead) return std::nullopt;  // nothing to gain
+  if (pieces.size() > 8) return std::nullopt;      // keep the IR (and the kernels) few
+  for (auto& [range, use] : pieces) {
+    AdjSegment seg{range.first, range.second, nullptr};
+    for (size_t j : use) seg.body = add(seg.body, terms[j].value);
+    out.segs.push_back(seg);
+  }
+  // One clause per non-zero piece over fresh indices; uncovered points are 0 (SPEC §5.4), and a
+  // zero last piece keeps the extent with one zero point.
+  std::vector<NodeRef> decls;
+  for (size_t i = 0; i < out.segs.size(); ++i) {
+    const AdjSegment& seg = out.segs[i];
+    bool last = i + 1 == out.segs.size();
+    if (!seg.body && !last) continue;
+    int64_t lo = seg.body ? seg.lo : seg.hi - 1;
+    bool point = seg.hi - lo == 1;
+    Copier cp(cx, facts);
+    std::vector<NodeRef> kids{nullptr};
+    for (size_t a = 0; a < t.m.size(); ++a) {
+      const NodeRef& s = t.slots[a];
+      if (static_cast<int>(a) == axis && point) {
+        kids.push_back(ir::make({.kind = Kind::IdxLit, .ival = lo}));
+        cp.subst[t.m[a]->def] = irb::lit(lo);
+        continue;
+      }
+      DefId d = cx.resolver.new_def(t.m[a]->name, DefKind::Index);
+      cp.subst[t.m[a]->def] = name(t.m[a]->name, d);
+      NodeRef lo_e = static_cast<int>(a) == axis ? irb::lit(lo) : s->kids[0]->kids[0];
+      NodeRef hi_e = static_cast<int>(a) == axis ? irb::lit(seg.hi) : s->kids[0]->kids[1];
+      kids.push_back(idx_in(t.m[a]->name, d, lo_e, hi_e));
+    }
+    kids[0] = seg.body ? cp.copy(seg.body) : zero_of(dt);
+    decls.push_back(ir::make({.kind = Kind::EinDecl, .kids = std::move(kids), .name = t.name, .def = t.def}));
+  }
+  // A reverse recurrence computes its last points first.
+  if (reverse) std::reverse(decls.begin(), decls.end());
+  out.decls = std::move(decls);
+  return out;
+}
+
+std::optional<DefId> alias_of(const Adjoint& b, const AdjSplit& sb,
+                              const std::unordered_map<DefId, AdjSplit>& splits) {
+  if (b.m.size() != 1) return std::nullopt;
+  std::optional<DefId> src;
+  for (auto& seg : sb.segs) {
+    if (!seg.body) continue;
+    const NodeRef& e = seg.body;
+    if (e->kind != Kind::Index || e->kids.size() != 2 || e->kids[0]->kind != Kind::Name ||
+        e->kids[1]->kind != Kind::Name || e->kids[1]->def != b.m[0]->def)
+      return std::nullopt;
+    if (src && *src != e->kids[0]->def) return std::nullopt;
+    src = e->kids[0]->def;
+  }
+  if (!src) return std::nullopt;
+  auto it = splits.find(*src);
+  if (it == splits.end() || it->second.extent != sb.extent) return std::nullopt;
+  // Wherever b's adjoint is 0, the source's must be 0 too.
+  for (auto& z : sb.segs) {
+    if (z.body) continue;
+    for (auto& s : it->second.segs)
+      if (s.body && s.lo < z.hi && z.lo < s.hi) return std::nullopt;
+  }
+  return src;
+}
+
+}  // namespace ein::ad
