@@ -268,8 +268,8 @@ std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoin
       }
       DefId d = cx.resolver.new_def(t.m[a]->name, DefKind::Index);
       cp.subst[t.m[a]->def] = name(t.m[a]->name, d);
-      NodeRef lo_e = static_cast<int>(a) == axis ? irb::lit(lo) : s->kids[0]->kids[0];
-      NodeRef hi_e = static_cast<int>(a) == axis ? irb::lit(seg.hi) : s->kids[0]->kids[1];
+      NodeRef lo_e = static_cast<int>(a) == axis ? irb::lit(lo) : cp.copy(s->kids[0]->kids[0]);
+      NodeRef hi_e = static_cast<int>(a) == axis ? irb::lit(seg.hi) : cp.copy(s->kids[0]->kids[1]);
       kids.push_back(idx_in(t.m[a]->name, d, lo_e, hi_e));
     }
     kids[0] = seg.body ? cp.copy(seg.body) : zero_of(dt);
