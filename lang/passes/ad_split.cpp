@@ -24,6 +24,9 @@ using ir::Kind;
 
 namespace {
 
+// Offsets beyond this are not split (keeps every bound computed below free of overflow).
+constexpr int64_t kBig = int64_t{1} << 52;
+
 // c * m[axis] + k, with m-free parts folded to constants.
 struct Lin {
   int axis = -1;
@@ -52,7 +55,7 @@ class Splitter {
       return combine(Lin{}, lin(e->kids[0], depth + 1), -1);
     if (mentions_m(e)) return bad();
     auto v = fold_int(cx_, cx_.cell(), e);
-    if (!v) return bad();
+    if (!v || *v > kBig || *v < -kBig) return bad();
     l.k = *v;
     return l;
   }
@@ -101,6 +104,7 @@ class Splitter {
     }
     a.k += sign * b.k;
     if (a.c == 0) a.axis = -1;
+    if (a.k > kBig || a.k < -kBig || a.c > 2 || a.c < -2) return bad();  // no overflow below
     return a;
   }
   bool mentions_m(const NodeRef& e) const {
