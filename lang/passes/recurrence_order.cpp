@@ -354,7 +354,10 @@ class RecurrenceOrder : public ir::Mutator {
     for (size_t i : points) {
       int64_t v = *irb::as_lit(clauses[i].write[time_axis]);
       bool below = range_lo && v < *range_lo, above = range_hi && v >= *range_hi;
-      if (below || above) {
+      if (!range_lo) {
+        // The loop's range is not known here: the step's place in it is not either.
+        kids.push_back(rebuild(clauses[i], clauses[i].order, -1));
+      } else if (below || above) {
         (below != reverse_ ? before_loop : after_loop).emplace_back(v, i);
       } else {
         timed.push_back(i);
@@ -373,6 +376,16 @@ class RecurrenceOrder : public ir::Mutator {
       auto x = fold_int(cx_, u_, r.idx[time_axis]);
       return x ? Comp{Comp::Exact, *x - *step_at[ii]} : Comp{};
     };
+    // Can entries ii and jj run at one step? A point only at its own step (the clauses' ranges
+    // fold whenever a point is inside the loop).
+    auto same_steps = [&](size_t ii, size_t jj) {
+      if (!step_at[ii] && !step_at[jj]) return true;
+      if (step_at[ii] && step_at[jj]) return *step_at[ii] == *step_at[jj];
+      size_t p = step_at[ii] ? ii : jj, r = step_at[ii] ? jj : ii;
+      const NodeRef& tl = clauses[timed[r]].loops[clauses[timed[r]].order[0]];
+      auto l = fold_int(cx_, u_, tl->kids[0]), h = fold_int(cx_, u_, tl->kids[1]);
+      return !l || !h || (*l <= *step_at[p] && *step_at[p] < *h);
+    };
     // Same-step order: clause j must precede clause i if i reads, at the same time step, a point
     // on a literal axis that j writes.
     size_t n = timed.size();
@@ -390,7 +403,7 @@ class RecurrenceOrder : public ir::Mutator {
         lookback = std::max(lookback, reverse_ ? tc.d : -tc.d);
         if (tc.d != 0) continue;
         for (size_t jj = 0; jj < n; ++jj) {
-          if (jj == ii) continue;
+          if (jj == ii || !same_steps(ii, jj)) continue;
           Clause& w = clauses[timed[jj]];
           bool hits = true;
           for (size_t a = 0; a < w.write.size() && a < r.idx.size(); ++a) {
