@@ -67,18 +67,17 @@ struct Adjoint {
   std::vector<NodeRef> slots; // IdxIn over the primal's extents
 };
 
-// Index-set splitting (ad_split.cpp): b̄'s sum of guarded contributions as one clause per piece
-// of an axis on which the applicable terms are constant, when every guard bounds that axis by
-// constants. `primal` (nullptr for a parameter) gives the points whose adjoint nobody reads
-// (covered by no clause reading an `active` binding): they hold 0.
+// Index-set splitting (ad_split.cpp): b̄'s sum of guarded contributions as one clause per box
+// of the index space on which the applicable terms are constant, when every guard bounds one
+// axis by constants. `primal` (nullptr for a parameter) gives the points whose adjoint nobody
+// reads (covered by no clause reading an `active` binding): they hold 0.
 struct AdjSegment {
-  int64_t lo = 0, hi = 0;
-  NodeRef body;  // nullptr: 0
+  int64_t lo = 0, hi = 0;  // on axis 0
+  NodeRef body;            // nullptr: 0
 };
 struct AdjSplit {
-  int axis = 0;
-  int64_t extent = 0;
-  std::vector<AdjSegment> segs;  // ascending, covering [0, extent)
+  int64_t extent = 0;            // of axis 0
+  std::vector<AdjSegment> segs;  // one per box (for a 1-D adjoint: ascending, covering it)
   std::vector<NodeRef> decls;    // EinDecls in execution order
 };
 std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoint& b, const NodeRef& sum,

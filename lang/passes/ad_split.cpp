@@ -3,10 +3,12 @@
 // A reverse sweep writes b̄[m] as a sum of contributions, each valid on a range of m that it
 // states with `where` guards: `b̄[m] = c̄[m + 1] * w where m + 1 < T  +  seed where m == T - 1`.
 // Evaluated as written, every point tests every guard and adds the zero of every term that does
-// not apply; in a reverse recurrence that add sits on the critical path of each step. When all
-// the guards bound one axis by constants (the extents are known at compile time), the axis is
-// cut at the guards' end points and each piece becomes its own clause holding only the terms
-// that apply there, unguarded: `b̄[T - 1] = seed; b̄[m in 0..T - 1] = c̄[m + 1] * w`.
+// not apply; in a reverse recurrence that add sits on the critical path of each step. When
+// every guard bounds one axis by constants (the extents are known at compile time), each axis
+// is cut at the guards' end points and each box becomes its own clause holding only the terms
+// that apply there, unguarded: `b̄[T - 1] = seed; b̄[m in 0..T - 1] = c̄[m + 1] * w`. Axes are cut
+// outermost first and equal neighbouring slabs merge, so a 2-D stencil's adjoint is a handful
+// of clauses (boundary columns, the interior, the seed row), not a grid of them.
 //
 // Points of b whose every clause is inactive (reads nothing differentiated, like `h[0] = 1.0`)
 // have adjoints nobody reads; they are left 0. That keeps an identity contribution exact: when
@@ -121,8 +123,14 @@ class Splitter {
 };
 
 struct Term {
-  NodeRef value;  // without its guards
-  int64_t lo, hi;
+  NodeRef value;                // without its guards
+  std::vector<int64_t> lo, hi;  // per axis, where its guards hold
+};
+
+// A box of the index space with the terms that apply on all of it.
+struct Box {
+  std::vector<int64_t> lo, hi;
+  std::vector<size_t> use;
 };
 
 void flatten_sum(const NodeRef& e, std::vector<NodeRef>& out) {
@@ -169,114 +177,149 @@ bool slot_range(CompileCtx& cx, Facts& facts, const NodeRef& s, int64_t* lo, int
   return true;
 }
 
+// Cuts the box along axis a (then the deeper axes) at `cuts`; neighbouring slabs whose boxes
+// below are the same merge, so a row where only the seed applies stays one clause.
+std::vector<Box> split_box(const Box& b, size_t a, const std::vector<std::vector<int64_t>>& cuts,
+                           const std::vector<Term>& terms, const std::vector<Box>& live) {
+  const size_t rank = b.lo.size();
+  if (a == rank) {
+    Box leaf = b;
+    bool is_live = false;
+    for (auto& l : live) {
+      bool inside = true;
+      for (size_t k = 0; k < rank; ++k) inside = inside && l.lo[k] <= b.lo[k] && b.hi[k] <= l.hi[k];
+      is_live = is_live || inside;
+    }
+    if (is_live)
+      for (size_t j = 0; j < terms.size(); ++j) {
+        bool inside = true;
+        for (size_t k = 0; k < rank; ++k) inside = inside && terms[j].lo[k] <= b.lo[k] && b.hi[k] <= terms[j].hi[k];
+        if (inside) leaf.use.push_back(j);
+      }
+    return {leaf};
+  }
+  std::vector<int64_t> at{b.lo[a]};
+  for (int64_t c : cuts[a])
+    if (c > b.lo[a] && c < b.hi[a]) at.push_back(c);
+  at.push_back(b.hi[a]);
+  std::vector<Box> out, prev;
+  auto same_below = [&](const std::vector<Box>& x, const std::vector<Box>& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (x[i].use != y[i].use) return false;
+      for (size_t k = a + 1; k < rank; ++k)
+        if (x[i].lo[k] != y[i].lo[k] || x[i].hi[k] != y[i].hi[k]) return false;
+    }
+    return true;
+  };
+  for (size_t i = 0; i + 1 < at.size(); ++i) {
+    Box slab = b;
+    slab.lo[a] = at[i];
+    slab.hi[a] = at[i + 1];
+    std::vector<Box> sub = split_box(slab, a + 1, cuts, terms, live);
+    if (!prev.empty() && same_below(prev, sub)) {
+      for (auto& p : prev) p.hi[a] = at[i + 1];
+    } else {
+      out.insert(out.end(), prev.begin(), prev.end());
+      prev = std::move(sub);
+    }
+  }
+  out.insert(out.end(), prev.begin(), prev.end());
+  return out;
+}
+
 }  // namespace
 
 std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoint& t, const NodeRef& sum,
                                       DType dt, const Entry* primal, const std::unordered_set<DefId>& active,
                                       bool reverse) {
-  if (t.m.empty() || !sum) return std::nullopt;
+  const size_t rank = t.m.size();
+  if (rank == 0 || !sum) return std::nullopt;
   Splitter sp(cx, t.m);
+  std::vector<int64_t> ext(rank);
+  for (size_t a = 0; a < rank; ++a) {
+    int64_t lo = 0;
+    if (!slot_range(cx, facts, t.slots[a], &lo, &ext[a]) || lo != 0 || ext[a] <= 0) return std::nullopt;
+  }
   std::vector<NodeRef> parts;
   flatten_sum(sum, parts);
-  int axis = -1;
   bool guarded = false;
   std::vector<Term> terms;
   const int64_t kInf = INT64_MAX / 4;
   for (auto& p : parts) {
-    Term term{p, -kInf, kInf};
+    Term term{p, std::vector<int64_t>(rank, -kInf), std::vector<int64_t>(rank, kInf)};
     if (p->kind == Kind::Where) {
       for (size_t i = 1; i < p->kids.size(); ++i) {
         if (p->kids[i]->kind != Kind::WGuard) return std::nullopt;
-        if (!sp.interval(p->kids[i]->kids[0], &axis, &term.lo, &term.hi)) return std::nullopt;
+        int axis = -1;
+        int64_t lo = -kInf, hi = kInf;
+        if (!sp.interval(p->kids[i]->kids[0], &axis, &lo, &hi)) return std::nullopt;
+        auto ax = static_cast<size_t>(axis);
+        term.lo[ax] = std::max(term.lo[ax], lo);
+        term.hi[ax] = std::min(term.hi[ax], hi);
       }
       term.value = p->kids[0];
       guarded = true;
     }
     terms.push_back(term);
   }
-  if (axis < 0) axis = 0;
-  AdjSplit out;
-  out.axis = axis;
-  const NodeRef& slot = t.slots[static_cast<size_t>(axis)];
-  int64_t zero_lo = 0, extent = 0;
-  if (!slot_range(cx, facts, slot, &zero_lo, &extent) || zero_lo != 0 || extent <= 0) return std::nullopt;
-  out.extent = extent;
-  // Points covered by no active clause of the primal: their adjoint is never read.
-  std::vector<std::pair<int64_t, int64_t>> live;
-  bool some_dead = false;
+  // Boxes covered by an active clause of the primal; elsewhere the adjoint is never read.
+  Box whole{std::vector<int64_t>(rank, 0), ext, {}};
+  std::vector<Box> live;
   if (primal) {
     for (auto& cl : primal->clauses) {
       if (!active_value(cl.value, active)) continue;
-      int64_t lo = 0, hi = extent;
-      if (cl.slots.size() != t.m.size() || !slot_range(cx, facts, cl.slots[static_cast<size_t>(axis)], &lo, &hi)) {
-        lo = 0;
-        hi = extent;
-      }
-      live.emplace_back(std::max<int64_t>(lo, 0), std::min(hi, extent));
+      Box l = whole;
+      bool known = cl.slots.size() == rank;
+      for (size_t a = 0; a < rank && known; ++a) known = slot_range(cx, facts, cl.slots[a], &l.lo[a], &l.hi[a]);
+      live.push_back(known ? l : whole);
     }
   } else {
-    live.emplace_back(0, extent);
+    live.push_back(whole);
   }
-  std::vector<int64_t> cuts{0, extent};
-  for (auto& tm : terms)
-    for (int64_t c : {tm.lo, tm.hi})
-      if (c > 0 && c < extent) cuts.push_back(c);
-  for (auto& [lo, hi] : live)
-    for (int64_t c : {lo, hi})
-      if (c > 0 && c < extent) cuts.push_back(c);
-  std::sort(cuts.begin(), cuts.end());
-  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-  auto is_live = [&](int64_t lo, int64_t hi) {
-    for (auto& [a, b] : live)
-      if (a <= lo && hi <= b) return true;
-    return false;
-  };
-  // Pieces with the set of terms that apply; neighbours with the same set merge.
-  std::vector<std::pair<std::pair<int64_t, int64_t>, std::vector<size_t>>> pieces;
-  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-    int64_t lo = cuts[i], hi = cuts[i + 1];
-    std::vector<size_t> use;
-    if (is_live(lo, hi)) {
-      for (size_t j = 0; j < terms.size(); ++j)
-        if (terms[j].lo <= lo && hi <= terms[j].hi) use.push_back(j);
-    } else {
-      some_dead = true;
-    }
-    if (!pieces.empty() && pieces.back().second == use) pieces.back().first.second = hi;
-    else pieces.push_back({{lo, hi}, use});
+  std::vector<std::vector<int64_t>> cuts(rank);
+  for (size_t a = 0; a < rank; ++a) {
+    for (auto& tm : terms) cuts[a].insert(cuts[a].end(), {tm.lo[a], tm.hi[a]});
+    for (auto& l : live) cuts[a].insert(cuts[a].end(), {l.lo[a], l.hi[a]});
+    std::sort(cuts[a].begin(), cuts[a].end());
+    cuts[a].erase(std::unique(cuts[a].begin(), cuts[a].end()), cuts[a].end());
   }
+  std::vector<Box> leaves = split_box(whole, 0, cuts, terms, live);
+  bool some_dead = false;
+  for (auto& l : leaves) some_dead = some_dead || l.use.empty();
   if (!guarded && !some_dead) return std::nullopt;  // nothing to gain
-  if (pieces.size() > 8) return std::nullopt;      // keep the IR (and the kernels) few
-  for (auto& [range, use] : pieces) {
-    AdjSegment seg{range.first, range.second, nullptr};
-    for (size_t j : use) seg.body = add(seg.body, terms[j].value);
+  if (leaves.size() > 16) return std::nullopt;      // keep the IR (and the kernels) few
+  AdjSplit out;
+  out.extent = ext[0];
+  for (auto& l : leaves) {
+    AdjSegment seg{l.lo[0], l.hi[0], nullptr};
+    for (size_t j : l.use) seg.body = add(seg.body, terms[j].value);
     out.segs.push_back(seg);
   }
-  // One clause per non-zero piece over fresh indices; uncovered points are 0 (SPEC §5.4), and a
-  // zero last piece keeps the extent with one zero point.
+  // One clause per non-zero box over fresh indices; uncovered points are 0 (SPEC §5.4), and a
+  // zero box at the far corner keeps the extents with one zero point.
   std::vector<NodeRef> decls;
-  for (size_t i = 0; i < out.segs.size(); ++i) {
-    const AdjSegment& seg = out.segs[i];
-    bool last = i + 1 == out.segs.size();
-    if (!seg.body && !last) continue;
-    int64_t lo = seg.body ? seg.lo : seg.hi - 1;
-    bool point = seg.hi - lo == 1;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    Box box = leaves[i];
+    const NodeRef& body = out.segs[i].body;
+    bool corner = true;
+    for (size_t a = 0; a < rank; ++a) corner = corner && box.hi[a] == ext[a];
+    if (!body && !corner) continue;
+    if (!body)
+      for (size_t a = 0; a < rank; ++a) box.lo[a] = box.hi[a] - 1;
     Copier cp(cx, facts);
     std::vector<NodeRef> kids{nullptr};
-    for (size_t a = 0; a < t.m.size(); ++a) {
-      const NodeRef& s = t.slots[a];
-      if (static_cast<int>(a) == axis && point) {
-        kids.push_back(ir::make({.kind = Kind::IdxLit, .ival = lo}));
-        cp.subst[t.m[a]->def] = irb::lit(lo);
+    for (size_t a = 0; a < rank; ++a) {
+      if (box.hi[a] - box.lo[a] == 1) {
+        kids.push_back(ir::make({.kind = Kind::IdxLit, .ival = box.lo[a]}));
+        cp.subst[t.m[a]->def] = irb::lit(box.lo[a]);
         continue;
       }
       DefId d = cx.resolver.new_def(t.m[a]->name, DefKind::Index);
       cp.subst[t.m[a]->def] = name(t.m[a]->name, d);
-      NodeRef lo_e = static_cast<int>(a) == axis ? irb::lit(lo) : cp.copy(s->kids[0]->kids[0]);
-      NodeRef hi_e = static_cast<int>(a) == axis ? irb::lit(seg.hi) : cp.copy(s->kids[0]->kids[1]);
-      kids.push_back(idx_in(t.m[a]->name, d, lo_e, hi_e));
+      kids.push_back(idx_in(t.m[a]->name, d, irb::lit(box.lo[a]), irb::lit(box.hi[a])));
     }
-    kids[0] = seg.body ? cp.copy(seg.body) : zero_of(dt);
+    kids[0] = body ? cp.copy(body) : zero_of(dt);
     decls.push_back(ir::make({.kind = Kind::EinDecl, .kids = std::move(kids), .name = t.name, .def = t.def}));
   }
   // A reverse recurrence computes its last points first.

@@ -96,17 +96,15 @@ class RecurrenceOrder : public ir::Mutator {
     return c;
   }
 
-  // A read of another step than the clause's literal one (`P[2, 0]` in `P[3, j] = ...`) that
-  // looks ahead on the clause's own loops: the steps order it (order_tensor checks it is
-  // earlier), not the loops.
+  // A read of another step than the clause's literal one (`P[2, 0]` in `P[3, j] = ...`): the
+  // steps order it (order_tensor checks it is earlier), not this clause's loops, which it
+  // neither carries nor blocks. Steps are taken on axis 0, where recurrences keep their time.
   bool other_step(const Clause& c, const Read& r) {
-    for (size_t a = 0; a < c.write.size() && a < r.idx.size(); ++a) {
-      auto w = irb::as_lit(c.write[a]);
-      if (!w) continue;
-      auto x = fold_int(cx_, u_, r.idx[a]);
-      if (x && *x != *w) return true;
-    }
-    return false;
+    if (c.write.empty() || r.idx.empty()) return false;
+    auto w = irb::as_lit(c.write[0]);
+    if (!w) return false;
+    auto x = fold_int(cx_, u_, r.idx[0]);
+    return x && *x != *w;
   }
 
   // Dependence component of `r` on each loop (by index into c.loops).
@@ -209,6 +207,7 @@ class RecurrenceOrder : public ir::Mutator {
       if (!c.recurrent()) continue;
       if (!legal_some_order(c)) ok = false;
       for (auto& r : c.reads) {
+        if (other_step(c, r)) continue;
         auto v = vector_of(c, r);
         for (size_t l = 0; l < c.loops.size() && ok; ++l) {
           if (v[l].k != Comp::Exact || v[l].d <= 0) continue;
@@ -227,7 +226,7 @@ class RecurrenceOrder : public ir::Mutator {
   bool legal(Clause& c, const std::vector<int>& order) {
     for (auto& r : c.reads) {
       int carrier;
-      if (classify(c, vector_of(c, r), order, &carrier) > 0 && !other_step(c, r)) return false;
+      if (!other_step(c, r) && classify(c, vector_of(c, r), order, &carrier) > 0) return false;
     }
     return true;
   }
@@ -245,9 +244,9 @@ class RecurrenceOrder : public ir::Mutator {
       }
     }
     for (auto& r : c.reads) {
+      if (other_step(c, r)) continue;
       int carrier;
       int k = classify(c, vector_of(c, r), c.order, &carrier);
-      if (k > 0 && other_step(c, r)) continue;
       if (k > 0) {
         cx_.error("E012", "`" + cx_.sm.snippet(r.node->span) +
                               "` reads a point that is not computed yet",
@@ -311,6 +310,7 @@ class RecurrenceOrder : public ir::Mutator {
       }
       for (auto& r : c.reads) {
         int carrier;
+        if (other_step(c, r)) continue;
         if (!c.order.empty() && classify(c, vector_of(c, r), c.order, &carrier) == 0 &&
             !same_literals(c, r) && same_step_axis < 0)
           same_step_axis = axis_of(c, c.loops[c.order[0]]->def);

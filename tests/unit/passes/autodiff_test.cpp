@@ -198,9 +198,19 @@ const AdProgram kRecurrenceInputLagged{
     "let h[t in 1..6] = 0.8 * h[t - 1] + x[t - 1] + x[t + 1] * x[t + 1];\nlet loss = h[5] + h[2];",
     "x", {7}, {0.5, -1.0, 2.0, 0.25, -0.5, 1.5, 0.75}};
 
+// A 2-D stencil run over time with zero boundary columns: the adjoint's guards bound both axes,
+// so it is split into boxes (seed row, boundary columns, interior, first row).
+const AdProgram kStencil{
+    "stencil-2d",
+    "let u0: [{T}; 6] = {P};\nlet u[0, i in 0..6] = u0[i];\nlet u[t in 1..4, 0] = 0.0;\n"
+    "let u[t in 1..4, i in 1..5] = u[t - 1, i] + 0.2 * (u[t - 1, i - 1] - 2.0 * u[t - 1, i] + u[t - 1, i + 1]);\n"
+    "let u[t in 1..4, 5] = 0.0;\nlet loss = sum[i](u[3, i] * u[3, i] * u0[i]);",
+    "u0", {6}, {0.5, -1.0, 2.0, 0.25, -0.5, 1.5}};
+
 const AdProgram* const kAll[] = {&kElementwise, &kMatmul, &kWhereConv, &kSoftmaxCe, &kMlp,
                                  &kRecurrence1d, &kRecurrence2d, &kMaxMin, &kPiecewise,
-                                 &kRecurrenceInput, &kRecurrenceInputFirst, &kRecurrenceInputLagged};
+                                 &kRecurrenceInput, &kRecurrenceInputFirst, &kRecurrenceInputLagged,
+                                 &kStencil};
 
 TEST(Autodiff, F32GradientsMatchFiniteDifferences) {
   for (const AdProgram* p : kAll) {
