@@ -99,7 +99,8 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     args = ap.parse_args()
     rows = []
-    for name, label in [("mlp", "MLP 784-256-10, batch 256, f32"), ("rec", "recurrence h[t] = w*h[t-1] + u[t], 10^6 steps, f64")]:
+    for name, label in [("mlp", "MLP 784-256-10, batch 256, f32"), ("rec", "recurrence h[t] = w*h[t-1] + u[t], 10^6 steps, f64"),
+                        ("heat", "heat stencil 2000 steps x 1000 points, f64")]:
         for jit in ("always", "never"):
             tp, op = ein_time(args.ein, os.path.join(HERE, f"{name}_primal.ein"), jit, args.reps)
             tg, og = ein_time(args.ein, os.path.join(HERE, f"{name}_grad.ein"), jit, args.reps)
