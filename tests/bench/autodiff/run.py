@@ -21,18 +21,17 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.dirname(HERE))
+from run import best_of, with_warmup  # noqa: E402  (tests/bench/run.py)
 
 
 def ein_time(ein, path, jit, reps):
     """Best of `reps` runs of the region's statement times. The region runs twice per process
     (a renamed warm-up copy first, as in tests/bench/run.py), so BLAS threads and page faults
     are not charged to the measured copy; one unmeasured run first fills the kernel cache."""
-    sys.path.insert(0, os.path.dirname(HERE))
-    from run import with_warmup  # tests/bench/run.py
     env = dict(os.environ, EIN_JIT=jit)
     best, out = float("inf"), None
     with tempfile.TemporaryDirectory() as tmp:
@@ -46,15 +45,6 @@ def ein_time(ein, path, jit, reps):
             out = p.stdout.strip()
             if rep > 0:
                 best = min(best, ms)
-    return best, out
-
-
-def best_of(reps, f):
-    best, out = float("inf"), None
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        out = f()
-        best = min(best, (time.perf_counter() - t0) * 1e3)
     return best, out
 
 
