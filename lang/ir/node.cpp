@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 namespace ein::ir {
 namespace {
@@ -108,7 +109,65 @@ void print_rec(std::ostringstream& os, const NodeRef& n, const PrintOptions& opt
   os << ")";
 }
 
+// Layout specs by kind, from EIN_NODE_LAYOUTS (nullptr = unchecked).
+struct LayoutTable {
+  const char* spec[static_cast<size_t>(Kind::Count_)] = {};
+  LayoutTable() {
+#define EIN_L(kind, s) spec[static_cast<size_t>(Kind::kind)] = s;
+#define EIN_NONE(kind, pos, acc)
+    EIN_NODE_LAYOUTS(EIN_L, EIN_NONE, EIN_NONE)
+#undef EIN_L
+#undef EIN_NONE
+    spec[static_cast<size_t>(Kind::DiffFn)] = spec[static_cast<size_t>(Kind::Fn)];
+  }
+};
+const LayoutTable& layouts() {
+  static const LayoutTable t;
+  return t;
+}
+
+[[noreturn]] void bad_layout(const Node& n, const std::string& what) {
+  throw std::logic_error(std::string("internal compiler error: ") + kind_name(n.kind) +
+                         " node " + what + " (layout \"" +
+                         layouts().spec[static_cast<size_t>(n.kind)] + "\")");
+}
+
 }  // namespace
+
+void check_layout(const Node& n) {
+  const char* spec = layouts().spec[static_cast<size_t>(n.kind)];
+  if (!spec) return;
+  size_t fixed = 0, optional_end = 0;
+  bool tail = false;
+  for (const char* c = spec; *c; ++c) {
+    if (*c == '*') tail = true;
+    else if (*c == '?') ++optional_end;
+    else ++fixed;
+  }
+  size_t k = n.kids.size();
+  if (k < fixed) bad_layout(n, "has " + std::to_string(k) + " kids, needs at least " + std::to_string(fixed));
+  if (!tail && k > fixed + optional_end)
+    bad_layout(n, "has " + std::to_string(k) + " kids, allows at most " + std::to_string(fixed + optional_end));
+  size_t pos = 0;
+  for (const char* c = spec; *c && pos < k; ++c) {
+    if (*c == '*') {
+      for (; pos < k; ++pos)
+        if (!n.kids[pos]) bad_layout(n, "has a null kid at tail position " + std::to_string(pos));
+      break;
+    }
+    if (*c == 'r' && !n.kids[pos]) bad_layout(n, "has a null required kid " + std::to_string(pos));
+    ++pos;
+  }
+}
+
+bool has_layout_of(const Node& n, Kind k) {
+  return n.kind == k || (k == Kind::Fn && n.kind == Kind::DiffFn);
+}
+
+void detail::layout_misuse(const Node& n, Kind expected, const char* accessor) {
+  throw std::logic_error(std::string("internal compiler error: ") + accessor + " applied to a " +
+                         kind_name(n.kind) + " node (it reads " + kind_name(expected) + ")");
+}
 
 const char* kind_name(Kind k) {
   auto i = static_cast<size_t>(k);
@@ -152,6 +211,7 @@ NodeRef make(NodeInit init) {
   n->slot = -1;
   n->dt = -1;
   n->id = g_next_id.fetch_add(1, std::memory_order_relaxed);
+  check_layout(*n);
   return n;
 }
 
@@ -200,6 +260,7 @@ NodeRef with_def(const NodeRef& n, DefId def) {
 NodeRef edited(const NodeRef& n, const std::function<void(Node&)>& edit) {
   auto m = std::make_shared<Node>(*n);
   edit(*m);
+  check_layout(*m);
   return m;
 }
 

@@ -2,8 +2,8 @@
 // DefIds, passes rewrite it, and Einstein lowering produces its loop/reduction kinds. Nodes are
 // immutable and shared; analyses keep their facts in side tables keyed by Node::id.
 //
-// Kid layouts are fixed per kind and listed below. "?" marks a kid that may be nullptr,
-// "..." a variable tail. Accessor helpers at the end of this file name the common positions.
+// Kid layouts are fixed per kind: the comments below describe them, lang/ir/layout.h states
+// them as a table that the factories check, and generates the named accessors from it.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -176,7 +176,7 @@ struct Node {
 };
 
 // ---- construction -------------------------------------------------------------------------
-// The only way to make nodes. Assigns a fresh id. Kid layouts are checked in debug builds.
+// The only way to make nodes. Assigns a fresh id and checks the kid layout (check_layout).
 struct NodeInit {
   Kind kind;
   Span span{};
@@ -225,22 +225,10 @@ std::string to_sexpr(const NodeRef& n, const PrintOptions& opt = {});
 bool structurally_equal(const NodeRef& a, const NodeRef& b);
 uint64_t structural_hash(const NodeRef& n);
 
-// ---- named kid positions -------------------------------------------------------------------
-inline const NodeRef& tail_expr(const Node& block) { return block.kids.back(); }  // if kHasTail
-inline const NodeRef& fn_ret_type(const Node& fn) { return fn.kids[0]; }
-inline const NodeRef& fn_body(const Node& fn) { return fn.kids[1]; }
-inline size_t fn_param_begin() { return 2; }
-inline const NodeRef& lambda_body(const Node& l) { return l.kids[0]; }
-inline size_t lambda_param_begin() { return 1; }
-inline const NodeRef& let_pattern(const Node& l) { return l.kids[0]; }
-inline const NodeRef& let_type(const Node& l) { return l.kids[1]; }
-inline const NodeRef& let_value(const Node& l) { return l.kids[2]; }
-inline const NodeRef& ein_value(const Node& e) { return e.kids[0]; }
-inline size_t ein_slot_begin() { return 1; }
-inline const NodeRef& reduce_body(const Node& r) { return r.kids[0]; }
-inline size_t reduce_slot_begin() { return 1; }
-
 }  // namespace ein::ir
+
+// Named accessors and the layout table (after Node, so layout.h can define inline accessors).
+#include "lang/ir/layout.h"  // IWYU pragma: export
 
 template <>
 struct std::hash<ein::ir::DefId> {

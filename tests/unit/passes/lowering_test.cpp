@@ -100,7 +100,7 @@ TEST(Lowering, ReductionGuardIsAnLGuard) {
   ASSERT_EQ(s->kind, Kind::Let);
   ir::NodeRef red = ir::let_value(*s);
   ASSERT_EQ(red->kind, Kind::LReduce);
-  ASSERT_EQ(ir::reduce_body(*red)->kind, Kind::LGuard);
+  ASSERT_EQ(ir::lreduce_body(*red)->kind, Kind::LGuard);
   EXPECT_EQ(count_of(red, Kind::LoopVar), 1u);
   EXPECT_EQ(count_of(red, Kind::LIf), 0u);
 }
@@ -178,8 +178,8 @@ TEST(Lowering, DerivedIndexInsideAReductionIsAnLLetIn) {
   ir::NodeRef t = c->ltensor("conv");
   auto reds = nodes_of(t, Kind::LReduce);
   ASSERT_EQ(reds.size(), 1u);
-  ASSERT_EQ(ir::reduce_body(*reds[0])->kind, Kind::LLetIn);
-  EXPECT_EQ(ir::reduce_body(*reds[0])->name, "p");
+  ASSERT_EQ(ir::lreduce_body(*reds[0])->kind, Kind::LLetIn);
+  EXPECT_EQ(ir::lreduce_body(*reds[0])->name, "p");
   EXPECT_EQ(count_of(t, Kind::LFor), 1u);
 }
 
