@@ -113,10 +113,10 @@ int main(int argc, char** argv) {
     }
     if (a == "--version") {
 #ifdef EIN_HAVE_XEUS
-      std::printf("xein 0.1.0 (xeus %d.%d.%d)\n", XEUS_VERSION_MAJOR, XEUS_VERSION_MINOR,
+      std::printf("xein " EIN_VERSION " (xeus %d.%d.%d)\n", XEUS_VERSION_MAJOR, XEUS_VERSION_MINOR,
                   XEUS_VERSION_PATCH);
 #else
-      std::puts("xein 0.1.0 (built without xeus)");
+      std::puts("xein " EIN_VERSION " (built without xeus)");
 #endif
       return 0;
     }

@@ -14,7 +14,7 @@ namespace ein::kernel {
 
 namespace {
 
-constexpr const char* kVersion = "0.1.0";
+constexpr const char* kVersion = EIN_VERSION;  // from project() in CMakeLists.txt
 
 // Indentation for the next line of an incomplete cell: the current line's, one level deeper
 // after an opening bracket.

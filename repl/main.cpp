@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
       std::fputs(kUsage, stdout);
       return 0;
     } else if (a == "--version") {
-      std::puts("ein 0.1.0");
+      std::puts("ein " EIN_VERSION);
       return 0;
     } else if (a == "-c" && i + 1 < args.size()) {
       code = args[++i];

@@ -96,7 +96,7 @@ class Repl {
     std::setlocale(LC_CTYPE, "");  // libedit handles UTF-8 input only in a UTF-8 locale
     LineEditor editor(session_, color_out_, history_path());
     install_sigint(false);
-    std::printf("ein 0.1.0 · Einlang REPL · %%help lists commands · Ctrl-D exits\n");
+    std::printf("ein " EIN_VERSION " · Einlang REPL · %%help lists commands · Ctrl-D exits\n");
     std::fflush(stdout);
     std::string buf;
     while (true) {
