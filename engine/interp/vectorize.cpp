@@ -29,8 +29,9 @@ class Vectorizer {
   Vectorizer(Interpreter::Impl& in, const NodeRef& tensor) : in_(in), tensor_(tensor) {}
 
   bool run(const NodeRef& nest) {
-    if (nest->kind != Kind::LFor || nest->aux.find("strategy=vectorized") == std::string::npos)
-      return false;
+    if (nest->kind != Kind::LFor || !in_.unit) return false;
+    auto st = in_.unit->strategies.find(nest->id);
+    if (st == in_.unit->strategies.end() || st->second != LoopStrategy::Vectorized) return false;
     NodeRef cur = nest;
     std::vector<NodeRef> fors;
     while (cur->kind == Kind::LFor) {

@@ -1,8 +1,6 @@
 // %ir [STAGE] [NAME | CODE]: the IR of a binding's definition or of a snippet at a compiler
 // stage. Nothing is executed: the snippet is compiled as a cell with execute=false, which the
 // session rolls back, so %ir never changes the session.
-#include <sstream>
-
 #include "engine/session/commands.h"
 #include "lang/passes/driver.h"
 
@@ -29,53 +27,9 @@ std::string stage_list() {
   return s + ")";
 }
 
-// Stages from Einstein lowering on work on loops, where the plan summary applies.
-bool is_lowered_stage(const std::string& stage) {
-  if (stage == "lowered") return true;
-  bool after_lowering = false;
-  for (auto& p : pass_names()) {
-    after_lowering = after_lowering || p == "einstein_lowering";
-    if (p == stage) return after_lowering;
-  }
-  return false;
-}
-
 bool is_stage_word(const std::string& w) {
   return w == "ast" || w == "resolved" || w == "lowered" || w == "kernel" || w.rfind("after=", 0) == 0 ||
          is_pass(w);
-}
-
-// Lowered dumps carry the planner's decisions as aux text ("strategy=gemm", "recurrence axis=0
-// lookback=1", "window=2 on axis 0"); this lists them per tensor and loop, ahead of the tree.
-std::string plan_summary(const std::string& dump) {
-  std::istringstream in(dump);
-  std::string line, out;
-  auto field = [](const std::string& l, size_t from) {
-    size_t a = l.find(" aux=", from);
-    if (a == std::string::npos) return std::string();
-    a += 5;
-    size_t e = l.find(" #", a);
-    return l.substr(a, e == std::string::npos ? std::string::npos : e - a);
-  };
-  while (std::getline(in, line)) {
-    size_t b = line.find_first_not_of(' ');
-    if (b == std::string::npos) continue;
-    bool tensor = line.compare(b, 9, "(LTensor ") == 0, loop = line.compare(b, 6, "(LFor ") == 0;
-    if (!tensor && !loop) continue;
-    size_t n0 = line.find(' ', b) + 1, n1 = line.find(' ', n0);
-    std::string name = line.substr(n0, n1 == std::string::npos ? std::string::npos : n1 - n0);
-    std::string aux = field(line, b);
-    if (tensor) {
-      out += ";;   tensor " + name + ": " + (aux.empty() ? "whole tensor stored" : aux) + "\n";
-    } else {
-      std::string kind = line.find("[sequential]") != std::string::npos ? "sequential"
-                         : line.find("[parallel]") != std::string::npos ? "parallel" : "";
-      std::string what = aux;
-      if (!kind.empty()) what += (what.empty() ? "" : ", ") + kind;
-      out += ";;     loop " + name + (what.empty() ? "" : ": " + what) + "\n";
-    }
-  }
-  return out.empty() ? "" : ";; execution plan\n" + out;
 }
 
 Request parse_request(Session& s, const std::string& args) {
@@ -130,8 +84,6 @@ void cmd_ir(Call& c) {
     // The native tier's plan and generated C++ (session.cpp fills the dump for this stage).
     if (text.empty()) text = "native kernels: not available in this build\n";
   } else {
-    std::string stage = q.stage.rfind("after=", 0) == 0 ? q.stage.substr(6) : q.stage;
-    if (is_lowered_stage(stage)) text = plan_summary(text) + text;
     if (!q.name.empty()) {
       auto info = c.session.name_info(q.name);
       if (info && info->kind == "fn" && text.find(";; " + q.name + " ") == std::string::npos &&

@@ -45,6 +45,18 @@ struct AgreeFact {
 // Statically known extents of a value: -1 = unknown. Rank may be unknown (nullopt).
 using StaticShape = std::vector<int64_t>;
 
+// The fused time loop of a recurrence (recurrence_order): the tensor axis it runs along and how
+// many steps back its clauses read (nullopt: not a constant, e.g. a reverse or dynamic read).
+struct RecurrenceFact {
+  int axis = 0;
+  std::optional<int64_t> lookback;
+};
+
+// How the interpreter may run a clause's loop nest (exec_facts): every point independent with
+// no calls (whole-array evaluation), a matrix product up to transposition, or point by point.
+enum class LoopStrategy : uint8_t { Vectorized, Gemm, Scalar };
+const char* strategy_name(LoopStrategy s);
+
 struct Unit {
   enum class Kind { Cell, Fn, Lambda } kind = Kind::Cell;
   int id = 0;
@@ -72,7 +84,9 @@ struct Unit {
   std::unordered_map<ir::DefId, StaticShape> def_shapes;
   std::unordered_map<uint32_t, StaticShape> shapes;       // node id -> static shape
   std::unordered_map<ir::DefId, int64_t> int_values;      // integer lets with a known value
-  // lowering
+  // lowering, and facts about the lowered code (keyed by node id; printed by %ir)
+  std::unordered_map<uint32_t, RecurrenceFact> recurrences;  // time LFor -> its recurrence
+  std::unordered_map<uint32_t, LoopStrategy> strategies;     // outermost LFor of a clause
   ir::NodeRef lowered;        // lowered body: Program (cell) or Block (fn/lambda)
   std::vector<ir::DefId> params;
   std::vector<ir::DefId> captures;

@@ -63,7 +63,11 @@ const std::vector<std::string>& pass_names() {
 }
 
 std::string dump_units(const CompileCtx& cx, bool lowered) {
-  std::string out;
+  std::string out, plan;
+  if (lowered)
+    for (auto& u : cx.units)
+      if (u->lowered) plan += describe_exec_plan(*u);
+  if (!plan.empty()) out = ";; execution plan\n" + plan;
   for (auto& u : cx.units) {
     const ir::NodeRef& n = lowered ? u->lowered : u->body;
     if (!n) continue;

@@ -41,18 +41,13 @@ class Facts : public ir::Mutator {
  protected:
   NodeRef post(const NodeRef& n) override {
     if (n->kind != Kind::LTensor) return n;
-    std::vector<NodeRef> kids = n->kids;
-    for (auto& k : kids) {
-      if (k->kind != Kind::LFor) continue;
-      std::string strategy = strategy_of(k, n->def);
-      std::string aux = k->aux.empty() ? "strategy=" + strategy : k->aux + " strategy=" + strategy;
-      k = ir::edited(k, [&](ir::Node& m) { m.aux = aux; });
-    }
-    return ir::with_kids(n, std::move(kids));
+    for (auto& k : n->kids)
+      if (k->kind == Kind::LFor) u_.strategies[k->id] = strategy_of(k, n->def);
+    return n;
   }
 
  private:
-  std::string strategy_of(const NodeRef& nest, ir::DefId def) {
+  LoopStrategy strategy_of(const NodeRef& nest, ir::DefId def) {
     bool calls = false, self = false, seq = false;
     NodeRef store;
     ir::for_each_node(nest, [&](const NodeRef& x) {
@@ -61,10 +56,10 @@ class Facts : public ir::Mutator {
       if (x->kind == Kind::LFor && x->has(ir::kSequential)) seq = true;
       if (x->kind == Kind::LStore && !store) store = x;
     });
-    if (self || seq) return "scalar";
+    if (self || seq) return LoopStrategy::Scalar;
     if (store && nest->kids[2]->kind == Kind::LFor && nest->kids[2]->kids[2] == store && is_gemm(store))
-      return "gemm";
-    return calls ? "scalar" : "vectorized";
+      return LoopStrategy::Gemm;
+    return calls ? LoopStrategy::Scalar : LoopStrategy::Vectorized;
   }
 
   Unit& u_;
@@ -72,12 +67,44 @@ class Facts : public ir::Mutator {
 
 }  // namespace
 
+const char* strategy_name(LoopStrategy s) {
+  switch (s) {
+    case LoopStrategy::Vectorized: return "vectorized";
+    case LoopStrategy::Gemm: return "gemm";
+    case LoopStrategy::Scalar: return "scalar";
+  }
+  return "?";
+}
+
 void compute_exec_facts(CompileCtx& cx) {
   for (auto& u : cx.units) {
     if (!u->lowered) continue;
     Facts f(*u);
     u->lowered = f.mutate(u->lowered);
   }
+}
+
+std::string describe_exec_plan(const Unit& u) {
+  std::string out;
+  ir::for_each_node(u.lowered, [&](const NodeRef& n) {
+    if (n->kind == Kind::LTensor) {
+      out += ";;   tensor " + n->name + ": " +
+             (n->has(ir::kWindowed) ? "window=" + std::to_string(n->kids[0]->ival) + " on axis 0"
+                                    : std::string("whole tensor stored")) + "\n";
+    } else if (n->kind == Kind::LFor) {
+      std::string what;
+      auto add = [&](const std::string& s) { what += (what.empty() ? "" : " ") + s; };
+      if (auto r = u.recurrences.find(n->id); r != u.recurrences.end())
+        add("recurrence axis=" + std::to_string(r->second.axis) + " lookback=" +
+            (r->second.lookback ? std::to_string(*r->second.lookback) : std::string("?")));
+      if (auto s = u.strategies.find(n->id); s != u.strategies.end())
+        add(std::string("strategy=") + strategy_name(s->second));
+      std::string kind = n->has(ir::kSequential) ? "sequential" : n->has(ir::kParallel) ? "parallel" : "";
+      if (!kind.empty()) what += (what.empty() ? "" : ", ") + kind;
+      out += ";;     loop " + n->name + (what.empty() ? "" : ": " + what) + "\n";
+    }
+  });
+  return out;
 }
 
 }  // namespace ein

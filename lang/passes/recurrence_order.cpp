@@ -501,11 +501,12 @@ class RecurrenceOrder : public ir::Mutator {
     }
     NodeRef body = steps.size() == 1 ? steps[0]
                                      : ir::make({.kind = Kind::LSeq, .span = t->span, .kids = steps});
-    std::string info = "recurrence axis=" + std::to_string(time_axis) +
-                       (lookback_known ? " lookback=" + std::to_string(lookback) : " lookback=?");
-    kids.push_back(ir::make({.kind = Kind::LFor, .span = t->span, .kids = {lo, hi, body},
-                             .name = tloop0->name, .aux = info, .def = tf,
-                             .flags = ir::kSequential | (reverse_ ? ir::kReverse : 0u)}));
+    NodeRef tloop = ir::make({.kind = Kind::LFor, .span = t->span, .kids = {lo, hi, body},
+                              .name = tloop0->name, .def = tf,
+                              .flags = ir::kSequential | (reverse_ ? ir::kReverse : 0u)});
+    u_.recurrences[tloop->id] =
+        RecurrenceFact{time_axis, lookback_known ? std::optional<int64_t>(lookback) : std::nullopt};
+    kids.push_back(tloop);
     for (auto& [v, i] : after_loop) kids.push_back(rebuild(clauses[i], clauses[i].order, -1));
     return ir::with_kids(t, std::move(kids));
   }

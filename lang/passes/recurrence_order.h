@@ -11,6 +11,6 @@ struct CompileCtx;
 // With a recurrence carried by an outer axis, every clause that loops over that axis is fused
 // into one time loop (clauses with a literal there, the initial conditions, run first), and the
 // clauses of one step are ordered by their same-step dependencies (cycle: E012). The time loop's
-// aux records "recurrence axis=A lookback=L" for storage windows and %ir.
+// axis and lookback go to Unit::recurrences (for storage windows and %ir).
 void order_recurrences(CompileCtx& cx);
 }  // namespace ein

@@ -20,14 +20,12 @@ struct Candidate {
   NodeRef extent;   // axis-0 extent expression
 };
 
-std::optional<int64_t> lookback_of(const NodeRef& t) {
+// The lookback of a recurrence fused over axis 0 (recurrence_order's fact), if constant.
+std::optional<int64_t> lookback_of(const Unit& u, const NodeRef& t) {
   for (auto& k : t->kids) {
     if (k->kind != Kind::LFor) continue;
-    const std::string& a = k->aux;
-    if (a.rfind("recurrence axis=0 lookback=", 0) != 0) continue;
-    std::string v = a.substr(std::string("recurrence axis=0 lookback=").size());
-    if (v == "?" || v.empty()) return std::nullopt;
-    return std::stoll(v);
+    auto it = u.recurrences.find(k->id);
+    if (it != u.recurrences.end() && it->second.axis == 0) return it->second.lookback;
   }
   return std::nullopt;
 }
@@ -40,7 +38,7 @@ class WindowPass {
     std::vector<Candidate> cands;
     ir::for_each_node(u_.lowered, [&](const NodeRef& n) {
       if (n->kind != Kind::LTensor || n->has(ir::kHasElem)) return;
-      auto lb = lookback_of(n);
+      auto lb = lookback_of(u_, n);
       if (!lb) return;
       cands.push_back(Candidate{n, *lb, n->kids[0]->kids.empty() ? nullptr : n->kids[0]->kids[0]});
     });
@@ -125,7 +123,6 @@ class WindowPass {
       int64_t w = windows_[m->def];
       return ir::edited(m, [&](ir::Node& x) {
         x.flags |= ir::kWindowed;
-        x.aux = "window=" + std::to_string(w) + " on axis 0";
         x.kids[0] = ir::edited(x.kids[0], [&](ir::Node& s) { s.ival = w; });
       });
     }

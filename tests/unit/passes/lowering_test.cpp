@@ -226,10 +226,12 @@ TEST(Lowering, ExecutionStrategyIsRecorded) {
   auto c = compile("let A = [[1.0, 2.0], [3.0, 4.0]];\nlet C[i, j] = sum[k](A[i, k] * A[k, j]);\n"
                    "let E[i, j] = A[i, j] * 2.0;\n");
   ASSERT_TRUE(c->ok) << c->rendered();
-  EXPECT_NE(c->ltensor("C")->kids[1]->aux.find("strategy=gemm"), std::string::npos)
-      << c->ltensor("C")->kids[1]->aux;
-  EXPECT_NE(c->ltensor("E")->kids[1]->aux.find("strategy=vectorized"), std::string::npos)
-      << c->ltensor("E")->kids[1]->aux;
+  auto strategy = [&](const char* t) {
+    auto it = c->cell().strategies.find(c->ltensor(t)->kids[1]->id);
+    return it == c->cell().strategies.end() ? std::string("none") : strategy_name(it->second);
+  };
+  EXPECT_EQ(strategy("C"), "gemm");
+  EXPECT_EQ(strategy("E"), "vectorized");
 }
 
 TEST(Lowering, EveryLocalGetsAFrameSlot) {

@@ -1,7 +1,7 @@
 // Recurrence ordering (SPEC §5.5, lang/passes/recurrence_order.h): E012 for reads of points that
 // are not computed yet (future reads, the point being written, same-step cycles), the
 // sequential / parallel flags of loops, the fused time loop with same-step clause order, loop
-// reordering when slot order would read the future, and the "recurrence axis=A lookback=L" aux
+// reordering when slot order would read the future, and the recurrence facts (axis, lookback)
 // that storage windows rely on. Values are checked against hand-computed sequences.
 #include <gtest/gtest.h>
 
@@ -20,10 +20,18 @@ std::vector<ir::NodeRef> top_loops(const ir::NodeRef& t) {
   return out;
 }
 
-// The fused time loop of a recurrence (the top-level LFor whose aux says so), or null.
-ir::NodeRef time_loop(const ir::NodeRef& t) {
+// "axis=A lookback=L" of a loop that recurrence_order made a fused time loop, else "".
+std::string recurrence_of(const Unit& u, const ir::NodeRef& loop) {
+  auto it = u.recurrences.find(loop->id);
+  if (it == u.recurrences.end()) return "";
+  return "axis=" + std::to_string(it->second.axis) + " lookback=" +
+         (it->second.lookback ? std::to_string(*it->second.lookback) : std::string("?"));
+}
+
+// The fused time loop of a recurrence of the cell, or null.
+ir::NodeRef time_loop(Compiled& c, const ir::NodeRef& t) {
   for (auto& l : top_loops(t))
-    if (l->aux.find("recurrence axis=") != std::string::npos) return l;
+    if (!recurrence_of(c.cell(), l).empty()) return l;
   return nullptr;
 }
 
@@ -75,9 +83,9 @@ TEST(Recurrence, FibonacciAuxRecordsAxisAndLookback) {
   ASSERT_TRUE(c->ok) << c->rendered();
   ir::NodeRef t = c->ltensor("fib");
   ASSERT_TRUE(t);
-  ir::NodeRef tl = time_loop(t);
+  ir::NodeRef tl = time_loop(*c, t);
   ASSERT_TRUE(tl) << ir::to_sexpr(t);
-  EXPECT_NE(tl->aux.find("recurrence axis=0 lookback=2"), std::string::npos) << tl->aux;
+  EXPECT_EQ(recurrence_of(c->cell(), tl), "axis=0 lookback=2");
   EXPECT_TRUE(tl->has(ir::kSequential));
   EXPECT_FALSE(tl->has(ir::kParallel));
   // The two initial conditions are plain stores before the loop.
@@ -91,9 +99,9 @@ TEST(Recurrence, LookbackIsTheLargestBackwardDistance) {
   auto c = compile("let trib[0] = 0;\nlet trib[1] = 0;\nlet trib[2] = 1;\n"
                    "let trib[n in 3..12] = trib[n - 1] + trib[n - 2] + trib[n - 3];\n");
   ASSERT_TRUE(c->ok) << c->rendered();
-  ir::NodeRef tl = time_loop(c->ltensor("trib"));
+  ir::NodeRef tl = time_loop(*c, c->ltensor("trib"));
   ASSERT_TRUE(tl);
-  EXPECT_NE(tl->aux.find("lookback=3"), std::string::npos) << tl->aux;
+  EXPECT_EQ(recurrence_of(c->cell(), tl), "axis=0 lookback=3");
 }
 
 TEST(Recurrence, FibonacciValues) {
@@ -123,10 +131,10 @@ TEST(Recurrence, OnlyTheCarryingLoopIsSequential) {
                    "2.0 * u[t - 1, x] + u[t - 1, x + 1]);\n");
   ASSERT_TRUE(c->ok) << c->rendered();
   ir::NodeRef t = c->ltensor("u");
-  ir::NodeRef tl = time_loop(t);
+  ir::NodeRef tl = time_loop(*c, t);
   ASSERT_TRUE(tl) << ir::to_sexpr(t);
   EXPECT_TRUE(tl->has(ir::kSequential));
-  EXPECT_NE(tl->aux.find("recurrence axis=0 lookback=1"), std::string::npos) << tl->aux;
+  EXPECT_EQ(recurrence_of(c->cell(), tl), "axis=0 lookback=1");
   // The three clauses that loop over t are fused into the time loop: their stores are inside
   // it; the initial row (literal t = 0) runs first, outside.
   EXPECT_EQ(count_of(tl, Kind::LStore), 3u);
@@ -146,7 +154,7 @@ TEST(Recurrence, TwoCarriedAxesAreBothSequential) {
   auto c = compile("let P[0, j in 0..5] = 1;\nlet P[i in 1..5, 0] = 1;\n"
                    "let P[i in 1..5, j in 1..5] = P[i - 1, j] + P[i, j - 1];\n");
   ASSERT_TRUE(c->ok) << c->rendered();
-  ir::NodeRef tl = time_loop(c->ltensor("P"));
+  ir::NodeRef tl = time_loop(*c, c->ltensor("P"));
   ASSERT_TRUE(tl);
   auto inner = nodes_of(tl->kids[2], Kind::LFor);
   ASSERT_EQ(inner.size(), 1u);
@@ -181,7 +189,7 @@ TEST(Recurrence, SameStepClausesAreOrderedByDependency) {
       "let s[t in 1..5, 0] = s[t - 1, 0] + forcing[t];\n";
   auto c = compile(src);
   ASSERT_TRUE(c->ok) << c->rendered();
-  ir::NodeRef tl = time_loop(c->ltensor("s"));
+  ir::NodeRef tl = time_loop(*c, c->ltensor("s"));
   ASSERT_TRUE(tl);
   auto stores = nodes_of(tl, Kind::LStore);
   ASSERT_EQ(stores.size(), 2u);
@@ -211,7 +219,7 @@ TEST(Recurrence, CarrierLoopIsMovedOutermost) {
   ASSERT_EQ(tops.size(), 1u);
   EXPECT_EQ(tops[0]->name, "i") << ir::to_sexpr(t);
   EXPECT_TRUE(tops[0]->has(ir::kSequential));
-  EXPECT_NE(tops[0]->aux.find("recurrence axis=1"), std::string::npos) << tops[0]->aux;
+  EXPECT_EQ(recurrence_of(c->cell(), tops[0]).rfind("axis=1 ", 0), 0u) << recurrence_of(c->cell(), tops[0]);
   auto r = run_program(std::string(src) + "print(W);\n");
   EXPECT_EQ(r.out, "[[0, 2, 4, 4], [1, 3, 3, 3], [2, 2, 2, 2]]\n");
 }
@@ -225,7 +233,7 @@ TEST(Recurrence, RecurrenceInsideAFunction) {
   for (auto& u : c->cx->units) {
     if (u->kind != Unit::Kind::Fn) continue;
     for (auto& l : nodes_of(u->lowered, Kind::LFor))
-      if (l->aux.find("recurrence axis=0 lookback=1") != std::string::npos) found = true;
+      if (recurrence_of(*u, l) == "axis=0 lookback=1") found = true;
   }
   EXPECT_TRUE(found);
   auto r = run_program("fn cum(v) { let c[0] = v[0]; let c[t in 1..len(v)] = c[t - 1] + v[t]; c }\n"
