@@ -1,0 +1,91 @@
+"""Where literal typing is settled by SPEC §3 and where it is not, for the generator and the
+shrinker.
+
+Literals take the type of the expression they are unified with (`x_f64 * (1.5 + 2.0)` is all
+f64; `sum[k](0.1)` in an f64 context is an f64 sum). An expression made only of literals in a
+position that nothing unifies with (a statement's value, an `as` operand, ...) takes its
+default type, f32 / i32. The generator keeps such expressions at their default type or gives
+them an anchor `+ (0 as T)`; the shrinker refuses candidates that break this, so a shrunk
+program does not slide into a different question of literal typing than the one it shows.
+"""
+from ir import (Access, Bin, Block, Call, Cast, Clause, If, Lit, Red, Ref, SFn, SLet, WBind,
+                walk)
+
+DEFAULT_TYPES = ("f32", "i32", "bool")
+CMP = ("<", "<=", ">", ">=", "==", "!=", "&&", "||")
+
+
+def anchored(e, annotated):
+    """Does `e` have its type without help from its context? `annotated(fn)` tells whether a
+    user function's result type is written."""
+    if isinstance(e, Lit):
+        return e.dt == "bool"
+    if isinstance(e, (Ref, Access, Cast)):
+        return True
+    if isinstance(e, Bin):
+        if e.op in CMP:
+            return True
+        if e.op == "**":
+            return anchored(e.a, annotated)
+        return anchored(e.a, annotated) or anchored(e.b, annotated)
+    if hasattr(e, "op") and hasattr(e, "a") and not hasattr(e, "b"):     # Un
+        return e.op == "!" or anchored(e.a, annotated)
+    if isinstance(e, If):
+        return anchored(e.a, annotated) or anchored(e.b, annotated)
+    if isinstance(e, Block):
+        return anchored(e.result, annotated)
+    if isinstance(e, Red):
+        return e.op in ("all", "any", "argmax", "argmin") or anchored(e.body, annotated)
+    if isinstance(e, Call):
+        if e.fn in ("sum", "max", "min", "prod"):
+            return True
+        if not e.fn.startswith("std::") and annotated(e.fn):
+            return True
+        return any(anchored(a, annotated) for a in e.args)
+    return True
+
+
+def literal_type(e):
+    for n in walk(e):
+        if isinstance(n, Lit):
+            return n.dt
+    return None
+
+
+def ok_default(e, annotated):
+    return anchored(e, annotated) or literal_type(e) in DEFAULT_TYPES + (None,)
+
+
+def check(prog, bugs):
+    """False if some literals-only expression sits where nothing types it, with a type other
+    than its default (the generator never writes that; see the module comment)."""
+    fns = {s.name: s.ret is not None for s in prog.stmts if isinstance(s, SFn)}
+    annotated = lambda n: fns.get(n, False)
+    gray = []
+    for s in prog.stmts:
+        if isinstance(s, SLet) and s.annot is None:
+            gray.append(s.e)
+        if isinstance(s, SFn) and s.ret is None:
+            gray.append(s.body.result if isinstance(s.body, Block) else s.body)
+    for n in walk(prog.stmts):
+        if isinstance(n, Clause):
+            gray.append(n.body)
+            if n.else_ is not None:
+                gray.append(n.else_)
+        elif isinstance(n, Cast):
+            gray.append(n.a)
+        elif isinstance(n, WBind) and "literal_binding_by_use" in bugs:
+            gray.append(n.e)
+        elif isinstance(n, Block) and "literal_binding_by_use" in bugs:
+            gray.extend(v for _, v in n.lets if not isinstance(v, type(None)))
+        elif isinstance(n, Bin) and n.op in CMP[:6]:
+            if not anchored(n.a, annotated) and not anchored(n.b, annotated):
+                gray.append(n.a)
+        elif isinstance(n, Call) and n.fn not in ("sum", "max", "min", "prod") and \
+                "generic_literal_args" in bugs and not annotated(n.fn):
+            gray.extend(n.args)
+        elif isinstance(n, If) and "const_if_typing" in bugs:
+            gray.extend([n.a, n.b])
+        elif isinstance(n, Red) and n.op in ("argmax", "argmin"):
+            gray.append(n.body)
+    return all(ok_default(e, annotated) for e in gray)

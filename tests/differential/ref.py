@@ -1,0 +1,529 @@
+"""The reference evaluator: runs a generated Program (ir.py) the way SPEC describes, one scalar
+at a time, and returns what `print` must show. It shares no code with ein.
+
+Einstein declarations are evaluated on demand: a point is computed when it is first read, by the
+one clause whose ranges cover it (points no clause covers are 0), so recurrences need no
+schedule at all, a cycle is found as a point that is read while it is being computed (E012) and
+a self-read of a point no clause covers is E012 (SPEC §5.5). Scalars carry an error bound
+(refnum.py).
+"""
+import itertools
+import math
+
+import refranges
+from ir import (Access, Bin, Block, Call, Cast, Clause, Diff, FLOAT_TYPES, If, Lit, Range, Red,
+                Ref, Rest, RIdx, SDecl, SFn, SInput, SLet, SPrint, SlotIdx, SlotLit, Un, WBind,
+                WGuard, clone)
+from refnum import (IllConditioned, RefError, Unspecified, arith, argreduce, cast, compare,
+                    mathfn, minmax2, neg, reduce, rnd, wrap, zero)
+import refnum
+
+INDEX = "i32"
+IDX = "#idx"          # env key: the index variables in scope (their names)
+MATH1 = {"exp", "ln", "sqrt", "tanh", "atan", "sin", "cos", "abs", "floor", "ceil"}
+
+
+class Tensor:
+    __slots__ = ("dt", "shape", "vals", "errs")
+
+    def __init__(self, dt, shape, vals=None, errs=None):
+        self.dt, self.shape = dt, tuple(shape)
+        n = math.prod(self.shape)
+        self.vals = vals if vals is not None else [zero(dt)] * n
+        self.errs = errs if errs is not None else [0.0] * n
+
+    def offset(self, idx):
+        if len(idx) != len(self.shape):
+            raise RefError("E004", "wrong number of indices", compile_time=True)
+        off = 0
+        for i, n in zip(idx, self.shape):
+            if not 0 <= i < n:
+                raise RefError("E005", f"index {idx} out of bounds for shape {self.shape}")
+            off = off * n + i
+        return off
+
+    def points(self):
+        return itertools.product(*[range(n) for n in self.shape])
+
+    def nested(self, errs=False):
+        src = self.errs if errs else self.vals
+        def build(d, off):
+            if d == len(self.shape):
+                return src[off]
+            stride = math.prod(self.shape[d + 1:])
+            return [build(d + 1, off + i * stride) for i in range(self.shape[d])]
+        return build(0, 0)
+
+
+def from_nested(dt, shape, data):
+    flat = []
+    def rec(x, d):
+        if d == len(shape):
+            flat.append(x)
+        else:
+            for y in x:
+                rec(y, d + 1)
+    rec(data, 0)
+    vals = [rnd(dt, v) if dt in FLOAT_TYPES else (bool(v) if dt == "bool" else wrap(dt, v))
+            for v in flat]
+    return Tensor(dt, shape, vals)
+
+
+class Decl:
+    """A declaration being evaluated on demand."""
+
+    def __init__(self, name, hint, shape, clauses):
+        self.name, self.dt, self.hint = name, None, hint
+        self.t = Tensor(hint, shape)
+        self.clauses = clauses          # [(Clause, [(lo, hi)] per axis, env)]
+        self.state = {}                 # offset -> "busy" | "done"
+
+
+class Evaluator:
+    def __init__(self, prog, overrides=None):
+        self.prog = prog
+        self.overrides = overrides or {}
+        self.g = {}                     # global bindings
+        self.out = []                   # printed lines: [value]
+        self.decls = {}                 # name -> Decl under evaluation
+        self.range_cache = {}
+
+    # ------------------------------------------------------------------------------ programs
+    def run(self):
+        for s in self.prog.stmts:
+            self.stmt(s)
+        return self.out
+
+    def stmt(self, s):
+        self.precheck(s)
+        if isinstance(s, SInput):
+            if s.shape == ():
+                v = rnd(s.dt, s.data) if s.dt in FLOAT_TYPES else \
+                    (bool(s.data) if s.dt == "bool" else wrap(s.dt, s.data))
+                val = (s.dt, v, 0.0)
+            else:
+                val = from_nested(s.dt, s.shape, s.data)
+            self.bind(s.name, val)
+        elif isinstance(s, SLet):
+            val = self.ev(s.e, self.g)
+            if s.annot and not isinstance(val, Tensor) and val[0] != s.annot:
+                raise GenBug(f"annotation {s.annot} on a {val[0]} value")
+            self.bind(s.name, val)
+        elif isinstance(s, SDecl):
+            self.bind(s.name, self.decl(s))
+        elif isinstance(s, SFn):
+            self.g[s.name] = s
+        elif isinstance(s, SPrint):
+            self.out.append([self.ev(a, self.g) for a in s.args])
+        else:
+            raise TypeError(s)
+
+    def precheck(self, s):
+        """Compile-time checks of every reduction's index ranges (E004), also of reductions
+        that the evaluation will never reach (an untaken branch, a guard that is never true).
+        Function bodies are checked when they are called, per call (SPEC §6)."""
+        if isinstance(s, SLet):
+            self.check_reds(s.e, set())
+        elif isinstance(s, SPrint):
+            for a in s.args:
+                self.check_reds(a, set())
+        elif isinstance(s, SDecl):
+            from refrest import expand_clause
+            for c in s.clauses:
+                shape_of = self.shape_fn(self.g)
+                try:
+                    c = expand_clause(c, shape_of)
+                except RefError:
+                    continue          # reported when the declaration is evaluated
+                names = {x.name for x in c.slots if isinstance(x, SlotIdx)}
+                for w in c.where:
+                    self.check_reds(w.e if isinstance(w, WBind) else w.c, names)
+                self.check_reds(c.body, names)
+                self.check_reds(c.else_, names)
+
+    def check_reds(self, e, names):
+        from ir import walk as _walk
+        if e is None:
+            return
+        stack = [(e, frozenset(names))]
+        while stack:
+            node, scope = stack.pop()
+            if isinstance(node, Red):
+                env = dict(self.g)
+                for n in scope:
+                    env[n] = (INDEX, 0, 0.0)
+                env[IDX] = scope
+                red = self.expanded_red(node, env)
+                for r in red.idx:
+                    if r.rng is None:
+                        self.inferred_red(r, red, env)
+                inner = scope | {r.name for r in red.idx}
+                for w in red.where:
+                    stack.append((w.e if isinstance(w, WBind) else w.c, inner))
+                stack.append((red.body, inner))
+                continue
+            for child in _children(node):
+                stack.append((child, scope))
+
+    def bind(self, name, val):
+        if name in self.overrides:
+            val = self.overrides[name](val)
+        self.g[name] = val
+
+    # --------------------------------------------------------------------------- expressions
+    def ev(self, e, env):
+        t = type(e)
+        if t is Lit:
+            if e.dt in FLOAT_TYPES:
+                return (e.dt, rnd(e.dt, e.value), 0.0)
+            if e.dt == "bool":
+                return ("bool", bool(e.value), 0.0)
+            lo, hi = refnum.int_limits(e.dt)
+            if not lo <= e.value <= hi:
+                raise RefError("E002", "literal does not fit", compile_time=True)
+            return (e.dt, e.value, 0.0)
+        if t is Ref:
+            try:
+                return env[e.name]
+            except KeyError:
+                raise GenBug(f"unbound name {e.name}")
+        if t is Access:
+            return self.access(e, env)
+        if t is Bin:
+            return self.binary(e, env)
+        if t is Un:
+            a = self.ev(e.a, env)
+            if isinstance(a, Tensor):
+                return self.map1(a, lambda s: self.unary(e.op, s))
+            return self.unary(e.op, a)
+        if t is Cast:
+            a = self.ev(e.a, env)
+            if isinstance(a, Tensor):
+                if not e.whole:
+                    raise GenBug("scalar cast of an array")
+                return self.map1(a, lambda s: (e.dt,) + cast(s[0], e.dt, s[1:]))
+            return (e.dt,) + cast(a[0], e.dt, a[1:])
+        if t is If:
+            c = self.ev(e.c, env)
+            refnum.trace(c[1])
+            return self.ev(e.a if c[1] else e.b, env)
+        if t is Block:
+            env = dict(env)
+            for n, v in e.lets:
+                env[n] = self.ev(v, env)
+            return self.ev(e.result, env)
+        if t is Call:
+            return self.call(e, env)
+        if t is Red:
+            return self.red(e, env)
+        raise GenBug(f"cannot evaluate {e!r}")
+
+    def unary(self, op, a):
+        dt = a[0]
+        if op == "-":
+            return (dt,) + neg(dt, a[1:])
+        if op == "!":
+            return ("bool", not a[1], 0.0)
+        raise GenBug(op)
+
+    def map1(self, a, f):
+        out = Tensor(a.dt, a.shape)
+        for k in range(len(a.vals)):
+            r = f((a.dt, a.vals[k], a.errs[k]))
+            out.dt = r[0]
+            out.vals[k], out.errs[k] = r[1], r[2]
+        return out
+
+    def binary(self, e, env):
+        op = e.op
+        if op in ("&&", "||"):
+            a = self.ev(e.a, env)
+            if (op == "&&") != bool(a[1]):
+                return ("bool", a[1], 0.0)
+            return ("bool", self.ev(e.b, env)[1], 0.0)
+        a = self.ev(e.a, env)
+        b = self.ev(e.b, env)
+        if isinstance(a, Tensor) or isinstance(b, Tensor):
+            return self.broadcast(op, a, b)
+        return self.scalar_bin(op, a, b)
+
+    def scalar_bin(self, op, a, b):
+        if op in ("<", "<=", ">", ">=", "==", "!="):
+            if a[0] != b[0]:
+                raise GenBug(f"comparison of {a[0]} and {b[0]}")
+            return ("bool",) + compare(op, a[1:], b[1:])
+        if op == "**" and a[0] in FLOAT_TYPES and b[0] not in FLOAT_TYPES:
+            return (a[0],) + refnum.fpow(a[0], a[1], a[2], b[1], 0.0, int_exp=True)
+        if a[0] != b[0]:
+            raise GenBug(f"{a[0]} {op} {b[0]}")
+        return (a[0],) + arith(a[0], op, a[1:], b[1:])
+
+    def broadcast(self, op, a, b):
+        ta = a if isinstance(a, Tensor) else None
+        tb = b if isinstance(b, Tensor) else None
+        if ta and tb and ta.shape != tb.shape:
+            raise RefError("E004", "elementwise shapes differ", compile_time=True)
+        shape = (ta or tb).shape
+        out = None
+        n = math.prod(shape)
+        for k in range(n):
+            x = (ta.dt, ta.vals[k], ta.errs[k]) if ta else a
+            y = (tb.dt, tb.vals[k], tb.errs[k]) if tb else b
+            r = self.scalar_bin(op, x, y)
+            if out is None:
+                out = Tensor(r[0], shape)
+            out.vals[k], out.errs[k] = r[1], r[2]
+        return out if out is not None else Tensor((ta or tb).dt, shape)
+
+    def access(self, e, env):
+        if e.name in self.decls and e.name not in env:
+            d = self.decls[e.name]
+            idx = [self.ev(i, env)[1] for i in e.idx]
+            return self.point(d, idx)
+        arr = env.get(e.name)
+        if not isinstance(arr, Tensor):
+            raise GenBug(f"{e.name} is not an array")
+        idx = [self.ev(i, env)[1] for i in e.idx]
+        if len(idx) < len(arr.shape):
+            raise GenBug("partial indexing")
+        k = arr.offset(idx)
+        return (arr.dt, arr.vals[k], arr.errs[k])
+
+    def call(self, e, env):
+        name = e.fn
+        args = [self.ev(a, env) for a in e.args]
+        if name.startswith("std::math::"):
+            fn = name.rsplit("::", 1)[1]
+            if fn in ("min", "max"):
+                return (args[0][0],) + minmax2(args[0][0], fn, args[0][1:], args[1][1:])
+            if isinstance(args[0], Tensor):
+                return self.map1(args[0], lambda s: (s[0],) + mathfn(s[0], fn, s[1:]))
+            return (args[0][0],) + mathfn(args[0][0], fn, args[0][1:])
+        if name in ("sum", "prod", "max", "min") and name not in env:
+            a = args[0]
+            items = list(zip(a.vals, a.errs))
+            return (a.dt,) + reduce(a.dt, name, items)
+        f = env.get(name) or self.g.get(name)
+        if not isinstance(f, SFn):
+            raise GenBug(f"{name} is not a function")
+        if len(args) != len(f.params):
+            raise GenBug("arity")
+        local = dict(self.g)
+        for (pn, pt), v in zip(f.params, args):
+            if pt is not None and (isinstance(v, Tensor) or v[0] != pt):
+                raise GenBug(f"argument type of {pn}")
+            local[pn] = v
+        r = self.ev(f.body, local)
+        if f.ret and (isinstance(r, Tensor) or r[0] != f.ret):
+            raise GenBug("return type")
+        return r
+
+    # ---------------------------------------------------------------------------- reductions
+    def red(self, e, env):
+        e = self.expanded_red(e, env)
+        ranges = self.red_ranges(e, env)
+        items = []
+        local = dict(env)
+        local[IDX] = env.get(IDX, frozenset()) | {r.name for r in e.idx}
+
+        def rec(d, coords):
+            if d == len(e.idx):
+                for w in e.where:
+                    if isinstance(w, WBind):
+                        local[w.name] = self.ev(w.e, local)
+                    else:
+                        c = self.ev(w.c, local)
+                        refnum.trace(c[1])
+                        if not c[1]:
+                            return
+                v = self.ev(e.body, local)
+                items.append((tuple(coords), v))
+                return
+            r = e.idx[d]
+            lo, hi = ranges[d] if ranges[d] is not None else self.explicit(r.rng, local)
+            for x in range(lo, hi):
+                local[r.name] = (INDEX, x, 0.0)
+                rec(d + 1, coords + [x])
+        rec(0, [])
+        if e.op in ("argmax", "argmin"):
+            if len(e.idx) != 1:
+                raise Unspecified("argmax over several indices")
+            return (INDEX,) + argreduce(e.op, [(c[0], v[1:]) for c, v in items])
+        if e.op in ("all", "any"):
+            return ("bool",) + reduce("bool", e.op, [v[1:] for _, v in items])
+        dt = items[0][1][0] if items else self.static_dt(e.body, env, e)
+        return (dt,) + reduce(dt, e.op, [v[1:] for _, v in items])
+
+    def static_dt(self, body, env, red):
+        """Type of a reduction body that is never evaluated (empty domain)."""
+        local = dict(env)
+        for r in red.idx:
+            local[r.name] = (INDEX, 0, 0.0)
+        for w in red.where:
+            if isinstance(w, WBind):
+                local[w.name] = (self.sty(w.e, local), 0, 0.0)
+        return self.sty(body, local)
+
+    def sty(self, e, env):
+        """The static type of a scalar expression (SPEC §3), without evaluating it."""
+        t = type(e)
+        if t is Lit:
+            return e.dt
+        if t is Ref:
+            v = env.get(e.name)
+            if isinstance(v, tuple):
+                return v[0]
+            raise GenBug(f"type of {e.name}")
+        if t is Access:
+            if e.name in self.decls and e.name not in env:
+                return self.decls[e.name].dt or self.decls[e.name].hint
+            v = env.get(e.name)
+            if isinstance(v, Tensor):
+                return v.dt
+            raise GenBug(f"type of {e.name}[..]")
+        if t is Bin:
+            if e.op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
+                return "bool"
+            return self.sty(e.a, env)
+        if t is Un:
+            return "bool" if e.op == "!" else self.sty(e.a, env)
+        if t is Cast:
+            return e.dt
+        if t is If:
+            return self.sty(e.a, env)
+        if t is Block:
+            env = dict(env)
+            for n, v in e.lets:
+                env[n] = (self.sty(v, env), 0, 0.0)
+            return self.sty(e.result, env)
+        if t is Red:
+            if e.op in ("all", "any"):
+                return "bool"
+            if e.op in ("argmax", "argmin"):
+                return INDEX
+            return self.static_dt(e.body, env, e)
+        if t is Call:
+            if e.fn.startswith("std::"):
+                return self.sty(e.args[0], env)
+            if e.fn in ("sum", "prod", "max", "min") and e.fn not in env:
+                return self.ev(e.args[0], env).dt
+            f = env.get(e.fn) or self.g.get(e.fn)
+            if f.ret:
+                return f.ret
+            local = dict(self.g)
+            for (pn, pt), a in zip(f.params, e.args):
+                local[pn] = self.ev(a, env) if pt is None and isinstance(a, Ref) and \
+                    isinstance(env.get(a.name), Tensor) else (pt or self.sty(a, env), 0, 0.0)
+            return self.sty(f.body, local)
+        raise GenBug(f"type of {e!r}")
+
+    def explicit(self, rng, env):
+        lo = self.ev(rng.lo, env)[1]
+        hi = self.ev(rng.hi, env)[1]
+        return (lo, hi + 1 if rng.inclusive else hi)
+
+    def red_ranges(self, e, env):
+        """Inferred ranges of the reduction's indices (None where the range is explicit)."""
+        out = []
+        for r in e.idx:
+            out.append(None if r.rng is not None else self.inferred_red(r, e, env))
+        return out
+
+    def inferred_red(self, r, red, env):
+        key = (id(red), r.name, self.shape_key(env))
+        if key not in self.range_cache:
+            outer = set(self.index_names(env)) | {x.name for x in red.idx}
+            level = {x.name for x in red.idx if x.name != r.name}
+            uses = refranges.collect_uses(list(red.where) + [red.body], self.shape_fn(env),
+                                          self.const_fn(env), outer)
+            self.range_cache[key] = refranges.infer(
+                r.name, uses, level, self.range_eval(env),
+                lambda rr, rd: self.inferred_red(rr, rd, env), f"reduction `{red.op}`")
+        return self.range_cache[key]
+
+    def shape_key(self, env):
+        """What an inferred range may depend on: the extents of arrays and loop-invariant
+        integers in scope (a function body is evaluated with other arguments per call)."""
+        idx = env.get(IDX, ())
+        return tuple(sorted((n, v.shape if isinstance(v, Tensor) else v[1])
+                            for n, v in env.items()
+                            if isinstance(v, Tensor) or (isinstance(v, tuple) and
+                                                         v[0] in refnum.BITS and n not in idx)))
+
+    def index_names(self, env):
+        return env.get(IDX, frozenset())
+
+    def shape_fn(self, env):
+        def shape_of(name):
+            v = env.get(name)
+            if isinstance(v, Tensor):
+                return v.shape
+            if name in self.decls:
+                return self.decls[name].t.shape
+            return None
+        return shape_of
+
+    def const_fn(self, env):
+        def const(name):
+            # Loop-invariant integers: global bindings (locals are not used as strides).
+            v = self.g.get(name)
+            if isinstance(v, tuple) and v[0] in refnum.BITS and name not in env.get(IDX, ()):
+                return v[1]
+            return None
+        return const
+
+    def range_eval(self, env):
+        def ev_range(rng, vals):
+            idx = env.get(IDX, frozenset())
+            local = {k: v for k, v in env.items() if k not in idx}
+            local[IDX] = frozenset(vals)
+            for k, x in vals.items():
+                local[k] = (INDEX, x, 0.0)
+            try:
+                return self.explicit(rng, local)
+            except GenBug:
+                raise Unspecified("a nested range depends on an index outside the one inferred")
+        return ev_range
+
+    # ------------------------------------------------------------------------------- rest
+    def expanded_red(self, e, env):
+        if not any(isinstance(i, Rest) for i in e.idx):
+            return e
+        key = ("rest", id(e), self.shape_key(env))
+        if key not in self.range_cache:
+            from refrest import expand_red
+            self.range_cache[key] = expand_red(e, self.shape_fn(env))
+        return self.range_cache[key]
+
+    # ------------------------------------------------------------------------ declarations
+    def decl(self, s):
+        from refdecl import eval_decl
+        return eval_decl(self, s)
+
+    def point(self, d, idx):
+        from refdecl import point
+        return point(self, d, idx)
+
+
+def _children(node):
+    import dataclasses
+    if isinstance(node, list):
+        return [x for x in node if x is not None]
+    if isinstance(node, tuple):
+        return [x for x in node if dataclasses.is_dataclass(x)]
+    if not dataclasses.is_dataclass(node):
+        return []
+    out = []
+    for f in dataclasses.fields(node):
+        v = getattr(node, f.name)
+        if dataclasses.is_dataclass(v) or isinstance(v, (list, tuple)):
+            out.append(v)
+    return out
+
+
+class GenBug(Exception):
+    """The generator produced something outside its own contract (a bug in this test tool)."""
+
+
+def evaluate(prog, overrides=None):
+    return Evaluator(prog, overrides).run()

@@ -1,0 +1,129 @@
+"""Einstein declarations in the reference evaluator (SPEC §5.1-5.5): clause ranges, the
+allocation shape, and on-demand evaluation of points (which is what makes recurrences, several
+clauses per step and reverse-running recurrences work without any schedule)."""
+import refranges
+from ir import SlotIdx, SlotLit
+from refnum import RefError, Unspecified, zero
+import refnum
+from refrest import expand_clause
+
+
+def slot_ranges(ev, name, c, env):
+    slots = [s.name for s in c.slots if isinstance(s, SlotIdx)]
+    out = []
+    uses = None
+    for s in c.slots:
+        if isinstance(s, SlotLit):
+            out.append((s.value, s.value + 1))
+        elif s.rng is not None:
+            try:
+                out.append(ev.explicit(s.rng, env))
+            except Exception as exc:   # a range that reads another slot
+                from ref import GenBug
+                if isinstance(exc, GenBug):
+                    raise Unspecified(f"range of `{s.name}` depends on another slot")
+                raise
+        else:
+            if uses is None:
+                uses = refranges.collect_uses([("where", c.where), c.body, c.else_],
+                                              ev.shape_fn(env), ev.const_fn(env), set(slots),
+                                              skip_name=name)
+            level = set(slots) - {s.name}
+            out.append(refranges.infer(s.name, uses, level, ev.range_eval(env),
+                                       lambda rr, rd: ev.inferred_red(rr, rd, env),
+                                       f"declaration `{name}`"))
+    return out
+
+
+def eval_decl(ev, s):
+    from ref import Decl, Tensor
+    env = ev.g
+    clauses = []
+    rank = None
+    for c in s.clauses:
+        c = expand_clause(c, ev.shape_fn(env))
+        if rank is None:
+            rank = len(c.slots)
+        elif rank != len(c.slots):
+            raise RefError("E004", "clauses of different rank", compile_time=True)
+        clauses.append((c, slot_ranges(ev, s.name, c, env)))
+    shape = [0] * rank
+    for _, rs in clauses:
+        for a, (lo, hi) in enumerate(rs):
+            shape[a] = max(shape[a], hi, 0)
+    d = Decl(s.name, getattr(s, "dt", None), shape, clauses)
+    d.t.vals = [None] * len(d.t.vals)
+    ev.decls[s.name] = d
+    try:
+        for p in d.t.points():
+            point(ev, d, list(p), fill=True)
+    finally:
+        del ev.decls[s.name]
+    dt = d.dt or d.hint
+    if dt is None:
+        raise Unspecified("element type of an empty declaration")
+    d.t.dt = dt
+    d.t.vals = [zero(dt) if v is None else v for v in d.t.vals]
+    return d.t
+
+
+def point(ev, d, idx, fill=False):
+    t = d.t
+    if len(idx) != len(t.shape):
+        raise RefError("E004", "wrong number of indices", compile_time=True)
+    if any(not 0 <= i < n for i, n in zip(idx, t.shape)):
+        if not fill:
+            raise Unspecified(f"self-read {idx} outside the allocation {t.shape}")
+    k = t.offset(idx)
+    st = d.state.get(k)
+    if st == "done":
+        return (d.dt, t.vals[k], t.errs[k])
+    if st == "busy":
+        raise RefError("E012", f"{d.name}{idx} depends on itself", compile_time=True)
+    cover = [(c, rs) for c, rs in d.clauses
+             if all(lo <= i < hi for i, (lo, hi) in zip(idx, rs))]
+    if len(cover) > 1:
+        raise Unspecified(f"clauses overlap at {d.name}{idx}")
+    if not cover:
+        if not fill:
+            raise RefError("E012", f"{d.name}{idx} is read but no clause covers it",
+                           compile_time=True)
+        d.state[k] = "done"
+        return (d.dt, t.vals[k], t.errs[k])
+    c, _ = cover[0]
+    d.state[k] = "busy"
+    from ref import IDX, INDEX
+    local = dict(ev.g)
+    names = []
+    for s, i in zip(c.slots, idx):
+        if isinstance(s, SlotIdx):
+            local[s.name] = (INDEX, i, 0.0)
+            names.append(s.name)
+    local[IDX] = frozenset(names)
+    val = None
+    for w in c.where:
+        if hasattr(w, "name"):
+            local[w.name] = ev.ev(w.e, local)
+        else:
+            g = ev.ev(w.c, local)
+            refnum.trace(g[1])
+            if not g[1]:
+                val = ev.ev(c.else_, local) if c.else_ is not None else "zero"
+                break
+    if val is None:
+        val = ev.ev(c.body, local)
+    if val == "zero":
+        val = None
+    else:
+        from ref import Tensor
+        if isinstance(val, Tensor):
+            raise Unspecified("array-valued Einstein body")
+        if d.dt is None:
+            d.dt = val[0]
+        elif d.dt != val[0]:
+            from ref import GenBug
+            raise GenBug(f"clauses of {d.name} disagree on the type: {d.dt} vs {val[0]}")
+        t.vals[k], t.errs[k] = val[1], val[2]
+    d.state[k] = "done"
+    return (d.dt or d.hint, t.vals[k] if t.vals[k] is not None else zero(d.dt or d.hint),
+            t.errs[k])
