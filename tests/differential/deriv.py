@@ -1,9 +1,326 @@
-"""Derivative checks (stub)."""
+"""Oracle 3: derivatives against central finite differences of the same program in f64.
+
+For a program generated in f64 (gen.py, deriv=True), a float binding is picked as the
+parameter x and a later one as the target y, and `@y / @x` is requested at a random scope:
+
+  top     `print(@y / @x);` after the program
+  block   `let g = { <the statements from x to y, renamed>; @y' / @x }; print(g);`
+  fn      `fn d(x) { <the same statements>; @y' / @x } print(d(x));`
+  einstein `let G[i in 0..m] = { <statements>; @z / @x } where z = y' * (i + 1) as f64`
+          (scalar y only; one request per point, SPEC §7)
+
+The expected value is the Jacobian shape(y) ++ shape(x) by central differences of the
+reference evaluator, with x's binding replaced by x ± h (statements that do not depend on x
+keep their values, so a derived x means the partial derivative along the data flow). Two step
+sizes, h and h/4, give an error estimate; a point where any branch, comparison, cast, max or
+abs decision differs between x - h and x + h is not differentiable there and is skipped
+(counted). Tolerance: 1e-6 + 1e-4·|fd| + 10 × the two estimates' difference.
+"""
+import math
+import random
+
+import refnum
+from compare import Num, parse_line
+from gen import Gen, Stats
+from ir import (Access, Bin, Block, Cast, Clause, Diff, Lit, Program, Range, Ref, SDecl, SFn,
+                SInput, SLet, SPrint, SlotIdx, clone, walk)
+from ref import Evaluator, GenBug, Tensor
+from refnum import IllConditioned, RefError, Unspecified
+from render import render
+from runner import Expect, MODES, run_batch
+
+SCOPES = {"top": 5, "block": 2, "fn": 2, "einstein": 1}
+SCOPE_BUGS = {"block": "ad_scope_block", "fn": "ad_scope_fn", "einstein": "ad_scope_einstein"}
+MAX_X, MAX_Y = 6, 8
+MODES_DERIV = ("never", "always")
+
+
+def size(v):
+    return math.prod(v.shape) if isinstance(v, Tensor) else 1
+
+
+def names_used(stmt):
+    out = set()
+    for n in walk(stmt):
+        if isinstance(n, (Ref, Access)):
+            out.add(n.name)
+        elif hasattr(n, "fn") and isinstance(getattr(n, "fn"), str):
+            out.add(n.fn)
+    return out
+
+
+def defined(s):
+    return s.name if isinstance(s, (SInput, SLet, SDecl)) else None
+
+
+class Request:
+    def __init__(self, prog, x, y, scope, expected_shape, cut):
+        self.prog, self.x, self.y, self.scope = prog, x, y, scope
+        self.shape, self.cut = expected_shape, cut     # cut: statements up to y (for FD)
+
+
+def derivative_program(seed, bugs, stats=None):
+    """(program with the request, Request) or None if this seed has no f64 pair."""
+    g = Gen(seed * 7919 + 17, deriv=True, bugs=bugs, stats=stats or Stats())
+    base = g.program()
+    r = random.Random(seed)
+    stmts = [s for s in base.stmts if not isinstance(s, SPrint)]
+    ev = Evaluator(Program(stmts))
+    try:
+        ev.run()
+    except (RefError, IllConditioned, Unspecified, GenBug):
+        return None
+    binds = [(k, s) for k, s in enumerate(stmts) if defined(s) is not None]
+    f64 = [(k, s) for k, s in binds
+           if isinstance(ev.g.get(s.name), (Tensor, tuple)) and
+           (ev.g[s.name].dt if isinstance(ev.g[s.name], Tensor) else ev.g[s.name][0]) == "f64"]
+    xs = [(k, s) for k, s in f64 if size(ev.g[s.name]) <= MAX_X]
+    r.shuffle(xs)
+    for kx, sx in xs:
+        ys = [(k, s) for k, s in f64 if k > kx and size(ev.g[s.name]) <= MAX_Y]
+        deps = [(k, s) for k, s in ys if depends(stmts, kx, k)]
+        pool = deps if deps and r.random() < 0.9 else ys
+        if not pool:
+            continue
+        ky, sy = r.choice(pool)
+        scope = pick_scope(r, bugs, ev.g[sy.name])
+        prog = build(stmts, kx, ky, scope, r)
+        if prog is None:
+            continue
+        yv, xv = ev.g[sy.name], ev.g[sx.name]
+        shape = (yv.shape if isinstance(yv, Tensor) else ()) + \
+            (xv.shape if isinstance(xv, Tensor) else ())
+        if scope == "einstein":
+            shape = (EIN_POINTS,) + shape
+        prog.seed, prog.kind = seed, "deriv"
+        prog.tags = set(base.tags) | {f"ad_scope_{scope}"}
+        return prog, Request(prog, sx.name, sy.name, scope, shape, stmts[:ky + 1])
+    return None
+
+
+def depends(stmts, kx, ky):
+    need = {stmts[kx].name}
+    for s in stmts[kx + 1:ky + 1]:
+        if names_used(s) & need:
+            need.add(s.name if defined(s) else "")
+    return stmts[ky].name in need
+
+
+def pick_scope(r, bugs, yval):
+    w = {k: v for k, v in SCOPES.items() if SCOPE_BUGS.get(k) not in bugs}
+    if isinstance(yval, Tensor):
+        w.pop("einstein", None)
+    keys = sorted(w)
+    return r.choices(keys, [w[k] for k in keys])[0]
+
+
+EIN_POINTS = 2
+
+
+def build(stmts, kx, ky, scope, r):
+    x, y = stmts[kx].name, stmts[ky].name
+    if scope == "top":
+        return Program(list(stmts[:ky + 1]) + [SPrint([Diff(y, x)])])
+    # The statements after x that y needs, renamed, become locals of a block / function body.
+    slice_ = [s for s in stmts[kx + 1:ky + 1] if defined(s) and needed(stmts, s, ky)]
+    if any(isinstance(s, SInput) for s in slice_):
+        return None
+    ren = {s.name: s.name + "_l" for s in slice_}
+    lets = []
+    for s in slice_:
+        s2 = rename(clone(s), ren)
+        lets.append(s2 if isinstance(s2, SDecl) else (s2.name, s2.e))
+    yl = ren.get(y, y)
+    if scope == "block":
+        g = "g_" + y
+        return Program(list(stmts) + [SLet(g, Block(lets, Diff(yl, x))), SPrint([Ref(g)])])
+    if scope == "fn":
+        f = "d_" + y
+        return Program(list(stmts) + [SFn(f, [(x, None)], None, Block(lets, Diff(yl, x))),
+                                      SPrint([Call_(f, [Ref(x)])])])
+    # einstein: one request per point, scaled by the point's index
+    i = "i_d"
+    z = "z_d"
+    body = Block(lets + [(z, Bin("*", Ref(yl), Cast(Bin("+", Ref(i), Lit(1, "i32")), "f64")))],
+                 Diff(z, x))
+    G = "G_" + y
+    decl = SDecl(G, [Clause([SlotIdx(i, Range(Lit(0, "i32"), Lit(EIN_POINTS, "i32")))], body)],
+                 dt="f64")
+    return Program(list(stmts) + [decl, SPrint([Ref(G)])])
+
+
+def Call_(f, args):
+    from ir import Call
+    return Call(f, args)
+
+
+def needed(stmts, s, ky):
+    """Is binding s (transitively) read by stmts[ky]?"""
+    need = {stmts[ky].name}
+    for t in reversed(stmts[:ky + 1]):
+        if defined(t) in need:
+            need |= names_used(t)
+    return s.name in need
+
+
+def rename(s, ren):
+    if isinstance(s, (SLet, SDecl)) and s.name in ren:
+        s.name = ren[s.name]
+    for n in walk(s):
+        if isinstance(n, (Ref, Access)) and n.name in ren:
+            n.name = ren[n.name]
+    return s
+
+
+# ------------------------------------------------------------------------ finite differences
+def evaluate_cut(cut, name, overrides):
+    refnum.TRACE = []
+    try:
+        ev = Evaluator(Program(cut), overrides)
+        ev.run()
+        return ev.g[name], tuple(refnum.TRACE)
+    finally:
+        refnum.TRACE = None
+
+
+def perturbed(k, d):
+    def f(val):
+        if isinstance(val, Tensor):
+            t = Tensor(val.dt, val.shape, list(val.vals), list(val.errs))
+            t.vals[k] = t.vals[k] + d
+            return t
+        return (val[0], val[1] + d, val[2])
+    return f
+
+
+def flat(v):
+    return list(v.vals) if isinstance(v, Tensor) else [v[1]]
+
+
+def expected(req):
+    """(Jacobian as a flat list in row-major order of shape(y) ++ shape(x), error estimates) or
+    None when the program is not differentiable at this point."""
+    base, trace0 = evaluate_cut(req.cut, req.y, {})
+    xv = Evaluator(Program(req.cut))
+    xv.run()
+    xval = xv.g[req.x]
+    nx = size(xval)
+    ny = size(base)
+    cols, errs = [], []
+    for k in range(nx):
+        x0 = flat(xval)[k]
+        h = 1e-4 * max(1.0, abs(x0))
+        ests = []
+        for step in (h, h / 4):
+            yp, tp = evaluate_cut(req.cut, req.y, {req.x: perturbed(k, step)})
+            ym, tm = evaluate_cut(req.cut, req.y, {req.x: perturbed(k, -step)})
+            if tp != trace0 or tm != trace0:
+                return None
+            ests.append([(a - b) / (2 * step) for a, b in zip(flat(yp), flat(ym))])
+        d1, d2 = ests
+        if not all(math.isfinite(v) for v in d1 + d2):
+            return None             # infinities in y: finite differences cannot judge
+        cols.append([(16 * b - a) / 15 for a, b in zip(d1, d2)])
+        errs.append([abs(a - b) for a, b in zip(d1, d2)])
+    jac = [cols[k][j] for j in range(ny) for k in range(nx)]
+    err = [errs[k][j] for j in range(ny) for k in range(nx)]
+    return jac, err
+
+
+def check_output(lines, req, jac, err):
+    if len(lines) != 1:
+        return f"expected one printed line, got {len(lines)}"
+    try:
+        vals = parse_line(lines[0])
+    except Exception as e:
+        return f"cannot read {lines[0][:80]!r}: {e}"
+    if len(vals) != 1:
+        return f"expected one value, got {len(vals)}"
+    got = []
+    def rec(v, depth):
+        if depth == len(req.shape):
+            if not isinstance(v, Num):
+                raise ValueError(f"expected a float, got {v!r}")
+            got.append(float(v))
+            return
+        if not isinstance(v, list) or len(v) != req.shape[depth]:
+            raise ValueError(f"expected shape {req.shape}")
+        for w in v:
+            rec(w, depth + 1)
+    try:
+        if len(req.shape) and req.shape[0] == 0:
+            if vals[0] != []:
+                raise ValueError(f"expected shape {req.shape}")
+        else:
+            rec(vals[0], 0)
+    except ValueError as e:
+        return f"{e}, got {lines[0][:120]}"
+    reps = EIN_POINTS if req.scope == "einstein" else 1
+    for p in range(reps):
+        scale = (p + 1) if req.scope == "einstein" else 1
+        for k, (j, e) in enumerate(zip(jac, err)):
+            a = got[p * len(jac) + k]
+            want = j * scale
+            tol = 1e-6 + 1e-4 * abs(want) + 10 * e * scale
+            if not abs(a - want) <= tol:
+                return (f"element {p * len(jac) + k}: expected {want!r} (finite differences, "
+                        f"+- {tol:.2g}), got {a!r}")
+    return None
+
+
+class DerivExpect(Expect):
+    """Judged by check_output instead of the primal comparison; `lines` is the expected
+    Jacobian for a pending file."""
+
+    def __init__(self, req, jac, err):
+        reps = EIN_POINTS if req.scope == "einstein" else 1
+        vals = [j * (p + 1 if req.scope == "einstein" else 1) for p in range(reps) for j in jac]
+        val = Tensor("f64", req.shape, vals) if req.shape else ("f64", vals[0], 0.0)
+        super().__init__([[val]])
+        self.req, self.jac, self.err = req, jac, err
 
 
 def check_batch(args, seeds, bugs, stats, wd, mismatches):
-    return (0, 0)
+    """Derivative programs for a batch's seeds: (checked, skipped as non-smooth)."""
+    from run import Mismatch
+    items = []
+    skipped = 0
+    for s in seeds:
+        try:
+            made = derivative_program(s, bugs, stats)
+            if made is None:
+                continue
+            prog, req = made
+            fd = expected(req)
+        except (RefError, IllConditioned, Unspecified, GenBug, ZeroDivisionError,
+                OverflowError):
+            skipped += 1
+            continue
+        if fd is None:
+            skipped += 1
+            continue
+        items.append((s, prog, req, fd))
+    if not items:
+        return (0, skipped)
+    progs = [p for _, p, _, _ in items]
+    exps = [DerivExpect(req, *fd) for _, _, req, fd in items]
+    for mode in [m for m in MODES_DERIV if m in args.modes] or args.modes[:1]:
+        verdict = run_batch(args.ein, progs, exps, mode, wd, judge=judge_deriv)
+        for k, v in verdict.items():
+            if v is not None:
+                s, p, req, _ = items[k]
+                mismatches.append(Mismatch(s, mode, v[0], v[1], p, exps[k], kind="deriv"))
+    return (len(items), skipped)
 
 
-def derivative_program(seed, bugs):
-    return None
+def judge_deriv(run, exp):
+    from runner import DIAG, abnormal
+    bad = abnormal(run)
+    if bad:
+        return bad
+    if run.rc != 0:
+        code = DIAG.findall(run.err)[0]
+        first = run.err.strip().splitlines()[0]
+        return (f"ad-rejected-{code}-{exp.req.scope}", first[:200])
+    msg = check_output(run.out.splitlines(), exp.req, exp.jac, exp.err)
+    return None if msg is None else (f"ad-value-{exp.req.scope}", msg)

@@ -34,8 +34,10 @@ class Stats:
         self.tags = {}
         self.rejects = {}
         self.kinds = {}
+        self.tool_bugs = 0
 
     def merge(self, other):
+        self.tool_bugs += other.tool_bugs
         for a, b in ((self.tags, other.tags), (self.rejects, other.rejects),
                      (self.kinds, other.kinds)):
             for k, v in b.items():
@@ -194,6 +196,9 @@ class Gen:
             why = f"genbug: {e}"
         except RecursionError:
             why = "recursion"
+        except Exception as e:          # a bug in this tool: the statement is drawn again
+            why = f"TOOL BUG {type(e).__name__}: {str(e)[:60]}"
+            self.stats.tool_bugs += 1
         self.ev.g, self.arrays, self.scalars, self.fns, self.tags = \
             saved[0], saved[1], saved[2], saved[3], saved[4]
         key = f"{kind}: {why}"
@@ -208,6 +213,8 @@ class Gen:
         for _ in range(r.randint(0, 1)):
             self.input(shape=())
         kinds = dict(KINDS)
+        if self.deriv and self.bug_on("ad_recurrence_diagonal_read"):
+            kinds["state"] = 0
         n = r.randint(2, 5)
         done = 0
         tries = 0

@@ -35,6 +35,7 @@ class Idx:
         self.name, self.lo, self.hi = name, lo, hi
         self.explicit, self.plain = explicit, plain
         self.det = explicit
+        self.reserved = False     # known bug plain_and_inner_offset_use (known_bugs.py)
 
 
 class Ctx:
@@ -85,6 +86,8 @@ class ExprGen:
         r = self.r
         cands = []
         for v in ctx.idx.values():
+            if v.reserved:
+                continue
             w_boost = 4 if not v.det else 1
             if prefer is not None and v.name == prefer:
                 w_boost = 50
@@ -219,14 +222,15 @@ class ExprGen:
             self.g.tag("pow")
             if r.random() < 0.6:
                 return Bin("**", self.expr(dt, ctx, d), Lit(r.choice([2, 3, 0, 1]), "i32"))
-            base = Bin("+", Call("std::math::abs", [self.expr(dt, ctx, d)]), Lit(0.5, dt))
+            base = Bin("+", Call("std::math::abs", [self.generic_arg(self.expr(dt, ctx, d), dt)]),
+                       Lit(0.5, dt))
             return Bin("**", base, Lit(r.choice([0.5, 1.5, -0.5, 2.0]), dt))
         if k == "if":
             self.g.tag("if")
             a, b = self.expr(dt, ctx, d), self.expr(dt, ctx, d)
             if self.g.bug_on("const_if_typing"):
                 a, b = self.fix(a, dt), self.fix(b, dt)
-            return If(self.boolean(ctx, d), a, b)
+            return If(self.condition(ctx, d), a, b)
         if k == "cast":
             return self.cast_from(dt, ctx, d)
         if k == "red":
@@ -277,6 +281,30 @@ class ExprGen:
         if f == "exp":
             x = Call("std::math::tanh", [x]) if self.r.random() < 0.5 else x
         return Call(f"std::math::{f}", [x])
+
+    def condition(self, ctx, depth):
+        c = self.boolean(ctx, depth)
+        if self.g.bug_on("const_condition_ranges"):
+            for _ in range(5):
+                if not literals.constant(c):
+                    break
+                c = self.boolean(ctx, depth)
+            else:
+                v = self.variable_int(ctx)
+                if v is not None:
+                    return Bin(self.r.choice(["<", ">="]), Lit(self.r.randint(-2, 2), "i32"), v)
+        return c
+
+    def variable_int(self, ctx):
+        if ctx.idx:
+            return Ref(self.r.choice(list(ctx.idx)))
+        arrs = [n for n, (d, s) in ctx.arrays.items() if d in ("i32", "f32", "f64", "i64")
+                and all(x > 0 for x in s)]
+        if not arrs:
+            return None
+        a = self.r.choice(arrs)
+        acc = self.access(a, ctx)
+        return acc if ctx.arrays[a][0] == "i32" else Cast(acc, "i32")
 
     def boolean(self, ctx, depth):
         r = self.r

@@ -24,7 +24,8 @@ class FnGen:
         name = g.fresh("f")
         arrays = {}
         params = []
-        if r.random() < 0.35 and g.arrays:
+        array_ok = not (g.deriv and g.bug_on("ad_always_array_call"))
+        if r.random() < 0.35 and g.arrays and array_ok:
             an, (adt, shape) = r.choice(sorted(g.arrays.items()))
             if all(s > 0 for s in shape) and adt != "bool":
                 pn = g.fresh("a")

@@ -58,6 +58,9 @@ class RedGen:
     def plain(self, op, body_dt, ctx, depth):
         r = self.r
         n = 1 if r.random() < 0.8 or op in ("argmax", "argmin") else 2
+        if self.g.deriv and op in ("max", "min", "prod") and \
+                self.g.bug_on("ad_minmax_several_indices"):
+            n = 1
         news = []
         for _ in range(n):
             v, ri = self.new_index(ctx)
@@ -73,23 +76,25 @@ class RedGen:
         body = self.x.expr(body_dt, ctx, max(depth, 1))
         if op in ("argmax", "argmin"):
             body = self.x.fix(body, body_dt)
-        if r.random() < 0.25:
+        if r.random() < 0.25 and not (self.g.deriv and op == "prod" and
+                                      self.g.bug_on("ad_prod_guard")):
             where.append(WGuard(self.x.boolean(ctx, 1)))
             self.g.tag("where_guard_red")
         for v, ri in news:
             if not v.det:
-                self.determine(v, ri, ctx, where)
+                self.determine(v, ri, ctx, where, op)
         return Red(op, [ri for _, ri in news], body, where)
 
     def binding_value(self, dt, ctx, depth):
         e = self.x.expr(dt, ctx, depth)
         return self.x.fix(e, dt) if self.g.bug_on("literal_binding_by_use") else e
 
-    def determine(self, v, ri, ctx, where):
+    def determine(self, v, ri, ctx, where, op):
         """Give an index no access has determined a use: a guard that reads an array at it, or an
         explicit range."""
         arrs = [n for n, (d, s) in ctx.arrays.items() if d != "bool" and len(s) >= 1 and s[0] > 0]
-        if arrs and self.r.random() < 0.5:
+        guard_ok = not (self.g.deriv and op == "prod" and self.g.bug_on("ad_prod_guard"))
+        if arrs and guard_ok and self.r.random() < 0.5:
             a = self.r.choice(arrs)
             acc = self.x.access(a, ctx, prefer=v.name)
             if v.det:
@@ -106,7 +111,14 @@ class RedGen:
     # ------------------------------------------------------------------------------ templates
     def outer(self, ctx):
         cands = [v for v in ctx.idx.values() if not v.explicit]
-        return self.r.choice(cands) if cands else None
+        if self.g.bug_on("plain_and_inner_offset_use"):
+            cands = [v for v in cands if not v.det and not v.reserved]
+        if not cands:
+            return None
+        v = self.r.choice(cands)
+        if self.g.bug_on("plain_and_inner_offset_use"):
+            v.reserved = True        # no other use of it from now on
+        return v
 
     def axis_arrays(self, ctx, dt, min_n=1):
         return [(n, a) for n, (d, s) in ctx.arrays.items() if d == dt

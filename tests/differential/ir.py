@@ -115,7 +115,7 @@ class Red(Expr):
 
 @dataclass
 class Block(Expr):
-    lets: list          # [(name, Expr)]
+    lets: list          # [(name, Expr)] or SDecl (an Einstein declaration local to the block)
     result: Expr
 
 

@@ -21,7 +21,38 @@ KNOWN = {
                              "`ln(2.0) / k_f64` is E002 (SPEC §3: the literal is f64)"),
     "generic_call_on_later_typed_self_read": (
         "tests/golden/pending/recurrence_generic_call_before_base.ein", "lang",
-        "`h[t in 1..5] = sin(h[t - 1]); h[0] = x_f64;` is E002 (the self-read typed f32)"),
+        "`h[t in 1..5] = sin(h[t - 1]); h[0] = x_f64;` is E002 (the self-read typed f32; "
+        "also through a block's `let b = h[t - 1];`)"),
+    "plain_and_inner_offset_use": (
+        "tests/golden/pending/range_plain_and_inner_offset.ein", "ranges",
+        "`s[o] + sum[k](s[o + k] * w[k])`: the use with the inner index does not narrow o "
+        "when o has another use (E005 at run time, or a wrong shape)"),
+    "const_condition_ranges": (
+        "tests/golden/pending/if_constant_condition_ranges.ein", "ranges",
+        "uses in the untaken branch of `if true` are ignored by range inference "
+        "(a wrong sum, or E004)"),
+    "ad_scope_block": ("tests/golden/pending/ad_request_in_block.ein", "autodiff",
+                       "a request inside a block gives 0.0"),
+    "ad_scope_einstein": ("tests/golden/pending/ad_request_in_einstein.ein", "autodiff",
+                          "a request inside an Einstein body gives zeros"),
+    "ad_scope_fn": ("tests/golden/pending/ad_request_in_function.ein", "autodiff",
+                    "a request inside a function body is E013"),
+    "ad_minmax_several_indices": ("tests/golden/pending/ad_max_over_several_indices.ein",
+                                  "autodiff",
+                                  "`max[i, j](..)`, `min`, `prod` over several indices (also "
+                                  "`..r` of rank > 1) are not differentiated (E013)"),
+    "ad_recurrence_diagonal_read": (
+        "tests/golden/pending/ad_recurrence_diagonal_read.ein", "autodiff",
+        "the derivative of a two-field recurrence read at `s[m + 2, m]` is E012 without a "
+        "span; derivative programs leave out two-field recurrences"),
+    "ad_prod_guard": ("tests/golden/pending/ad_prod_with_guard.ein", "autodiff",
+                      "the derivative through `prod[i](x where c[i] < 0.0)` is 0.0; derivative "
+                      "programs give prod no guard"),
+    "ad_always_array_call": (
+        "tests/golden/pending/jit_always_ad_call_cast_argument.ein", "perf",
+        "EIN_JIT=always: a derivative through `w[n in 3..6] = f(v, n as f64)` (v an array) "
+        "is E002 `cannot cast () to f64`; derivative programs give functions no array "
+        "parameter"),
 }
 
 

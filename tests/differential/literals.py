@@ -45,6 +45,11 @@ def anchored(e, annotated):
     return True
 
 
+def constant(e):
+    """Made of literals and operators only (so a compiler may fold it)."""
+    return not any(isinstance(n, (Ref, Access, Call, Red)) for n in walk(e))
+
+
 def literal_type(e):
     for n in walk(e):
         if isinstance(n, Lit):
@@ -77,7 +82,7 @@ def check(prog, bugs):
         elif isinstance(n, WBind) and "literal_binding_by_use" in bugs:
             gray.append(n.e)
         elif isinstance(n, Block) and "literal_binding_by_use" in bugs:
-            gray.extend(v for _, v in n.lets if not isinstance(v, type(None)))
+            gray.extend(x[1] for x in n.lets if isinstance(x, tuple))
         elif isinstance(n, Bin) and n.op in CMP[:6]:
             if not anchored(n.a, annotated) and not anchored(n.b, annotated):
                 gray.append(n.a)

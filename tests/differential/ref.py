@@ -96,6 +96,7 @@ class Evaluator:
 
     def stmt(self, s):
         self.precheck(s)
+        self.const_bounds(s)
         if isinstance(s, SInput):
             if s.shape == ():
                 v = rnd(s.dt, s.data) if s.dt in FLOAT_TYPES else \
@@ -140,6 +141,20 @@ class Evaluator:
                     self.check_reds(w.e if isinstance(w, WBind) else w.c, names)
                 self.check_reds(c.body, names)
                 self.check_reds(c.else_, names)
+
+    def const_bounds(self, s):
+        """An access whose indices are all literals and out of bounds is E005 at compile time,
+        whether or not it is ever executed (SPEC §4: "or compile time when provable")."""
+        from ir import walk as _walk
+        if isinstance(s, SFn):
+            return
+        for node in _walk(s):
+            if isinstance(node, Access) and all(isinstance(i, Lit) for i in node.idx):
+                arr = self.g.get(node.name)
+                if isinstance(arr, Tensor) and len(arr.shape) == len(node.idx):
+                    if any(not 0 <= i.value < n for i, n in zip(node.idx, arr.shape)):
+                        raise RefError("E005", f"constant index out of bounds in {node.name}",
+                                       compile_time=True)
 
     def check_reds(self, e, names):
         from ir import walk as _walk
@@ -209,8 +224,12 @@ class Evaluator:
             return self.ev(e.a if c[1] else e.b, env)
         if t is Block:
             env = dict(env)
-            for n, v in e.lets:
-                env[n] = self.ev(v, env)
+            for item in e.lets:
+                if isinstance(item, SDecl):
+                    from refdecl import eval_decl
+                    env[item.name] = eval_decl(self, item, env)
+                else:
+                    env[item[0]] = self.ev(item[1], env)
             return self.ev(e.result, env)
         if t is Call:
             return self.call(e, env)
@@ -393,8 +412,11 @@ class Evaluator:
             return self.sty(e.a, env)
         if t is Block:
             env = dict(env)
-            for n, v in e.lets:
-                env[n] = (self.sty(v, env), 0, 0.0)
+            for item in e.lets:
+                if isinstance(item, SDecl):
+                    env[item.name] = Tensor(item.dt, ())
+                else:
+                    env[item[0]] = (self.sty(item[1], env), 0, 0.0)
             return self.sty(e.result, env)
         if t is Red:
             if e.op in ("all", "any"):

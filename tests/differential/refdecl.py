@@ -35,9 +35,27 @@ def slot_ranges(ev, name, c, env):
     return out
 
 
-def eval_decl(ev, s):
+def clause_type(ev, c, env, name, hint):
+    """The static type of a clause's value (body, and the `else` fallback must agree)."""
+    from ref import IDX, INDEX, Tensor
+    local = dict(env)
+    local[name] = Tensor(hint, ())          # self-reads have the definition's type
+    names = [x.name for x in c.slots if isinstance(x, SlotIdx)]
+    for n in names:
+        local[n] = (INDEX, 0, 0.0)
+    local[IDX] = frozenset(names)
+    for w in c.where:
+        if hasattr(w, "name"):
+            local[w.name] = (ev.sty(w.e, local), 0, 0.0)
+    t = ev.sty(c.body, local)
+    if c.else_ is not None and ev.sty(c.else_, local) != t:
+        raise RefError("E002", "the `else` value has another type", compile_time=True)
+    return t
+
+
+def eval_decl(ev, s, env=None):
     from ref import Decl, Tensor
-    env = ev.g
+    env = ev.g if env is None else env
     clauses = []
     rank = None
     for c in s.clauses:
@@ -47,11 +65,16 @@ def eval_decl(ev, s):
         elif rank != len(c.slots):
             raise RefError("E004", "clauses of different rank", compile_time=True)
         clauses.append((c, slot_ranges(ev, s.name, c, env)))
+    types = {clause_type(ev, c, env, s.name, s.dt) for c, _ in clauses}
+    if len(types) > 1:
+        raise RefError("E002", f"clauses of {s.name} have types {sorted(types)}",
+                       compile_time=True)
     shape = [0] * rank
     for _, rs in clauses:
         for a, (lo, hi) in enumerate(rs):
             shape[a] = max(shape[a], hi, 0)
     d = Decl(s.name, getattr(s, "dt", None), shape, clauses)
+    d.env = env
     d.t.vals = [None] * len(d.t.vals)
     ev.decls[s.name] = d
     try:
@@ -93,7 +116,7 @@ def point(ev, d, idx, fill=False):
     c, _ = cover[0]
     d.state[k] = "busy"
     from ref import IDX, INDEX
-    local = dict(ev.g)
+    local = dict(d.env)
     names = []
     for s, i in zip(c.slots, idx):
         if isinstance(s, SlotIdx):

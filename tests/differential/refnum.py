@@ -240,6 +240,8 @@ def mathfn(dt, name, a):
             return x, 0.0
         trace(f(x))
         return float(f(x)), 0.0
+    if name == "abs":
+        trace(x >= 0)
     f, domain, libm = MATH[name]
     if domain is not None:
         lo, closed = domain
@@ -252,6 +254,8 @@ def mathfn(dt, name, a):
         r = f(x)
     except OverflowError:
         r = math.inf
+    except ValueError:          # sin(inf) and the like: IEEE says NaN
+        r = math.nan
     v = rnd(dt, r)
     if not math.isfinite(v):
         raise IllConditioned(f"{name} overflows")
@@ -270,6 +274,7 @@ def minmax2(dt, name, a, b):
     if dt in U and (math.isnan(x) or math.isnan(y)):
         raise Unspecified("min/max of NaN")
     pick = (x if x >= y else y) if name == "max" else (x if x <= y else y)
+    trace(x >= y)
     e = max(ex, ey)
     return pick, e
 
@@ -288,10 +293,11 @@ def reduce(dt, op, items):
             raise RefError("E006", f"{op} over an empty domain of integers")
         if dt in U and any(math.isnan(x) for x, _ in items):
             raise Unspecified("max/min reduction over NaN")
-        best = items[0][0]
-        for x, _ in items[1:]:
+        best, at = items[0][0], 0
+        for k, (x, _) in enumerate(items[1:], 1):
             if (op == "max" and x > best) or (op == "min" and x < best):
-                best = x
+                best, at = x, k
+        trace(at)
         return best, max(e for _, e in items)
     if op in ("argmax", "argmin"):
         raise TypeError("use argreduce")
@@ -306,8 +312,9 @@ def reduce(dt, op, items):
         for x, _ in items:
             acc = rnd(dt, acc + x)
         prop = sum(e for _, e in items)
-        gamma = 2 * (n - 1) * u / (1 - n * u) if n > 2 else 0.0
-        # Two terms commute exactly; three or more may be associated in any order.
+        # Any association order, and products inside the sum may be fused into multiply-adds
+        # (BLAS kernels do), which skips their rounding: hence u·Σ|t| besides γ.
+        gamma = 2 * (n - 1) * u / (1 - n * u) + u if n >= 2 else 0.0
         free = gamma * sum(abs(x) for x, _ in items)
         e = slack(dt, acc, prop) + free if (prop or free) else 0.0
         return finish(dt, acc, e)

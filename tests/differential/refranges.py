@@ -111,7 +111,10 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None):
             return
         if isinstance(e, Block):
             wl2 = dict(wl)
-            for n, v in e.lets:
+            for item in e.lets:
+                if not isinstance(item, tuple):
+                    continue           # a local declaration: its own indices, its own uses
+                n, v = item
                 walk(v, chain, wl2)
                 wl2[n] = None          # block locals are values, not derived indices
             walk(e.result, chain, wl2)

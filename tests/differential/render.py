@@ -97,8 +97,7 @@ class Renderer:
         if isinstance(e, If):
             return f"if {self.expr(e.c)} {{ {self.expr(e.a)} }} else {{ {self.expr(e.b)} }}"
         if isinstance(e, Block):
-            parts = [f"let {n} = {self.expr(v)};" for n, v in e.lets]
-            return "{ " + " ".join(parts + [self.expr(e.result)]) + " }"
+            return "{ " + " ".join(self.lets(e.lets) + [self.expr(e.result)]) + " }"
         if isinstance(e, Red):
             idx = ", ".join(self.ridx(i) for i in e.idx)
             if e.where and not e.outside:
@@ -174,14 +173,17 @@ class Renderer:
             ret = f" -> {s.ret}" if s.ret else ""
             body = s.body
             if isinstance(body, Block):
-                inner = " ".join([f"let {n} = {self.expr(v)};" for n, v in body.lets]
-                                 + [self.expr(body.result)])
+                inner = " ".join(self.lets(body.lets) + [self.expr(body.result)])
             else:
                 inner = self.expr(body)
             return f"fn {self.name(s.name)}({ps}){ret} {{ {inner} }}"
         if isinstance(s, SPrint):
             return f"print({', '.join(self.expr(a) for a in s.args)});"
         raise TypeError(f"cannot render statement {s!r}")
+
+    def lets(self, items):
+        return [" ".join(self.clause(x.name, c) for c in x.clauses) if isinstance(x, SDecl)
+                else f"let {x[0]} = {self.expr(x[1])};" for x in items]
 
     def array_lit(self, data, dt):
         if isinstance(data, list):

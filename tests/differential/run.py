@@ -68,6 +68,12 @@ def work(args, seeds, bugs):
                 stats.rejects.get(f"program: {type(exc).__name__}", 0) + 1
             skipped += 1
             continue
+        except Exception as exc:        # a bug in this tool: counted and shown, never hidden
+            key = f"TOOL BUG {type(exc).__name__}: {str(exc)[:60]} (program {s})"
+            stats.rejects[key] = stats.rejects.get(key, 0) + 1
+            stats.tool_bugs += 1
+            skipped += 1
+            continue
         (solo if e.error else progs).append((s, p, e))
     mismatches = []
     with tempfile.TemporaryDirectory(prefix="ein_diff_") as wd:
@@ -93,7 +99,10 @@ def work(args, seeds, bugs):
                 m.category += " (also)"
                 continue
             seen.add(key)
-            if args.shrink > 0 and shrunk < args.max_shrink:
+            if m.kind == "deriv":
+                if args.pending:        # not shrunk yet: needs finite differences per try
+                    m.pending = shrink.write_pending(args.pending, m, m.prog, m.exp)
+            elif args.shrink > 0 and shrunk < args.max_shrink:
                 shrunk += 1
                 shrink.shrink_mismatch(args, m, wd)
     return {"programs": len(progs) + len(solo), "skipped": skipped, "stats": stats,
@@ -118,6 +127,8 @@ def main():
     ap.add_argument("--pending", default=os.path.join(ROOT, "tests", "golden", "pending"))
     ap.add_argument("--no-pending", dest="pending", action="store_const", const=None)
     ap.add_argument("--stats", action="store_true")
+    ap.add_argument("--budget", type=float, default=0,
+                    help="stop starting batches after this many seconds (0: no limit)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     args.modes = [m for m in args.modes.split(",") if m]
@@ -150,25 +161,46 @@ def main():
     stats = Stats()
     if bugs:
         print(f"differential: known-bug switches on: {', '.join(sorted(bugs))}")
+    budget_hit = 0
     with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        futs = [pool.submit(work, args, c, bugs) for c in chunks]
-        for f in concurrent.futures.as_completed(futs):
-            r = f.result()
-            total += r["programs"]
-            skipped += r["skipped"]
-            dchecked += r["deriv"][0]
-            dskipped += r["deriv"][1]
-            stats.merge(r["stats"])
-            for m in r["mismatches"]:
-                mism.append(m)
-                report(m, args)
+        # Batches are submitted as workers free up, so that a time budget can stop the run
+        # between batches (a loaded machine then runs fewer programs, and says so).
+        pending = list(chunks)
+        running = set()
+        while pending or running:
+            while pending and len(running) < args.jobs:
+                if args.budget and time.time() - start > args.budget:
+                    budget_hit = sum(len(c) for c in pending)
+                    pending = []
+                    break
+                running.add(pool.submit(work, args, pending.pop(0), bugs))
+            if not running:
+                break
+            done, running = concurrent.futures.wait(
+                running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for f in done:
+                r = f.result()
+                total += r["programs"]
+                skipped += r["skipped"]
+                dchecked += r["deriv"][0]
+                dskipped += r["deriv"][1]
+                stats.merge(r["stats"])
+                for m in r["mismatches"]:
+                    mism.append(m)
+                    report(m, args)
     took = time.time() - start
+    if stats.tool_bugs:
+        print(f"differential: {stats.tool_bugs} exceptions inside the test tool itself "
+              f"(--stats lists them); they count as mismatches")
+    if budget_hit:
+        print(f"differential: the {args.budget:.0f} s budget ran out: {budget_hit} of "
+              f"{len(seeds)} programs were not run (a loaded machine?)")
     if args.stats:
         print_stats(stats)
     print(f"differential: {total} programs, {len(mism)} mismatches "
           f"({dchecked} derivative checks, {dskipped} skipped as non-smooth; "
           f"{skipped} programs without one expected output; {took:.0f}s)")
-    return 1 if mism else 0
+    return 1 if mism or stats.tool_bugs else 0
 
 
 def report(m, args):

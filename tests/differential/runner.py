@@ -55,18 +55,28 @@ def run_ein(ein, src, mode, workdir, name="prog.ein"):
         return Run(None, out, (e.stderr or b"").decode("utf-8", "replace"), timed_out=True)
 
 
-def judge(run, exp):
-    """None when ein behaved as the reference says, else (category, message)."""
+def abnormal(run):
+    """(category, message) for a hang, a crash or a failure without a proper diagnostic."""
     if run.timed_out:
         return ("hang", "no result within the time limit")
     if run.rc < 0 or run.rc in CRASH:
         return ("crash", f"exit status {run.rc}: {run.err.strip()[-300:]}")
-    lines = run.out.splitlines()
     if run.rc != 0:
         codes = DIAG.findall(run.err)
         if run.rc != 1 or not codes or not LOC.search(run.err):
             return ("bad-diagnostic", f"exit {run.rc} without a coded diagnostic and span: "
                     f"{run.err.strip()[:300]}")
+    return None
+
+
+def judge(run, exp):
+    """None when ein behaved as the reference says, else (category, message)."""
+    bad = abnormal(run)
+    if bad:
+        return bad
+    lines = run.out.splitlines()
+    if run.rc != 0:
+        codes = DIAG.findall(run.err)
         if exp.error is None:
             first = run.err.strip().splitlines()[0] if run.err.strip() else ""
             return (f"rejected-{codes[0]}", first[:200])
@@ -110,6 +120,10 @@ def split_output(out):
     return res
 
 
+def joined(lines):
+    return "".join(ln + "\n" for ln in lines)
+
+
 def culprits(err, spans):
     """Programs a batch's diagnostics point into."""
     hit = set()
@@ -121,7 +135,7 @@ def culprits(err, spans):
     return hit
 
 
-def run_batch(ein, progs, exps, mode, workdir):
+def run_batch(ein, progs, exps, mode, workdir, judge=judge):
     """Judge every program of the batch under `mode`: {index: None | (category, message)}."""
     verdict = {}
     todo = list(range(len(progs)))
@@ -132,8 +146,7 @@ def run_batch(ein, progs, exps, mode, workdir):
         outs = split_output(run.out)
         if run.rc == 0 and not run.timed_out:
             for k, i in enumerate(todo):
-                r = Run(0, "\n".join(outs.get(k, [])) + "\n", "")
-                verdict[i] = judge(r, exps[i])
+                verdict[i] = judge(Run(0, joined(outs.get(k, [])), ""), exps[i])
             break
         bad = culprits(run.err, spans) if run.rc == 1 else set()
         if not bad:
@@ -145,8 +158,7 @@ def run_batch(ein, progs, exps, mode, workdir):
         first_bad = min(bad)
         for k, i in enumerate(todo):
             if k < first_bad and k in outs and (k + 1) in outs:
-                r = Run(0, "\n".join(outs[k]) + "\n", "")
-                verdict[i] = judge(r, exps[i])
+                verdict[i] = judge(Run(0, joined(outs[k]), ""), exps[i])
         for k in bad:
             i = todo[k]
             verdict[i] = judge(run_ein(ein, render(progs[i]), mode, workdir), exps[i])

@@ -6,7 +6,8 @@
 # `differential: N programs, M mismatches` and fails on any mismatch; shrunk reproducers of
 # mismatches are written to tests/golden/pending/.
 #   DIFFTEST_COUNT (default 500; 150 under --quick), DIFFTEST_SEED (default 1),
-#   DIFFTEST_ARGS (extra run.py options). Longer runs: tests/differential/run.py --help.
+#   DIFFTEST_BUDGET (seconds after which no new batch starts, default 180; the run says how many
+#   programs it left out), DIFFTEST_ARGS (extra run.py options). Longer runs: tests/differential/run.py --help.
 # Contract (docs/testing.md): exit 0 pass, 77 skip, anything else fail.
 set -u
 ROOT=${EIN_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -27,4 +28,4 @@ count=${DIFFTEST_COUNT:-500}
 if [ "${EIN_QUICK:-0}" = 1 ]; then count=${DIFFTEST_COUNT:-150}; fi
 # shellcheck disable=SC2086
 exec "${PY[@]}" tests/differential/run.py --ein "$EIN" --count "$count" \
-  --seed "${DIFFTEST_SEED:-1}" --jobs 2 --shrink 30 ${DIFFTEST_ARGS:-}
+  --seed "${DIFFTEST_SEED:-1}" --jobs 2 --shrink 30 --budget "${DIFFTEST_BUDGET:-180}" ${DIFFTEST_ARGS:-}
