@@ -88,8 +88,7 @@ namespace ein::ir {
   L(LIf, "rr?")          F(LIf, 0, lif_cond) F(LIf, 1, lif_then) F(LIf, 2, lif_else)            \
   L(LSeq, "*")           T(LSeq, 0, lseq_stmts)                                                 \
   L(LCheck, "r")         F(LCheck, 0, lcheck_cond)                                              \
-  L(LReduce, "ro*")      F(LReduce, 0, lreduce_body) F(LReduce, 1, lreduce_guard)               \
-                         T(LReduce, 2, lreduce_vars)                                            \
+  L(LReduce, "r*")       F(LReduce, 0, lreduce_body) T(LReduce, 1, lreduce_items)               \
   L(LoopVar, "rr")       F(LoopVar, 0, loopvar_lo) F(LoopVar, 1, loopvar_hi)                    \
   L(LLetIn, "rr")        F(LLetIn, 0, lletin_value) F(LLetIn, 1, lletin_body)                   \
   L(DimOf, "r")          F(DimOf, 0, dimof_tensor)                                              \

@@ -113,7 +113,7 @@ inline constexpr uint32_t kStdCrate = 2;
   X(LIf)          /* kids: cond, then-stmt, else-stmt?                                       */   \
   X(LSeq)         /* kids: stmt...                                                           */   \
   X(LCheck)       /* kids: cond   name = code ("E004"), aux = message; fails when cond false */  \
-  X(LReduce)      /* name = op; kids: body, guard?, LoopVar...                               */   \
+  X(LReduce)      /* name = op; kids: body, LoopVar..., LCheck...  (guards: LGuard in body)*/   \
   X(LoopVar)      /* def = index; kids: lo, hi                                               */   \
   X(LLetIn)       /* def = local; kids: value, body  (expression form of a where-binding)    */   \
   X(DimOf)        /* kids: tensor expr   ival = axis  (runtime extent)                       */   \
