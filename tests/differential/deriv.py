@@ -149,6 +149,29 @@ def build(stmts, kx, ky, scope, r):
     return Program(list(stmts) + [decl, SPrint([Ref(G)])])
 
 
+def request_from(prog):
+    """The Request of a top-scope derivative program (the shrinker edits such programs)."""
+    last = prog.stmts[-1] if prog.stmts else None
+    if not (isinstance(last, SPrint) and len(last.args) == 1 and isinstance(last.args[0], Diff)):
+        return None
+    d = last.args[0]
+    cut = prog.stmts[:-1]
+    if not any(defined(s) == d.y for s in cut) or not any(defined(s) == d.x for s in cut):
+        return None
+    try:
+        ev = Evaluator(Program(cut))
+        ev.run()
+    except Exception:
+        return None
+    yv, xv = ev.g.get(d.y), ev.g.get(d.x)
+    if not all(isinstance(v, Tensor) and v.dt == "f64" or isinstance(v, tuple) and v[0] == "f64"
+               for v in (yv, xv)):
+        return None
+    shape = (yv.shape if isinstance(yv, Tensor) else ()) + \
+        (xv.shape if isinstance(xv, Tensor) else ())
+    return Request(prog, d.x, d.y, "top", shape, cut)
+
+
 def Call_(f, args):
     from ir import Call
     return Call(f, args)

@@ -25,7 +25,7 @@ import refnum
 ERROR_RATE = 0.04
 KINDS = {
     "einstein": 8, "scalar_red": 3, "scalar": 1, "piecewise": 2, "rec1": 3, "rec2": 1.5,
-    "stencil": 1.5, "state": 1, "rest": 1.5, "fn": 2, "whole": 1.5,
+    "stencil": 1.5, "state": 1, "rest": 1.5, "fn": 2, "whole": 1.5, "error": 0.3,
 }
 
 
@@ -162,6 +162,9 @@ class Gen:
         try:
             stmts, prints = getattr(gen_stmt, kind)(self)
             if not stmts:
+                key = f"{kind}: nothing to build on"
+                self.stats.rejects[key] = self.stats.rejects.get(key, 0) + 1
+                self.tags = saved[4]
                 return "reject"
             probe = Evaluator(Program(stmts))
             probe.g = dict(self.ev.g)
@@ -182,7 +185,7 @@ class Gen:
             self.stats.kinds[kind] = self.stats.kinds.get(kind, 0) + 1
             return "ok"
         except RefError as e:
-            if self.r.random() < ERROR_RATE:
+            if kind == "error" or self.r.random() < ERROR_RATE:
                 self.stmts.extend(stmts)
                 self.prints.extend(prints)
                 self.tag(f"expect_{e.code}")
@@ -213,6 +216,8 @@ class Gen:
         for _ in range(r.randint(0, 1)):
             self.input(shape=())
         kinds = dict(KINDS)
+        if self.deriv:
+            kinds["error"] = 0
         if self.deriv and self.bug_on("ad_recurrence_diagonal_read"):
             kinds["state"] = 0
         n = r.randint(2, 5)

@@ -221,7 +221,10 @@ class ExprGen:
         if k == "pow":
             self.g.tag("pow")
             if r.random() < 0.6:
-                return Bin("**", self.expr(dt, ctx, d), Lit(r.choice([2, 3, 0, 1]), "i32"))
+                exps = [2, 3, 0, 1]
+                if self.g.deriv and self.g.bug_on("ad_pow_zero"):
+                    exps = [2, 3, 1]
+                return Bin("**", self.expr(dt, ctx, d), Lit(r.choice(exps), "i32"))
             base = Bin("+", Call("std::math::abs", [self.generic_arg(self.expr(dt, ctx, d), dt)]),
                        Lit(0.5, dt))
             return Bin("**", base, Lit(r.choice([0.5, 1.5, -0.5, 2.0]), dt))

@@ -403,3 +403,59 @@ def whole(g):
         e = Un("-", Ref(n))
     g.tag("whole_array")
     return [SLet(name, e)], [SPrint([Ref(name)])]
+
+
+# ----------------------------------------------------------------------------- errors
+def error(g):
+    """A statement the SPEC says must fail: ein must report the same code (and print what
+    the reference prints before it). Brings its own 1-D input when it needs one."""
+    r = g.r
+    forms = ["div0", "range", "empty_max", "no_base", "extents", "cycle"]
+    if g.bug_on("point_cycle"):
+        forms.remove("cycle")
+    if g.bug_on("missing_base"):
+        forms.remove("no_base")
+    form = r.choice(forms)
+    g.tag(f"error_{form}")
+    name = g.fresh("e")
+    i = g.fresh_index()
+    fdt = g.main
+    idt = r.choice(["i32", "i64"])
+    def array(dt, n):
+        a = SInput(g.fresh("v"), dt, (n,), [g.value(dt) for _ in range(n)])
+        return a, a.name
+    pre = []
+    if form == "no_base":
+        body = Bin("*", Access(name, [Bin("-", Ref(i), Lit(1, "i32"))]), Lit(2.0, fdt))
+        st = SDecl(name, [Clause([SlotIdx(i, Range(Lit(1, "i32"), Lit(5, "i32")))], body)],
+                   dt=fdt)
+    elif form == "cycle":      # two points reading each other (SPEC §5.5: E012)
+        st = SDecl(name, [Clause([SlotLit(0)], Bin("+", Access(name, [Lit(1, "i32")]),
+                                                   Lit(1.0, fdt))),
+                          Clause([SlotLit(1)], Bin("*", Access(name, [Lit(0, "i32")]),
+                                                   Lit(2.0, fdt)))], dt=fdt)
+    elif form == "div0":
+        a, n = array(idt, r.randint(1, 5))
+        pre.append(a)
+        den = Bin("-", Access(n, [Ref(i)]), Access(n, [Ref(i)]))
+        st = SDecl(name, [Clause([SlotIdx(i)], Bin(r.choice("/%"), Access(n, [Ref(i)]), den))],
+                   dt=idt)
+    elif form == "range":
+        k = r.randint(1, 5)
+        a, n = array(r.choice([fdt, idt]), k)
+        pre.append(a)
+        st = SDecl(name, [Clause([SlotIdx(i, Range(Lit(0, "i32"), Lit(k + r.randint(1, 2), "i32")))],
+                                 Access(n, [Ref(i)]))], dt=a.dt)
+    elif form == "empty_max":
+        a, n = array(idt, r.randint(1, 5))
+        pre.append(a)
+        st = SLet(name, Red(r.choice(["max", "min"]), [RIdx(i)], Access(n, [Ref(i)]),
+                            [WGuard(Bin(">", Access(n, [Ref(i)]), Lit(1000000, idt)))]))
+    else:   # two plain uses of one index with different extents
+        k = r.randint(1, 4)
+        a, n = array(fdt, k)
+        b, m = array(fdt, k + r.randint(1, 2))
+        pre += [a, b]
+        st = SDecl(name, [Clause([SlotIdx(i)], Bin("+", Access(n, [Ref(i)]),
+                                                   Access(m, [Ref(i)])))], dt=fdt)
+    return pre + [st], [SPrint([Ref(name)])]

@@ -99,6 +99,9 @@ def point(ev, d, idx, fill=False):
             raise Unspecified(f"self-read {idx} outside the allocation {t.shape}")
     k = t.offset(idx)
     st = d.state.get(k)
+    if st == "uncovered" and not fill:
+        raise RefError("E012", f"{d.name}{idx} is read but no clause covers it",
+                       compile_time=True)
     if st == "done":
         return (d.dt, t.vals[k], t.errs[k])
     if st == "busy":
@@ -111,8 +114,8 @@ def point(ev, d, idx, fill=False):
         if not fill:
             raise RefError("E012", f"{d.name}{idx} is read but no clause covers it",
                            compile_time=True)
-        d.state[k] = "done"
-        return (d.dt, t.vals[k], t.errs[k])
+        d.state[k] = "uncovered"
+        return None
     c, _ = cover[0]
     d.state[k] = "busy"
     from ref import IDX, INDEX

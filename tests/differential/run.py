@@ -99,10 +99,7 @@ def work(args, seeds, bugs):
                 m.category += " (also)"
                 continue
             seen.add(key)
-            if m.kind == "deriv":
-                if args.pending:        # not shrunk yet: needs finite differences per try
-                    m.pending = shrink.write_pending(args.pending, m, m.prog, m.exp)
-            elif args.shrink > 0 and shrunk < args.max_shrink:
+            if args.shrink > 0 and shrunk < args.max_shrink:
                 shrunk += 1
                 shrink.shrink_mismatch(args, m, wd)
     return {"programs": len(progs) + len(solo), "skipped": skipped, "stats": stats,

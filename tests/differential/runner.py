@@ -15,7 +15,9 @@ from render import render
 
 MODES = {
     "never": {"EIN_JIT": "never"},
-    "auto": {"EIN_JIT": "auto"},
+    # A tiny threshold makes `auto` mix tiers inside one program (the default, 32768 points,
+    # would leave the small generated programs interpreted, as under `never`).
+    "auto": {"EIN_JIT": "auto", "EIN_JIT_THRESHOLD": "20"},
     "always": {"EIN_JIT": "always"},
     "vector": {"EIN_JIT": "never", "EIN_INTERP": "vector"},
 }

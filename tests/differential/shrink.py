@@ -175,6 +175,29 @@ def size(prog):
     return len(render(prog))
 
 
+def deriv_fails(args, cat, wd, bugs):
+    import deriv
+
+    def fails(p):
+        if not literals.check(p, bugs):
+            return None
+        req = deriv.request_from(p)
+        if req is None:
+            return None
+        try:
+            fd = deriv.expected(req)
+        except Exception:
+            return None
+        if fd is None:
+            return None
+        e = deriv.DerivExpect(req, *fd)
+        v = deriv.judge_deriv(run_ein(args.ein, render(p), args.cur_mode, wd, "shrink.ein"), e)
+        if v is None or v[0] != cat:
+            return None
+        return e, v
+    return fails
+
+
 def shrink_mismatch(args, m, wd):
     cat = base_category(m.category)
     deadline = time.time() + args.shrink
@@ -196,6 +219,17 @@ def shrink_mismatch(args, m, wd):
             return None
         return e, v
 
+    if m.kind == "deriv":
+        if getattr(m.exp, "req", None) is None or m.exp.req.scope != "top":
+            m.small = m.prog
+            if args.pending:
+                m.pending = write_pending(args.pending, m, m.prog, m.exp)
+            return
+        args.cur_mode = m.mode
+        inner = deriv_fails(args, cat, wd, bugs)
+
+        def fails(p):
+            return inner(p) if time.time() < deadline else None
     best = m.prog
     best_exp = m.exp
     progress = True
