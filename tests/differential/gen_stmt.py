@@ -459,3 +459,78 @@ def error(g):
         st = SDecl(name, [Clause([SlotIdx(i)], Bin("+", Access(n, [Ref(i)]),
                                                    Access(m, [Ref(i)])))], dt=fdt)
     return pre + [st], [SPrint([Ref(name)])]
+
+
+# ------------------------------------------------------------------------- comprehensions
+def comprehension(g):
+    """`let c = [body | i in 0..n, x in arr, guard, z = .., i in 2..4];` (SPEC §4): generators
+    nest left to right; `i in lo..hi` of a bound `i` is a membership guard."""
+    from ir import CGen, CMember, Comp
+    r = g.r
+    ctx = g.ctx()
+    items = []
+    ranges = []
+    for _ in range(r.randint(1, 2)):
+        name = g.fresh("c")
+        arrs = [n for n, (d, s) in sorted(g.arrays.items())
+                if len(s) == 1 and d in ("f32", "f64", "i32", "i64")]
+        if arrs and r.random() < 0.35:
+            a = r.choice(arrs)
+            items.append(CGen(name, a))
+            ctx.vars[name] = g.arrays[a][0]
+            g.tag("comp_over_array")
+        else:
+            hi = r.choice(g.extents + [r.randint(0, 7)])
+            lo = r.choice([0, 0, 1]) if hi > 1 else 0
+            items.append(CGen(name, Range(Lit(lo, "i32"), Lit(hi, "i32"))))
+            ctx.idx[name] = Idx(name, lo, hi, explicit=True)
+            ranges.append((name, lo, hi))
+        if r.random() < 0.35:
+            items.append(WGuard(g.ex.condition(ctx, 1)))
+            g.tag("comp_guard")
+        if ranges and r.random() < 0.15 and not g.bug_on("comp_membership"):
+            v, lo, hi = r.choice(ranges)
+            a = r.randint(lo, max(lo, hi - 1))
+            items.append(CMember(v, Range(Lit(a, "i32"), Lit(a + r.randint(1, 3), "i32"))))
+            g.tag("comp_membership")
+        if r.random() < 0.2:
+            z = g.fresh("z")
+            zdt = r.choice([g.main, "i32"])
+            items.append(WBind(z, g.reds.binding_value(zdt, ctx, 1)))
+            ctx.vars[z] = zdt
+            g.tag("comp_bind")
+    dt = g.num_type()
+    name = g.fresh("c")
+    g.tag("comprehension")
+    return [SLet(name, Comp(val(g, dt, ctx, 2), items))], [SPrint([Ref(name)])]
+
+
+# ------------------------------------------------------------ functions with local tensors
+def fn_local_decl(g):
+    """A generic function that declares a tensor from its array parameter and reduces it,
+    called with a matching array (specialised per call, SPEC §6)."""
+    r = g.r
+    arrs = [(n, d, s) for n, (d, s) in sorted(g.arrays.items())
+            if 1 <= len(s) <= 2 and d in ("f32", "f64", "i32", "i64") and all(x > 0 for x in s)]
+    if not arrs:
+        return [], []
+    n, dt, shape = r.choice(arrs)
+    f, a, k = g.fresh("f"), g.fresh("a"), g.fresh("a")
+    loc = g.fresh("l")
+    ctx = Ctx(g, {a: (dt, shape)}, {k: dt})
+    names = [g.fresh_index() for _ in shape]
+    for x in names:
+        ctx.idx[x] = Idx(x)
+    first = Access(a, [Ref(x) for x in names])
+    for x, ext in zip(names, shape):
+        ctx.idx[x].plain, ctx.idx[x].hi, ctx.idx[x].det = ext, ext, True
+    body = Bin(r.choice("+-*"), first, g.ex.expr(dt, ctx, 2))
+    decl = SDecl(loc, [Clause([SlotIdx(x) for x in names], body)], dt=dt)
+    red = Red(r.choice(["sum", "max", "min"]), [RIdx(x) for x in names],
+              Access(loc, [Ref(x) for x in names]))
+    from ir import Block, Call
+    fn = SFn(f, [(a, None), (k, None)], None, Block([decl], red))
+    name = g.fresh("s")
+    g.tag("fn_local_decl")
+    arg = g.ex.generic_arg(g.ex.expr(dt, g.ctx(), 1), dt)
+    return [fn, SLet(name, g.ex.fix(Call(f, [Ref(n), arg]), dt))], [SPrint([Ref(name)])]

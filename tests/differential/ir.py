@@ -120,6 +120,25 @@ class Block(Expr):
 
 
 @dataclass
+class CGen:
+    name: str
+    over: Any           # Range, or the name of a 1-D array (its elements)
+
+
+@dataclass
+class CMember:
+    name: str           # `x in lo..hi` where x is already bound: a guard (SPEC §4)
+    rng: Range
+
+
+@dataclass
+class Comp(Expr):
+    """`[body | x in 0..n, y in arr, x != y, z = x * y]` (SPEC §4)."""
+    body: Expr
+    items: list         # CGen, CMember, WGuard, WBind — left to right
+
+
+@dataclass
 class Diff(Expr):
     y: str              # @y / @x
     x: str

@@ -11,7 +11,8 @@ import itertools
 import math
 
 import refranges
-from ir import (Access, Bin, Block, Call, Cast, Clause, Diff, FLOAT_TYPES, If, Lit, Range, Red,
+from ir import (Access, Bin, Block, Call, CGen, CMember, Comp, Cast, Clause, Diff, FLOAT_TYPES,
+                If, Lit, Range, Red,
                 Ref, Rest, RIdx, SDecl, SFn, SInput, SLet, SPrint, SlotIdx, SlotLit, Un, WBind,
                 WGuard, clone)
 from refnum import (IllConditioned, RefError, Unspecified, arith, argreduce, cast, compare,
@@ -235,7 +236,57 @@ class Evaluator:
             return self.call(e, env)
         if t is Red:
             return self.red(e, env)
+        if t is Comp:
+            return self.comp(e, env)
         raise GenBug(f"cannot evaluate {e!r}")
+
+    def comp(self, e, env):
+        """A comprehension: generators nest left to right, guards filter, bindings bind."""
+        out = []
+        local = dict(env)
+
+        def rec(k):
+            if k == len(e.items):
+                out.append(self.ev(e.body, local))
+                return
+            it = e.items[k]
+            if isinstance(it, CGen):
+                if isinstance(it.over, Range):
+                    lo, hi = self.explicit(it.over, local)
+                    vals = [(INDEX, x, 0.0) for x in range(lo, hi)]
+                else:
+                    arr = local[it.over]
+                    vals = [(arr.dt, v, er) for v, er in zip(arr.vals, arr.errs)]
+                for v in vals:
+                    local[it.name] = v
+                    rec(k + 1)
+            elif isinstance(it, CMember):
+                lo, hi = self.explicit(it.rng, local)
+                x = local[it.name][1]
+                refnum.trace(lo <= x < hi)
+                if lo <= x < hi:
+                    rec(k + 1)
+            elif isinstance(it, WBind):
+                local[it.name] = self.ev(it.e, local)
+                rec(k + 1)
+            else:
+                c = self.ev(it.c, local)
+                refnum.trace(c[1])
+                if c[1]:
+                    rec(k + 1)
+        rec(0)
+        dt = out[0][0] if out else self.comp_dt(e, env)
+        return Tensor(dt, (len(out),), [v[1] for v in out], [v[2] for v in out])
+
+    def comp_dt(self, e, env):
+        local = dict(env)
+        for it in e.items:
+            if isinstance(it, CGen):
+                local[it.name] = (INDEX, 0, 0.0) if isinstance(it.over, Range) else \
+                    (local[it.over].dt, 0, 0.0)
+            elif isinstance(it, WBind):
+                local[it.name] = (self.sty(it.e, local), 0, 0.0)
+        return self.sty(e.body, local)
 
     def unary(self, op, a):
         dt = a[0]

@@ -7,7 +7,8 @@ programs share one file (a batch) without clashing.
 """
 import math
 
-from ir import (Access, Bin, Block, Call, Cast, Clause, Diff, Expr, If, Lit, Range, Red, Ref,
+from ir import (Access, Bin, Block, Call, CGen, CMember, Comp, Cast, Clause, Diff, Expr, If,
+                Lit, Range, Red, Ref,
                 Rest, RIdx, SDecl, SFn, SInput, SLet, SPrint, SlotIdx, SlotLit, Un, WBind,
                 WGuard)
 
@@ -106,6 +107,19 @@ class Renderer:
             if e.where:   # `red[..](body) where ...`: only as the whole value of a statement
                 s += " " + self.where(e.where)
             return s
+        if isinstance(e, Comp):
+            parts = []
+            for it in e.items:
+                if isinstance(it, CGen):
+                    over = self.rng(it.over) if isinstance(it.over, Range) else self.name(it.over)
+                    parts.append(f"{it.name} in {over}")
+                elif isinstance(it, CMember):
+                    parts.append(f"{it.name} in {self.rng(it.rng)}")
+                elif isinstance(it, WBind):
+                    parts.append(f"{it.name} = {self.expr(it.e)}")
+                else:
+                    parts.append(self.expr(it.c))
+            return f"[{self.expr(e.body)} | {', '.join(parts)}]"
         if isinstance(e, Diff):
             y = self.name(e.y)
             if e.yidx:
