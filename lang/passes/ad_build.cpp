@@ -121,6 +121,11 @@ Facts::Facts(CompileCtx& cx) : cx_(cx) {
   }
 }
 
+void Facts::prefer(const Unit* u) {
+  units_.insert(units_.begin(), u);
+  range_maps_.insert(range_maps_.begin(), &u->ranges);
+}
+
 TypeRef Facts::type(const NodeRef& n) const {
   uint32_t id = n->id;
   for (int hop = 0; hop < 64; ++hop) {

@@ -23,6 +23,13 @@ struct Unsupported {
 };
 [[noreturn]] void unsupported(const std::string& what, Span span);
 
+// `@` nodes outside derivative rules (`@fn` bodies use `@x` for the incoming tangent).
+bool has_diff(const NodeRef& n);
+// `@y / @x` with both sides written as differentials.
+bool is_quotient(const NodeRef& n);
+// The DefIds bound anywhere inside `n` (lets, where-bindings, indices, patterns, parameters).
+std::unordered_set<DefId> binders_in(const NodeRef& n);
+
 // Type and range facts of nodes the autodiff pass reads: the first analysis of this cell, the
 // units of callees, and the records of earlier cells. Copies remember their origin node.
 class Facts {
@@ -36,6 +43,8 @@ class Facts {
   void note_type(uint32_t id, TypeRef t) { extra_[id] = std::move(t); }
   void note_def_type(DefId d, TypeRef t) { extra_defs_[d] = std::move(t); }
   void add_unit(const Unit* u) { units_.push_back(u); }
+  // Look in `u`'s tables first (function specialisations share their nodes).
+  void prefer(const Unit* u);
   // The specialisation a call node (or the node it was copied from) was compiled against.
   const Unit* call_target(const NodeRef& call) const;
   void add_ranges(const std::unordered_map<DefId, RangeFact>* r) { range_maps_.push_back(r); }

@@ -38,6 +38,9 @@ class Tape {
   const std::vector<NodeRef>& emits() const { return emits_; }
   // An extra synthetic scalar definition (e.g. the point `h[3]` of `@h[3] / @x`).
   void add_visible(DefId d, NodeRef let_stmt);
+  // Values bound by an enclosing construct (parameters, the declaration being defined, ...):
+  // constants. Any other value whose definition is not visible is E013, never a silent zero.
+  void set_leaves(const std::unordered_set<DefId>* leaves) { leaves_ = leaves; }
 
  private:
   bool visit(DefId d);
@@ -56,7 +59,9 @@ class Tape {
   std::vector<Entry> entries_;
   std::vector<NodeRef> emits_;
   std::unordered_set<DefId> wrts_;
+  const std::unordered_set<DefId>* leaves_ = nullptr;
   int inline_depth_ = 0;
+  bool constant_leaf(DefId d) const;
 };
 
 // The adjoint b̄ of one binding: a fresh tensor (or scalar) over the primal's extents.

@@ -17,6 +17,22 @@ bool Tape::build(DefId target, const std::vector<DefId>& wrts) {
   return visit(target);
 }
 
+// Constants for the derivative although nothing here defines them: values bound by an enclosing
+// construct (their kinds, or the leaves the scope walk registered), and values of earlier cells
+// when every parameter belongs to this one (an older value cannot depend on a newer one).
+bool Tape::constant_leaf(DefId d) const {
+  switch (cx_.resolver.info(d).kind) {
+    case DefKind::Param: case DefKind::Index: case DefKind::Rest: case DefKind::Fn:
+    case DefKind::Builtin: case DefKind::Const: case DefKind::Module: return true;
+    default: break;
+  }
+  if (leaves_ && leaves_->count(d)) return true;
+  if (!cx_.env.type_of(d)) return false;
+  for (auto& w : wrts_)
+    if (cx_.env.type_of(w)) return false;
+  return true;
+}
+
 bool Tape::visit(DefId d) {
   if (wrts_.count(d) && wrts_.size() == 1) return true;
   if (auto m = memo_.find(d); m != memo_.end()) return m->second;
@@ -33,17 +49,26 @@ bool Tape::visit(DefId d) {
     }
   }
   if (!stmt || !facts_.float_dtype_of_def(d)) {
+    // A float value whose definition cannot be seen from the request: following it is
+    // impossible and assuming it constant could be a silent wrong answer.
+    if (!stmt && !wrts_.count(d) && facts_.float_dtype_of_def(d) && !constant_leaf(d)) {
+      const DefInfo& info = cx_.resolver.info(d);
+      unsupported("`" + info.name + "`, whose definition is not visible where the derivative is requested",
+                  info.span);
+    }
     memo_[d] = wrts_.count(d) > 0;
     return memo_[d];
   }
   visiting_.insert(d);
   // Activity first, on the raw definition (plus what called functions read), so constants such
-  // as array literals are never normalised.
+  // as array literals are never normalised. Names bound inside the definition are its own.
   bool active = false;
   std::unordered_set<DefId> seen_fns;
   std::function<void(const NodeRef&)> scan = [&](const NodeRef& root) {
+    std::unordered_set<DefId> inner = binders_in(root);
     ir::for_each_node(root, [&](const NodeRef& n) {
-      if ((n->kind != Kind::Name && n->kind != Kind::Path) || !n->def.valid() || n->def == d) return;
+      if ((n->kind != Kind::Name && n->kind != Kind::Path) || !n->def.valid() || n->def == d || inner.count(n->def))
+        return;
       const DefInfo& info = cx_.resolver.info(n->def);
       if (info.kind == DefKind::Fn) {
         if (seen_fns.insert(n->def).second && info.node) scan(info.node);
@@ -53,14 +78,20 @@ bool Tape::visit(DefId d) {
     });
   };
   scan(stmt);
+  if (active && stmt->kind == Kind::Let && ir::let_pattern(*stmt)->kind != Kind::PBind) {
+    visiting_.erase(d);
+    unsupported("tuple destructuring of a differentiated value", stmt->span);
+  }
   Entry e;
   if (active) e = normalise(d, stmt);
   if (active)
-    for (auto& c : e.clauses)  // inlined locals become entries of their own
+    for (auto& c : e.clauses) {  // inlined locals become entries of their own
+      std::unordered_set<DefId> inner = binders_in(c.value);
       ir::for_each_node(c.value, [&](const NodeRef& n) {
-        if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def.valid() && n->def != d)
+        if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def.valid() && n->def != d && !inner.count(n->def))
           visit(n->def);
       });
+    }
   visiting_.erase(d);
   memo_[d] = active || wrts_.count(d) > 0;
   if (active) entries_.push_back(std::move(e));

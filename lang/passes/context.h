@@ -108,6 +108,7 @@ struct DefRecord {
 };
 struct PersistentFacts {
   std::unordered_map<ir::DefId, DefRecord> defs;
+  std::unordered_map<ir::DefId, ir::NodeRef> differentials;  // `let df = @f;`: df -> the `@f` node
 };
 
 struct PassTiming {
@@ -134,6 +135,10 @@ struct CompileCtx {
   std::unordered_map<ir::DefId, int64_t> const_ints;       // known integer constants
   std::vector<ir::NodeRef> consts;  // Const items to evaluate before the cell runs (dep order)
   std::vector<PassTiming> timings;
+  // Autodiff: function bodies rewritten per specialisation (by Unit::key; type inference uses
+  // them when it specialises again), and the number of rewrites (the driver analyses again).
+  std::unordered_map<std::string, ir::NodeRef> ad_bodies;
+  int ad_rewrites = 0;
 
   CompileCtx(SourceMap& s, Resolver& r, DiagSink& d, const GlobalEnvView& e)
       : sm(s), resolver(r), diags(d), env(e) {}

@@ -120,7 +120,10 @@ bool run_pipeline(CompileCtx& cx, const ir::NodeRef& program, const PipelineOpti
     if (cx.diags.has_errors()) return false;
     // Derivative requests became ordinary IR: analyse the rewritten cell from the start, and
     // differentiate again while requests that depended on this round's results remain.
-    for (int round = 0; std::string(p.name) == "autodiff" && cx.cell().body != before; ++round) {
+    int rewrites = 0;
+    for (int round = 0; std::string(p.name) == "autodiff" && (cx.cell().body != before || cx.ad_rewrites != rewrites);
+         ++round) {
+      rewrites = cx.ad_rewrites;
       cx.reset_analysis();
       for (size_t j = 0; j < i; ++j) {
         std::string nm = list[j].name;
@@ -136,6 +139,7 @@ bool run_pipeline(CompileCtx& cx, const ir::NodeRef& program, const PipelineOpti
       if (cx.diags.has_errors()) return false;
     }
     if (std::string(p.name) == "autodiff") {
+      if (opt.dump && opt.dump_after == p.name) *opt.dump = dump_units(cx, p.lowered);  // every round's rewrites
       check_no_autodiff_left(cx);
       if (cx.diags.has_errors()) return false;
     }

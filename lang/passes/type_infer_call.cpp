@@ -129,6 +129,11 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
         "a generic function that calls itself with ever-growing argument types cannot be compiled");
     return nullptr;
   }
+  // Autodiff rewrote the derivative requests of this specialisation's body (autodiff.cpp).
+  if (auto ad = cx.ad_bodies.find(key); ad != cx.ad_bodies.end()) {
+    fn_node = ad->second;
+    body = ir::fn_body(*fn_node);
+  }
   Unit* unit = cx.new_unit(callee->k == Type::K::FnItem ? Unit::Kind::Fn : Unit::Kind::Lambda,
                            name + "(" + tnames + ")");
   unit->key = key;

@@ -1,0 +1,386 @@
+// Lowering of one derivative request `@y / @x` (a named target and parameter) into ordinary IR:
+// reverse sweeps (one VJP for a scalar target, one per row of a Jacobian), forward sweeps for
+// whole Jacobians with fewer parameter than target elements, lazy Jacobians read at constant
+// rows or columns, and reverse sweeps shared by several requests of one scalar target.
+#include "lang/passes/ad_rewrite.h"
+#include "lang/passes/ir_build.h"
+#include "lang/passes/shape_analysis.h"
+#include "lang/resolve/builtins.h"
+
+namespace ein::ad {
+
+using ir::Kind;
+
+namespace {
+
+// Number of elements of `v` (rank `r`) when shape analysis knows every extent.
+std::optional<int64_t> numel(CompileCtx& cx, const NodeRef& v, int r) {
+  int64_t n = 1;
+  for (int a = 0; a < r; ++a) {
+    auto e = fold_int(cx, cx.cell(), irb::dim_of(v, a));
+    if (!e || *e < 0) return std::nullopt;
+    n *= *e;
+  }
+  return n;
+}
+
+// Forward mode (one tangent sweep per parameter element) for a whole Jacobian of `y` (rank ry)
+// with respect to `x` (rank rx): when both sizes are known and x has fewer elements.
+bool prefers_forward(CompileCtx& cx, const NodeRef& y, int ry, const NodeRef& x, int rx) {
+  if (ry <= 0 || rx < 0) return false;
+  auto ny = numel(cx, y, ry), nx = numel(cx, x, rx);
+  return ny && nx && *nx < *ny;
+}
+
+NodeRef index_into(const NodeRef& base, const std::vector<NodeRef>& ix, Span span) {
+  if (ix.empty()) return base;
+  std::vector<NodeRef> kids{base};
+  for (auto& i : ix) kids.push_back(i);
+  return ir::make({.kind = Kind::Index, .span = span, .kids = std::move(kids)});
+}
+
+}  // namespace
+
+Tape Rewriter::tape() const {
+  Tape t(cx_, facts_, visible_);
+  t.set_leaves(&leaves_);
+  return t;
+}
+
+// Uses of a lazy Jacobian J = @y / @x: J[row..., rest...] computes one VJP row; shape(J) and
+// len(J) need no derivative at all.
+NodeRef Rewriter::lazy_use(const NodeRef& n) {
+  auto lazy_of = [&](const NodeRef& x) -> const NodeRef* {
+    if (x->kind != Kind::Name) return nullptr;
+    auto it = lazy.find(x->def);
+    return it == lazy.end() ? nullptr : &it->second;
+  };
+  if (n->kind == Kind::Call && n->kids.size() == 2) {
+    const NodeRef* q = lazy_of(n->kids[1]);
+    auto b = builtin_of(n->kids[0]->def);
+    if (q && b && (*b == Builtin::Shape || *b == Builtin::Len)) {
+      const NodeRef& T = (*q)->kids[0]->kids[0];
+      const NodeRef& X = (*q)->kids[1]->kids[0];
+      NodeRef tn = T->kind == Kind::Index ? T->kids[0] : T;
+      int ry = T->kind == Kind::Index ? 0 : ir::rank_of(facts_.def_type(tn->def));
+      int rx = ir::rank_of(facts_.def_type(X->def));
+      std::vector<NodeRef> dims;
+      for (int a = 0; a < ry; ++a) dims.push_back(irb::dim_of(tn, a));
+      for (int a = 0; a < rx; ++a) dims.push_back(irb::dim_of(X, a));
+      if (*b == Builtin::Len) return dims.empty() ? irb::lit(0) : dims[0];
+      return ir::make({.kind = Kind::ArrayLit, .span = n->span, .kids = std::move(dims)});
+    }
+  }
+  if (n->kind != Kind::Index) return nullptr;
+  const NodeRef* q = lazy_of(n->kids[0]);
+  if (!q) return nullptr;
+  const NodeRef& T = (*q)->kids[0]->kids[0];
+  int ry = ir::rank_of(facts_.def_type(T->def));
+  std::vector<NodeRef> rows, rest;
+  for (size_t i = 1; i < n->kids.size(); ++i)
+    (static_cast<int>(i) <= ry ? rows : rest).push_back(expr(n->kids[i]));
+  bool const_rows = true;
+  for (auto& r : rows) const_rows = const_rows && fold_int(cx_, cx_.cell(), r).has_value();
+  if (!const_rows) return column_use(*q, n, rows, rest);
+  fixed_rows_ = rows;
+  NodeRef row;
+  try {
+    row = quotient(*q);
+  } catch (...) {
+    fixed_rows_.clear();
+    throw;
+  }
+  fixed_rows_.clear();
+  return index_into(place(row, "jacobian_row", n->span), rest, n->span);
+}
+
+// The basis tangent of x at `at` (one index expression per axis of x):
+// `t_x[k..] = (k.. == at..) as x's float type`, the seed of one forward (JVP) sweep. With `at`
+// empty, the all-ones tangent (the seed of a structurally independent entry, ad_indexed.cpp).
+NodeRef Rewriter::basis_tangent(const NodeRef& q, const NodeRef& X, DType dtx, const std::vector<NodeRef>& at) {
+  std::vector<NodeRef> skids{nullptr};
+  NodeRef cond;
+  int rx = ir::rank_of(facts_.def_type(X->def));
+  for (int a = 0; a < rx; ++a) {
+    std::string nm = "k" + std::to_string(a);
+    DefId d = cx_.resolver.new_def(nm, DefKind::Index, q->span);
+    skids.push_back(idx_in(nm, d, irb::lit(0), irb::dim_of(X, a)));
+    if (!at.empty()) cond = land(cond, eq(name(nm, d), at[static_cast<size_t>(a)]));
+  }
+  NodeRef ty = ir::make({.kind = Kind::TyPrim, .name = dtype_name(dtx)});
+  skids[0] = ir::make({.kind = Kind::Cast, .kids = {cond ? ifz(cond, flit(1.0), flit(0.0)) : flit(1.0), ty}});
+  std::string sn = "t_" + X->name;
+  DefId sd = cx_.resolver.new_def(sn, DefKind::Local, q->span);
+  NodeRef sdecl = ir::make({.kind = Kind::EinDecl, .kids = std::move(skids), .name = sn, .def = sd});
+  return ir::make({.kind = Kind::EinGroup, .kids = {sdecl}, .name = sn, .def = sd});
+}
+
+// `J[i.., c..]` with the row indices free and the parameter indices constant: the column c of
+// J, one forward (JVP) sweep seeded with the basis tangent e_c, computed once (so a clause over
+// i reads one tensor instead of sweeping per point). Without a forward rule the whole Jacobian
+// is computed instead.
+NodeRef Rewriter::column_use(const NodeRef& q, const NodeRef& use, const std::vector<NodeRef>& rows,
+                             const std::vector<NodeRef>& cols) {
+  const NodeRef& T = q->kids[0]->kids[0];
+  const NodeRef& X = q->kids[1]->kids[0];
+  auto whole = [&]() {
+    std::vector<NodeRef> all = rows;
+    for (auto& c : cols) all.push_back(c);
+    return index_into(place(quotient(q), "jacobian_whole", q->span), all, use->span);
+  };
+  int rx = X->kind == Kind::Name && X->def.valid() ? ir::rank_of(facts_.def_type(X->def)) : -1;
+  if (T->kind != Kind::Name || rx < 0 || static_cast<int>(cols.size()) != rx) return whole();
+  auto dty = facts_.float_dtype_of_def(T->def);
+  auto dtx = facts_.float_dtype_of_def(X->def);
+  if (!dty || !dtx) return whole();
+  try {
+    Tape tp = tape();
+    if (!tp.build(T->def, X->def)) return whole();
+    NodeRef seed = flit(1.0);
+    std::vector<NodeRef> stmts;
+    if (rx > 0) {
+      stmts.push_back(basis_tangent(q, X, *dtx, cols));
+      seed = name(stmts.back()->name, stmts.back()->def);
+    }
+    Tangents t = forward_sweep(cx_, facts_, tp, T->def, X->def, seed);
+    for (auto& st : t.stmts) stmts.push_back(st);
+    NodeRef col = place(with_span(block(std::move(stmts), t.result), q->span), "jacobian_col", q->span);
+    return index_into(col, rows, use->span);
+  } catch (const Unsupported&) {
+    return whole();
+  }
+}
+
+// A standalone `@y`: its symbolic form, as a string value.
+NodeRef Rewriter::differential(const NodeRef& n) {
+  const NodeRef& y = n->kids[0];
+  if (y->kind != Kind::Name || !y->def.valid()) {
+    cx_.error("E013", "a differential needs a named binding", n->span, "not a binding name",
+              "bind the expression first: `let y = ...;` then `@y`");
+    return n;
+  }
+  NodeRef stmt;
+  if (auto it = visible_.find(y->def); it != visible_.end()) stmt = it->second;
+  else if (cx_.persist && cx_.persist->defs.count(y->def)) stmt = cx_.persist->defs[y->def].stmt;
+  std::string s = "@" + y->name;
+  try {
+    if (stmt && !(stmt->kind == Kind::Let && ir::let_pattern(*stmt)->kind != Kind::PBind))
+      s = symbolic_differential(cx_, facts_, y->name, stmt);
+  } catch (const Unsupported& u) {
+    cx_.error("E013", "cannot differentiate through " + u.what, u.span.valid() ? u.span : n->span);
+    return n;
+  }
+  return ir::make_str(s, n->span);
+}
+
+bool Rewriter::checked_param(const NodeRef& q, const NodeRef& X) {
+  if (X->kind != Kind::Name || !X->def.valid()) {
+    cx_.error("E013", "the parameter of a derivative must be a named binding", q->kids[1]->span,
+              "not a binding name", "bind the value first: `let v = ...;` then `@y / @v`");
+    return false;
+  }
+  DefKind xk = cx_.resolver.info(X->def).kind;
+  if (xk != DefKind::Global && xk != DefKind::Local && xk != DefKind::Const && xk != DefKind::Param &&
+      xk != DefKind::Index) {
+    cx_.error("E013", "cannot differentiate with respect to `" + X->name + "`", X->span, "not a value binding");
+    return false;
+  }
+  return true;
+}
+
+NodeRef Rewriter::quotient(const NodeRef& q) {
+  const NodeRef& T = q->kids[0]->kids[0];
+  const NodeRef& X = q->kids[1]->kids[0];
+  if (X->kind == Kind::Index || (T->kind == Kind::Index && fixed_rows_.empty())) return indexed(q);
+  if (!checked_param(q, X)) return q;
+  if (T->kind != Kind::Name || !T->def.valid()) {
+    cx_.error("E013", "the target of a derivative must be a named binding", q->kids[0]->span,
+              "not a binding name", "bind the expression first: `let y = ...;` then `@y / @x`");
+    return q;
+  }
+  try {
+    if (fixed_rows_.empty())
+      if (NodeRef r = shared(q, T->def, X)) return r;
+    return build(q, T, T->def, T->name, X, nullptr);
+  } catch (const Unsupported& u) {
+    Diagnostic d = make_diag("E013", "cannot differentiate through " + u.what,
+                             u.span.valid() ? u.span : q->span, "not differentiable here");
+    if (u.span.valid() && u.span.file == q->span.file) d.secondary.push_back(Label{q->span, "in this derivative"});
+    cx_.diags.report(std::move(d));
+    return q;
+  }
+}
+
+NodeRef Rewriter::build(const NodeRef& q, const NodeRef& T, DefId target, const std::string& tname,
+                        const NodeRef& X, const NodeRef& synthetic) {
+  TypeRef ty = synthetic ? facts_.type(T) : facts_.def_type(target);
+  TypeRef tx = facts_.def_type(X->def);
+  int ry = ir::rank_of(ty), rx = ir::rank_of(tx);
+  if (ry < 0 || rx < 0) unsupported("a value of unknown rank", q->span);
+  auto dty = synthetic ? facts_.float_dtype(T) : facts_.float_dtype_of_def(target);
+  auto dtx = facts_.float_dtype_of_def(X->def);
+  DType dt = dty.value_or(dtx.value_or(DType::F32));
+  std::vector<NodeRef> pre;
+  if (synthetic) pre.push_back(synthetic);
+  Tape tp = tape();
+  if (synthetic) tp.add_visible(target, synthetic);
+  bool active = dty && dtx && tp.build(target, X->def);
+  if (!active) return zeros(q, tname, target, ry, X, rx, dt, pre);
+  if (ry == 0) {
+    Sweep s = reverse_sweep(cx_, facts_, tp, target, X->def, X->name, rx, dt, nullptr);
+    for (auto& p : pre) s.stmts.insert(s.stmts.begin(), p);
+    return with_span(block(std::move(s.stmts), s.result), q->span);
+  }
+  if (fixed_rows_.empty())
+    if (NodeRef r = jvp(q, target, tname, X, ry, rx, tp, pre)) return r;
+  if (!fixed_rows_.empty()) {
+    // A lazy Jacobian indexed at one output point: only that row is computed (one VJP).
+    std::vector<NodeRef> rows = fixed_rows_;
+    auto seed = [&](const std::vector<NodeRef>& m) {
+      NodeRef cond;
+      for (size_t a = 0; a < m.size() && a < rows.size(); ++a) cond = land(cond, eq(m[a], rows[a]));
+      return ifz(cond, flit(1.0), flit(0.0));
+    };
+    Sweep s = reverse_sweep(cx_, facts_, tp, target, X->def, X->name, rx, dt, seed);
+    for (auto& p : pre) s.stmts.insert(s.stmts.begin(), p);
+    return with_span(block(std::move(s.stmts), s.result), q->span);
+  }
+  // A tensor target: one VJP per output point, seeded with the basis cotangent there.
+  std::vector<NodeRef> rows, row_slots;
+  for (int a = 0; a < ry; ++a) {
+    std::string nm = "i" + std::to_string(a);
+    DefId d = cx_.resolver.new_def(nm, DefKind::Index, q->span);
+    rows.push_back(name(nm, d));
+    row_slots.push_back(idx_in(nm, d, irb::lit(0), irb::dim_of(name(tname, target), a)));
+  }
+  auto seed = [&](const std::vector<NodeRef>& m) {
+    NodeRef cond;
+    for (size_t a = 0; a < m.size(); ++a) cond = land(cond, eq(m[a], rows[a]));
+    return ifz(cond, flit(1.0), flit(0.0));
+  };
+  Sweep s = reverse_sweep(cx_, facts_, tp, target, X->def, X->name, rx, dt, seed);
+  NodeRef row_value = block(std::move(s.stmts), s.result);
+  DefId j = cx_.resolver.new_def("jacobian", DefKind::Local, q->span);
+  std::vector<NodeRef> kids{row_value};
+  for (auto& r : row_slots) kids.push_back(r);
+  NodeRef decl = ir::make({.kind = Kind::EinDecl, .span = q->span, .kids = std::move(kids), .name = "jacobian", .def = j});
+  pre.push_back(ir::make({.kind = Kind::EinGroup, .span = q->span, .kids = {decl}, .name = "jacobian", .def = j}));
+  return with_span(block(std::move(pre), name("jacobian", j)), q->span);
+}
+
+// The whole Jacobian by forward mode (see prefers_forward): for a scalar x it is the target's
+// tangent; otherwise the columns `cols[j..] = { t_x = e_j; tangents...; t_y }` transposed to
+// shape(y) ++ shape(x). nullptr when not preferred or a construct has no forward rule.
+NodeRef Rewriter::jvp(const NodeRef& q, DefId target, const std::string& tname, const NodeRef& X, int ry,
+                      int rx, const Tape& tp, std::vector<NodeRef> pre) {
+  if (!prefers_forward(cx_, name(tname, target), ry, X, rx)) return nullptr;
+  auto dtx = facts_.float_dtype_of_def(X->def);
+  if (!dtx) return nullptr;
+  try {
+    if (rx == 0) {
+      Tangents t = forward_sweep(cx_, facts_, tp, target, X->def, flit(1.0));
+      for (auto& s : t.stmts) pre.push_back(s);
+      return with_span(block(std::move(pre), t.result), q->span);
+    }
+    auto vars = [&](const std::string& p, int n, const std::function<NodeRef(int)>& ext,
+                    std::vector<NodeRef>& names, std::vector<NodeRef>& slots) {
+      for (int a = 0; a < n; ++a) {
+        std::string nm = p + std::to_string(a);
+        DefId d = cx_.resolver.new_def(nm, DefKind::Index, q->span);
+        names.push_back(name(nm, d));
+        slots.push_back(idx_in(nm, d, irb::lit(0), ext(a)));
+      }
+    };
+    auto xdim = [&](int a) { return irb::dim_of(X, a); };
+    auto ydim = [&](int a) { return irb::dim_of(name(tname, target), a); };
+    // The seed: the basis tangent e_j of x for column j.
+    std::vector<NodeRef> cj, cslots;
+    vars("c", rx, xdim, cj, cslots);
+    NodeRef sgroup = basis_tangent(q, X, *dtx, cj);
+    Tangents t = forward_sweep(cx_, facts_, tp, target, X->def, name(sgroup->name, sgroup->def));
+    t.stmts.insert(t.stmts.begin(), sgroup);
+    DefId cd = cx_.resolver.new_def("jacobian_cols", DefKind::Local, q->span);
+    std::vector<NodeRef> ckids{block(std::move(t.stmts), t.result)};
+    for (auto& s : cslots) ckids.push_back(s);
+    NodeRef cdecl = ir::make({.kind = Kind::EinDecl, .span = q->span, .kids = std::move(ckids), .name = "jacobian_cols", .def = cd});
+    pre.push_back(ir::make({.kind = Kind::EinGroup, .span = q->span, .kids = {cdecl}, .name = "jacobian_cols", .def = cd}));
+    // jacobian[i.., j..] = jacobian_cols[j.., i..]
+    std::vector<NodeRef> i, islots, j, jslots;
+    vars("i", ry, ydim, i, islots);
+    vars("j", rx, xdim, j, jslots);
+    std::vector<NodeRef> read{name("jacobian_cols", cd)};
+    for (auto& v : j) read.push_back(v);
+    for (auto& v : i) read.push_back(v);
+    std::vector<NodeRef> jkids{ir::make({.kind = Kind::Index, .kids = std::move(read)})};
+    for (auto& s : islots) jkids.push_back(s);
+    for (auto& s : jslots) jkids.push_back(s);
+    DefId jd = cx_.resolver.new_def("jacobian", DefKind::Local, q->span);
+    NodeRef jdecl = ir::make({.kind = Kind::EinDecl, .span = q->span, .kids = std::move(jkids), .name = "jacobian", .def = jd});
+    pre.push_back(ir::make({.kind = Kind::EinGroup, .span = q->span, .kids = {jdecl}, .name = "jacobian", .def = jd}));
+    return with_span(block(std::move(pre), name("jacobian", jd)), q->span);
+  } catch (const Unsupported&) {
+    return nullptr;  // the reverse sweep handles it (or reports it)
+  }
+}
+
+// Several requests of one scalar target in one statement list (`@loss / @W1`, `@loss / @W2`)
+// share one reverse sweep (thesis §6.4: shared bars): its statements are placed once, before the
+// first request, and every request reads its parameter's adjoint.
+NodeRef Rewriter::shared(const NodeRef& q, DefId target, const NodeRef& X) {
+  for (size_t l = levels_.size(); l-- > 0;) {
+    auto& m = levels_[l].shared;
+    if (auto t = m.find(target); t != m.end()) {
+      auto it = t->second.find(X->def);
+      if (it != t->second.end()) return ir::fresh_copy(it->second);
+    }
+  }
+  if (levels_.empty() || ir::rank_of(facts_.def_type(target)) != 0 || !facts_.float_dtype_of_def(target))
+    return nullptr;
+  std::vector<NodeRef> wrts;
+  std::unordered_set<DefId> seen;
+  for (auto& s : levels_.back().remaining)
+    ir::for_each_node(s, [&](const NodeRef& n) {
+      if (!is_quotient(n) || n->kids[0]->kids[0]->kind != Kind::Name ||
+          n->kids[0]->kids[0]->def != target || n->kids[1]->kids[0]->kind != Kind::Name)
+        return;
+      const NodeRef& w = n->kids[1]->kids[0];
+      if (facts_.float_dtype_of_def(w->def) && ir::rank_of(facts_.def_type(w->def)) >= 0 &&
+          level_of_def(w->def) < levels_.size() && seen.insert(w->def).second)
+        wrts.push_back(w);
+    });
+  if (wrts.size() < 2 || !seen.count(X->def)) return nullptr;
+  std::vector<DefId> defs;
+  std::vector<Leaf> leaves;
+  for (auto& w : wrts) {
+    defs.push_back(w->def);
+    leaves.push_back(Leaf{w->def, w->name, ir::rank_of(facts_.def_type(w->def)), *facts_.float_dtype_of_def(w->def)});
+  }
+  Tape tp = tape();
+  if (!tp.build(target, defs)) return nullptr;
+  Sweep s = reverse_sweep(cx_, facts_, tp, target, leaves, nullptr);
+  size_t l = hoist_level(block(s.stmts, flit(0.0)));
+  if (l >= levels_.size()) return nullptr;
+  for (auto& st : s.stmts) levels_[l].prelude.push_back(st);
+  auto& res = levels_[l].shared[target];
+  for (size_t i = 0; i < wrts.size(); ++i) res[wrts[i]->def] = s.results[i];
+  return ir::fresh_copy(res[X->def]);
+}
+
+// ∂y/∂x = 0 with the right shape and type (y does not depend on x, or is not a float).
+NodeRef Rewriter::zeros(const NodeRef& q, const std::string& tname, DefId target, int ry, const NodeRef& X,
+                        int rx, DType dt, std::vector<NodeRef> pre) {
+  if (ry == 0 && rx == 0) return with_span(block(std::move(pre), zero_of(dt)), q->span);
+  std::vector<NodeRef> kids{zero_of(dt)};
+  for (int a = 0; a < ry + rx; ++a) {
+    std::string nm = "z" + std::to_string(a);
+    DefId d = cx_.resolver.new_def(nm, DefKind::Index, q->span);
+    NodeRef ext = a < ry ? irb::dim_of(name(tname, target), a) : irb::dim_of(X, a - ry);
+    kids.push_back(idx_in(nm, d, irb::lit(0), ext));
+  }
+  DefId z = cx_.resolver.new_def("zero", DefKind::Local, q->span);
+  NodeRef decl = ir::make({.kind = Kind::EinDecl, .span = q->span, .kids = std::move(kids), .name = "zero", .def = z});
+  pre.push_back(ir::make({.kind = Kind::EinGroup, .span = q->span, .kids = {decl}, .name = "zero", .def = z}));
+  return with_span(block(std::move(pre), name("zero", z)), q->span);
+}
+
+}  // namespace ein::ad

@@ -1,0 +1,102 @@
+// Internal to autodiff: the rewriter that finds derivative requests in every scope (ad_scope.cpp)
+// and lowers each one (ad_request.cpp, ad_indexed.cpp). See autodiff.h for the design.
+#pragma once
+#include "lang/passes/ad_reverse.h"
+
+namespace ein::ad {
+
+class Rewriter {
+ public:
+  Rewriter(CompileCtx& cx, Facts& facts) : cx_(cx), facts_(facts) {}
+
+  // Rewrites every request in a statement list (the cell's Program or a function's body Block)
+  // and in every scope nested in it. `top`: the cell's own statement list (lazy Jacobians).
+  NodeRef statements(const NodeRef& list, bool top = false);
+  // Values the enclosing construct binds (function parameters): constants for derivatives.
+  void add_leaf(DefId d) { leaves_.insert(d); }
+  // Did this round rewrite anything (the caller analyses again)?
+  bool changed = false;
+  // Jacobian bindings never observed whole (`let J = @y / @x;` read only at constant rows or
+  // columns): the cell decides them before walking.
+  std::unordered_map<DefId, NodeRef> lazy;
+
+ private:
+  // ---- scopes (ad_scope.cpp) ------------------------------------------------------------------
+  // A statement list being walked. Code that does not depend on anything bound inside its
+  // current statement may be placed in `prelude` (before that statement): computed once
+  // instead of per point.
+  struct Level {
+    std::vector<NodeRef> prelude;
+    size_t mark = 0;                 // bound_.size() when the current statement began
+    std::vector<NodeRef> remaining;  // the current statement and the ones after it
+    // Adjoints of one shared reverse sweep placed in `prelude`: target -> parameter -> adjoint.
+    std::unordered_map<DefId, std::unordered_map<DefId, NodeRef>> shared;
+  };
+  NodeRef stmt(const NodeRef& s);
+  NodeRef expr(const NodeRef& n);
+  NodeRef einstein(const NodeRef& group);
+  NodeRef where(const NodeRef& w);
+  NodeRef comp(const NodeRef& c);
+  NodeRef match(const NodeRef& m);
+  NodeRef reduce(const NodeRef& r);
+  void bind(DefId d);
+  void bind_pattern(const NodeRef& p, bool leaf);
+  void unbind_to(size_t n);
+  // A request (or a use of a bound differential) at this point of the walk.
+  NodeRef request(const NodeRef& q);
+  NodeRef differential_use(const NodeRef& n);
+  bool is_differential(const NodeRef& n) const;
+  NodeRef as_diff(const NodeRef& n) const;  // `df` of `let df = @f;` -> `@f`
+  bool waits(const NodeRef& q);             // must wait for the next round (pending types)
+  bool reaches_pending(DefId d, std::unordered_set<DefId>& seen) const;
+  // Places `value` as `let <nm> = value;` at the outermost statement list where everything it
+  // reads is visible, when that is outside a construct evaluated per point; returns the Name
+  // (or `value` itself when it stays in place).
+  NodeRef place(const NodeRef& value, const std::string& nm, Span span);
+  size_t hoist_level(const NodeRef& value) const;
+  // The outermost level where d is visible before that level's current statement
+  // (levels_.size(): bound inside the innermost current statement).
+  size_t level_of_def(DefId d) const;
+
+  // ---- lowering (ad_request.cpp) --------------------------------------------------------------
+  NodeRef quotient(const NodeRef& q);
+  NodeRef build(const NodeRef& q, const NodeRef& T, DefId target, const std::string& tname,
+                const NodeRef& X, const NodeRef& synthetic);
+  NodeRef jvp(const NodeRef& q, DefId target, const std::string& tname, const NodeRef& X, int ry,
+              int rx, const Tape& tape, std::vector<NodeRef> pre);
+  NodeRef shared(const NodeRef& q, DefId target, const NodeRef& X);
+  NodeRef zeros(const NodeRef& q, const std::string& tname, DefId target, int ry, const NodeRef& X,
+                int rx, DType dt, std::vector<NodeRef> pre);
+  NodeRef differential(const NodeRef& n);
+  NodeRef lazy_use(const NodeRef& n);
+  NodeRef column_use(const NodeRef& q, const NodeRef& use, const std::vector<NodeRef>& rows,
+                     const std::vector<NodeRef>& cols);
+  NodeRef basis_tangent(const NodeRef& q, const NodeRef& X, DType dtx, const std::vector<NodeRef>& at);
+  Tape tape() const;
+  bool checked_param(const NodeRef& q, const NodeRef& X);
+
+  // ---- indexed requests (ad_indexed.cpp) -------------------------------------------------------
+  NodeRef indexed(const NodeRef& q);
+  NodeRef entry_in_place(const NodeRef& q, const NodeRef& T, const NodeRef& X);
+  NodeRef structural(const NodeRef& q, const NodeRef& T, const NodeRef& X, size_t level);
+  NodeRef column(const NodeRef& q, const NodeRef& T, const NodeRef& X, size_t level,
+                 const std::string& mode, bool ones);
+  NodeRef per_parameter_point(const NodeRef& q, const NodeRef& T, const NodeRef& X, size_t level);
+  bool varies(const NodeRef& e, size_t level) const;
+
+  NodeRef with_span(const NodeRef& n, Span s) const;
+
+  CompileCtx& cx_;
+  Facts& facts_;
+  std::vector<Level> levels_;
+  std::vector<DefId> bound_;                       // binders in scope, innermost last
+  std::unordered_map<DefId, size_t> bound_at_;     // binder -> its position in bound_
+  std::unordered_map<DefId, NodeRef> visible_;     // definitions in scope: def -> Let/EinGroup
+  std::unordered_set<DefId> leaves_;               // values without a definition to follow
+  std::unordered_map<DefId, NodeRef> differentials_;  // `let df = @f;`: df -> `@f`
+  std::unordered_set<DefId> pending_;              // rewritten this round: facts not known yet
+  int deferred_ = 0;                               // requests left for the next round
+  std::vector<NodeRef> fixed_rows_;
+};
+
+}  // namespace ein::ad
