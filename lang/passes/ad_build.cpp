@@ -107,6 +107,29 @@ NodeRef let_stmt(const std::string& n, DefId d, NodeRef v, std::optional<DType> 
   return ir::make({.kind = Kind::Let, .kids = {pat, ann, std::move(v)}});
 }
 
+NodeRef let_typed(const std::string& n, DefId d, NodeRef v, const TypeRef& t) {
+  TypeRef el = ir::elem_of(t);
+  int r = ir::rank_of(t);
+  if (!el || el->k != ir::Type::K::Scalar || r < 0) return let_stmt(n, d, std::move(v));
+  NodeRef ty = ir::make({.kind = Kind::TyPrim, .name = dtype_name(el->dtype)});
+  if (r > 0) {
+    std::vector<NodeRef> kids{ty};
+    for (int a = 0; a < r; ++a) kids.push_back(ir::make({.kind = Kind::TyDim, .ival = -1}));
+    ty = ir::make({.kind = Kind::TyArray, .kids = std::move(kids)});
+  }
+  NodeRef pat = ir::make({.kind = Kind::PBind, .name = n, .def = d});
+  return ir::make({.kind = Kind::Let, .kids = {pat, ty, std::move(v)}});
+}
+
+NodeRef spanned(const NodeRef& n, Span s) {
+  if (!n || !s.valid()) return n;
+  std::vector<NodeRef> kids;
+  for (auto& k : n->kids) kids.push_back(spanned(k, s));
+  NodeRef m = ir::with_kids(n, std::move(kids));
+  if (m->span.valid()) return m;
+  return ir::edited(m, [&](ir::Node& x) { x.span = s; });
+}
+
 NodeRef block(std::vector<NodeRef> stmts, NodeRef tail) {
   stmts.push_back(std::move(tail));
   return ir::make({.kind = Kind::Block, .kids = std::move(stmts), .flags = ir::kHasTail});

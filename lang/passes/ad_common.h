@@ -135,6 +135,13 @@ NodeRef wguard(NodeRef cond);
 NodeRef idx_in(const std::string& n, DefId d, NodeRef lo, NodeRef hi);
 NodeRef reduce(const std::string& op, NodeRef body, std::vector<NodeRef> slots);
 NodeRef let_stmt(const std::string& n, DefId d, NodeRef v, std::optional<DType> ty = std::nullopt);
+// `let n: T = v;` with T written from the analysed type `t` of the value (a scalar or an array of
+// known rank and element type; no annotation otherwise). Binding a call's literal argument to its
+// parameter this way keeps the type the call gave it (`f(k_f64, 0.1)`: 0.1 is f64).
+NodeRef let_typed(const std::string& n, DefId d, NodeRef v, const TypeRef& t);
+// `n` with every node that has no source position given `s` (generated code reports errors at
+// the request it came from).
+NodeRef spanned(const NodeRef& n, Span s);
 NodeRef block(std::vector<NodeRef> stmts, NodeRef tail);
 
 }  // namespace ein::ad

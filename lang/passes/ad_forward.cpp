@@ -262,7 +262,7 @@ NodeRef Forward::call(const NodeRef& e) {
       const NodeRef& p = rule->kids[i];
       size_t a = i - ir::fn_param_begin();
       if (a >= t.size()) break;
-      stmts.push_back(let_stmt(p->name, p->def, e->kids[a + 1]));
+      stmts.push_back(let_typed(p->name, p->def, e->kids[a + 1], facts_.type(e->kids[a + 1])));
       DefId dp = cx_.resolver.new_def("d" + p->name, DefKind::Local, p->span);
       stmts.push_back(let_stmt("d" + p->name, dp, t[a] ? t[a] : flit(0.0), facts_.float_dtype(e->kids[a + 1])));
       dmap[p->def] = name("d" + p->name, dp);
@@ -278,7 +278,7 @@ NodeRef Forward::call(const NodeRef& e) {
     const NodeRef& p = fn->kids[i];
     size_t a = i - pb;
     if (a >= t.size()) break;
-    stmts.push_back(let_stmt(p->name, p->def, e->kids[a + 1]));
+    stmts.push_back(let_typed(p->name, p->def, e->kids[a + 1], facts_.type(e->kids[a + 1])));
     if (t[a]) {
       DefId dp = cx_.resolver.new_def("d" + p->name, DefKind::Local, p->span);
       stmts.push_back(let_stmt("d" + p->name, dp, t[a], facts_.float_dtype(e->kids[a + 1])));

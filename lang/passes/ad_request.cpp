@@ -44,6 +44,7 @@ NodeRef index_into(const NodeRef& base, const std::vector<NodeRef>& ix, Span spa
 Tape Rewriter::tape() const {
   Tape t(cx_, facts_, visible_);
   t.set_leaves(&leaves_);
+  t.set_outer(&outer_);
   return t;
 }
 

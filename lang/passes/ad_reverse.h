@@ -41,6 +41,9 @@ class Tape {
   // Values bound by an enclosing construct (parameters, the declaration being defined, ...):
   // constants. Any other value whose definition is not visible is E013, never a silent zero.
   void set_leaves(const std::unordered_set<DefId>* leaves) { leaves_ = leaves; }
+  // Values from outside a function body (globals it reads): constants for parameters of the
+  // function, which they cannot depend on.
+  void set_outer(const std::unordered_set<DefId>* outer) { outer_ = outer; }
 
  private:
   bool visit(DefId d);
@@ -60,6 +63,7 @@ class Tape {
   std::vector<NodeRef> emits_;
   std::unordered_set<DefId> wrts_;
   const std::unordered_set<DefId>* leaves_ = nullptr;
+  const std::unordered_set<DefId>* outer_ = nullptr;
   int inline_depth_ = 0;
   bool constant_leaf(DefId d) const;
 };

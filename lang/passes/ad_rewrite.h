@@ -14,6 +14,8 @@ class Rewriter {
   NodeRef statements(const NodeRef& list, bool top = false);
   // Values the enclosing construct binds (function parameters): constants for derivatives.
   void add_leaf(DefId d) { leaves_.insert(d); }
+  // Values read from outside the function body being rewritten (see Tape::set_outer).
+  void add_outer(DefId d) { outer_.insert(d); }
   // Did this round rewrite anything (the caller analyses again)?
   bool changed = false;
   // Jacobian bindings never observed whole (`let J = @y / @x;` read only at constant rows or
@@ -93,6 +95,7 @@ class Rewriter {
   std::unordered_map<DefId, size_t> bound_at_;     // binder -> its position in bound_
   std::unordered_map<DefId, NodeRef> visible_;     // definitions in scope: def -> Let/EinGroup
   std::unordered_set<DefId> leaves_;               // values without a definition to follow
+  std::unordered_set<DefId> outer_;                // globals read by a function body
   std::unordered_map<DefId, NodeRef> differentials_;  // `let df = @f;`: df -> `@f`
   std::unordered_set<DefId> pending_;              // rewritten this round: facts not known yet
   int deferred_ = 0;                               // requests left for the next round

@@ -161,7 +161,7 @@ NodeRef Rewriter::statements(const NodeRef& list, bool top) {
     NodeRef r = s ? stmt(s) : s;
     // Generated statements are charged to the request's line (timings, run-time errors).
     for (auto& p : levels_[me].prelude)
-      kids.push_back(p && !p->span.valid() && s ? ir::edited(p, [&](ir::Node& n) { n.span = s->span; }) : p);
+      kids.push_back(s ? spanned(p, s->span) : p);
     levels_[me].prelude.clear();
     kids.push_back(r);
     if (!r) continue;
@@ -216,11 +216,7 @@ NodeRef Rewriter::expr(const NodeRef& n) {
     if (NodeRef r = lazy_use(n)) return r;
   switch (n->kind) {
     case Kind::Fn: case Kind::DiffFn: return n;
-    case Kind::Lambda:
-      if (has_diff(n))
-        cx_.error("E013", "derivative requests inside closures are not supported", n->span,
-                  "inside a closure", "compute the derivative outside the closure, or in a named function");
-      return n;
+    case Kind::Lambda: return n;  // rewritten per specialisation, like a function (autodiff.cpp)
     case Kind::Diff: return request(n);
     case Kind::Binary:
     case Kind::Unary: {
@@ -389,6 +385,7 @@ NodeRef Rewriter::request(const NodeRef& q) {
   if (q->kind == Kind::Diff) return differential(q);
   NodeRef r = quotient(q);
   if (r == q) return q;
+  r = spanned(r, q->span);
   const NodeRef& T = q->kids[0]->kids[0];
   std::string tn = T->kind == Kind::Index ? T->kids[0]->name : T->name;
   return place(r, "grad_" + tn, q->span);

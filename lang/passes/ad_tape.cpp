@@ -27,6 +27,11 @@ bool Tape::constant_leaf(DefId d) const {
     default: break;
   }
   if (leaves_ && leaves_->count(d)) return true;
+  if (outer_ && outer_->count(d)) {
+    for (auto& w : wrts_)
+      if (outer_->count(w)) return false;
+    return true;
+  }
   if (!cx_.env.type_of(d)) return false;
   for (auto& w : wrts_)
     if (cx_.env.type_of(w)) return false;
@@ -179,7 +184,7 @@ NodeRef Tape::inline_call(const NodeRef& call) {
     if (a >= call->kids.size()) break;
     DefId pf = cx_.resolver.new_def(p->name, DefKind::Local, p->span);
     facts_.note_def_origin(pf, p->def);
-    NodeRef let = let_stmt(p->name, pf, call->kids[a]);
+    NodeRef let = let_typed(p->name, pf, call->kids[a], facts_.type(call->kids[a]));
     visible_[pf] = let;
     emits_.push_back(let);
     cp.subst[p->def] = name(p->name, pf);

@@ -31,24 +31,24 @@ void differentiate(CompileCtx& cx) {
   for (size_t i = 1; i < cx.units.size(); ++i) {
     Unit& u = *cx.units[i];
     const NodeRef& b = u.body;
-    if (!b || !has_diff(b)) continue;
-    if (b->kind == Kind::Lambda) {
-      ir::for_each_node(b, [&](const NodeRef& n) {
-        if (n->kind == Kind::Diff)
-          cx.error("E013", "derivative requests inside closures are not supported", n->span, "inside a closure",
-                   "compute the derivative in a named function (`fn`) or outside the closure");
-      });
-      continue;
-    }
-    if (b->kind != Kind::Fn || u.key.empty()) continue;
+    if (!b || !has_diff(b) || u.key.empty() || (b->kind != Kind::Fn && b->kind != Kind::Lambda)) continue;
+    bool lambda = b->kind == Kind::Lambda;
     Facts facts = facts_for(cx, &u);
     Rewriter rw(cx, facts);
-    for (size_t p = ir::fn_param_begin(); p < b->kids.size(); ++p) rw.add_leaf(b->kids[p]->def);
-    const NodeRef& body = ir::fn_body(*b);
-    NodeRef nb = body->kind == Kind::Block ? rw.statements(body) : body;
-    if (nb == body) continue;
+    for (size_t p = lambda ? ir::lambda_param_begin() : ir::fn_param_begin(); p < b->kids.size(); ++p)
+      rw.add_leaf(b->kids[p]->def);
+    std::unordered_set<DefId> own = binders_in(b);
+    ir::for_each_node(b, [&](const NodeRef& n) {
+      if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def.valid() && !own.count(n->def)) rw.add_outer(n->def);
+    });
+    const size_t at = lambda ? 0 : 1;
+    const NodeRef& body = b->kids[at];
+    // An expression body is a block with only a tail.
+    NodeRef list = body->kind == Kind::Block ? body : block({}, body);
+    NodeRef nb = rw.statements(list);
+    if (nb == list) continue;
     std::vector<NodeRef> kids = b->kids;
-    kids[1] = nb;
+    kids[at] = nb;
     cx.ad_bodies[u.key] = ir::with_kids(b, std::move(kids));
     ++cx.ad_rewrites;
   }
@@ -62,14 +62,15 @@ void differentiate(CompileCtx& cx) {
 }
 
 // Structural: after the autodiff rounds no request may remain anywhere — in the cell, in a
-// function specialisation, in a nested block, clause body or closure. Each survivor is E013
-// naming where it stands, so a request can never turn into a silent value.
+// function or closure specialisation, in a nested block or clause body. Each survivor is E013
+// naming where it stands, so a request can never turn into a silent value. (Function and closure
+// bodies are checked through their specialisations: one never called never runs.)
 void check_no_autodiff_left(CompileCtx& cx) {
   for (auto& u : cx.units) {
     if (!u->body) continue;
     std::function<void(const NodeRef&, const char*)> walk = [&](const NodeRef& n, const char* where) {
       // Function items are checked through their specialisations (an uncalled one never runs).
-      if (!n || n->kind == Kind::DiffFn || (n->kind == Kind::Fn && n != u->body)) return;
+      if (!n || n->kind == Kind::DiffFn || ((n->kind == Kind::Fn || n->kind == Kind::Lambda) && n != u->body)) return;
       if (n->kind == Kind::Diff) {
         cx.error("E013", std::string("this derivative request could not be lowered ") + where, n->span,
                  "request left after autodiff",
@@ -79,7 +80,6 @@ void check_no_autodiff_left(CompileCtx& cx) {
       const char* inner = where;
       switch (n->kind) {
         case Kind::EinDecl: inner = "(inside an Einstein declaration)"; break;
-        case Kind::Lambda: inner = "(inside a closure)"; break;
         case Kind::Reduce: inner = "(inside a reduction)"; break;
         case Kind::Comp: inner = "(inside a comprehension)"; break;
         default: break;
@@ -88,7 +88,8 @@ void check_no_autodiff_left(CompileCtx& cx) {
         inner = "(inside a block)";
       for (auto& k : n->kids) walk(k, inner);
     };
-    walk(u->body, u->kind == Unit::Kind::Cell ? "(at the top level)" : "(inside a function)");
+    walk(u->body, u->kind == Unit::Kind::Cell ? "(at the top level)"
+                  : u->kind == Unit::Kind::Lambda ? "(inside a closure)" : "(inside a function)");
     if (cx.diags.has_errors()) return;
   }
 }

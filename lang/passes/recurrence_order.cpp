@@ -427,8 +427,18 @@ class RecurrenceOrder : public ir::Mutator {
           Clause& w = clauses[timed[jj]];
           bool hits = true;
           for (size_t a = 0; a < w.write.size() && a < r.idx.size(); ++a) {
-            if (w.write[a]->kind == Kind::Name || static_cast<int>(a) == time_axis) continue;
-            auto x = irb::as_lit(r.idx[a]);
+            if (static_cast<int>(a) == time_axis) continue;
+            auto x = fold_int(cx_, u_, r.idx[a]);
+            if (w.write[a]->kind == Kind::Name) {
+              // A point outside the range w loops over on this axis is not w's (adjoints of
+              // grids: `d[2, 3]` reads `d[2, 4]`, which the clause over `d[2, 1..3]` never writes).
+              for (auto& f : w.loops) {
+                if (f->def != w.write[a]->def || !x) continue;
+                auto lo = fold_int(cx_, u_, f->kids[0]), hi = fold_int(cx_, u_, f->kids[1]);
+                if (lo && hi && (*x < *lo || *x >= *hi)) hits = false;
+              }
+              continue;
+            }
             if (x && *x != *irb::as_lit(w.write[a])) hits = false;
           }
           if (hits) before[jj][ii] = true;

@@ -132,7 +132,7 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
   // Autodiff rewrote the derivative requests of this specialisation's body (autodiff.cpp).
   if (auto ad = cx.ad_bodies.find(key); ad != cx.ad_bodies.end()) {
     fn_node = ad->second;
-    body = ir::fn_body(*fn_node);
+    body = fn_node->kind == Kind::Lambda ? ir::lambda_body(*fn_node) : ir::fn_body(*fn_node);
   }
   Unit* unit = cx.new_unit(callee->k == Type::K::FnItem ? Unit::Kind::Fn : Unit::Kind::Lambda,
                            name + "(" + tnames + ")");
