@@ -252,6 +252,10 @@ NodeRef Forward::call(const NodeRef& e) {
   }
   if (!fn) unsupported("a call of a function value that cannot be resolved statically", e->span);
   if (g_inline_depth >= kMaxInline) unsupported("a recursive function", e->span);
+  // The specialisation's body: derivative requests inside it are already rewritten there.
+  if (const Unit* spec = facts_.call_target(e);
+      spec && spec->body && spec->body->kind == fn->kind && (fn->kind == Kind::Fn || fn->kind == Kind::Lambda))
+    fn = spec->body;
   // A custom rule `@fn f(x) { ... }`: its value is the tangent of the result given `@x`.
   if (info && info->diff_rule) {
     NodeRef rule = info->diff_rule;  // a copy: new_def below may move the DefInfo table

@@ -220,6 +220,11 @@ NodeRef Rewriter::build(const NodeRef& q, const NodeRef& T, DefId target, const 
   if (ry < 0 || rx < 0) unsupported("a value of unknown rank", q->span);
   auto dty = synthetic ? facts_.float_dtype(T) : facts_.float_dtype_of_def(target);
   auto dtx = facts_.float_dtype_of_def(X->def);
+  // A zero derivative needs a proof (a known integer or bool type), never a missing fact.
+  for (const TypeRef& t : {ty, tx}) {
+    TypeRef el = ir::elem_of(t);
+    if (!el || el->k != ir::Type::K::Scalar) unsupported("a value whose type is not known here", q->span);
+  }
   DType dt = dty.value_or(dtx.value_or(DType::F32));
   std::vector<NodeRef> pre;
   if (synthetic) pre.push_back(synthetic);

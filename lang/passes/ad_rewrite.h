@@ -51,6 +51,8 @@ class Rewriter {
   NodeRef as_diff(const NodeRef& n) const;  // `df` of `let df = @f;` -> `@f`
   bool waits(const NodeRef& q);             // must wait for the next round (pending types)
   bool reaches_pending(DefId d, std::unordered_set<DefId>& seen) const;
+  bool node_waits(const NodeRef& root, std::unordered_set<DefId>& seen) const;
+  bool unit_waits(const Unit* u, std::unordered_set<const Unit*>& seen) const;
   // Places `value` as `let <nm> = value;` at the outermost statement list where everything it
   // reads is visible, when that is outside a construct evaluated per point; returns the Name
   // (or `value` itself when it stays in place).

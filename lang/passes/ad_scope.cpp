@@ -351,30 +351,43 @@ NodeRef Rewriter::as_diff(const NodeRef& n) const {
   return cx_.persist->differentials.at(n->def);
 }
 
+// Does a specialisation (or one it calls) still hold requests? Calls into it are differentiated
+// through its rewritten body, once the cell has been analysed with it.
+bool Rewriter::unit_waits(const Unit* u, std::unordered_set<const Unit*>& seen) const {
+  if (!u || !u->body || !seen.insert(u).second) return false;
+  if (has_diff(u->body)) return true;
+  bool hit = false;
+  ir::for_each_node(u->body, [&](const NodeRef& n) {
+    if (!hit && n->kind == Kind::Call) hit = unit_waits(facts_.call_target(n), seen);
+  });
+  return hit;
+}
+
 bool Rewriter::reaches_pending(DefId d, std::unordered_set<DefId>& seen) const {
   if (pending_.count(d)) return true;
   if (!seen.insert(d).second) return false;
   auto it = visible_.find(d);
   if (it == visible_.end()) return false;
+  return node_waits(it->second, seen);
+}
+
+bool Rewriter::node_waits(const NodeRef& root, std::unordered_set<DefId>& seen) const {
   bool hit = false;
-  ir::for_each_node(it->second, [&](const NodeRef& n) {
-    if (!hit && (n->kind == Kind::Name || n->kind == Kind::Path) && n->def.valid() && n->def != d)
-      hit = reaches_pending(n->def, seen);
+  std::unordered_set<const Unit*> units;
+  ir::for_each_node(root, [&](const NodeRef& n) {
+    if (hit) return;
+    if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def.valid()) hit = reaches_pending(n->def, seen);
+    else if (n->kind == Kind::Call) hit = unit_waits(facts_.call_target(n), units);
   });
   return hit;
 }
 
-// A request whose definitions were rewritten in this round has no type facts yet: it waits for
-// the analysis of the rewritten cell (the driver runs autodiff again).
+// A request whose definitions were rewritten in this round has no type facts yet, and one that
+// calls a function whose requests are rewritten in this round would differentiate the old body:
+// it waits for the analysis of the rewritten cell (the driver runs autodiff again).
 bool Rewriter::waits(const NodeRef& q) {
-  if (pending_.empty()) return false;
   std::unordered_set<DefId> seen;
-  bool hit = false;
-  ir::for_each_node(q, [&](const NodeRef& n) {
-    if (!hit && (n->kind == Kind::Name || n->kind == Kind::Path) && n->def.valid())
-      hit = reaches_pending(n->def, seen);
-  });
-  return hit;
+  return node_waits(q, seen);
 }
 
 NodeRef Rewriter::request(const NodeRef& q) {

@@ -53,7 +53,12 @@ void differentiate(CompileCtx& cx) {
     ++cx.ad_rewrites;
   }
   Unit& cell = cx.cell();
-  if (!has_diff(cell.body)) return;
+  bool earlier_differentials = false;  // `df / dx` of differentials bound in earlier cells
+  if (cx.persist && !cx.persist->differentials.empty())
+    ir::for_each_node(cell.body, [&](const NodeRef& n) {
+      if (n->kind == Kind::Name && cx.persist->differentials.count(n->def)) earlier_differentials = true;
+    });
+  if (!has_diff(cell.body) && !earlier_differentials) return;
   Facts facts(cx);
   Rewriter rw(cx, facts);
   NodeRef nb = rw.statements(cell.body, true);

@@ -4,7 +4,11 @@ namespace ein {
 struct CompileCtx;
 
 // Compile-time automatic differentiation (SPEC §7, thesis ch. 6). Runs after type, range and
-// shape analysis of the cell, on its high-level IR:
+// shape analysis of the cell, on its high-level IR. Requests are local expressions (thesis
+// §2.3): the scope walk (ad_scope.cpp) finds them in every scope of the cell and of every
+// function or closure specialisation, with the definitions visible there; a specialisation's
+// rewritten body is used when the cell is analysed again (CompileCtx::ad_bodies). Indexed
+// requests `@h[t, j] / @theta[j]` choose a mode per request (ad_indexed.cpp).
 //  - `@y / @x` becomes ordinary IR computing ∂y/∂x with shape shape(y) ++ shape(x): the
 //    definitions between x and y (this cell, earlier cells, inlined functions) form a tape; a
 //    reverse sweep writes each adjoint as an Einstein declaration (adjoints of recurrences are
@@ -17,8 +21,9 @@ struct CompileCtx;
 //  - custom rules (`@fn`) and every math intrinsic have derivative rules; integer and bool
 //    bindings have zero derivative.
 //  - anything else (an unnamed target, a comprehension, ...) is E013 naming the construct.
-// After a rewrite the driver analyses the cell again; check_no_autodiff_left() then verifies
-// that no `@` node survived (the leak check).
+// After a rewrite the driver analyses the cell again (and differentiates again while requests
+// wait for facts of this round's rewrites); check_no_autodiff_left() then verifies structurally
+// that no `@` node survived in any unit or nested scope (E013 naming where it stands).
 void differentiate(CompileCtx& cx);
 void check_no_autodiff_left(CompileCtx& cx);
 

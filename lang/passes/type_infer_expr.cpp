@@ -78,7 +78,21 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
       ts.unify(a, b);
       return a;
     }
-    case Kind::Binary: return binary(e);
+    case Kind::Binary: {
+      // `df / dx` of differentials bound in earlier cells (their values print as symbolic
+      // strings): the autodiff pass rewrites it into the derivative (SPEC §7).
+      auto earlier = [&](const NodeRef& k) {
+        return k->kind == Kind::Name && cx.persist && cx.persist->differentials.count(k->def);
+      };
+      auto diff = [&](const NodeRef& k) { return k->kind == Kind::Diff || earlier(k); };
+      if (static_cast<BinOp>(e->ival) == BinOp::Div && diff(e->kids[0]) && diff(e->kids[1]) &&
+          (earlier(e->kids[0]) || earlier(e->kids[1]))) {
+        expr(e->kids[0]);
+        expr(e->kids[1]);
+        return ir::t_unknown();
+      }
+      return binary(e);
+    }
     case Kind::Cast: {
       TypeRef st = expr(e->kids[0]);
       TypeRef target = type_from_annotation(e->kids[1], cx);

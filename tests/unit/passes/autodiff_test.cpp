@@ -8,69 +8,12 @@
 // cells, the symbolic differential, and E013 for unnamed targets and unsupported constructs.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstdio>
 #include <functional>
 
-#include "tests/unit/passes/pass_fixture.h"
+#include "tests/unit/passes/ad_fixture.h"
 
 namespace ein::testing {
 namespace {
-
-// Every element of a value as doubles (scalars give one element).
-std::vector<double> flat(const Value& v) {
-  if (v.is_scalar()) return {v.as_f64()};
-  std::vector<double> out;
-  if (v.is_tensor()) {
-    const Tensor& t = v.tensor_ref();
-    for (int64_t i = 0; i < t.size(); ++i) out.push_back(t.get_f64(i));
-  }
-  return out;
-}
-
-// The value of the cell `src` (ending in an expression), evaluated in a fresh session.
-std::vector<double> eval(const std::string& src, std::string* error = nullptr) {
-  SessionOptions so;
-  so.out = [](const std::string&) {};
-  so.jit = "never";
-  Session s(so);
-  CellResult r = s.run_cell(src);
-  if (!r.ok || !r.value) {
-    if (error) *error = r.rendered.empty() ? "no value" : r.rendered;
-    return {};
-  }
-  return flat(*r.value);
-}
-
-// A float literal that round-trips (always with a '.' or an exponent).
-std::string lit(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  std::string s = buf;
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
-}
-
-// Nested array literal of `xs` (row-major) with the given shape.
-std::string array_lit(const std::vector<double>& xs, const std::vector<int>& shape, size_t axis = 0,
-                      size_t* pos = nullptr) {
-  size_t p0 = 0;
-  if (!pos) pos = &p0;
-  if (shape.empty()) return lit(xs[(*pos)++]);
-  std::string s = "[";
-  for (int i = 0; i < shape[axis]; ++i) {
-    if (i) s += ", ";
-    if (axis + 1 == shape.size()) s += lit(xs[(*pos)++]);
-    else s += array_lit(xs, shape, axis + 1, pos);
-  }
-  return s + "]";
-}
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
-    s.replace(p, from.size(), to);
-  return s;
-}
 
 struct AdProgram {
   std::string name;
@@ -105,13 +48,6 @@ struct AdProgram {
     return g;
   }
 };
-
-void expect_close(const std::vector<double>& got, const std::vector<double>& want, double tol,
-                  const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i)
-    EXPECT_NEAR(got[i], want[i], tol * (1.0 + std::fabs(want[i]))) << what << " element " << i;
-}
 
 // The programs. Constants are literals typed by context ({T} annotations).
 const AdProgram kElementwise{
@@ -207,7 +143,26 @@ const AdProgram kStencil{
     "let u[t in 1..4, 5] = 0.0;\nlet loss = sum[i](u[3, i] * u[3, i] * u0[i]);",
     "u0", {6}, {0.5, -1.0, 2.0, 0.25, -0.5, 1.5}};
 
-const AdProgram* const kAll[] = {&kElementwise, &kMatmul, &kWhereConv, &kSoftmaxCe, &kMlp,
+// 2-D recurrences whose clauses read the same step on both axes: the adjoint runs the primal's
+// order reversed on every carried axis (a DP grid; soft-min edit distance over a cost matrix).
+const AdProgram kDpGrid{
+    "dp-grid",
+    "let a: {T} = {P};\nlet b: {T} = 0.25;\n"
+    "let x[i in 0..4, j in 0..5] = (i as {T}) * 0.1 + (j as {T}) * 0.01;\n"
+    "let H[0, j in 0..5] = x[0, j];\nlet H[i in 1..4, 0] = x[i, 0];\n"
+    "let H[i in 1..4, j in 1..5] = a * H[i - 1, j] + b * H[i, j - 1] + x[i, j] * H[i - 1, j - 1];\n"
+    "let loss = H[2, 3] + H[3, 4] * H[3, 4];",
+    "a", {}, {0.5}};
+
+const AdProgram kSoftMinEditDistance{
+    "soft-min-edit-distance",
+    "use std::math::{exp, ln};\nlet g: {T} = 0.5;\nlet cost: [{T}; 4, 3] = {P};\n"
+    "let D[0, j in 0..4] = j as {T};\nlet D[i in 1..5, 0] = i as {T};\n"
+    "let D[i in 1..5, j in 1..4] = -g * ln(exp(-(D[i - 1, j] + 1.0) / g) + exp(-(D[i, j - 1] + 1.0) / g)"
+    " + exp(-(D[i - 1, j - 1] + cost[i - 1, j - 1]) / g));\nlet loss = D[4, 3];",
+    "cost", {4, 3}, {0.1, 0.9, 0.4, 0.7, 0.2, 0.8, 0.3, 0.6, 0.05, 0.5, 0.5, 0.5}};
+
+const AdProgram* const kAll[] = {&kDpGrid, &kSoftMinEditDistance, &kElementwise, &kMatmul, &kWhereConv, &kSoftmaxCe, &kMlp,
                                  &kRecurrence1d, &kRecurrence2d, &kMaxMin, &kPiecewise,
                                  &kRecurrenceInput, &kRecurrenceInputFirst, &kRecurrenceInputLagged,
                                  &kStencil};
