@@ -387,25 +387,51 @@ NodeRef Forward::reduce(const NodeRef& r) {
   NodeRef tb = tangent(body);
   if (!tb) return nullptr;
   if (op == "sum") return open ? tb : ad::reduce("sum", tb, slots);
-  if (slots.size() != 1 || (slots[0]->kind != Kind::IdxVar && slots[0]->kind != Kind::IdxIn))
-    unsupported("`" + op + "` over several indices", r->span);
-  const NodeRef& k = slots[0];
-  Copier cp(cx_, facts_);
-  NodeRef other = cp.copy(r);  // same reduction over a fresh index
-  const NodeRef& k2 = other->kids[1];
+  for (auto& sl : slots)
+    if (sl->kind != Kind::IdxVar && sl->kind != Kind::IdxIn) unsupported("a rest pattern in `" + op + "`", sl->span);
+  auto var = [&](const NodeRef& sl) { return name(sl->name, sl->def); };
   if (op == "max" || op == "min") {
-    // The derivative flows through the first extremum (SPEC §7: via the arg-extremum).
-    DefId am = cx_.resolver.new_def("am", DefKind::Local, r->span);
-    NodeRef arg = ir::make({.kind = Kind::Reduce, .span = r->span,
-                            .kids = {other->kids[0], k2}, .name = op == "max" ? "argmax" : "argmin"});
-    NodeRef at = ad::where(tb, {wguard(eq(name(k->name, k->def), name("am", am)))});
-    if (open) return ad::where(at, {wbind("am", am, arg)});
-    return ad::where(ad::reduce("sum", at, slots), {wbind("am", am, arg)});
+    // The derivative flows through the first extremum in row-major order (SPEC §7: via the
+    // arg-extremum): over several indices, slot a must be the first arg-extremum of the
+    // extremum over the later slots, with the earlier slots at the point's values.
+    // Opened (the reverse sweep's point): guards `slot_a == am_a`. Otherwise the tangent at the
+    // extremum itself: the slots bound to am_0, am_1, ... in turn.
+    std::vector<NodeRef> items;
+    std::unordered_map<DefId, NodeRef> at;  // earlier slots -> their arg-extremum
+    for (size_t a = 0; a < slots.size(); ++a) {
+      std::vector<NodeRef> rest(slots.begin() + static_cast<long>(a), slots.end());
+      Copier cp(cx_, facts_);
+      if (!open) cp.subst = at;
+      NodeRef c = cp.copy(ad::reduce(op, body, rest));  // fresh binders for slots a..
+      std::vector<NodeRef> later(c->kids.begin() + 2, c->kids.end());
+      NodeRef inner = later.empty() ? c->kids[0] : ad::reduce(op, c->kids[0], later);
+      DefId am = cx_.resolver.new_def("am", DefKind::Local, r->span);
+      items.push_back(wbind("am", am, ir::make({.kind = Kind::Reduce, .span = r->span, .kids = {inner, c->kids[1]},
+                                                .name = op == "max" ? "argmax" : "argmin"})));
+      if (open) items.push_back(wguard(eq(var(slots[a]), name("am", am))));
+      at[slots[a]->def] = name("am", am);
+    }
+    if (open) return ad::where(tb, std::move(items));
+    Copier cp(cx_, facts_);
+    cp.subst = at;
+    return ad::where(cp.copy(tb), std::move(items));
   }
   if (op == "prod") {
-    NodeRef others = ad::reduce(
-        "prod", ifz(eq(name(k2->name, k2->def), name(k->name, k->def)), flit(1.0), other->kids[0]),
-        {k2});
+    // The product of the other factors. A guarded body keeps its where-items as the body of
+    // that product, so a point the guard skips is still skipped (the identity, not a 0 factor).
+    Copier cp(cx_, facts_);
+    NodeRef other = cp.copy(r);  // the same reduction over fresh indices
+    NodeRef same;
+    for (size_t a = 0; a < slots.size(); ++a) same = land(same, eq(var(other->kids[a + 1]), var(slots[a])));
+    const NodeRef& ob = other->kids[0];
+    NodeRef pick = ifz(same, flit(1.0), ob->kind == Kind::Where ? ob->kids[0] : ob);
+    if (ob->kind == Kind::Where) {
+      std::vector<NodeRef> items(ob->kids.begin() + 1, ob->kids.end());
+      for (auto& it : items)
+        if (it->kind == Kind::WElse) unsupported("`prod` over a body with `where ... else`", r->span);
+      pick = ad::where(pick, std::move(items));
+    }
+    NodeRef others = ad::reduce("prod", pick, std::vector<NodeRef>(other->kids.begin() + 1, other->kids.end()));
     NodeRef term = mul(tb, others);
     return open ? term : ad::reduce("sum", term, slots);
   }

@@ -26,6 +26,7 @@ using ir::Kind;
 
 namespace {
 
+// Guards over several axes stay on their term inside the box (its point still tests them).
 // Offsets beyond this are not split (keeps every bound computed below free of overflow).
 constexpr int64_t kBig = int64_t{1} << 52;
 
@@ -125,6 +126,7 @@ class Splitter {
 struct Term {
   NodeRef value;                // without its guards
   std::vector<int64_t> lo, hi;  // per axis, where its guards hold
+  std::vector<NodeRef> rest;    // guards that bound no single axis (`m0 - 2 == m1`): kept
 };
 
 // A box of the index space with the terms that apply on all of it.
@@ -253,7 +255,10 @@ std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoin
         if (p->kids[i]->kind != Kind::WGuard) return std::nullopt;
         int axis = -1;
         int64_t lo = -kInf, hi = kInf;
-        if (!sp.interval(p->kids[i]->kids[0], &axis, &lo, &hi)) return std::nullopt;
+        if (!sp.interval(p->kids[i]->kids[0], &axis, &lo, &hi)) {
+          term.rest.push_back(p->kids[i]);
+          continue;
+        }
         auto ax = static_cast<size_t>(axis);
         term.lo[ax] = std::max(term.lo[ax], lo);
         term.hi[ax] = std::min(term.hi[ax], hi);
@@ -293,7 +298,7 @@ std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoin
   out.extent = ext[0];
   for (auto& l : leaves) {
     AdjSegment seg{l.lo[0], l.hi[0], nullptr};
-    for (size_t j : l.use) seg.body = add(seg.body, terms[j].value);
+    for (size_t j : l.use) seg.body = add(seg.body, terms[j].rest.empty() ? terms[j].value : where(terms[j].value, terms[j].rest));
     out.segs.push_back(seg);
   }
   // One clause per non-zero box over fresh indices; uncovered points are 0 (SPEC §5.4), and a
