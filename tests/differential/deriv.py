@@ -19,6 +19,7 @@ abs decision differs between x - h and x + h is not differentiable there and is 
 import math
 import random
 
+import known_bugs
 import refnum
 from compare import Num, parse_line
 from gen import Gen, Stats
@@ -54,9 +55,43 @@ def defined(s):
 
 
 class Request:
-    def __init__(self, prog, x, y, scope, expected_shape, cut):
+    """What was asked: `@y / @x` at `scope`; `sel` reads part of the Jacobian at top level:
+    ("point", idx) for `@y[idx] / @x`, ("row", k) for `let J = @y / @x; print(J[k]);`."""
+
+    def __init__(self, prog, x, y, scope, yshape, xshape, cut, sel=None):
         self.prog, self.x, self.y, self.scope = prog, x, y, scope
-        self.shape, self.cut = expected_shape, cut     # cut: statements up to y (for FD)
+        self.yshape, self.xshape, self.sel = tuple(yshape), tuple(xshape), sel
+        self.cut = cut                                   # statements up to y (for FD)
+
+    @property
+    def shape(self):
+        """The shape ein prints."""
+        if self.sel is None:
+            s = self.yshape + self.xshape
+        elif self.sel[0] == "point":
+            s = self.xshape
+        else:
+            s = self.yshape[1:] + self.xshape
+        return ((EIN_POINTS,) + s) if self.scope == "einstein" else s
+
+    def printed(self, jac, err):
+        """The printed values (row-major) and their finite-difference error estimates."""
+        nx = math.prod(self.xshape)
+        if self.sel is None:
+            lo, hi = 0, len(jac)
+        elif self.sel[0] == "point":
+            off = 0
+            for i, n in zip(self.sel[1], self.yshape):
+                off = off * n + i
+            lo, hi = off * nx, (off + 1) * nx
+        else:
+            ry = math.prod(self.yshape[1:]) * nx
+            lo, hi = self.sel[1] * ry, (self.sel[1] + 1) * ry
+        vals, errs = jac[lo:hi], err[lo:hi]
+        if self.scope != "einstein":
+            return vals, errs
+        return ([v * (p + 1) for p in range(EIN_POINTS) for v in vals],
+                [e * (p + 1) for p in range(EIN_POINTS) for e in errs])
 
 
 def derivative_program(seed, bugs, stats=None):
@@ -88,13 +123,26 @@ def derivative_program(seed, bugs, stats=None):
         if prog is None:
             continue
         yv, xv = ev.g[sy.name], ev.g[sx.name]
-        shape = (yv.shape if isinstance(yv, Tensor) else ()) + \
-            (xv.shape if isinstance(xv, Tensor) else ())
-        if scope == "einstein":
-            shape = (EIN_POINTS,) + shape
+        yshape = yv.shape if isinstance(yv, Tensor) else ()
+        xshape = xv.shape if isinstance(xv, Tensor) else ()
+        sel = None
+        if scope == "top" and yshape and all(yshape) and r.random() < 0.4:
+            if r.random() < 0.5:
+                sel = ("point", tuple(r.randrange(n) for n in yshape))
+                prog.stmts[-1] = SPrint([Diff(sy.name, sx.name,
+                                              [Lit(i, "i32") for i in sel[1]])])
+            elif not (bugs and "ad_independent_row" in bugs and not depends(stmts, kx, ky)):
+                sel = ("row", r.randrange(yshape[0]))
+                J = "J_" + sy.name
+                prog.stmts[-1:] = [SLet(J, Diff(sy.name, sx.name)),
+                                   SPrint([Access(J, [Lit(sel[1], "i32")])])]
+        if sel is not None:
+            scope_tag = f"ad_top_{sel[0]}"
+        else:
+            scope_tag = f"ad_scope_{scope}"
         prog.seed, prog.kind = seed, "deriv"
-        prog.tags = set(base.tags) | {f"ad_scope_{scope}"}
-        return prog, Request(prog, sx.name, sy.name, scope, shape, stmts[:ky + 1])
+        prog.tags = set(base.tags) | {scope_tag}
+        return prog, Request(prog, sx.name, sy.name, scope, yshape, xshape, stmts[:ky + 1], sel)
     return None
 
 
@@ -152,10 +200,22 @@ def build(stmts, kx, ky, scope, r):
 def request_from(prog):
     """The Request of a top-scope derivative program (the shrinker edits such programs)."""
     last = prog.stmts[-1] if prog.stmts else None
-    if not (isinstance(last, SPrint) and len(last.args) == 1 and isinstance(last.args[0], Diff)):
+    if not (isinstance(last, SPrint) and len(last.args) == 1):
         return None
-    d = last.args[0]
+    sel = None
     cut = prog.stmts[:-1]
+    d = last.args[0]
+    if isinstance(d, Access) and len(prog.stmts) >= 2 and isinstance(prog.stmts[-2], SLet) \
+            and prog.stmts[-2].name == d.name and isinstance(prog.stmts[-2].e, Diff) \
+            and len(d.idx) == 1 and isinstance(d.idx[0], Lit):
+        sel = ("row", d.idx[0].value)
+        d, cut = prog.stmts[-2].e, prog.stmts[:-2]
+    if not isinstance(d, Diff):
+        return None
+    if d.yidx:
+        if not all(isinstance(i, Lit) for i in d.yidx):
+            return None
+        sel = ("point", tuple(i.value for i in d.yidx))
     if not any(defined(s) == d.y for s in cut) or not any(defined(s) == d.x for s in cut):
         return None
     try:
@@ -167,9 +227,15 @@ def request_from(prog):
     if not all(isinstance(v, Tensor) and v.dt == "f64" or isinstance(v, tuple) and v[0] == "f64"
                for v in (yv, xv)):
         return None
-    shape = (yv.shape if isinstance(yv, Tensor) else ()) + \
-        (xv.shape if isinstance(xv, Tensor) else ())
-    return Request(prog, d.x, d.y, "top", shape, cut)
+    yshape = yv.shape if isinstance(yv, Tensor) else ()
+    xshape = xv.shape if isinstance(xv, Tensor) else ()
+    if sel is not None:
+        if sel[0] == "point" and (len(sel[1]) != len(yshape) or
+                                  any(not 0 <= i < n for i, n in zip(sel[1], yshape))):
+            return None
+        if sel[0] == "row" and not (yshape and 0 <= sel[1] < yshape[0]):
+            return None
+    return Request(prog, d.x, d.y, "top", yshape, xshape, cut, sel)
 
 
 def Call_(f, args):
@@ -220,13 +286,26 @@ def flat(v):
     return list(v.vals) if isinstance(v, Tensor) else [v[1]]
 
 
-def expected(req):
+def numeric(val):
+    """A float binding (Tensor or scalar triple), whose values can be non-finite."""
+    dt = val.dt if isinstance(val, Tensor) else val[0]
+    return dt in ("f32", "f64")
+
+
+def expected(req, bugs=None):
     """(Jacobian as a flat list in row-major order of shape(y) ++ shape(x), error estimates) or
     None when the program is not differentiable at this point."""
     base, trace0 = evaluate_cut(req.cut, req.y, {})
     xv = Evaluator(Program(req.cut))
     xv.run()
     xval = xv.g[req.x]
+    if "ad_nan_intermediate" in (known_bugs.active() if bugs is None else bugs) and \
+            any(not all(math.isfinite(v) for v in flat(val)) for val in xv.g.values()
+                if isinstance(val, (Tensor, tuple)) and numeric(val)):
+        return None                 # known bug: a zero adjoint times an infinite partial
+    # A value rounded to f32 on the way to y makes the difference quotient noisy at the f32
+    # ulp / h level, which neither h/4 nor Richardson removes: widen the error estimate.
+    f32_noise = 2e-3 if "f32" in render(Program(req.cut)) else 0.0
     nx = size(xval)
     ny = size(base)
     cols, errs = [], []
@@ -243,8 +322,10 @@ def expected(req):
         d1, d2 = ests
         if not all(math.isfinite(v) for v in d1 + d2):
             return None             # infinities in y: finite differences cannot judge
+        if any(abs(a - b) > 0.01 * max(abs(a), abs(b)) + 1e-7 for a, b in zip(d1, d2)):
+            return None             # h and h/4 disagree: too curved here to difference
         cols.append([(16 * b - a) / 15 for a, b in zip(d1, d2)])
-        errs.append([abs(a - b) for a, b in zip(d1, d2)])
+        errs.append([abs(a - b) + f32_noise * abs(b) for a, b in zip(d1, d2)])
     jac = [cols[k][j] for j in range(ny) for k in range(nx)]
     err = [errs[k][j] for j in range(ny) for k in range(nx)]
     return jac, err
@@ -278,16 +359,11 @@ def check_output(lines, req, jac, err):
             rec(vals[0], 0)
     except ValueError as e:
         return f"{e}, got {lines[0][:120]}"
-    reps = EIN_POINTS if req.scope == "einstein" else 1
-    for p in range(reps):
-        scale = (p + 1) if req.scope == "einstein" else 1
-        for k, (j, e) in enumerate(zip(jac, err)):
-            a = got[p * len(jac) + k]
-            want = j * scale
-            tol = 1e-6 + 1e-4 * abs(want) + 10 * e * scale
-            if not abs(a - want) <= tol:
-                return (f"element {p * len(jac) + k}: expected {want!r} (finite differences, "
-                        f"+- {tol:.2g}), got {a!r}")
+    want, errs = req.printed(jac, err)
+    for k, (a, w, e) in enumerate(zip(got, want, errs)):
+        tol = 1e-6 + 1e-4 * abs(w) + 10 * e
+        if not abs(a - w) <= tol:
+            return f"element {k}: expected {w!r} (finite differences, +- {tol:.2g}), got {a!r}"
     return None
 
 
@@ -296,8 +372,7 @@ class DerivExpect(Expect):
     Jacobian for a pending file."""
 
     def __init__(self, req, jac, err):
-        reps = EIN_POINTS if req.scope == "einstein" else 1
-        vals = [j * (p + 1 if req.scope == "einstein" else 1) for p in range(reps) for j in jac]
+        vals, _ = req.printed(jac, err)
         val = Tensor("f64", req.shape, vals) if req.shape else ("f64", vals[0], 0.0)
         super().__init__([[val]])
         self.req, self.jac, self.err = req, jac, err
@@ -314,7 +389,7 @@ def check_batch(args, seeds, bugs, stats, wd, mismatches):
             if made is None:
                 continue
             prog, req = made
-            fd = expected(req)
+            fd = expected(req, bugs)
         except (RefError, IllConditioned, Unspecified, GenBug, ZeroDivisionError,
                 OverflowError):
             skipped += 1

@@ -219,6 +219,9 @@ class Gen:
         kinds = dict(KINDS)
         if self.deriv:
             kinds["error"] = 0
+            # SPEC §7 does not list comprehensions among the differentiable constructs (ein
+            # says E013, which the SPEC allows), so derivative programs have none.
+            kinds["comprehension"] = 0
         if self.deriv and self.bug_on("ad_recurrence_diagonal_read"):
             kinds["state"] = 0
         n = r.randint(2, 5)

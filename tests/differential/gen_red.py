@@ -35,6 +35,8 @@ class RedGen:
             pats["strided_conv"] = 0
         if self.g.bug_on("dependent_range"):
             pats["dependent"] = 0
+        if self.g.deriv and self.g.bug_on("ad_derived_index"):
+            pats["derived"] = 0
         pat = self.x.pick(pats)
         c2 = ctx.child()
         c2.reds += 1

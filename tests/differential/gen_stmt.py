@@ -62,7 +62,7 @@ def einstein(g):
     if r.random() < 0.25:
         where.append(WGuard(g.ex.boolean(ctx, 1)))
         g.tag("where_guard_decl")
-        if r.random() < 0.5:
+        if r.random() < 0.5 and not (g.deriv and g.bug_on("ad_guard_else_mixed_float")):
             else_ = val(g, dt, ctx, 1)
             g.tag("where_else")
     if isinstance(body, Red) and body.where and not where and r.random() < 0.5 and \
@@ -170,7 +170,7 @@ def rec1(g):
     name = g.fresh("h")
     T = r.randint(2, 9)
     K = r.choice([1, 1, 2])
-    reverse = r.random() < 0.15 and not g.bug_on("reverse_recurrence")
+    reverse = r.random() < 0.15 and not (g.deriv and g.bug_on("ad_reverse_recurrence"))
     clauses = []
     for b in range(K):
         pt = T - 1 - b if reverse else b
@@ -382,6 +382,8 @@ def whole(g):
     form = r.choice(["binop", "scalar", "math", "builtin", "neg", "cast"])
     if form == "cast" and g.bug_on("cast_whole_array"):
         form = "binop"
+    if form == "builtin" and g.deriv and g.bug_on("ad_builtin_reduction"):
+        form = "binop"
     if form == "binop":
         same = [m for m, (d, s) in g.arrays.items() if d == dt and s == shape]
         e = Bin(r.choice("+-*"), Ref(n), Ref(r.choice(same)))
@@ -526,7 +528,10 @@ def fn_local_decl(g):
         ctx.idx[x].plain, ctx.idx[x].hi, ctx.idx[x].det = ext, ext, True
     body = Bin(r.choice("+-*"), first, g.ex.expr(dt, ctx, 2))
     decl = SDecl(loc, [Clause([SlotIdx(x) for x in names], body)], dt=dt)
-    red = Red(r.choice(["sum", "max", "min"]), [RIdx(x) for x in names],
+    ops = ["sum", "max", "min"]
+    if g.deriv and g.bug_on("ad_fn_local_minmax"):
+        ops = ["sum"]
+    red = Red(r.choice(ops), [RIdx(x) for x in names],
               Access(loc, [Ref(x) for x in names]))
     from ir import Block, Call
     fn = SFn(f, [(a, None), (k, None)], None, Block([decl], red))

@@ -185,7 +185,7 @@ def deriv_fails(args, cat, wd, bugs):
         if req is None:
             return None
         try:
-            fd = deriv.expected(req)
+            fd = deriv.expected(req, bugs)
         except Exception:
             return None
         if fd is None:
@@ -255,8 +255,9 @@ def write_pending(folder, m, prog, exp):
     os.makedirs(folder, exist_ok=True)
     slug = re.sub(r"[^a-z0-9]+", "_", base_category(m.category).lower()).strip("_")
     path = os.path.join(folder, f"diff_{m.seed}_{m.mode}_{slug}.ein")
+    msg = " | ".join(x.strip() for x in m.message.splitlines() if x.strip())
     lines = [f"// differential ({m.kind}), EIN_JIT mode {m.mode}: {base_category(m.category)}: "
-             f"{m.message[:160]}",
+             f"{msg[:160]}",
              f"// found by tests/differential/run.py --program {m.seed} (seed {m.seed}); area: ?"]
     from runner import MODES
     for k, v in MODES[m.mode].items():
