@@ -17,8 +17,10 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <unistd.h>
 
 #include "engine/interp/interp_impl.h"
+#include "engine/interp/safe_file.h"
 
 namespace ein {
 
@@ -323,23 +325,21 @@ class FortranWalk {
 Value scalar_of(const Tensor& t) { return tensor_get(t, 0); }
 
 Value load_npy(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) fault("E009", "cannot read " + path + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fault("E009", "cannot read " + path + ": " + std::strerror(errno));
+  InFile in(path);  // regular files only: E009 for a directory, FIFO or device
   char pre[kMagicLen + 2];
-  if (!in.read(pre, sizeof pre) || std::memcmp(pre, kMagic, kMagicLen) != 0)
+  if (in.read(pre, sizeof pre) != sizeof pre || std::memcmp(pre, kMagic, kMagicLen) != 0)
     malformed(path, "not an .npy file (missing the \\x93NUMPY magic)");
   int major = static_cast<unsigned char>(pre[kMagicLen]);
   if (major < 1 || major > 3) malformed(path, "unsupported format version " + std::to_string(major));
   unsigned char lenbuf[4] = {0, 0, 0, 0};
   int lenbytes = major == 1 ? 2 : 4;
-  if (!in.read(reinterpret_cast<char*>(lenbuf), lenbytes)) malformed(path, "truncated header");
+  if (in.read(lenbuf, static_cast<size_t>(lenbytes)) != static_cast<size_t>(lenbytes))
+    malformed(path, "truncated header");
   uint32_t hlen = lenbuf[0] | (lenbuf[1] << 8) | (static_cast<uint32_t>(lenbuf[2]) << 16) |
                   (static_cast<uint32_t>(lenbuf[3]) << 24);
   if (hlen > kMaxHeader) malformed(path, "header of " + std::to_string(hlen) + " bytes is too large");
   std::string text(hlen, '\0');
-  if (!in.read(text.data(), hlen)) malformed(path, "truncated header");
+  if (in.read(text.data(), hlen) != hlen) malformed(path, "truncated header");
   Header h = DictParser(text, path).parse();
   FileType ft = parse_descr(h.descr, path);
 
@@ -356,10 +356,10 @@ Value load_npy(const std::string& path) {
   FortranWalk walk(h.shape);
   for (int64_t done = 0; done < n;) {
     int64_t m = std::min(kChunk, n - done);
-    in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(m * ft.size));
-    if (in.gcount() != m * ft.size)
+    const int64_t got = static_cast<int64_t>(in.read(buf.data(), static_cast<size_t>(m * ft.size)));
+    if (got != m * ft.size)
       malformed(path, "the data is truncated (" + std::to_string(n) + " elements expected, " +
-                          std::to_string(done + in.gcount() / ft.size) + " present)");
+                          std::to_string(done + got / ft.size) + " present)");
     for (int64_t i = 0; i < m; ++i) {
       int64_t at = done + i;
       if (h.fortran) {
@@ -404,6 +404,18 @@ template <class T> void put_le(unsigned char* p, T v) {
   if constexpr (std::endian::native == std::endian::big) byteswap(p, sizeof v);
 }
 
+// A file opened for writing with safe_file's rules, closed (and checked) at the end.
+class FdOut {
+ public:
+  explicit FdOut(const std::string& path) : path_(path), fd_(open_for_write(path)) {}
+  ~FdOut() { close(fd_); }
+  void write(const void* p, size_t n) { write_all(fd_, static_cast<const char*>(p), n, path_); }
+
+ private:
+  std::string path_;
+  int fd_;
+};
+
 void save_npy(const std::string& path, const Value& v) {
   Tensor t;
   if (v.tag == Value::Tag::Tensor) {
@@ -426,15 +438,14 @@ void save_npy(const std::string& path, const Value& v) {
   dict += std::string(pad, ' ') + "\n";
   if (dict.size() > 65535) fault("E006", "cannot save: the array has too many dimensions");
 
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) fault("E009", "cannot write " + path + ": " + std::strerror(errno));
-  out.write(kMagic, kMagicLen);
-  const char ver[2] = {1, 0};
-  out.write(ver, 2);
-  unsigned char hl[2] = {static_cast<unsigned char>(dict.size() & 0xFF),
-                         static_cast<unsigned char>(dict.size() >> 8)};
-  out.write(reinterpret_cast<char*>(hl), 2);
-  out << dict;
+  std::string head(kMagic, kMagicLen);
+  head += '\x01';
+  head += '\x00';
+  head += static_cast<char>(dict.size() & 0xFF);
+  head += static_cast<char>(dict.size() >> 8);
+  head += dict;
+  FdOut out(path);
+  out.write(head.data(), head.size());
 
   const int es = file_size_of(t.dtype());
   const int64_t n = t.size();
@@ -456,11 +467,9 @@ void save_npy(const std::string& path, const Value& v) {
         case DType::F64: put_le(p, t.data_as<double>()[at]); break;
       }
     }
-    out.write(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(m * es));
+    out.write(reinterpret_cast<char*>(buf.data()), static_cast<size_t>(m * es));
     done += m;
   }
-  out.flush();
-  if (!out) fault("E009", "cannot write " + path + ": " + std::strerror(errno));
 }
 
 }  // namespace

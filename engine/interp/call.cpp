@@ -1,10 +1,11 @@
 // Calls: statically resolved specialisations, closures, builtins and std intrinsics.
+#include <unistd.h>
+
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "engine/interp/interp_impl.h"
+#include "engine/interp/safe_file.h"
 
 namespace ein {
 
@@ -115,18 +116,6 @@ Value Interpreter::Impl::call(const NodeRef& e) {
   }
 }
 
-namespace {
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fault("E009", "cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-}  // namespace
-
 Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>& args) {
   if (is_math_intrinsic(b)) {
     static const MathFn map[] = {
@@ -223,11 +212,14 @@ Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>
       }
       return Value::floating(v, dt);
     }
-    case Builtin::ReadFile: return Value::string(read_all(args[0].str()));
+    case Builtin::ReadFile: return Value::string(read_regular_file(args[0].str()));
     case Builtin::WriteFile: {
-      std::ofstream out(args[0].str(), std::ios::binary);
-      if (!out) fault("E009", "cannot write " + args[0].str());
-      out << args[1].str();
+      int fd = open_for_write(args[0].str());
+      struct Closer {
+        int fd;
+        ~Closer() { close(fd); }
+      } closer{fd};
+      write_all(fd, args[1].str().data(), args[1].str().size(), args[0].str());
       return Value::unit();
     }
     case Builtin::FileExists: {

@@ -1,5 +1,7 @@
 // Reductions, comprehensions and match.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "engine/interp/interp_impl.h"
@@ -147,16 +149,16 @@ Value Interpreter::Impl::reduce(const NodeRef& r) {
       return;
     }
     const ir::Node* lv = vars[k];
-    int64_t lo = eval_int(lv->kids[0]), hi = eval_int(lv->kids[1]);
-    Value& var = (*frame)[static_cast<size_t>(lv->slot)];
     DType idt = lv->dt >= 0 ? static_cast<DType>(lv->dt) : DType::I32;
-    for (int64_t i = lo; i < hi && !a.done; ++i) {
-      var = Value::integer(i, idt);
+    const LoopSpan sp = loop_span(lv->kids[0], lv->kids[1], idt);
+    Value& var = (*frame)[static_cast<size_t>(lv->slot)];
+    for (uint64_t j = 0; j < sp.n && !a.done; ++j) {
+      var = Value::integer(sp.at(j), idt);
       if ((++poll & 4095) == 0) check_interrupt();
       loop(k + 1);
     }
   };
-  loop(0);
+  if (vars.size() < 2 || !reduce_empty(r)) loop(0);
   switch (a.op) {
     case Op::All:
     case Op::Any: return Value::boolean(a.b);
@@ -183,8 +185,33 @@ Value Interpreter::Impl::reduce(const NodeRef& r) {
 
 Value Interpreter::Impl::comp(const NodeRef& c) {
   std::vector<Value> out;
+  // The result grows under a reservation that is checked before each growth (E008), so a
+  // comprehension over 2e9 points fails before allocating rather than with bad_alloc.
+  MemoryHold hold;
+  auto room_for = [&](size_t more) {
+    if (out.size() + more <= out.capacity()) return;
+    size_t want = std::max(out.size() + more, std::max<size_t>(16, out.capacity() * 2));
+    const size_t kMax = size_t{std::numeric_limits<int64_t>::max()} / sizeof(Value);
+    if (out.size() + more > kMax)
+      fault("E008", "a comprehension result of " + std::to_string(out.size() + more) + " elements is too large");
+    want = std::min(want, kMax);
+    hold.grow_to(static_cast<int64_t>(want * sizeof(Value)),
+                 "a comprehension result of " + std::to_string(out.size() + more) + " elements");
+    out.reserve(want);
+  };
+  // The innermost generator knows how many elements it adds when no guard follows it.
+  size_t last_gen = 0;
+  bool guard_after = false;
+  for (size_t i = 1; i < c->kids.size(); ++i) {
+    if (c->kids[i]->kind == Kind::CompGuard) guard_after = true;
+    else if (c->kids[i]->kind != Kind::CompLet) last_gen = i, guard_after = false;
+  }
+  auto known_count = [&](size_t i, uint64_t n) {
+    if (i == last_gen && !guard_after && n > 0) room_for(n > SIZE_MAX / 2 ? SIZE_MAX / 2 : static_cast<size_t>(n));
+  };
   std::function<void(size_t)> rec = [&](size_t i) {
     if (i == c->kids.size()) {
+      room_for(1);
       out.push_back(eval(c->kids[0]));
       return;
     }
@@ -206,18 +233,24 @@ Value Interpreter::Impl::comp(const NodeRef& c) {
       rec(i + 1);
     };
     switch (it.tag) {
-      case Value::Tag::Range:
-        for (int64_t k = it.r[0]; k < it.r[1]; ++k)
-          each(Value::integer(k, cl->dt >= 0 ? static_cast<DType>(cl->dt) : DType::I32));
+      case Value::Tag::Range: {
+        const uint64_t n = it.range_size();
+        known_count(i, n);
+        const DType idt = cl->dt >= 0 ? static_cast<DType>(cl->dt) : DType::I32;
+        for (uint64_t k = 0; k < n; ++k)
+          each(Value::integer(static_cast<int64_t>(static_cast<uint64_t>(it.r[0]) + k), idt));
         break;
+      }
       case Value::Tag::Tensor: {
         const Tensor& t = it.tensor_ref();
         if (t.rank() == 0) fault("E002", "cannot iterate over a scalar");
+        known_count(i, static_cast<uint64_t>(t.dim(0)));
         for (int64_t k = 0; k < t.dim(0); ++k)
           each(t.rank() == 1 ? tensor_get(t, k) : Value::tensor(t.row(k)));
         break;
       }
       case Value::Tag::List:
+        known_count(i, it.items().size());
         for (const auto& v : it.items()) each(v);
         break;
       case Value::Tag::Str: {
@@ -233,7 +266,7 @@ Value Interpreter::Impl::comp(const NodeRef& c) {
       default: fault("E002", "cannot iterate over " + type_string(it));
     }
   };
-  rec(1);
+  if (!comp_empty(c)) rec(1);
   bool scalars = true, tensors = true;
   for (auto& v : out) {
     scalars = scalars && v.is_scalar();

@@ -1,6 +1,7 @@
 // Expression evaluation. Scalar arithmetic of the common dtypes has a fast path here; everything
 // else goes through engine/value's operators, which implement SPEC §4 exactly.
 #include <cmath>
+#include <limits>
 
 #include "engine/interp/interp_impl.h"
 
@@ -102,26 +103,59 @@ const Value& Interpreter::Impl::lookup(const NodeRef& n) {
   fault("E003", "`" + n->name + "` is used before it has a value");
 }
 
+std::string wide_str(Wide v) {
+  if (v == 0) return "0";
+  bool neg = v < 0;
+  std::string s;
+  while (v != 0) {
+    int d = static_cast<int>(v % 10);
+    s += static_cast<char>('0' + (d < 0 ? -d : d));
+    v /= 10;
+  }
+  if (neg) s += '-';
+  return std::string(s.rbegin(), s.rend());
+}
+
 int64_t Interpreter::Impl::eval_int(const NodeRef& e) {
+  Wide v = eval_wide(e);
+  if (v < std::numeric_limits<int64_t>::min() || v > std::numeric_limits<int64_t>::max())
+    fault("E006", "integer overflow: this index or bound is " + wide_str(v) + ", outside the range of i64");
+  return static_cast<int64_t>(v);
+}
+
+// Index, bound and extent arithmetic is exact: `n + 1` for the end of `0..=n` is 2^63 when n is
+// i64::MAX, and the loop over it still has n + 1 points. Callers decide what fits.
+Wide Interpreter::Impl::eval_wide(const NodeRef& e) {
+  auto overflow = [] { fault("E006", "integer overflow in an index or bound"); };
   switch (e->kind) {
     case Kind::IntLit: return e->ival;
     case Kind::Name: {
       const Value& v = lookup(e);
       if (v.tag == Value::Tag::Int) return v.i;
+      if (v.tag != Value::Tag::Bool && v.tag != Value::Tag::Float)
+        fault("E002", "expected an integer, found " + type_string(v));
       return v.as_i64();
     }
     case Kind::Binary: {
       auto op = static_cast<BinOp>(e->ival);
-      if (op == BinOp::Add) return eval_int(e->kids[0]) + eval_int(e->kids[1]);
-      if (op == BinOp::Sub) return eval_int(e->kids[0]) - eval_int(e->kids[1]);
-      if (op == BinOp::Mul) return eval_int(e->kids[0]) * eval_int(e->kids[1]);
-      break;
+      if (op != BinOp::Add && op != BinOp::Sub && op != BinOp::Mul) break;
+      const Wide a = eval_wide(e->kids[0]), b = eval_wide(e->kids[1]);
+      Wide r = 0;
+      bool o = op == BinOp::Add ? __builtin_add_overflow(a, b, &r)
+             : op == BinOp::Sub ? __builtin_sub_overflow(a, b, &r)
+                                : __builtin_mul_overflow(a, b, &r);
+      if (o) overflow();
+      return r;
     }
     case Kind::Unary:
-      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) return -eval_int(e->kids[0]);
+      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) {
+        Wide r = 0;
+        if (__builtin_sub_overflow(Wide{0}, eval_wide(e->kids[0]), &r)) overflow();
+        return r;
+      }
       break;
-    case Kind::IMin: return std::min(eval_int(e->kids[0]), eval_int(e->kids[1]));
-    case Kind::IMax: return std::max(eval_int(e->kids[0]), eval_int(e->kids[1]));
+    case Kind::IMin: return std::min(eval_wide(e->kids[0]), eval_wide(e->kids[1]));
+    case Kind::IMax: return std::max(eval_wide(e->kids[0]), eval_wide(e->kids[1]));
     case Kind::DimOf: {
       const Value& v = lookup(e->kids[0]);
       int axis = static_cast<int>(e->ival);
@@ -140,6 +174,18 @@ int64_t Interpreter::Impl::eval_int(const NodeRef& e) {
   if (v.tag != Value::Tag::Int && v.tag != Value::Tag::Bool)
     fault("E002", "expected an integer, found " + type_string(v));
   return v.as_i64();
+}
+
+LoopSpan Interpreter::Impl::loop_span(const NodeRef& lo_e, const NodeRef& hi_e, DType var) {
+  Wide lo = eval_wide(lo_e), hi = eval_wide(hi_e);
+  if (hi <= lo) return LoopSpan{};
+  Wide vmin = std::numeric_limits<int64_t>::min(), vmax = std::numeric_limits<int64_t>::max();
+  if (var == DType::I32) vmin = std::numeric_limits<int32_t>::min(), vmax = std::numeric_limits<int32_t>::max();
+  if (var == DType::I8) vmin = std::numeric_limits<int8_t>::min(), vmax = std::numeric_limits<int8_t>::max();
+  if (lo < vmin || hi - 1 > vmax)
+    fault("E006", "the range " + wide_str(lo) + ".." + wide_str(hi) + " does not fit its index type " +
+                      std::string(dtype_name(var)));
+  return LoopSpan{static_cast<int64_t>(lo), static_cast<uint64_t>(hi - lo)};
 }
 
 Value Interpreter::Impl::block(const NodeRef& b) {
@@ -337,7 +383,7 @@ Value Interpreter::Impl::eval_inner(const NodeRef& e) {
     }
     case Kind::RangeLit: {
       int64_t lo = eval_int(e->kids[0]), hi = eval_int(e->kids[1]);
-      return Value::range(lo, e->has(ir::kInclusive) ? hi + 1 : hi);
+      return e->has(ir::kInclusive) ? Value::range_inclusive(lo, hi) : Value::range(lo, hi);
     }
     case Kind::Unary: {
       Value a = eval(e->kids[0]);

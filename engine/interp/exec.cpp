@@ -1,5 +1,6 @@
 // Statements and lowered tensor code: LTensor allocation, clause loop nests, stores.
 #include <chrono>
+#include <limits>
 
 #include "engine/interp/interp_impl.h"
 #include "engine/interp/vectorize.h"
@@ -116,20 +117,21 @@ void Interpreter::Impl::exec(const NodeRef& s) {
 }
 
 void Interpreter::Impl::exec_for(const NodeRef& f) {
-  int64_t lo = eval_int(f->kids[0]), hi = eval_int(f->kids[1]);
+  DType idt = f->dt >= 0 ? static_cast<DType>(f->dt) : DType::I32;
+  const LoopSpan sp = loop_span(f->kids[0], f->kids[1], idt);
+  if (sp.n == 0 || (sp.n > 1 && nest_empty(f))) return;
   const NodeRef& body = f->kids[2];
   Value& var = (*frame)[static_cast<size_t>(f->slot)];
-  DType idt = f->dt >= 0 ? static_cast<DType>(f->dt) : DType::I32;
   if (f->has(ir::kReverse)) {
-    for (int64_t i = hi - 1; i >= lo; --i) {
-      var = Value::integer(i, idt);
+    for (uint64_t k = sp.n; k-- > 0;) {
+      var = Value::integer(sp.at(k), idt);
       if ((++poll & 1023) == 0) check_interrupt();
       exec(body);
     }
     return;
   }
-  for (int64_t i = lo; i < hi; ++i) {
-    var = Value::integer(i, idt);
+  for (uint64_t k = 0; k < sp.n; ++k) {
+    var = Value::integer(sp.at(k), idt);
     if ((++poll & 1023) == 0) check_interrupt();
     exec(body);
   }
@@ -142,8 +144,10 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
   const NodeRef& shape_node = native ? native->shape_of(t) : t->kids[0];
   std::vector<int64_t> shape;
   for (auto& e : shape_node->kids) {
-    int64_t x = eval_int(e);
-    shape.push_back(x < 0 ? 0 : x);
+    Wide x = eval_wide(e);
+    if (x > std::numeric_limits<int64_t>::max())
+      fault("E008", "an extent of " + wide_str(x) + " elements is too large to allocate");
+    shape.push_back(x < 0 ? 0 : static_cast<int64_t>(x));
   }
   auto dt = static_cast<DType>(t->ival);
   int64_t window = t->has(ir::kWindowed) ? t->kids[0]->ival : 0;
@@ -170,6 +174,8 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
     for (size_t i = 1; i < t->kids.size(); ++i) {
       const NodeRef& k = t->kids[i];
       if (checks && k->kind == Kind::LCheck) continue;
+      // A clause with an empty inner range has no points, whichever tier would run it.
+      if (k->kind == Kind::LFor && nest_empty(k)) continue;
       if (native && k->kind != Kind::LCheck && native->run_clause(*this, t, k)) continue;
       if (k->kind == Kind::LFor && run_vectorized(*this, t, k)) continue;
       exec(k);

@@ -7,6 +7,15 @@ namespace ein {
 
 class NativeTier;
 
+using Wide = __int128;
+std::string wide_str(Wide v);
+
+struct LoopSpan {
+  int64_t lo = 0;
+  uint64_t n = 0;  // number of points
+  int64_t at(uint64_t k) const { return static_cast<int64_t>(static_cast<uint64_t>(lo) + k); }
+};
+
 struct Interpreter::Impl {
   CompileCtx& cx;
   RuntimeEnv& env;
@@ -38,7 +47,11 @@ struct Interpreter::Impl {
   // eval.cpp: expressions
   Value eval(const ir::NodeRef& e);
   Value eval_inner(const ir::NodeRef& e);
-  int64_t eval_int(const ir::NodeRef& e);
+  int64_t eval_int(const ir::NodeRef& e);  // eval_wide, E006 outside i64
+  Wide eval_wide(const ir::NodeRef& e);     // exact: indices, bounds, extents never wrap
+  // The points of a loop `lo..hi` (exclusive hi may be 2^63) whose variable has type `var`:
+  // E006 when a point does not fit the variable's type.
+  LoopSpan loop_span(const ir::NodeRef& lo, const ir::NodeRef& hi, DType var);
   const Value& lookup(const ir::NodeRef& name);  // Name/Path value (slot, global, fn)
   Value binary(const ir::NodeRef& e);
   Value index(const ir::NodeRef& e);
@@ -60,6 +73,12 @@ struct Interpreter::Impl {
   Value match(const ir::NodeRef& m);
   bool match_pattern(const ir::NodeRef& p, const Value& v);
   bool eval_point(const ir::NodeRef& body, Value& out);  // false: guard skipped the point
+
+  // empty_domain.cpp: does a nest have no points because an inner range is empty?
+  bool probe_empty(const ir::NodeRef& lo, const ir::NodeRef& hi, bool inclusive);
+  bool nest_empty(const ir::NodeRef& lfor);  // an LFor chain
+  bool reduce_empty(const ir::NodeRef& r);   // an LReduce
+  bool comp_empty(const ir::NodeRef& c);     // a comprehension's range generators
 };
 
 // NumPy .npy I/O intrinsics (builtins_io.cpp).

@@ -224,18 +224,26 @@ bool native_inputs_fit(Interpreter::Impl& in, const NativeKernel& nk) {
   return true;
 }
 
-double runtime_points(Interpreter::Impl& in, const NodeRef& stmt) {
+double runtime_points(Interpreter::Impl& in, const NodeRef& stmt, bool* past_i64) {
   double pts = 1;
   try {
     NodeRef cur = stmt->kind == Kind::Let ? ir::let_value(*stmt) : stmt;
     while (cur) {
+      // Exact arithmetic: a bound past i64 (`0..=i64::MAX`) is counted, never wrapped.
+      auto extent = [&](const NodeRef& lo, const NodeRef& hi) {
+        Wide a = in.eval_wide(lo), b = in.eval_wide(hi);
+        auto outside = [](Wide v) {
+          return v < std::numeric_limits<int64_t>::min() || v > std::numeric_limits<int64_t>::max();
+        };
+        if (past_i64 && (outside(a) || outside(b))) *past_i64 = true;
+        return static_cast<double>(std::max<Wide>(0, b - a));
+      };
       if (cur->kind == Kind::LFor) {
-        pts *= std::max<int64_t>(0, in.eval_int(cur->kids[1]) - in.eval_int(cur->kids[0]));
+        pts *= extent(cur->kids[0], cur->kids[1]);
         cur = cur->kids[2];
       } else if (cur->kind == Kind::LReduce) {
         for (size_t i = 1; i < cur->kids.size(); ++i)
-          if (cur->kids[i]->kind == Kind::LoopVar)
-            pts *= std::max<int64_t>(0, in.eval_int(cur->kids[i]->kids[1]) - in.eval_int(cur->kids[i]->kids[0]));
+          if (cur->kids[i]->kind == Kind::LoopVar) pts *= extent(cur->kids[i]->kids[0], cur->kids[i]->kids[1]);
         break;
       } else if (cur->kind == Kind::LStore || cur->kind == Kind::LSeq || cur->kind == Kind::LIf) {
         NodeRef next;

@@ -144,9 +144,19 @@ bool NativeTier::ready(Interpreter::Impl& in, NativeKernel& nk) {
   return nk.fn != nullptr;
 }
 
+bool NativeTier::bounds_past_i64(Interpreter::Impl& in, NativeKernel& nk) {
+  bool past = false;
+  runtime_points(in, nk.k.stmt, &past);
+  return past;
+}
+
 bool NativeTier::run_clause(Interpreter::Impl& in, const NodeRef& tensor, const NodeRef& clause) {
   NativeKernel* nk = find(clause->id);
   if (!nk || !ready(in, *nk)) return false;
+  if (bounds_past_i64(in, *nk)) {
+    materialize(in, *nk);
+    return false;
+  }
   int rc = call(in, *nk, nullptr);
   if (rc == EIN_MISMATCH) {
     materialize(in, *nk);
@@ -158,7 +168,7 @@ bool NativeTier::run_clause(Interpreter::Impl& in, const NodeRef& tensor, const 
 
 std::optional<Value> NativeTier::run_let(Interpreter::Impl& in, const NodeRef& let) {
   NativeKernel* nk = find(let->id);
-  if (!nk || !ready(in, *nk)) return std::nullopt;
+  if (!nk || !ready(in, *nk) || bounds_past_i64(in, *nk)) return std::nullopt;
   Value v;
   if (call(in, *nk, &v) == EIN_MISMATCH) {
     nk->failed = true;

@@ -41,6 +41,7 @@ class NativeTier {
  private:
   NativeKernel* find(uint32_t stmt_id);
   bool ready(Interpreter::Impl& in, NativeKernel& nk);
+  bool bounds_past_i64(Interpreter::Impl& in, NativeKernel& nk);
   // 0 = ran; EIN_MISMATCH = arguments do not fit; otherwise throws the kernel's error.
   int call(Interpreter::Impl& in, NativeKernel& nk, Value* result);
   void materialize(Interpreter::Impl& in, NativeKernel& nk);

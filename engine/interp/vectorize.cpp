@@ -47,14 +47,18 @@ class Vectorizer {
     const Value& target = binding(tensor_);
     if (target.tag != Value::Tag::Tensor || target.r[0] > 0 || tensor_->has(ir::kHasElem)) return false;
     n_ = 1;
+    bool empty = false, too_big = false;
     for (auto& f : fors) {
-      int64_t lo = in_.eval_int(f->kids[0]), hi = in_.eval_int(f->kids[1]);
-      int64_t ext = std::max<int64_t>(0, hi - lo);
-      loops_.push_back(Loop{f->def, lo, ext, f->dt >= 0 ? static_cast<DType>(f->dt) : DType::I32});
-      if (ext > 0 && n_ > kMaxPoints / ext) return false;
-      n_ *= ext;
+      DType dt = f->dt >= 0 ? static_cast<DType>(f->dt) : DType::I32;
+      LoopSpan sp = in_.loop_span(f->kids[0], f->kids[1], dt);
+      int64_t ext = sp.n > static_cast<uint64_t>(kMaxPoints) ? kMaxPoints + 1 : static_cast<int64_t>(sp.n);
+      loops_.push_back(Loop{f->def, sp.lo, ext, dt});
+      if (ext == 0) empty = true;
+      if (ext > 0 && n_ > kMaxPoints / ext) too_big = true;
+      else n_ *= ext;
     }
-    if (n_ == 0) return true;
+    if (empty) return true;  // no points, however large the other axes
+    if (too_big) return false;
     if (n_ < min_points()) return false;  // tiny spaces: the scalar path has less overhead
     exec_stmt(body_, nullptr);
     return true;

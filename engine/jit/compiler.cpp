@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/jit/disk_cache.h"
 #include "engine/jit/sha256.h"
 
 extern char** environ;
@@ -37,21 +39,31 @@ std::vector<std::string> split_words(const std::string& s) {
   return out;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// Captured output beyond this is dropped (a compiler error message is read for its first lines).
+constexpr size_t kMaxCapture = size_t{1} << 20;
 
-// A file for captured output, unlinked after reading.
-int temp_fd(const std::string& dir, std::string* path) {
+// An anonymous file for captured output: made with an unpredictable name, unlinked at once, so
+// only the descriptor (and the child's copy of it) reaches it.
+int temp_fd(const std::string& dir) {
   std::string p = dir + "/ein-io-XXXXXX";
   std::vector<char> buf(p.begin(), p.end());
   buf.push_back('\0');
-  int fd = mkstemp(buf.data());
-  if (fd >= 0) *path = buf.data();
+  int fd = mkostemp(buf.data(), O_CLOEXEC);
+  if (fd >= 0) unlink(buf.data());
   return fd;
+}
+
+std::string read_back(int fd) {
+  std::string out;
+  if (lseek(fd, 0, SEEK_SET) != 0) return out;
+  char buf[8192];
+  while (out.size() < kMaxCapture) {
+    ssize_t r = read(fd, buf, std::min(sizeof buf, kMaxCapture - out.size()));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    out.append(buf, static_cast<size_t>(r));
+  }
+  return out;
 }
 
 std::string find_in_path(const std::string& name) {
@@ -90,7 +102,8 @@ std::string scratch_dir() {
     std::string p = base + "/ein-jit-XXXXXX";
     std::vector<char> buf(p.begin(), p.end());
     buf.push_back('\0');
-    return mkdtemp(buf.data()) ? std::string(buf.data()) : base;
+    // Never fall back to a shared directory: predictable names there could be planted.
+    return mkdtemp(buf.data()) ? std::string(buf.data()) : std::string();
   }();
   return dir;
 }
@@ -98,16 +111,16 @@ std::string scratch_dir() {
 RunResult run_process(const std::vector<std::string>& argv, const std::string& tmp_dir,
                       const std::atomic<bool>* interrupt, bool capture_out) {
   RunResult r;
-  std::string out_path, err_path;
-  int out_fd = capture_out ? temp_fd(tmp_dir, &out_path) : open("/dev/null", O_WRONLY | O_CLOEXEC);
-  int err_fd = temp_fd(tmp_dir, &err_path);
+  int out_fd = capture_out ? temp_fd(tmp_dir) : open("/dev/null", O_WRONLY | O_CLOEXEC);
+  int err_fd = temp_fd(tmp_dir);
   int in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (out_fd < 0 || err_fd < 0 || in_fd < 0) {
-    r.spawn_error = std::string("cannot create temporary files in ") + tmp_dir + ": " + std::strerror(errno);
+  auto close_all = [&] {
     for (int fd : {out_fd, err_fd, in_fd})
       if (fd >= 0) close(fd);
-    if (!out_path.empty()) unlink(out_path.c_str());
-    if (!err_path.empty()) unlink(err_path.c_str());
+  };
+  if (out_fd < 0 || err_fd < 0 || in_fd < 0) {
+    r.spawn_error = std::string("cannot create temporary files in ") + tmp_dir + ": " + std::strerror(errno);
+    close_all();
     return r;
   }
   posix_spawn_file_actions_t fa;
@@ -115,15 +128,20 @@ RunResult run_process(const std::vector<std::string>& argv, const std::string& t
   posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
   posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
   posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+  // Its own process group: a Ctrl-C typed at the terminal reaches ein, which decides (and kills
+  // the compiler through the interrupt flag), instead of killing the compiler behind ein's back
+  // and looking like a compiler failure.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = -1;
-  int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  int rc = posix_spawnp(&pid, args[0], &fa, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
-  close(in_fd);
-  close(out_fd);
-  close(err_fd);
+  posix_spawnattr_destroy(&attr);
   if (rc != 0) {
     r.spawn_error = "cannot start `" + argv[0] + "`: " + std::strerror(rc);
   } else {
@@ -140,11 +158,13 @@ RunResult run_process(const std::vector<std::string>& argv, const std::string& t
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    // Killed by a signal while an interrupt is pending (someone signalled its group): that is
+    // the interrupt, not a compiler failure.
+    if (WIFSIGNALED(st) && interrupt && interrupt->load(std::memory_order_relaxed)) r.interrupted = true;
   }
-  if (capture_out) r.out = read_file(out_path);
-  r.err = read_file(err_path);
-  if (!out_path.empty()) unlink(out_path.c_str());
-  unlink(err_path.c_str());
+  if (capture_out) r.out = read_back(out_fd);
+  r.err = read_back(err_fd);
+  close_all();
   return r;
 }
 
@@ -160,7 +180,7 @@ void reset_compiler() {
   g_compiler = Compiler{};
 }
 
-const Compiler& compiler(const std::string& memo_dir) {
+const Compiler& compiler(const DiskCache& memo_cache, const std::string& work_dir) {
   std::lock_guard<std::mutex> lock(g_probe_mu);
   Compiler& c = g_compiler;
   if (g_probed) return c;
@@ -185,15 +205,18 @@ const Compiler& compiler(const std::string& memo_dir) {
   stat(c.path.c_str(), &st);
   std::string memo_key = sha256_hex(c.path + "\n" + std::to_string(st.st_size) + " " + std::to_string(st.st_mtime) +
                                     " " + std::to_string(st.st_ino) + "\n" + flag_text + "\n" + cpu_fingerprint());
-  std::string memo = memo_dir.empty() ? "" : memo_dir + "/compiler-" + memo_key.substr(0, 32) + ".id";
-  if (!memo.empty()) {
-    std::string text = read_file(memo);
-    if (text.size() > 64 && text.compare(0, 64, sha256_hex(text.substr(64))) == 0) {
-      c.identity = text.substr(64);
-      return c;
-    }
+  // The memo is read like a cache entry: a FIFO or symlink in its place, or a record that was
+  // not authenticated with our key, is ignored (and rewritten below).
+  std::string memo = "compiler-" + memo_key.substr(0, 32) + ".id";
+  if (auto text = memo_cache.read_record(memo); text && !text->empty()) {
+    c.identity = *text;
+    return c;
   }
-  std::string tmp = memo_dir.empty() ? scratch_dir() : memo_dir;
+  if (work_dir.empty()) {
+    c.error = "no private directory for the compiler's files could be made";
+    return c;
+  }
+  const std::string& tmp = work_dir;
   RunResult v = run_process({c.path, "--version"}, tmp, nullptr, true);
   if (!v.started || v.status != 0) {
     c.error = v.started ? "`" + c.path + " --version` failed" : v.spawn_error;
@@ -213,11 +236,7 @@ const Compiler& compiler(const std::string& memo_dir) {
     target = run_process(d, tmp, nullptr, false).err;
   }
   c.identity = c.path + "\n" + v.out.substr(0, v.out.find('\n')) + "\n" + sha256_hex(target) + "\n" + flag_text;
-  if (!memo.empty()) {
-    std::string tmpf = memo + ".tmp" + std::to_string(getpid());
-    std::ofstream(tmpf, std::ios::binary) << sha256_hex(c.identity) << c.identity;
-    if (std::rename(tmpf.c_str(), memo.c_str()) != 0) unlink(tmpf.c_str());
-  }
+  memo_cache.write_record(memo, c.identity);
   return c;
 }
 

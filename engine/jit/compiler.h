@@ -27,13 +27,17 @@ struct Compiler {
   std::string error;               // why it cannot be used ("" = usable)
 };
 
-// Probed once per process. The identity costs two compiler runs, so it is memoised in
-// `memo_dir` (when not empty) keyed by the compiler file, flags and CPU.
-const Compiler& compiler(const std::string& memo_dir);
+struct DiskCache;
+
+// Probed once per process. The identity costs two compiler runs, so it is memoised in the disk
+// cache (an authenticated record keyed by the compiler file, flags and CPU) when there is one.
+// The probes' temporary files go to `work_dir`.
+const Compiler& compiler(const DiskCache& memo, const std::string& work_dir);
 // Forget the probe (tests change $EIN_CXX between cases).
 void reset_compiler();
 
-// Temporary directory for compiler inputs when there is no cache directory.
+// A private directory (0700, made with mkdtemp) for compiler files when there is no cache
+// directory; "" when none can be made.
 std::string scratch_dir();
 
 }  // namespace ein::jit

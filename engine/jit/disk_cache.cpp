@@ -6,14 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <ctime>
 #include <map>
-#include <mutex>
-#include <set>
-#include <sstream>
 
 #include "engine/jit/sha256.h"
 
@@ -21,34 +17,48 @@ namespace ein::jit {
 
 namespace {
 
-constexpr char kMagic[8] = {'E', 'I', 'N', 'K', 'S', 'O', '0', '1'};
+constexpr char kMagic[8] = {'E', 'I', 'N', 'K', 'S', 'O', '0', '2'};
 constexpr size_t kTrailer = 8 + 8 + 32;
-
-bool mkdirs(const std::string& path) {
-  std::string cur;
-  std::istringstream in(path);
-  std::string part;
-  if (!path.empty() && path[0] == '/') cur = "";
-  while (std::getline(in, part, '/')) {
-    if (part.empty()) continue;
-    cur += "/" + part;
-    if (mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) return false;
-  }
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-bool read_all(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
+constexpr const char* kKeyFile = "ein-cache.key";
+constexpr size_t kKeyBytes = 32;
+// Build directories and temporaries of a process killed mid-compile are swept after this long.
+constexpr time_t kStaleSeconds = 3600;
 
 bool is_entry(const std::string& name) {
   return name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0 && name.rfind("ein-", 0) != 0;
+}
+
+// The entry MAC covers a domain tag and the object, so no other authenticated record (a
+// compiler memo) can pass for an object.
+std::string object_mac(const std::string& key, std::string_view object) {
+  std::string msg = "ein-kernel-object\n";
+  msg.append(object.data(), object.size());
+  return hmac_sha256(key, msg);
+}
+
+std::string record_mac(const std::string& key, const std::string& name, std::string_view text) {
+  std::string msg = "ein-cache-record\n" + name + "\n";
+  msg.append(text.data(), text.size());
+  return hmac_sha256(key, msg);
+}
+
+// The user's secret key: read when valid, else made (or replaced) now. "" = unusable.
+std::string load_or_make_key(const TrustedDir& d, bool writable) {
+  auto valid = [&]() -> std::string {
+    auto k = d.read(kKeyFile, 64);
+    return k && k->size() == kKeyBytes ? *k : "";
+  };
+  if (std::string k = valid(); !k.empty()) return k;
+  if (!writable) return "";
+  std::string fresh = random_bytes(kKeyBytes);
+  if (fresh.empty()) return "";
+  if (d.write(kKeyFile, fresh, false)) return fresh;
+  if (std::string k = valid(); !k.empty()) return k;  // another process made one first
+  // Something unusable holds the name (wrong mode or owner, a symlink, a FIFO): replace it.
+  // Entries authenticated under an older key then fail and are rebuilt.
+  if (!d.write(kKeyFile, fresh, true)) return "";
+  std::string k = valid();
+  return k.empty() ? fresh : k;
 }
 
 }  // namespace
@@ -61,7 +71,7 @@ int64_t cache_cap_from_env() {
   if (end && (*end == 'k' || *end == 'K')) x *= 1024;
   if (end && (*end == 'm' || *end == 'M')) x *= 1024 * 1024;
   if (end && (*end == 'g' || *end == 'G')) x *= 1024.0 * 1024 * 1024;
-  return x > 0 ? static_cast<int64_t>(x) : int64_t{256} << 20;
+  return x > 0 && x < 9e18 ? static_cast<int64_t>(x) : int64_t{256} << 20;
 }
 
 DiskCache DiskCache::from_env() {
@@ -76,85 +86,91 @@ DiskCache DiskCache::from_env() {
     dir = std::string(h) + "/.cache/ein/kernels";
   }
   if (dir.empty()) return c;
-  if (!mkdirs(dir)) return c;  // memory only
-  c.dir = dir;
-  c.writable = access(dir.c_str(), W_OK | X_OK) == 0;
+  std::string why;
+  auto d = TrustedDir::open(dir, &why);
+  if (!d) {
+    c.refused = why;
+    c.refused_path = dir;
+    return c;
+  }
+  c.writable = faccessat(d->fd(), ".", W_OK | X_OK, AT_EACCESS) == 0;
+  c.mac_key = load_or_make_key(*d, c.writable);
+  if (c.mac_key.empty()) {
+    c.refused = "no secret key could be read or made in it (" + std::string(kKeyFile) + ")";
+    c.refused_path = dir;
+    return c;
+  }
+  c.dir = std::move(d);
   return c;
 }
 
-bool DiskCache::verify(const std::string& key) const {
-  if (dir.empty()) return false;
-  // One object is often linked under several keys (all kernels of a cell): check each file
-  // once per process. Published files are never rewritten in place.
+std::optional<std::pair<dev_t, ino_t>> DiskCache::inode_of(const std::string& key) const {
   struct stat st {};
-  if (stat(path_of(key).c_str(), &st) != 0) return false;
-  std::string id = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size);
-  static std::mutex mu;
-  static std::set<std::string> verified;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    if (verified.count(id)) return true;
+  if (!dir || !dir->stat_of(entry_name(key), &st)) return std::nullopt;
+  if (!untrusted_file(st).empty()) {
+    remove(key);
+    return std::nullopt;
   }
-  std::string data;
-  if (!read_all(path_of(key), &data)) return false;
-  bool ok = data.size() > kTrailer && std::memcmp(data.data() + data.size() - kTrailer, kMagic, 8) == 0;
+  return std::make_pair(st.st_dev, st.st_ino);
+}
+
+std::optional<DiskCache::Object> DiskCache::load(const std::string& key) const {
+  if (!dir) return std::nullopt;
+  struct stat st {};
+  auto data = dir->read(entry_name(key), kMaxObjectBytes + static_cast<int64_t>(kTrailer), &st);
+  bool ok = data && data->size() > kTrailer && std::memcmp(data->data() + data->size() - kTrailer, kMagic, 8) == 0;
   if (ok) {
     uint64_t len = 0;
-    std::memcpy(&len, data.data() + data.size() - kTrailer + 8, 8);
-    ok = len == data.size() - kTrailer;
-    if (ok) {
-      Sha256 h;
-      h.update(data.data(), static_cast<size_t>(len));
-      ok = h.digest() == data.substr(data.size() - 32);
-    }
+    std::memcpy(&len, data->data() + data->size() - kTrailer + 8, 8);
+    ok = len == data->size() - kTrailer &&
+         same_bytes(object_mac(mac_key, std::string_view(data->data(), len)), std::string_view(data->data() + len + 16, 32));
   }
   if (!ok) {
-    remove(key);
-    return false;
+    struct stat any {};
+    if (dir->stat_of(entry_name(key), &any)) remove(key);  // planted, foreign or damaged: rebuild
+    return std::nullopt;
   }
-  std::lock_guard<std::mutex> lock(mu);
-  verified.insert(id);
-  return true;
+  data->resize(data->size() - kTrailer);
+  return Object{std::move(*data), st.st_dev, st.st_ino};
 }
 
 void DiskCache::touch(const std::string& key) const {
-  if (writable) utimensat(AT_FDCWD, path_of(key).c_str(), nullptr, 0);
+  if (writable) utimensat(dir->fd(), entry_name(key).c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
 }
 
 void DiskCache::remove(const std::string& key) const {
-  if (writable) unlink(path_of(key).c_str());
+  if (writable) dir->remove(entry_name(key));
 }
 
-bool DiskCache::seal(const std::string& so_path) {
-  std::string data;
-  if (!read_all(so_path, &data) || data.empty()) return false;
-  Sha256 h;
-  h.update(data);
-  std::string trailer(kMagic, 8);
-  uint64_t len = data.size();
-  trailer.append(reinterpret_cast<const char*>(&len), 8);
-  trailer += h.digest();
-  std::ofstream out(so_path, std::ios::binary | std::ios::app);
-  out.write(trailer.data(), static_cast<std::streamsize>(trailer.size()));
-  return static_cast<bool>(out);
+std::string DiskCache::seal(const std::string& object) const {
+  std::string out = object;
+  out.append(kMagic, 8);
+  uint64_t len = object.size();
+  out.append(reinterpret_cast<const char*>(&len), 8);
+  out += object_mac(mac_key, object);
+  return out;
 }
 
-void DiskCache::publish(const std::string& so_path, const std::vector<std::string>& keys) const {
+void DiskCache::publish(const TrustedDir& from, const std::string& name, const std::vector<std::string>& keys) const {
   if (!writable) return;
   for (auto& k : keys) {
-    // link() fails with EEXIST when another process published the same kernel first: theirs
+    // linkat() fails with EEXIST when another process published the same kernel first: theirs
     // stays (it may be loaded somewhere), ours is dropped.
-    if (link(so_path.c_str(), path_of(k).c_str()) != 0 && errno != EEXIST) {
-      // Different filesystem or no hard links: copy, then rename into place if still absent.
-      std::string data, tmp = path_of(k) + ".tmp" + std::to_string(getpid());
-      if (!read_all(so_path, &data)) continue;
-      std::ofstream(tmp, std::ios::binary).write(data.data(), static_cast<std::streamsize>(data.size()));
-      if (link(tmp.c_str(), path_of(k).c_str()) != 0) {
-        // fall through: keep whatever exists
-      }
-      unlink(tmp.c_str());
-    }
+    linkat(from.fd(), name.c_str(), dir->fd(), entry_name(k).c_str(), 0);
   }
+}
+
+std::optional<std::string> DiskCache::read_record(const std::string& name) const {
+  if (!dir) return std::nullopt;
+  auto text = dir->read(name, 1 << 20);
+  if (!text || text->size() < 32) return std::nullopt;
+  std::string body = text->substr(32);
+  if (!same_bytes(text->substr(0, 32), record_mac(mac_key, name, body))) return std::nullopt;
+  return body;
+}
+
+void DiskCache::write_record(const std::string& name, const std::string& text) const {
+  if (writable) dir->write(name, record_mac(mac_key, name, text) + text, true);
 }
 
 namespace {
@@ -164,21 +180,25 @@ struct Entry {
   int64_t mtime_ns = 0;
   ino_t ino = 0;
   int64_t size = 0;
+  bool regular = false;
 };
 
-std::vector<Entry> scan(const std::string& dir) {
+std::vector<Entry> scan(const TrustedDir& d, std::vector<Entry>* others = nullptr) {
   std::vector<Entry> out;
-  DIR* d = opendir(dir.c_str());
-  if (!d) return out;
-  while (dirent* e = readdir(d)) {
+  DIR* dp = fdopendir(dup(d.fd()));
+  if (!dp) return out;
+  rewinddir(dp);
+  while (dirent* e = readdir(dp)) {
     std::string n = e->d_name;
-    if (!is_entry(n)) continue;
+    if (n == "." || n == "..") continue;
     struct stat st {};
-    if (stat((dir + "/" + n).c_str(), &st) != 0) continue;
-    out.push_back(Entry{n, int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, st.st_ino,
-                        static_cast<int64_t>(st.st_size)});
+    if (!d.stat_of(n, &st)) continue;
+    Entry en{n, int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, st.st_ino,
+             static_cast<int64_t>(st.st_size), untrusted_file(st).empty()};
+    if (is_entry(n)) out.push_back(en);
+    else if (others) others->push_back(en);
   }
-  closedir(d);
+  closedir(dp);
   return out;
 }
 
@@ -186,9 +206,10 @@ std::vector<Entry> scan(const std::string& dir) {
 
 DiskCache::Usage DiskCache::usage() const {
   Usage u;
-  if (dir.empty()) return u;
+  if (!dir) return u;
   std::map<ino_t, int64_t> inodes;
-  for (auto& e : scan(dir)) {
+  for (auto& e : scan(*dir)) {
+    if (!e.regular) continue;
     ++u.entries;
     inodes[e.ino] = e.size;
   }
@@ -198,9 +219,18 @@ DiskCache::Usage DiskCache::usage() const {
 
 void DiskCache::evict() const {
   if (!writable) return;
-  std::vector<Entry> es = scan(dir);
+  std::vector<Entry> others;
+  std::vector<Entry> es = scan(*dir, &others);
+  const int64_t stale = (int64_t(time(nullptr)) - kStaleSeconds) * 1000000000;
+  for (auto& o : others)
+    if (o.mtime_ns < stale && o.name.rfind("ein-build-", 0) == 0) dir->remove_subdir(o.name);
+    else if (o.mtime_ns < stale && o.name.rfind("ein-tmp-", 0) == 0) dir->remove(o.name);
   std::map<ino_t, std::pair<int, int64_t>> inodes;  // links, size
   for (auto& e : es) {
+    if (!e.regular) {
+      dir->remove(e.name);  // a FIFO, symlink or foreign file under an entry's name
+      continue;
+    }
     inodes[e.ino].first++;
     inodes[e.ino].second = e.size;
   }
@@ -210,24 +240,21 @@ void DiskCache::evict() const {
   std::sort(es.begin(), es.end(), [](const Entry& a, const Entry& b) { return a.mtime_ns < b.mtime_ns; });
   for (auto& e : es) {
     if (total <= cap) break;
+    if (!e.regular) continue;
     // Unlinking a loaded object is safe: its mapping keeps the inode alive.
-    if (unlink((dir + "/" + e.name).c_str()) != 0) continue;
+    if (unlinkat(dir->fd(), e.name.c_str(), 0) != 0) continue;
     if (--inodes[e.ino].first == 0) total -= inodes[e.ino].second;
   }
 }
 
 void DiskCache::clear() const {
-  if (dir.empty() || !writable) return;
-  DIR* d = opendir(dir.c_str());
-  if (!d) return;
-  std::vector<std::string> names;
-  while (dirent* e = readdir(d)) {
-    std::string n = e->d_name;
-    // Temporary files of compilations in progress (maybe in another process) are left alone.
-    if (is_entry(n) || n.rfind("compiler-", 0) == 0) names.push_back(n);
-  }
-  closedir(d);
-  for (auto& n : names) unlink((dir + "/" + n).c_str());
+  if (!dir || !writable) return;
+  std::vector<Entry> others;
+  std::vector<Entry> es = scan(*dir, &others);
+  for (auto& e : es) dir->remove(e.name);
+  // Temporary files of compilations in progress (maybe in another process) are left alone.
+  for (auto& o : others)
+    if (o.name.rfind("compiler-", 0) == 0) dir->remove(o.name);
 }
 
 }  // namespace ein::jit

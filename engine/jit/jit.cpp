@@ -2,18 +2,25 @@
 #include "engine/jit/jit.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 
 #include "engine/codegen/codegen.h"
 #include "engine/jit/compiler.h"
 #include "engine/jit/disk_cache.h"
 #include "engine/jit/sha256.h"
+#include "engine/jit/trusted_dir.h"
 
 namespace ein::jit {
 
@@ -23,10 +30,22 @@ struct State {
   std::mutex mu;
   bool configured = false;
   DiskCache disk;
+  std::unique_ptr<TrustedDir> scratch;  // private build directory when there is no disk cache
+  std::unique_ptr<TrustedDir> loads;    // private directory the loader reads objects from
+  uint64_t loaded_objects = 0;
   std::unordered_map<std::string, void*> loaded;  // key -> entry point
+  // Objects loaded from the disk cache, by inode. The descriptor stays open so that the inode
+  // cannot be freed and reused by another file while we remember it.
+  std::map<std::pair<dev_t, ino_t>, std::pair<int, void*>> by_inode;
   int64_t hits = 0, misses = 0;
   double compile_ms = 0;
-  uint64_t counter = 0;
+
+  ~State() {
+    // The loader's directory is empty between loads; leave nothing behind at exit.
+    const TrustedDir* w = disk.enabled() && disk.writable ? disk.dir.get() : scratch.get();
+    if (loads && w) w->remove_subdir(loads->name());
+    if (scratch) rmdir(scratch->path().c_str());
+  }
 };
 
 State& state() {
@@ -38,6 +57,24 @@ void configure(State& s) {
   if (s.configured) return;
   s.configured = true;
   s.disk = DiskCache::from_env();
+  if (!s.disk.refused.empty()) {
+    // Once per directory and process: the user should know their kernels are not kept.
+    static std::set<std::string> warned;
+    if (warned.insert(s.disk.refused_path).second) {
+      std::fprintf(stderr, "warning: not using the kernel cache %s: %s; kernels are compiled for this process only\n",
+                   s.disk.refused_path.c_str(), s.disk.refused.c_str());
+      std::fflush(stderr);
+    }
+  }
+  if (!s.disk.enabled() && !s.scratch) {
+    std::string why, dir = scratch_dir();
+    if (!dir.empty()) s.scratch = TrustedDir::open(dir, &why);
+  }
+}
+
+const TrustedDir* work_dir(State& s) {
+  if (s.disk.enabled() && s.disk.writable) return s.disk.dir.get();
+  return s.scratch.get();
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
@@ -45,16 +82,31 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
-// Handles are never closed: a kernel pointer may be in use by a running cell in another
-// session, and a few kilobytes per distinct kernel are cheap.
-void* open_symbol(const std::string& path, const std::string& symbol) {
-  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) return nullptr;
-  return dlsym(h, symbol.c_str());
+// Loads an object from bytes that were verified (or just compiled) in memory. The copy the
+// dynamic loader opens is written by us, under a fresh name, in a private directory (0700) of
+// this process: nobody can swap it between the check and dlopen. (A memfd would do too, but
+// glibc recognises loaded objects by path, and /proc/self/fd/N names repeat.) Handles are never
+// closed: a kernel pointer may be in use by a running cell in another session, and a few
+// kilobytes per distinct kernel are cheap.
+void* load_object(State& s, const std::string& bytes, std::string* err) {
+  if (!s.loads) {
+    const TrustedDir* w = work_dir(s);
+    s.loads = w ? w->make_private_subdir("ein-build-") : nullptr;
+  }
+  std::string name = "k" + std::to_string(++s.loaded_objects) + ".so";
+  if (!s.loads || !s.loads->write(name, bytes, true)) {
+    *err = "no private directory to load the kernels from";
+    return nullptr;
+  }
+  void* h = dlopen((s.loads->path() + "/" + name).c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) *err = std::string("cannot load the compiled kernels: ") + dlerror();
+  s.loads->remove(name);  // the mapping keeps the inode
+  return h;
 }
 
 std::string key_locked(State& s, const std::string& source) {
-  const Compiler& c = compiler(s.disk.writable ? s.disk.dir : "");
+  const TrustedDir* w = work_dir(s);
+  const Compiler& c = compiler(s.disk, w ? w->path() : "");
   Sha256 h;
   h.update("ein-kernel-abi " + std::to_string(codegen::prelude_abi()) + "\n");
   h.update(codegen::prelude_text());
@@ -63,6 +115,39 @@ std::string key_locked(State& s, const std::string& source) {
   h.update("\n--\n");
   h.update(c.identity);
   return h.hex();
+}
+
+// A kernel from the disk cache, or nullptr (absent, untrusted, or without the symbol).
+void* from_disk(State& s, const std::string& key) {
+  if (!s.disk.enabled()) return nullptr;
+  const std::string sym = kernel_symbol(key);
+  // One object is often linked under several keys (all kernels of a cell): each file is
+  // verified and loaded once per process.
+  if (auto ino = s.disk.inode_of(key)) {
+    auto it = s.by_inode.find(*ino);
+    if (it != s.by_inode.end()) return dlsym(it->second.second, sym.c_str());
+  } else {
+    return nullptr;
+  }
+  auto obj = s.disk.load(key);
+  if (!obj) return nullptr;
+  std::string err;
+  void* h = load_object(s, obj->bytes, &err);
+  void* fn = h ? dlsym(h, sym.c_str()) : nullptr;
+  if (!fn) {
+    s.disk.remove(key);  // authentic but unusable (another ABI): rebuild
+    return nullptr;
+  }
+  // Pin the inode we verified (see State::by_inode); a bounded number of descriptors.
+  if (s.by_inode.size() < 256) {
+    int pin = openat(s.disk.dir->fd(), DiskCache::entry_name(key).c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st {};
+    if (pin >= 0 && fstat(pin, &st) == 0 && st.st_dev == obj->dev && st.st_ino == obj->ino)
+      s.by_inode[{obj->dev, obj->ino}] = {pin, h};
+    else if (pin >= 0)
+      close(pin);
+  }
+  return fn;
 }
 
 }  // namespace
@@ -80,7 +165,7 @@ std::string cache_dir() {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   configure(s);
-  return s.disk.dir;
+  return s.disk.path();
 }
 
 void reset_for_tests() {
@@ -88,6 +173,14 @@ void reset_for_tests() {
   std::lock_guard<std::mutex> lock(s.mu);
   s.configured = false;
   s.loaded.clear();
+  for (auto& [ino, pin] : s.by_inode) close(pin.first);
+  s.by_inode.clear();
+  if (s.loads) {
+    const TrustedDir* w = work_dir(s);
+    if (w) w->remove_subdir(s.loads->name());
+    s.loads.reset();
+  }
+  s.scratch.reset();
   reset_compiler();
 }
 
@@ -97,7 +190,8 @@ BatchResult load_kernels(const std::vector<std::string>& sources, const std::ato
   configure(s);
   BatchResult r;
   r.fns.assign(sources.size(), nullptr);
-  const Compiler& cc = compiler(s.disk.writable ? s.disk.dir : "");
+  const TrustedDir* work = work_dir(s);
+  const Compiler& cc = compiler(s.disk, work ? work->path() : "");
   if (!cc.error.empty()) {
     r.error = cc.error;
     return r;
@@ -113,49 +207,50 @@ BatchResult load_kernels(const std::vector<std::string>& sources, const std::ato
       ++r.hits;
       continue;
     }
-    if (s.disk.verify(keys[i])) {
-      if (void* fn = open_symbol(s.disk.path_of(keys[i]), kernel_symbol(keys[i]))) {
-        s.disk.touch(keys[i]);
-        s.loaded[keys[i]] = fn;
-        r.fns[i] = fn;
-        ++r.hits;
-        continue;
-      }
-      s.disk.remove(keys[i]);  // verified but unloadable (e.g. another ABI): rebuild
+    if (void* fn = from_disk(s, keys[i])) {
+      s.disk.touch(keys[i]);
+      s.loaded[keys[i]] = fn;
+      r.fns[i] = fn;
+      ++r.hits;
+      continue;
     }
     if (first_of.count(keys[i])) continue;
     first_of[keys[i]] = i;
     missing.push_back(i);
   }
   if (!missing.empty()) {
+    std::unique_ptr<TrustedDir> build = work ? work->make_private_subdir("ein-build-") : nullptr;
+    if (!build) {
+      r.error = "no private directory for compiling kernels could be made";
+      return r;
+    }
     std::string tu = "#define EIN_KERNEL_TU 1\n";
     tu += codegen::prelude_text();
     tu += "\n";
     for (size_t i : missing) tu += "\n" + replace_all(sources[i], "EIN_KERNEL", kernel_symbol(keys[i]));
-    std::string work = s.disk.writable ? s.disk.dir : scratch_dir();
-    std::string base = work + "/ein-" + std::to_string(getpid()) + "-" + std::to_string(s.counter++) + "-" +
-                       keys[missing[0]].substr(0, 8);
-    std::string src = base + ".cpp", so = base + ".so.tmp";
-    std::ofstream(src, std::ios::binary) << tu;
+    const bool keep = std::getenv("EIN_JIT_KEEP") != nullptr;
+    std::string src = build->path() + "/kernels.cpp", so = build->path() + "/kernels.so";
+    if (!build->write("kernels.cpp", tu, true)) r.error = "cannot write the kernel source in " + build->path();
     std::vector<std::string> argv = {cc.path};
     for (auto& f : cc.flags) argv.push_back(f);
     argv.insert(argv.end(), {"-o", so, src});
     auto t0 = std::chrono::steady_clock::now();
-    RunResult run = run_process(argv, work, interrupt, false);
+    RunResult run = r.error.empty() ? run_process(argv, build->path(), interrupt, false) : RunResult{};
     r.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     s.compile_ms += r.compile_ms;
-    if (run.interrupted) {
+    if (!r.error.empty()) {
+      // reported below
+    } else if (run.interrupted) {
       r.interrupted = true;
     } else if (!run.started || run.status != 0) {
       r.error = run.started ? "the C++ compiler failed:\n" + run.err.substr(0, 2000) : run.spawn_error;
-      if (std::getenv("EIN_JIT_KEEP")) r.error += "\n(source kept: " + src + ")";
+      if (keep) r.error += "\n(source kept: " + src + ")";
       else r.error += "\n(set EIN_JIT_KEEP=1 to keep the generated source)";
-    } else if (!DiskCache::seal(so)) {
-      r.error = "cannot read the compiled kernel " + so;
+    } else if (auto obj = build->read("kernels.so", kMaxObjectBytes); !obj || obj->empty()) {
+      r.error = "cannot read the compiled kernels " + so;
     } else {
-      // Load our own file first, then make it visible to other processes under each key.
-      void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (!h) r.error = std::string("cannot load the compiled kernels: ") + dlerror();
+      // Load our own bytes first, then make them visible to other processes under each key.
+      void* h = load_object(s, *obj, &r.error);
       std::vector<std::string> published;
       for (size_t i : missing) {
         void* fn = h ? dlsym(h, kernel_symbol(keys[i]).c_str()) : nullptr;
@@ -164,11 +259,12 @@ BatchResult load_kernels(const std::vector<std::string>& sources, const std::ato
         published.push_back(keys[i]);
         ++r.misses;
       }
-      s.disk.publish(so, published);
-      s.disk.evict();
+      if (s.disk.enabled() && s.disk.writable && !published.empty() && build->write("sealed.so", s.disk.seal(*obj), true)) {
+        s.disk.publish(*build, "sealed.so", published);
+        s.disk.evict();
+      }
     }
-    if (!std::getenv("EIN_JIT_KEEP")) unlink(src.c_str());
-    unlink(so.c_str());
+    if (!keep) work->remove_subdir(build->name());
     for (size_t i = 0; i < sources.size(); ++i)
       if (!r.fns[i]) {
         auto it = s.loaded.find(keys[i]);
@@ -185,7 +281,7 @@ CacheInfo cache_info() {
   std::lock_guard<std::mutex> lock(s.mu);
   configure(s);
   CacheInfo ci;
-  ci.dir = s.disk.dir;
+  ci.dir = s.disk.path();
   auto u = s.disk.usage();
   ci.entries = u.entries;
   ci.bytes = u.bytes;
@@ -202,6 +298,8 @@ void cache_clear() {
   configure(s);
   s.disk.clear();
   s.loaded.clear();
+  for (auto& [ino, pin] : s.by_inode) close(pin.first);
+  s.by_inode.clear();
 }
 
 }  // namespace ein::jit

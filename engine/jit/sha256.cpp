@@ -102,4 +102,33 @@ std::string sha256_hex(std::string_view s) {
   return h.hex();
 }
 
+std::string hmac_sha256(std::string_view key, std::string_view data) {
+  std::string k(key);
+  if (k.size() > 64) {
+    Sha256 h;
+    h.update(k);
+    k = h.digest();
+  }
+  k.resize(64, '\0');
+  std::string ipad(64, '\0'), opad(64, '\0');
+  for (size_t i = 0; i < 64; ++i) {
+    ipad[i] = static_cast<char>(k[i] ^ 0x36);
+    opad[i] = static_cast<char>(k[i] ^ 0x5c);
+  }
+  Sha256 inner;
+  inner.update(ipad);
+  inner.update(data);
+  Sha256 outer;
+  outer.update(opad);
+  outer.update(inner.digest());
+  return outer.digest();
+}
+
+bool same_bytes(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char d = 0;
+  for (size_t i = 0; i < a.size(); ++i) d |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return d == 0;
+}
+
 }  // namespace ein::jit

@@ -1,4 +1,4 @@
-// SHA-256 (FIPS 180-4), for kernel cache keys and cache-entry checksums. Small and dependency
+// SHA-256 (FIPS 180-4), for kernel cache keys, and HMAC-SHA256 for cache-entry authentication. Small and dependency
 // free on purpose: the cache key must not change with a crypto library's build options.
 #pragma once
 #include <cstddef>
@@ -26,5 +26,11 @@ class Sha256 {
 };
 
 std::string sha256_hex(std::string_view s);
+
+// HMAC-SHA256 (RFC 2104): 32 raw bytes. Authenticates cache entries with a per-user secret key.
+std::string hmac_sha256(std::string_view key, std::string_view data);
+
+// Compares two byte strings in time independent of where they differ.
+bool same_bytes(std::string_view a, std::string_view b);
 
 }  // namespace ein::jit

@@ -89,8 +89,9 @@ bool as_vector(const Value& v, std::vector<double>& out) {
     return true;
   }
   if (v.tag == Value::Tag::Range) {
-    if (v.r[1] - v.r[0] > static_cast<int64_t>(kMaxPoints)) return false;
-    for (int64_t i = v.r[0]; i < v.r[1]; ++i) out.push_back(static_cast<double>(i));
+    if (v.range_size() > kMaxPoints) return false;
+    for (uint64_t k = 0; k < v.range_size(); ++k)
+      out.push_back(static_cast<double>(v.range_lo()) + static_cast<double>(k));
     return true;
   }
   return false;

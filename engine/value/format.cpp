@@ -179,7 +179,12 @@ void structured(std::string& out, const Value& v, Summ summ, bool nested,
     case T::Int:
     case T::Float:
     case T::Str: out += leaf(v, nested); return;
-    case T::Range: out += std::to_string(v.r[0]) + ".." + std::to_string(v.r[1]); return;
+    case T::Range:
+      // Written with an exclusive end as the program most likely did, unless that end is past
+      // i64::MAX.
+      if (v.r[1] == std::numeric_limits<int64_t>::max()) out += std::to_string(v.r[0]) + "..=" + std::to_string(v.r[1]);
+      else out += std::to_string(v.r[0]) + ".." + std::to_string(v.r[1] + 1);
+      return;
     case T::Func: out += "<fn " + (v.obj ? v.func_ref().display_name() : "?") + ">"; return;
     case T::Tuple: {
       const auto& items = v.items();

@@ -145,7 +145,13 @@ Value scalar_binop(BinOp op, const Value& a, const Value& b) {
 }
 
 Value string_binop(BinOp op, const Value& a, const Value& b) {
-  if (op == BinOp::Add) return Value::string(a.str() + b.str());
+  if (op == BinOp::Add) {
+    // Checked before the text exists: doubling a string in a loop reaches the limit as E008.
+    const int64_t n = static_cast<int64_t>(a.str().size() + b.str().size());
+    MemoryHold hold;
+    hold.grow_to(n, "concatenating two strings");
+    return Value::string(a.str() + b.str());
+  }
   if (is_order(op)) return Value::boolean(ordered(op, a.str(), b.str()));
   type_fault(op, a, b);
 }

@@ -182,6 +182,28 @@ int64_t memory_limit() { return limit_ref().load(std::memory_order_relaxed); }
 void set_memory_limit(int64_t bytes) { limit_ref().store(bytes, std::memory_order_relaxed); }
 int64_t memory_in_use() { return g_in_use.load(std::memory_order_relaxed); }
 
+void reserve_memory(int64_t bytes, const std::string& what) {
+  if (bytes <= 0) return;
+  const int64_t lim = memory_limit();
+  // Reserve first, then check, so that concurrent reservations cannot both squeeze under.
+  const int64_t before = g_in_use.fetch_add(bytes, std::memory_order_relaxed);
+  int64_t after = 0;
+  if (__builtin_add_overflow(before, bytes, &after) || after > lim) {
+    g_in_use.fetch_sub(bytes, std::memory_order_relaxed);
+    fault("E008", what + " needs " + std::to_string(bytes) + " bytes; with " + std::to_string(before) +
+                      " in use that exceeds the memory limit of " + std::to_string(lim) +
+                      " bytes (EIN_MAX_MEMORY)");
+  }
+}
+
+void release_memory(int64_t bytes) {
+  if (bytes > 0) g_in_use.fetch_sub(bytes, std::memory_order_relaxed);
+}
+
+namespace vdetail {
+void count_memory(int64_t bytes) { g_in_use.fetch_add(bytes, std::memory_order_relaxed); }
+}  // namespace vdetail
+
 // ---- tensors --------------------------------------------------------------------------------
 struct TensorAccess {
   static Tensor make(DType dt, std::vector<int64_t> shape, std::shared_ptr<void> storage,

@@ -40,10 +40,33 @@ Value Value::floating(double v, DType dt) {
   return x;
 }
 
+namespace {
+
+// A string or item vector with its bytes counted in memory_in_use() while it lives, so that
+// the limit sees text and lists as well as tensors. The Value points at `v` (aliasing
+// shared_ptr), so readers see a plain std::string / std::vector<Value>.
+template <class T> struct Counted {
+  T v;
+  int64_t bytes;
+  Counted(T x, int64_t b) : v(std::move(x)), bytes(b) { vdetail::count_memory(bytes); }
+  ~Counted() { release_memory(bytes); }
+};
+
+template <class T> std::shared_ptr<const void> counted(T x, int64_t payload) {
+  auto h = std::make_shared<Counted<T>>(std::move(x), static_cast<int64_t>(sizeof(Counted<T>) + 16) + payload);
+  return std::shared_ptr<const void>(h, &h->v);
+}
+
+int64_t payload_of(const std::string& s) { return s.capacity() > 15 ? static_cast<int64_t>(s.capacity()) + 1 : 0; }
+int64_t payload_of(const std::vector<Value>& v) { return static_cast<int64_t>(v.capacity() * sizeof(Value)); }
+
+}  // namespace
+
 Value Value::string(std::string s) {
   Value x;
   x.tag = Tag::Str;
-  x.obj = std::make_shared<const std::string>(std::move(s));
+  int64_t p = payload_of(s);
+  x.obj = counted(std::move(s), p);
   return x;
 }
 
@@ -58,23 +81,31 @@ Value Value::tensor(Tensor t) {
 Value Value::tuple(std::vector<Value> items) {
   Value x;
   x.tag = Tag::Tuple;
-  x.obj = std::make_shared<const std::vector<Value>>(std::move(items));
+  int64_t p = payload_of(items);
+  x.obj = counted(std::move(items), p);
   return x;
 }
 
 Value Value::list(std::vector<Value> items) {
   Value x;
   x.tag = Tag::List;
-  x.obj = std::make_shared<const std::vector<Value>>(std::move(items));
+  int64_t p = payload_of(items);
+  x.obj = counted(std::move(items), p);
   return x;
 }
 
 Value Value::range(int64_t lo, int64_t hi_exclusive) {
+  if (hi_exclusive > std::numeric_limits<int64_t>::min()) return range_inclusive(lo, hi_exclusive - 1);
+  // `lo..i64::MIN` is empty whatever lo is.
+  return lo > std::numeric_limits<int64_t>::min() ? range_inclusive(lo, lo - 1) : range_inclusive(0, -1);
+}
+
+Value Value::range_inclusive(int64_t lo, int64_t hi) {
   Value x;
   x.tag = Tag::Range;
   x.dt = DType::I32;
   x.r[0] = lo;
-  x.r[1] = hi_exclusive;
+  x.r[1] = hi;
   return x;
 }
 
@@ -221,7 +252,7 @@ bool values_equal(const Value& a0, const Value& b0) {
       return true;
     }
     case T::Range: {
-      const bool ea = a.r[1] <= a.r[0], eb = b.r[1] <= b.r[0];
+      const bool ea = a.range_size() == 0, eb = b.range_size() == 0;
       return (ea && eb) || (a.r[0] == b.r[0] && a.r[1] == b.r[1]);
     }
     case T::Func: return a.obj == b.obj;
@@ -239,10 +270,9 @@ bool value_contains(const Value& c, const Value& x0) {
       if (x.tag == T::Float) {
         double d = x.f;
         return d == std::floor(d) && d >= static_cast<double>(c.r[0]) &&
-               d < static_cast<double>(c.r[1]);
+               d <= static_cast<double>(c.r[1]);
       }
-      const int64_t i = x.as_i64();
-      return i >= c.r[0] && i < c.r[1];
+      return c.range_has(x.as_i64());
     }
     case T::Tensor: {
       const Tensor& t = c.tensor_ref();

@@ -30,7 +30,31 @@ struct Fault : std::runtime_error {
 // Default limit: $EIN_MAX_MEMORY (bytes; suffixes K M G accepted) else half of physical memory.
 int64_t memory_limit();
 void set_memory_limit(int64_t bytes);
-int64_t memory_in_use();  // bytes of live tensor storage
+int64_t memory_in_use();  // bytes of live tensor, string, list and tuple storage
+
+// Reserves `bytes` against the limit before something is built (Fault E008 naming `what` when
+// they do not fit); release_memory gives them back. Strings, lists and tuples count their own
+// storage from construction to destruction, so callers reserve only while they build one.
+void reserve_memory(int64_t bytes, const std::string& what);
+void release_memory(int64_t bytes);
+
+// A growing reservation for a buffer under construction (comprehension results, concatenated
+// text): grow_to(total) reserves the difference first; the destructor gives everything back.
+class MemoryHold {
+ public:
+  MemoryHold() = default;
+  MemoryHold(const MemoryHold&) = delete;
+  MemoryHold& operator=(const MemoryHold&) = delete;
+  ~MemoryHold() { release_memory(held_); }
+  void grow_to(int64_t total, const std::string& what) {
+    if (total <= held_) return;
+    reserve_memory(total - held_, what);
+    held_ = total;
+  }
+
+ private:
+  int64_t held_ = 0;
+};
 
 // ---- tensors --------------------------------------------------------------------------------
 class Tensor {
@@ -94,7 +118,8 @@ struct Value {
     Tuple,   // obj: std::vector<Value>
     List,    // obj: std::vector<Value> — jagged arrays, arrays of strings/tuples, comprehension
              //      results before they are known to be rectangular
-    Range,   // r[0]..r[1] (exclusive end; inclusive ranges are normalised at construction)
+    Range,   // r[0]..=r[1]: the inclusive end, so that `n..=i64::MAX` is representable;
+             //      empty when r[1] < r[0] (use range_lo/range_size/range_end_text)
     Func,    // obj: FuncObj
   };
   Tag tag = Tag::Unit;
@@ -118,6 +143,7 @@ struct Value {
   static Value tuple(std::vector<Value> items);
   static Value list(std::vector<Value> items);
   static Value range(int64_t lo, int64_t hi_exclusive);
+  static Value range_inclusive(int64_t lo, int64_t hi);
   static Value func(std::shared_ptr<const FuncObj> f);
 
   bool is_scalar() const { return tag == Tag::Bool || tag == Tag::Int || tag == Tag::Float; }
@@ -128,6 +154,14 @@ struct Value {
     return *static_cast<const std::vector<Value>*>(obj.get());
   }
   const FuncObj& func_ref() const { return *static_cast<const FuncObj*>(obj.get()); }
+  // Ranges: first element and element count (saturated at 2^64 - 1 for i64::MIN..=i64::MAX).
+  int64_t range_lo() const { return r[0]; }
+  uint64_t range_size() const {
+    if (r[1] < r[0]) return 0;
+    uint64_t n = static_cast<uint64_t>(r[1]) - static_cast<uint64_t>(r[0]);
+    return n == UINT64_MAX ? n : n + 1;
+  }
+  bool range_has(int64_t i) const { return i >= r[0] && i <= r[1]; }
   // Scalar payload as double / int64 regardless of Bool/Int/Float tag.
   double as_f64() const;
   int64_t as_i64() const;

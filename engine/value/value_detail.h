@@ -88,6 +88,9 @@ template <class S> S store_from_i64(int64_t v, DType dt) {
 // "[2, 3]"
 std::string shape_str(const std::vector<int64_t>& shape);
 
+// Counts storage that already exists (no limit check: the builder reserved it beforehand).
+void count_memory(int64_t bytes);
+
 // A default-constructed Tensor has rank 0 (size 1) but no storage; every path that reads
 // elements checks this first so that such a value faults (E006) instead of dereferencing null.
 void require_storage(const Tensor& t);

@@ -59,6 +59,29 @@ bool Infer::only_literal_vars(const TypeRef& t0) {
   return false;
 }
 
+namespace {
+
+// Nodes of a type counted as a tree (a tuple `(x, x)` counts x twice), stopping past `budget`:
+// types shared as a DAG can describe exponentially large trees, which must be refused before
+// anything expands them.
+int64_t tree_size(TypeStore& ts, const TypeRef& t0, int64_t budget) {
+  if (!t0 || budget <= 0) return 1;
+  TypeRef t = ts.shallow(t0);
+  int64_t n = 1;
+  if (t->elem) n += tree_size(ts, t->elem, budget - n);
+  for (auto& e : t->elems) {
+    if (n > budget) break;
+    n += tree_size(ts, e, budget - n);
+  }
+  return n;
+}
+
+// Argument types of one specialisation larger than this are an ever-growing type (reliability:
+// `fn f(x) { f((x, x)) }` doubles its argument at every call).
+constexpr int64_t kMaxArgTypeNodes = 4096;
+
+}  // namespace
+
 Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const NodeRef& call_node) {
   NodeRef fn_node, body, ret_ann;
   std::vector<NodeRef> params;
@@ -92,6 +115,13 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
         call_node->span, "wrong number of arguments");
     return nullptr;
   }
+  for (size_t i = 0; i < args.size(); ++i)
+    if (tree_size(ts, args[i], kMaxArgTypeNodes) > kMaxArgTypeNodes) {
+      err("E002", "the type of argument " + std::to_string(i + 1) + " of `" + name + "` is too large to specialise",
+          call_node->span, "this argument's type has more than " + std::to_string(kMaxArgTypeNodes) + " parts",
+          "a generic function that calls itself with ever-growing argument types cannot be compiled");
+      return nullptr;
+    }
   std::vector<TypeRef> ptypes;
   for (size_t i = 0; i < params.size(); ++i) {
     const NodeRef& ann = params[i]->kids.empty() ? nullptr : params[i]->kids[0];

@@ -38,7 +38,15 @@ TEST(ValueBasics, FactoriesNormalise) {
   EXPECT_EQ(Value::floating(0.1, DType::F64).f, 0.1);
   EXPECT_EQ(Value::integer(3, DType::F64).tag, Value::Tag::Float);  // kind follows dtype
   EXPECT_EQ(Value::floating(2.7, DType::I32).i, 2);
-  EXPECT_EQ(Value::range(0, 5).r[1], 5);
+  EXPECT_EQ(Value::range(0, 5).range_size(), 5u);
+  EXPECT_EQ(Value::range(5, 1).range_size(), 0u);
+  // An inclusive range may end at i64::MAX, whose exclusive end is not an i64.
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
+  EXPECT_EQ(Value::range_inclusive(kMax - 3, kMax).range_size(), 4u);
+  EXPECT_TRUE(Value::range_inclusive(kMax - 3, kMax).range_has(kMax));
+  EXPECT_EQ(Value::range(7, kMin).range_size(), 0u);
+  EXPECT_EQ(Value::range(kMin, kMin).range_size(), 0u);
+  EXPECT_EQ(Value::range_inclusive(kMin, kMax).range_size(), UINT64_MAX);  // saturated
   EXPECT_EQ(i32(5).as_f64(), 5.0);
   EXPECT_EQ(f32(-2.5).as_i64(), -2);
   EXPECT_EQ(Value::boolean(true).as_i64(), 1);

@@ -1,0 +1,88 @@
+// Loops over an empty domain cost nothing: `let h[i in 0..10^5, j in 0..10^5, k in 0..0] = 1.0`
+// must not walk 10^10 (i, j) pairs to find that k has no values. Before a nest of loops (a
+// clause's LFor chain, a reduction's variables, a comprehension's generators) runs, the bounds
+// of the inner loops that do not depend on the outer ones are evaluated once; one empty range
+// means the whole nest has no points. Only side-effect-free bound expressions are probed, and a
+// probe that faults proves nothing (the normal path reports the fault where it belongs).
+#include <algorithm>
+
+#include "engine/interp/interp_impl.h"
+
+namespace ein {
+
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+// Arithmetic of literals, names and extents that mentions none of `outer`.
+bool probe_safe(const NodeRef& e, const std::vector<ir::DefId>& outer) {
+  if (!e) return false;
+  switch (e->kind) {
+    case Kind::IntLit: return true;
+    case Kind::Name: return std::find(outer.begin(), outer.end(), e->def) == outer.end();
+    case Kind::DimOf: return probe_safe(e->kids[0], outer);
+    case Kind::Binary: {
+      auto op = static_cast<ir::BinOp>(e->ival);
+      if (op != ir::BinOp::Add && op != ir::BinOp::Sub && op != ir::BinOp::Mul) return false;
+      return probe_safe(e->kids[0], outer) && probe_safe(e->kids[1], outer);
+    }
+    case Kind::Unary:
+      return static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg && probe_safe(e->kids[0], outer);
+    case Kind::IMin:
+    case Kind::IMax: return probe_safe(e->kids[0], outer) && probe_safe(e->kids[1], outer);
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool Interpreter::Impl::probe_empty(const NodeRef& lo, const NodeRef& hi, bool inclusive) {
+  try {
+    Wide a = eval_wide(lo), b = eval_wide(hi);
+    return inclusive ? b < a : b <= a;
+  } catch (const Fault&) {
+    return false;
+  }
+}
+
+bool Interpreter::Impl::nest_empty(const NodeRef& f) {
+  std::vector<ir::DefId> outer;
+  for (NodeRef cur = f; cur && cur->kind == Kind::LFor; cur = cur->kids[2]) {
+    if (cur != f && probe_safe(cur->kids[0], outer) && probe_safe(cur->kids[1], outer) &&
+        probe_empty(cur->kids[0], cur->kids[1], false))
+      return true;
+    outer.push_back(cur->def);
+  }
+  return false;
+}
+
+bool Interpreter::Impl::reduce_empty(const NodeRef& r) {
+  std::vector<ir::DefId> outer;
+  for (size_t i = 1; i < r->kids.size(); ++i) {
+    const NodeRef& k = r->kids[i];
+    if (k->kind != Kind::LoopVar) continue;
+    if (probe_safe(k->kids[0], outer) && probe_safe(k->kids[1], outer) && probe_empty(k->kids[0], k->kids[1], false))
+      return true;
+    outer.push_back(k->def);
+  }
+  return false;
+}
+
+bool Interpreter::Impl::comp_empty(const NodeRef& c) {
+  std::vector<ir::DefId> outer;
+  for (size_t i = 1; i < c->kids.size(); ++i) {
+    const NodeRef& cl = c->kids[i];
+    if (cl->kind == Kind::CompGuard) continue;
+    if (cl->kind != Kind::CompLet && !cl->kids.empty() && cl->kids[0] && cl->kids[0]->kind == Kind::RangeLit) {
+      const NodeRef& r = cl->kids[0];
+      if (probe_safe(r->kids[0], outer) && probe_safe(r->kids[1], outer) &&
+          probe_empty(r->kids[0], r->kids[1], r->has(ir::kInclusive)))
+        return true;
+    }
+    outer.push_back(cl->def);
+  }
+  return false;
+}
+
+}  // namespace ein
