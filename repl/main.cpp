@@ -13,6 +13,7 @@
 
 #include "engine/session/commands.h"
 #include "engine/session/session.h"
+#include "repl/file_interrupt.h"
 #include "repl/repl.h"
 
 namespace {
@@ -58,6 +59,7 @@ int run_program(const std::string& text, const std::string& name, const std::str
   so.root_dir = root;
   so.whole_program = true;
   ein::Session session(so);
+  ein::FileInterrupt sigint(session);
   ein::CellOptions co;
   co.source_name = name;
   co.dump_stage = dump_stage;
@@ -69,6 +71,7 @@ int run_program(const std::string& text, const std::string& name, const std::str
   if (!dump_stage.empty() && r.dump.empty() && r.ok)
     std::fprintf(stderr, "ein: unknown IR stage `%s`\n", dump_stage.c_str());
   if (timings) print_timings(r);
+  if (sigint.finish(r)) return 130;
   return r.ok ? 0 : 1;
 }
 
@@ -76,6 +79,7 @@ int run_cells(const std::string& text, const std::string& name, const std::strin
   ein::SessionOptions so;
   so.root_dir = root;
   ein::Session session(so);
+  ein::FileInterrupt sigint(session);
   std::vector<std::pair<int, std::string>> cells;  // (line offset, text)
   std::istringstream in(text);
   std::string line, cur;
@@ -97,6 +101,7 @@ int run_cells(const std::string& text, const std::string& name, const std::strin
   for (auto& [offset, body] : cells) {
     ++n;
     if (body.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+    if (sigint.pending()) return 130;
     ein::CellOptions co;
     co.source_name = name;
     co.line_offset = offset;
@@ -110,6 +115,7 @@ int run_cells(const std::string& text, const std::string& name, const std::strin
       std::fprintf(stderr, "timing: cell %d\n", n);
       print_timings(r);
     }
+    if (sigint.finish(r)) return 130;  // the later cells do not run
     if (!r.ok) ++failed;
   }
   return failed ? 1 : 0;

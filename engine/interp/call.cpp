@@ -1,6 +1,7 @@
 // Calls: statically resolved specialisations, closures, builtins and std intrinsics.
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <limits>
 
@@ -171,13 +172,26 @@ Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>
     case Builtin::Typeof: return Value::string(type_string(args[0]));
     case Builtin::ArrayAppend: {
       const Value& a = args[0];
+      MemoryHold hold;  // the copies below are checked against the limit before they are made
       if (a.tag == Value::Tag::List) {
-        std::vector<Value> items = a.items();
+        hold.grow_to(static_cast<int64_t>((a.items().size() + 1) * sizeof(Value)), "array_append");
+        std::vector<Value> items;
+        items.reserve(a.items().size() + 1);
+        items = a.items();
         items.push_back(args[1]);
         return Value::list(std::move(items));
       }
       if (a.tag != Value::Tag::Tensor) fault("E002", "array_append needs an array");
       const Tensor& t = a.tensor_ref();
+      if (t.rank() == 1 && args[1].is_scalar()) {
+        // The common case without a Value per element: a copy one element longer (E008 from
+        // Tensor::alloc when it does not fit).
+        Tensor out = Tensor::alloc(t.dtype(), {t.dim(0) + 1});
+        std::memcpy(out.data(), t.data(), static_cast<size_t>(t.dim(0) * dtype_storage_bytes(t.dtype())));
+        tensor_set(out, t.dim(0), args[1]);
+        return Value::tensor(std::move(out));
+      }
+      hold.grow_to(static_cast<int64_t>((t.dim(0) + 1) * sizeof(Value)), "array_append");
       std::vector<Value> rows;
       for (int64_t i = 0; i < t.dim(0); ++i)
         rows.push_back(t.rank() == 1 ? tensor_get(t, i) : Value::tensor(t.row(i)));

@@ -356,13 +356,16 @@ Value Interpreter::Impl::eval_inner(const NodeRef& e) {
     case Kind::StrLit: return Value::string(e->name);
     case Kind::Interp: {
       std::string s;
+      MemoryHold hold;  // "{s}{s}" doubles like s + s does
       for (auto& p : e->kids) {
         if (p->kind == Kind::StrLit) {
           s += p->name;
           continue;
         }
         Value v = eval(p->kids[0]);
-        s += p->aux.empty() ? format_value(v) : format_with_spec(v, p->aux);
+        std::string part = p->aux.empty() ? format_value(v) : format_with_spec(v, p->aux);
+        hold.grow_to(static_cast<int64_t>(s.size() + part.size()), "an interpolated string");
+        s += part;
       }
       return Value::string(std::move(s));
     }

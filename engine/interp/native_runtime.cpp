@@ -230,20 +230,27 @@ double runtime_points(Interpreter::Impl& in, const NodeRef& stmt, bool* past_i64
     NodeRef cur = stmt->kind == Kind::Let ? ir::let_value(*stmt) : stmt;
     while (cur) {
       // Exact arithmetic: a bound past i64 (`0..=i64::MAX`) is counted, never wrapped.
-      auto extent = [&](const NodeRef& lo, const NodeRef& hi) {
-        Wide a = in.eval_wide(lo), b = in.eval_wide(hi);
-        auto outside = [](Wide v) {
-          return v < std::numeric_limits<int64_t>::min() || v > std::numeric_limits<int64_t>::max();
-        };
-        if (past_i64 && (outside(a) || outside(b))) *past_i64 = true;
+      auto extent = [&](const NodeRef& var) {
+        Wide a = in.eval_wide(var->kids[0]), b = in.eval_wide(var->kids[1]);
+        if (past_i64 && b > a) {
+          // Kernels hold bounds in i64 and the index in its own type: a range that only exact
+          // arithmetic can hold (the interpreter's E006, or 2^63 as an exclusive end) is theirs.
+          DType dt = var->dt >= 0 ? static_cast<DType>(var->dt) : DType::I32;
+          if (b > std::numeric_limits<int64_t>::max()) *past_i64 = true;
+          try {
+            in.loop_span(var->kids[0], var->kids[1], dt);
+          } catch (const Fault&) {
+            *past_i64 = true;
+          }
+        }
         return static_cast<double>(std::max<Wide>(0, b - a));
       };
       if (cur->kind == Kind::LFor) {
-        pts *= extent(cur->kids[0], cur->kids[1]);
+        pts *= extent(cur);
         cur = cur->kids[2];
       } else if (cur->kind == Kind::LReduce) {
         for (size_t i = 1; i < cur->kids.size(); ++i)
-          if (cur->kids[i]->kind == Kind::LoopVar) pts *= extent(cur->kids[i]->kids[0], cur->kids[i]->kids[1]);
+          if (cur->kids[i]->kind == Kind::LoopVar) pts *= extent(cur->kids[i]);
         break;
       } else if (cur->kind == Kind::LStore || cur->kind == Kind::LSeq || cur->kind == Kind::LIf) {
         NodeRef next;

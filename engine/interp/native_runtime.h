@@ -14,8 +14,9 @@ bool native_inputs_fit(Interpreter::Impl& in, const NativeKernel& nk);
 
 // Points a statement will execute, measured from its outer loop bounds in the current frame
 // (for auto-mode tiering of clauses whose size was unknown at compile time).
-// `past_i64` (when given) is set if an outer bound lies outside i64 (`n - 3..=n` with n =
-// i64::MAX ends at 2^63): kernels compute bounds in i64, so such a statement is interpreted.
+// `past_i64` (when given) is set if an outer range does not fit i64 or its index type (`n -
+// 3..=n` with n = i64::MAX ends at 2^63): kernels compute bounds in i64 and would wrap, so such
+// a statement is interpreted (exactly, or E006).
 double runtime_points(Interpreter::Impl& in, const ir::NodeRef& stmt, bool* past_i64 = nullptr);
 
 // Calls nk.fn. Returns 0 when it ran (result set for expression kernels) and EIN_MISMATCH when

@@ -54,6 +54,10 @@ NativeTier::NativeTier(CompileCtx& cx, const ExecOptions& opt) : cx_(cx), opt_(o
       opt.jit_stats->misses += r.misses;
       opt.jit_stats->compile_ms += r.compile_ms;
     }
+    // Interrupted while the compiler ran: the cell stops here (nothing runs interpreted
+    // instead), reported at the first statement that wanted a kernel.
+    if (r.interrupted)
+      throw DiagError(make_diag("E007", "interrupted while compiling native kernels", kernels_[0]->k.stmt->span));
     if (!r.error.empty()) note_error(r.error);
     for (size_t i = 0; i < compiled; ++i) {
       kernels_[i]->fn = reinterpret_cast<ein_kernel_fn>(r.fns[i]);
@@ -137,7 +141,7 @@ bool NativeTier::ready(Interpreter::Impl& in, NativeKernel& nk) {
     opt_.jit_stats->misses += r.misses;
     opt_.jit_stats->compile_ms += r.compile_ms;
   }
-  if (r.interrupted) fault("E007", "interrupted");
+  if (r.interrupted) fault("E007", "interrupted while compiling native kernels");
   if (!r.error.empty()) note_error(r.error);
   nk.fn = reinterpret_cast<ein_kernel_fn>(r.fns[0]);
   if (!nk.fn) nk.failed = true;

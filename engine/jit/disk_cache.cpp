@@ -45,8 +45,10 @@ std::string record_mac(const std::string& key, const std::string& name, std::str
 // The user's secret key: read when valid, else made (or replaced) now. "" = unusable.
 std::string load_or_make_key(const TrustedDir& d, bool writable) {
   auto valid = [&]() -> std::string {
-    auto k = d.read(kKeyFile, 64);
-    return k && k->size() == kKeyBytes ? *k : "";
+    struct stat st {};
+    auto k = d.read(kKeyFile, 64, &st);
+    // A key others can read is no secret: it is replaced like a missing one.
+    return k && k->size() == kKeyBytes && (st.st_mode & 077) == 0 ? *k : "";
   };
   if (std::string k = valid(); !k.empty()) return k;
   if (!writable) return "";

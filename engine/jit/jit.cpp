@@ -31,8 +31,6 @@ struct State {
   bool configured = false;
   DiskCache disk;
   std::unique_ptr<TrustedDir> scratch;  // private build directory when there is no disk cache
-  std::unique_ptr<TrustedDir> loads;    // private directory the loader reads objects from
-  uint64_t loaded_objects = 0;
   std::unordered_map<std::string, void*> loaded;  // key -> entry point
   // Objects loaded from the disk cache, by inode. The descriptor stays open so that the inode
   // cannot be freed and reused by another file while we remember it.
@@ -41,10 +39,7 @@ struct State {
   double compile_ms = 0;
 
   ~State() {
-    // The loader's directory is empty between loads; leave nothing behind at exit.
-    const TrustedDir* w = disk.enabled() && disk.writable ? disk.dir.get() : scratch.get();
-    if (loads && w) w->remove_subdir(loads->name());
-    if (scratch) rmdir(scratch->path().c_str());
+    if (scratch) rmdir(scratch->path().c_str());  // empty between compilations
   }
 };
 
@@ -83,24 +78,22 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 }
 
 // Loads an object from bytes that were verified (or just compiled) in memory. The copy the
-// dynamic loader opens is written by us, under a fresh name, in a private directory (0700) of
-// this process: nobody can swap it between the check and dlopen. (A memfd would do too, but
-// glibc recognises loaded objects by path, and /proc/self/fd/N names repeat.) Handles are never
+// dynamic loader opens is written by us into a fresh private directory (0700, unpredictable
+// name): nobody can swap it between the check and dlopen. (A memfd would do too, but glibc
+// recognises loaded objects by path, and /proc/self/fd/N names repeat.) Handles are never
 // closed: a kernel pointer may be in use by a running cell in another session, and a few
 // kilobytes per distinct kernel are cheap.
 void* load_object(State& s, const std::string& bytes, std::string* err) {
-  if (!s.loads) {
-    const TrustedDir* w = work_dir(s);
-    s.loads = w ? w->make_private_subdir("ein-build-") : nullptr;
-  }
-  std::string name = "k" + std::to_string(++s.loaded_objects) + ".so";
-  if (!s.loads || !s.loads->write(name, bytes, true)) {
+  const TrustedDir* w = work_dir(s);
+  std::unique_ptr<TrustedDir> sub = w ? w->make_private_subdir("ein-build-") : nullptr;
+  if (!sub || !sub->write("k.so", bytes, true)) {
     *err = "no private directory to load the kernels from";
+    if (sub) w->remove_subdir(sub->name());
     return nullptr;
   }
-  void* h = dlopen((s.loads->path() + "/" + name).c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* h = dlopen((sub->path() + "/k.so").c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) *err = std::string("cannot load the compiled kernels: ") + dlerror();
-  s.loads->remove(name);  // the mapping keeps the inode
+  w->remove_subdir(sub->name());  // the mapping keeps the inode
   return h;
 }
 
@@ -175,11 +168,6 @@ void reset_for_tests() {
   s.loaded.clear();
   for (auto& [ino, pin] : s.by_inode) close(pin.first);
   s.by_inode.clear();
-  if (s.loads) {
-    const TrustedDir* w = work_dir(s);
-    if (w) w->remove_subdir(s.loads->name());
-    s.loads.reset();
-  }
   s.scratch.reset();
   reset_compiler();
 }
@@ -246,6 +234,8 @@ BatchResult load_kernels(const std::vector<std::string>& sources, const std::ato
       r.error = run.started ? "the C++ compiler failed:\n" + run.err.substr(0, 2000) : run.spawn_error;
       if (keep) r.error += "\n(source kept: " + src + ")";
       else r.error += "\n(set EIN_JIT_KEEP=1 to keep the generated source)";
+    } else if (fchmodat(build->fd(), "kernels.so", 0600, 0), false) {
+      // (the compiler created its output with the umask's mode; our private directory holds it)
     } else if (auto obj = build->read("kernels.so", kMaxObjectBytes); !obj || obj->empty()) {
       r.error = "cannot read the compiled kernels " + so;
     } else {

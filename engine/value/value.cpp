@@ -337,6 +337,8 @@ Value numeric_rows(const Value& v, DType dt) {
 Value make_array(const std::vector<Value>& elems0, DType dt) {
   using T = Value::Tag;
   if (elems0.empty()) return Value::tensor(Tensor::alloc(dt, {0}));
+  MemoryHold hold;  // the working copy of the elements
+  hold.grow_to(static_cast<int64_t>(elems0.size() * sizeof(Value)), "an array of " + std::to_string(elems0.size()) + " elements");
   std::vector<Value> elems;
   elems.reserve(elems0.size());
   for (const Value& e : elems0) elems.push_back(numeric_rows(vdetail::scalarize(e), dt));

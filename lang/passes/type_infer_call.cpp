@@ -79,6 +79,7 @@ int64_t tree_size(TypeStore& ts, const TypeRef& t0, int64_t budget) {
 // Argument types of one specialisation larger than this are an ever-growing type (reliability:
 // `fn f(x) { f((x, x)) }` doubles its argument at every call).
 constexpr int64_t kMaxArgTypeNodes = 4096;
+constexpr int kMaxNestedSpecialisations = 256;
 
 }  // namespace
 
@@ -152,6 +153,17 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     for (size_t i = 0; i < args.size() && i < it->second->param_types.size(); ++i)
       ts.unify(args[i], it->second->param_types[i]);
     return it->second;
+  }
+  // Specialisations being inferred right now form a chain of calls (f(T) is inferred while
+  // inferring its caller). A long chain is a type that grows at every call, such as
+  // `fn f(x) { f((x, 1)) }`; stop it before the chain and its type names get expensive.
+  int nested = 0;
+  for (auto& [k, unit] : cx.specs) nested += unit->in_progress ? 1 : 0;
+  if (nested >= kMaxNestedSpecialisations) {
+    err("E002", "specialisations of `" + name + "` nest more than " + std::to_string(kMaxNestedSpecialisations) +
+                    " deep", call_node->span, "specialised again here",
+        "a generic function that calls itself with ever-growing argument types cannot be compiled");
+    return nullptr;
   }
   if (static_cast<int>(cx.specs.size()) >= cx.opt.max_specialisations) {
     err("E002", "too many specialisations of `" + name + "`", call_node->span,
