@@ -159,6 +159,10 @@ NodeRef Forward::pow(const NodeRef& e, const NodeRef& ta, const NodeRef& tb) {
 
 NodeRef Forward::builtin_rule(int bi, const NodeRef& e, const std::vector<NodeRef>& t) {
   auto b = static_cast<Builtin>(bi);
+  // `max(a, b)` / `min(a, b)` without a `use` is the builtin's elementwise two-argument form
+  // (the interpreter and codegen run it so), not a whole-array reduction.
+  if ((b == Builtin::Max || b == Builtin::Min) && e->kids.size() == 3)
+    b = b == Builtin::Max ? Builtin::Max2 : Builtin::Min2;
   const NodeRef& a = e->kids.size() > 1 ? e->kids[1] : nullptr;
   NodeRef ta = t.empty() ? nullptr : t[0];
   auto f = [&](Builtin g, NodeRef x) { return call_builtin(static_cast<int>(g), {std::move(x)}); };
