@@ -15,6 +15,11 @@
 #include "engine/codegen/emitter.h"
 #include "lang/ir/visitor.h"
 
+namespace ein {
+struct ContractionPlan;
+struct ContractionOperand;
+}  // namespace ein
+
 namespace ein::codegen {
 
 struct Unsupported {
@@ -62,8 +67,6 @@ class Gen {
   Gen(const CompileCtx& cx, const Unit& u, const FusionMap& fusion, Kernel& k);
 
   void clause(const ir::NodeRef& tensor, const ir::NodeRef& clause);
-  // blas.cpp: emits a BLAS call when the clause is a GEMM/GEMV-shaped contraction.
-  bool blas(const ir::NodeRef& tensor, const ir::NodeRef& clause);
   // einsum.cpp: factorises a sum of a product of three or more tensor reads.
   bool einsum(const ir::NodeRef& tensor, const ir::NodeRef& clause);
   void mode_product_chain(const std::vector<EinsumTerm>& terms, const std::vector<std::string>& out,
@@ -125,6 +128,42 @@ class Gen {
   bool may_fail(const ir::NodeRef& n, const Unit& u, int depth) const;
   // Error order and stop condition as seen from scope `level`.
   void context_at(int level);
+
+  // ---- contract.cpp, contract_tiled.cpp: planned contractions ----
+  struct Dest {
+    std::string base;                // pointer expression
+    std::vector<ir::DefId> axes;     // variables of its axes
+    std::vector<std::string> strides;
+  };
+  struct Contract {
+    bool ok = true;
+    bool sizes_at_entry = false;     // every extent is known at kernel entry
+    DType dt = DType::F32;
+    std::map<std::string, Val> ext;  // def_key -> extent
+    std::vector<int> bufs;           // per operand
+    Dest dest;
+    std::vector<std::string> guards; // run-time conditions of the fast version
+    std::string M, N, K;
+  };
+  // An LFor rooting planned contractions: emits them and the nest (with its plain twin).
+  bool contracted_nest(const ir::NodeRef& loop);
+  std::vector<const ContractionPlan*> plans_at(const ir::NodeRef& loop);
+  bool usable(const ContractionPlan& p);
+  Val extent_of(const ContractionPlan& p, const ir::NodeRef& root, ir::DefId d);
+  Contract prepare(const ContractionPlan& p, const ir::NodeRef& root);
+  void alloc_scratch(const std::string& name, DType dt, const std::string& count, Span span);
+  std::string block_offset(const ContractionOperand& o, int buf, const std::vector<ir::DefId>& outer);
+  std::string axis_stride(int buf, int axis);
+  void emit_contraction(const ContractionPlan& p, const Contract& c, const ir::NodeRef& root);
+  Val alpha_of(const ContractionPlan& p, DType dt, bool with_store_factors);
+  void emit_blas(const ContractionPlan& p, const Contract& c);
+  void emit_tiled(const ContractionPlan& p, const Contract& c);
+  Val load_precomputed(const ir::NodeRef& r, const Dest& d);
+  std::unordered_map<uint32_t, Dest> precomputed_;     // LReduce id -> its values
+  std::unordered_map<uint32_t, Val> read_subst_;       // Index id -> value (tile bodies)
+  std::unordered_map<std::string, std::string> scratch_;
+  std::unordered_set<uint32_t> nest_busy_;             // nests being emitted
+  std::string contraction_strategy_;                   // gemm, gemv, batched-gemm, tiled
 
   // ---- gen_call.cpp ----
   Val call(const ir::NodeRef& e);

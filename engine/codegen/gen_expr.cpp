@@ -124,7 +124,11 @@ Val Gen::value(const NodeRef& e) {
     case Kind::Member: return member(e);
     case Kind::If: return if_expr(e);
     case Kind::Block: return block(e);
-    case Kind::LReduce: return reduce(e);
+    case Kind::LReduce: {
+      auto pre = precomputed_.find(e->id);
+      if (pre != precomputed_.end()) return load_precomputed(e, pre->second);
+      return reduce(e);
+    }
     case Kind::LLetIn: {
       size_t m = mark();
       bind(e->def, value(e->kids[0]));

@@ -49,17 +49,17 @@ bool Gen::small_range(const NodeRef& loop) const {
 }
 
 bool Gen::only_small_loops(const NodeRef& n) const {
-  bool ok = true;
-  ir::for_each_node(n, [&](const NodeRef& x) {
-    if (!ok) return;
-    if (x->kind == Kind::LFor && !small_range(x)) ok = false;
-    if (x->kind == Kind::LoopVar && !small_range(x)) ok = false;
-  });
-  return ok;
+  // A contraction computed before the nest is a read here, not a loop.
+  if (!n || (n->kind == Kind::LReduce && precomputed_.count(n->id))) return true;
+  if ((n->kind == Kind::LFor || n->kind == Kind::LoopVar) && !small_range(n)) return false;
+  for (auto& k : n->kids)
+    if (!only_small_loops(k)) return false;
+  return true;
 }
 
 double Gen::static_work(const NodeRef& n) const {
   // Product of trip counts along the deepest loop chain; unknown extents count as 16.
+  if (n->kind == Kind::LReduce && precomputed_.count(n->id)) return 1;
   double best = 1;
   for (auto& kid : n->kids) {
     if (!kid) continue;
@@ -150,6 +150,7 @@ int Gen::site(Span span, const std::string& code, const std::string& message) {
 }
 
 Val Gen::load(const NodeRef& e) {
+  if (auto sub = read_subst_.find(e->id); sub != read_subst_.end()) return sub->second;
   const NodeRef& base = e->kids[0];
   if (base->kind != Kind::Name) unsupported("indexing a computed value");
   if (!carry_.name.empty() && carry_.reads.count(e->id)) {

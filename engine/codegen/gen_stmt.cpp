@@ -134,6 +134,7 @@ void Gen::stmt(const NodeRef& s) {
   if (!s) return;
   switch (s->kind) {
     case Kind::LFor: {
+      if (contracted_nest(s)) return;
       const NodeRef& body = s->kids[2];
       LoopSpec sp;
       sp.lo = s->kids[0];

@@ -86,15 +86,6 @@ std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const Node
     if (fusion.producers.empty()) {
       Kernel b = k;
       Gen g(cx, u, fusion, b);
-      if (g.blas(tensor, clause)) {
-        b.source = g.finish();
-        k = std::move(b);
-        done = true;
-      }
-    }
-    if (!done && fusion.producers.empty()) {
-      Kernel b = k;
-      Gen g(cx, u, fusion, b);
       if (g.einsum(tensor, clause)) {
         b.source = g.finish();
         k = std::move(b);
@@ -105,7 +96,7 @@ std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const Node
       Gen g(cx, u, fusion, k);
       g.clause(tensor, clause);
       k.source = g.finish();
-      k.strategy = strategy_of(k, clause);
+      k.strategy = g.contraction_strategy_.empty() ? strategy_of(k, clause) : g.contraction_strategy_;
     }
   } catch (const Unsupported& e) {
     if (why) *why = e.why;

@@ -157,7 +157,7 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
   PipelineOptions popt;
   std::string stage = copt.dump_stage;
   if (stage.rfind("after=", 0) == 0) stage = stage.substr(6);
-  if (stage == "lowered") stage = "frame_layout";
+  if (stage == "lowered") stage = pass_names().back();
   popt.dump_after = stage;
   popt.dump = &res.dump;
   bool ok = run_pipeline(cx, resolved, popt);

@@ -57,6 +57,8 @@ struct RecurrenceFact {
 enum class LoopStrategy : uint8_t { Vectorized, Gemm, Scalar };
 const char* strategy_name(LoopStrategy s);
 
+struct ContractionPlan;  // lang/passes/contraction_plan.h
+
 struct Unit {
   enum class Kind { Cell, Fn, Lambda } kind = Kind::Cell;
   int id = 0;
@@ -87,6 +89,7 @@ struct Unit {
   // lowering, and facts about the lowered code (keyed by node id; printed by %ir)
   std::unordered_map<uint32_t, RecurrenceFact> recurrences;  // time LFor -> its recurrence
   std::unordered_map<uint32_t, LoopStrategy> strategies;     // outermost LFor of a clause
+  std::unordered_map<uint32_t, std::shared_ptr<const ContractionPlan>> contractions;  // LReduce
   ir::NodeRef lowered;        // lowered body: Program (cell) or Block (fn/lambda)
   std::vector<ir::DefId> params;
   std::vector<ir::DefId> captures;

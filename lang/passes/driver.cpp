@@ -9,6 +9,7 @@
 #include "lang/passes/check_match.h"
 #include "lang/passes/classify_where.h"
 #include "lang/passes/context.h"
+#include "lang/passes/contraction_plan.h"
 #include "lang/passes/exec_facts.h"
 #include "lang/passes/expand_rest.h"
 #include "lang/passes/frame_layout.h"
@@ -47,6 +48,7 @@ const std::vector<Pass>& passes() {
       {"storage_windows", infer_storage_windows, true},
       {"exec_facts", compute_exec_facts, true},
       {"frame_layout", layout_frames, true},
+      {"contraction_plan", plan_contractions, true},
   };
   return p;
 }

@@ -2,6 +2,8 @@
 
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
+#include "lang/passes/contraction.h"
+#include "lang/passes/contraction_plan.h"
 
 namespace ein {
 namespace {
@@ -9,29 +11,22 @@ namespace {
 using ir::Kind;
 using ir::NodeRef;
 
-// sum[k](A[.., k, ..] * B[.., k, ..]) with plain indices, each access rank 2, and the store
-// indexed by the two remaining indices: a matrix product up to transposition.
-bool is_gemm(const NodeRef& store) {
-  if (store->kids.size() != 3) return false;
-  const NodeRef& v = store->kids[0];
-  if (v->kind != Kind::LReduce || v->name != "sum" || v->kids.size() != 2) return false;
-  const NodeRef& body = v->kids[0];
-  if (body->kind != Kind::Binary || static_cast<ir::BinOp>(body->ival) != ir::BinOp::Mul) return false;
-  ir::DefId k = v->kids[1]->def;
-  ir::DefId i = store->kids[1]->def, j = store->kids[2]->def;
-  if (!i.valid() || !j.valid()) return false;
-  auto access_ok = [&](const NodeRef& a, ir::DefId other) {
-    if (a->kind != Kind::Index || a->kids.size() != 3 || a->kids[0]->kind != Kind::Name) return false;
-    bool has_k = false, has_o = false;
-    for (size_t x = 1; x < 3; ++x) {
-      if (a->kids[x]->kind != Kind::Name) return false;
-      has_k |= a->kids[x]->def == k;
-      has_o |= a->kids[x]->def == other;
-    }
-    return has_k && has_o;
-  };
-  const NodeRef &a = body->kids[0], &b = body->kids[1];
-  return (access_ok(a, i) && access_ok(b, j)) || (access_ok(a, j) && access_ok(b, i));
+// A clause that is one matrix product up to transposition: a perfect nest storing
+// sum[k](A * B) whose GEMM view (contraction.h) has both a row and a column group and no batch.
+bool is_gemm(const NodeRef& nest) {
+  std::vector<ir::DefId> vars;
+  NodeRef cur = nest;
+  for (; cur->kind == Kind::LFor; cur = cur->kids[2]) vars.push_back(cur->def);
+  if (cur->kind != Kind::LStore || cur->kids[0]->kind != Kind::LReduce) return false;
+  std::vector<ir::DefId> dest;
+  for (size_t a = 1; a < cur->kids.size(); ++a) {
+    if (cur->kids[a]->kind != Kind::Name) return false;
+    dest.push_back(cur->kids[a]->def);
+  }
+  auto c = match_contraction(cur->kids[0], vars);
+  if (!c || c->free.size() != dest.size()) return false;
+  auto g = gemm_shape(*c, dest);
+  return g && !g->m.empty() && !g->n.empty() && g->batch.empty();
 }
 
 class Facts : public ir::Mutator {
@@ -57,7 +52,7 @@ class Facts : public ir::Mutator {
       if (x->kind == Kind::LStore && !store) store = x;
     });
     if (self || seq) return LoopStrategy::Scalar;
-    if (store && nest->kids[2]->kind == Kind::LFor && nest->kids[2]->kids[2] == store && is_gemm(store))
+    if (store && is_gemm(nest))
       return LoopStrategy::Gemm;
     return calls ? LoopStrategy::Scalar : LoopStrategy::Vectorized;
   }
@@ -104,7 +99,7 @@ std::string describe_exec_plan(const Unit& u) {
       out += ";;     loop " + n->name + (what.empty() ? "" : ": " + what) + "\n";
     }
   });
-  return out;
+  return out + describe_contractions(u);
 }
 
 }  // namespace ein

@@ -194,12 +194,12 @@ TEST(CodegenBlas, ModeProductChainsAreGemmCalls) {
   for (auto& l : lines) EXPECT_EQ(l.find("mode products"), std::string::npos) << l;
 }
 
-TEST(CodegenBlas, OtherContractionsAreLoops) {
+TEST(CodegenBlas, OtherContractionsAreTiledOrLoops) {
   std::string m = kMats;
-  // Not a pure product, integer elements, a guard: ordinary kernels.
-  EXPECT_EQ(strategy_of(m + "let C[i, j] = sum[k](A[i, k] * B[k, j] + 1.0);", "C"), "parallel");
+  // Not a pure product, integer elements: register-tiled kernels; a guard: ordinary loops.
+  EXPECT_EQ(strategy_of(m + "let C[i, j] = sum[k](A[i, k] * B[k, j] + 1.0);", "C"), "tiled");
   EXPECT_EQ(strategy_of("let P[i in 0..3, j in 0..3] = i + j;\nlet C[i, j] = sum[k](P[i, k] * P[k, j]);", "C"),
-            "parallel");
+            "tiled");
   EXPECT_EQ(strategy_of(m + "let C[i, j] = sum[k](A[i, k] * B[k, j]) where i != j;", "C"), "parallel");
 }
 

@@ -1,0 +1,321 @@
+// Planned contractions (lang/passes/contraction_plan.h): before a loop nest runs, its
+// contractions are computed for all points — one BLAS call per batch point, or a register-tiled
+// loop nest — into the clause's tensor or into scratch, and the nest then reads them back at
+// the point (or does not run at all when the store value was α·R). The plan decides; this file
+// prints it. The nest keeps its plain version behind a run-time test (sizes BLAS cannot take,
+// empty ranges), so every plan is only a faster way to the same values.
+#include <algorithm>
+
+#include "engine/codegen/gen.h"
+#include "lang/passes/contraction_plan.h"
+
+namespace ein::codegen {
+
+using ir::DefId;
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+std::string join(const std::vector<std::string>& xs, const std::string& sep) {
+  std::string out;
+  for (auto& x : xs) out += (out.empty() ? "" : sep) + x;
+  return out;
+}
+
+std::string prod(const std::vector<std::string>& xs) {
+  std::string out = "1LL";
+  for (auto& x : xs) out = out == "1LL" ? x : "ein_imul(" + out + ", " + x + ")";
+  return out;
+}
+
+}  // namespace
+
+std::vector<const ContractionPlan*> Gen::plans_at(const NodeRef& loop) {
+  std::vector<const ContractionPlan*> out;
+  if (nest_busy_.count(loop->id)) return out;
+  for (auto& [id, p] : unit->contractions)
+    if (p->nest_root == loop->id && usable(*p)) out.push_back(p.get());
+  std::sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->c.reduce->id < b->c.reduce->id; });
+  return out;
+}
+
+bool Gen::usable(const ContractionPlan& p) {
+  for (auto& o : p.c.operands) {
+    const NodeRef& r = o.read;
+    if (!is_proven(*unit, r) && !assumed(r)) return false;
+    if (fusion.producers.count(r->kids[0]->def) || buf_alias.count(def_key(r->kids[0]->def))) return false;
+    // A windowed tensor keeps rows mod W: only a fixed row can be addressed as a block.
+    if (r->has(ir::kWindowed) && o.axes[0].valid()) return false;
+  }
+  bool fails = false;
+  ir::for_each_node(p.c.reduce->kids[0], [&](const NodeRef& x) {
+    if (x->kind != Kind::Binary || x->dt < 0 || !is_int(static_cast<DType>(x->dt))) return;
+    auto op = static_cast<ir::BinOp>(x->ival);
+    if (op == ir::BinOp::Div || op == ir::BinOp::Mod || op == ir::BinOp::Pow) fails = true;
+  });
+  if (fails || p.c.reduce->dt < 0 || !kernel_dtype(static_cast<DType>(p.c.reduce->dt))) return false;
+  return true;
+}
+
+// Extent of a variable of the nest or of the contraction (its loop's upper bound; lower bounds
+// are 0 in every plan).
+Val Gen::extent_of(const ContractionPlan& p, const NodeRef& root, DefId d) {
+  for (NodeRef cur = root; cur && cur->kind == Kind::LFor; cur = cur->kids[2])
+    if (cur->def == d) return index(cur->kids[1]);
+  for (size_t i = 1; i < p.c.reduce->kids.size(); ++i)
+    if (p.c.reduce->kids[i]->def == d) return index(p.c.reduce->kids[i]->kids[1]);
+  unsupported("a contraction variable without a loop");
+}
+
+bool Gen::contracted_nest(const NodeRef& loop) {
+  auto plans = plans_at(loop);
+  if (plans.empty()) return false;
+  // Run-time conditions of the fast version; sizes are evaluated here, before the nest.
+  std::vector<std::string> conds;
+  std::vector<Contract> cs;
+  std::vector<const ContractionPlan*> ok;
+  for (auto* p : plans) {
+    Contract c = prepare(*p, loop);
+    if (!c.ok) continue;
+    for (auto& g : c.guards) conds.push_back(g);
+    cs.push_back(std::move(c));
+    ok.push_back(p);
+  }
+  plans = ok;
+  if (plans.empty()) {
+    nest_busy_.insert(loop->id);
+    stmt(loop);
+    nest_busy_.erase(loop->id);
+    return true;
+  }
+  nest_busy_.insert(loop->id);
+  std::string g = em.fresh("cg");
+  em.line("const bool " + g + " = " + (conds.empty() ? "true" : join(conds, " && ")) + ";");
+  em.open("if (" + g + ") {", true);
+  bool all_whole = true;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    emit_contraction(*plans[i], cs[i], loop);
+    // A tiled contraction applies no factors itself: the loops evaluate the store exactly.
+    all_whole = all_whole && plans[i]->whole &&
+                (plans[i]->kernel == ContractionKernel::Blas || (plans[i]->alpha.empty() && !plans[i]->divisor));
+  }
+  if (!all_whole || plans.size() != 1) stmt(loop);
+  for (auto* p : plans) precomputed_.erase(p->c.reduce->id);
+  em.close();
+  bool saved = counting_;
+  counting_ = false;
+  em.open("if (!" + g + ") {", true);
+  stmt(loop);
+  em.close();
+  counting_ = saved;
+  nest_busy_.erase(loop->id);
+  return true;
+}
+
+// Sizes, destination and run-time conditions of one contraction.
+Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
+  Contract c;
+  DType dt = static_cast<DType>(p.c.reduce->dt);
+  c.dt = dt;
+  int level = 0;  // where every size exists
+  for (DefId d : p.c.free) c.ext[def_key(d)] = extent_of(p, root, d);
+  for (DefId d : p.c.summed) c.ext[def_key(d)] = extent_of(p, root, d);
+  for (auto& [key, v] : c.ext) level = std::max(level, v.level);
+  c.sizes_at_entry = level == 0;
+  for (auto& o : p.c.operands) c.bufs.push_back(buffer_of(o.read->kids[0]));
+  auto ext = [&](DefId d) { return c.ext[def_key(d)].c; };
+  // Destination: the clause's tensor (store order), or scratch over the free variables.
+  c.dest.axes = p.dest;
+  if (p.in_place) {
+    c.dest.base = "b" + std::to_string(out_buf);
+    for (size_t a = 0; a < p.dest.size(); ++a)
+      c.dest.strides.push_back(a + 1 == p.dest.size() ? "1LL" : stride(out_buf, static_cast<int>(a)));
+    // The nest's loops write [0, hi) of every axis: they fit the allocation by construction.
+    for (size_t a = 0; a < p.dest.size(); ++a)
+      c.guards.push_back("(" + ext(p.dest[a]) + " <= " + extent(out_buf, static_cast<int>(a)) + ")");
+  } else {
+    std::vector<std::string> exts;
+    for (DefId d : p.dest) exts.push_back(ext(d));
+    if (!c.sizes_at_entry) {  // scratch is allocated once, at entry
+      c.ok = false;
+      return c;
+    }
+    std::string key = "dest|" + std::to_string(p.c.reduce->id);
+    auto hit = scratch_.find(key);
+    if (hit != scratch_.end()) {
+      c.dest.base = hit->second;
+    } else {
+      c.dest.base = em.fresh("sc");
+      scratch_[key] = c.dest.base;
+      Emitter::Detour d(em, 0);
+      alloc_scratch(c.dest.base, dt, prod(exts), p.c.reduce->span);
+    }
+    for (size_t a = 0; a < exts.size(); ++a) {
+      std::vector<std::string> rest(exts.begin() + static_cast<long>(a) + 1, exts.end());
+      c.dest.strides.push_back(prod(rest));
+    }
+  }
+  if (p.kernel == ContractionKernel::Blas) {
+    const GemmShape& g = p.gemm;
+    std::vector<std::string> ms, ns, ks;
+    for (DefId d : g.m) ms.push_back(ext(d));
+    for (DefId d : g.n) ns.push_back(ext(d));
+    for (DefId d : g.k) ks.push_back(ext(d));
+    c.M = prod(ms);
+    c.N = prod(ns);
+    c.K = prod(ks);
+    // Groups of several axes are one matrix dimension only when the inner axes are whole.
+    auto whole_groups = [&](const std::vector<DefId>& axes, int buf, const std::vector<std::vector<DefId>*>& groups) {
+      for (auto* grp : groups)
+        for (size_t i = 1; i < grp->size(); ++i)
+          for (size_t a = 0; a < axes.size(); ++a)
+            if (axes[a] == (*grp)[i])
+              c.guards.push_back("(" + ext((*grp)[i]) + " == " +
+                                 (buf >= 0 ? extent(buf, static_cast<int>(a)) : ext((*grp)[i])) + ")");
+    };
+    std::vector<DefId> gm = g.m, gn = g.n, gk = g.k;
+    whole_groups(p.c.operands[static_cast<size_t>(g.a)].axes, c.bufs[static_cast<size_t>(g.a)], {&gm, &gk});
+    whole_groups(p.c.operands[static_cast<size_t>(g.b)].axes, c.bufs[static_cast<size_t>(g.b)], {&gk, &gn});
+    if (p.in_place) whole_groups(p.dest, out_buf, {&gm, &gn});
+    c.guards.push_back("(" + c.M + " > 0) && (" + c.N + " > 0) && (" + c.K + " > 0)");
+    // Below a few thousand multiply-adds a BLAS call costs more than the loops.
+    c.guards.push_back("(ein_imul(ein_imul(" + c.M + ", " + c.N + "), " + c.K + ") >= 4096LL)");
+  } else {
+    std::vector<std::string> ks;
+    for (DefId d : p.c.summed) ks.push_back(ext(d));
+    c.K = prod(ks);
+    // An integer max/min over an empty range is E006: the plain loops report it.
+    if (is_int(dt) && p.c.op != ir::ReduceOp::Sum) c.guards.push_back("(" + c.K + " > 0)");
+  }
+  return c;
+}
+
+void Gen::alloc_scratch(const std::string& name, DType dt, const std::string& count, Span span) {
+  std::string T = ctype(dt);
+  std::string bytes = "ein_imul(" + count + ", " + std::to_string(dtype_storage_bytes(dt)) + "LL)";
+  em.line(T + "* " + name + " = (" + T + "*)A->rt->alloc(A->rt_ctx, " + bytes + ");");
+  em.line("if (!" + name + ") { ein_fail(A, " + std::to_string(site(span)) + ", EIN_E_NOMEM, 0, " + bytes +
+          ", 0, 0); return A->err->code; }");
+}
+
+// Offset of an operand's block at the current point: batch variables and fixed subscripts.
+std::string Gen::block_offset(const ContractionOperand& o, int buf, const std::vector<DefId>& outer) {
+  std::vector<std::string> xs;
+  for (size_t a = 0; a < o.axes.size(); ++a) {
+    DefId d = o.axes[a];
+    if (!d.valid()) {
+      xs.push_back(index(o.read->kids[a + 1]).c);
+    } else if (std::find(outer.begin(), outer.end(), d) != outer.end()) {
+      const Val* v = lookup(d);
+      if (!v) unsupported("an unbound batch variable");
+      xs.push_back(v->c);
+    } else {
+      xs.push_back("0LL");
+    }
+  }
+  return flat(buf, xs, o.read->has(ir::kWindowed));
+}
+
+std::string Gen::axis_stride(int buf, int axis) {
+  return axis + 1 == k.bufs[static_cast<size_t>(buf)].rank ? "1LL" : stride(buf, axis);
+}
+
+void Gen::emit_contraction(const ContractionPlan& p, const Contract& c, const NodeRef& root) {
+  if (p.kernel == ContractionKernel::Blas) emit_blas(p, c);
+  else emit_tiled(p, c);
+  precomputed_[p.c.reduce->id] = c.dest;
+  (void)root;
+}
+
+Val Gen::load_precomputed(const NodeRef& r, const Dest& d) {
+  std::string idx;
+  for (size_t a = 0; a < d.axes.size(); ++a) {
+    const Val* v = lookup(d.axes[a]);
+    if (!v) unsupported("a contraction read outside its nest");
+    idx += (idx.empty() ? "" : " + ") + (d.strides[a] == "1LL" ? v->c : "ein_imul(" + v->c + ", " + d.strides[a] + ")");
+  }
+  DType dt = static_cast<DType>(r->dt);
+  std::string t = em.fresh("x");
+  em.line("const " + std::string(ctype(dt)) + " " + t + " = " + d.base + "[" + (idx.empty() ? "0" : idx) + "];");
+  return Val{t, dt, em.depth()};
+}
+
+Val Gen::alpha_of(const ContractionPlan& p, DType dt, bool with_store_factors) {
+  const std::string T = ctype(dt);
+  Val a = literal(dt == DType::F32 ? "1.0f" : "1.0", dt);
+  auto mul = [&](const NodeRef& f, const char* op) {
+    Val v = convert(value(f), dt);
+    a = em.define(dt, T, "(" + a.c + " " + op + " " + v.c + ")", std::max(a.level, v.level), Motion::Cheap);
+  };
+  for (auto& s : p.c.scalars) mul(s, "*");
+  if (with_store_factors) {
+    for (auto& s : p.alpha) mul(s, "*");
+    if (p.divisor) mul(p.divisor, "/");
+  }
+  return a;
+}
+
+void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
+  const GemmShape& g = p.gemm;
+  const ContractionOperand& A = p.c.operands[static_cast<size_t>(g.a)];
+  const ContractionOperand& B = p.c.operands[static_cast<size_t>(g.b)];
+  int ba = c.bufs[static_cast<size_t>(g.a)], bb = c.bufs[static_cast<size_t>(g.b)];
+  const std::string f = c.dt == DType::F32 ? "s" : "d";
+  Val alpha = alpha_of(p, c.dt, p.whole);
+  k.accesses += 2;
+  // Batch points: one loop per batch variable, in the destination's order.
+  size_t m0 = mark();
+  for (DefId d : g.batch) {
+    std::string v = em.fresh("bt");
+    em.open("for (int64_t " + v + " = 0; " + v + " < " + c.ext.at(def_key(d)).c + "; ++" + v + ") {", false);
+    em.line("if (ein_stop(A, INT64_MAX)) break;");
+    Val x{v, DType::I64, em.depth(), true};
+    x.small = true;
+    bind(d, x);
+  }
+  std::string pa = "b" + std::to_string(ba) + " + " + block_offset(A, ba, g.batch);
+  std::string pb = "b" + std::to_string(bb) + " + " + block_offset(B, bb, g.batch);
+  std::string off;
+  for (size_t a = 0; a < c.dest.axes.size(); ++a)
+    if (std::find(g.batch.begin(), g.batch.end(), c.dest.axes[a]) != g.batch.end())
+      off += " + ein_imul(" + lookup(c.dest.axes[a])->c + ", " + c.dest.strides[a] + ")";
+  std::string pc = c.dest.base + off;
+  auto pos = [](const ContractionOperand& o, const std::vector<DefId>& grp) { return o.axis_of(grp.back()); };
+  auto dest_ld = [&](const std::vector<DefId>& grp) {
+    for (size_t a = 0; a < c.dest.axes.size(); ++a)
+      if (c.dest.axes[a] == grp.back()) return c.dest.strides[a];
+    return std::string("1LL");
+  };
+  std::string call, what;
+  if (!g.m.empty() && !g.n.empty()) {
+    std::string lda = g.ta ? axis_stride(ba, pos(A, g.k)) : axis_stride(ba, pos(A, g.m));
+    std::string ldb = g.tb ? axis_stride(bb, pos(B, g.n)) : axis_stride(bb, pos(B, g.k));
+    call = f + "gemm(" + std::to_string(g.ta) + ", " + std::to_string(g.tb) + ", " + c.M + ", " + c.N + ", " + c.K +
+           ", " + alpha.c + ", " + pa + ", " + lda + ", " + pb + ", " + ldb + ", 0, " + pc + ", " + dest_ld(g.m) + ")";
+    what = f + "gemm";
+  } else if (g.n.empty()) {  // y[m] = A(m, k) x(k)
+    std::string lda = g.ta ? axis_stride(ba, pos(A, g.k)) : axis_stride(ba, pos(A, g.m));
+    std::string rows = g.ta ? c.K : c.M, cols = g.ta ? c.M : c.K;
+    call = f + "gemv(" + std::to_string(g.ta) + ", " + rows + ", " + cols + ", " + alpha.c + ", " + pa + ", " + lda +
+           ", " + pb + ", 0, " + pc + ")";
+    what = f + "gemv";
+  } else {  // y[n] = x(k) B(k, n) = Bᵀ x
+    std::string ldb = g.tb ? axis_stride(bb, pos(B, g.n)) : axis_stride(bb, pos(B, g.k));
+    std::string rows = g.tb ? c.N : c.K, cols = g.tb ? c.K : c.N;
+    call = f + "gemv(" + std::to_string(g.tb ? 0 : 1) + ", " + rows + ", " + cols + ", " + alpha.c + ", " + pb +
+           ", " + ldb + ", " + pa + ", 0, " + pc + ")";
+    what = f + "gemv";
+  }
+  em.line("A->rt->" + call + ";");
+  for (size_t i = 0; i < g.batch.size(); ++i) em.close();
+  unbind_to(m0);
+  std::string kind = g.batch.empty() ? (what.find("gemv") != std::string::npos ? "gemv" : "gemm") : "batched-gemm";
+  if (contraction_strategy_.empty()) contraction_strategy_ = kind;
+  k.plan.push_back("BLAS: " + what + "(" + A.read->kids[0]->name + (g.ta ? "ᵀ" : "") + ", " + B.read->kids[0]->name +
+                   (g.tb ? "ᵀ" : "") + ")" + (g.batch.empty() ? "" : " per batch point") +
+                   (p.in_place ? " into the tensor" : " into scratch") +
+                   (p.whole ? "" : ", then the loops read it") + " (loops when M·N·K < 4096)");
+}
+
+}  // namespace ein::codegen

@@ -1,0 +1,285 @@
+#include "lang/passes/contraction.h"
+
+#include <algorithm>
+
+#include "lang/ir/visitor.h"
+#include "lang/passes/context.h"
+#include "lang/resolve/builtins.h"
+
+namespace ein {
+
+using ir::BinOp;
+using ir::DefId;
+using ir::Kind;
+using ir::NodeRef;
+
+bool ContractionOperand::uses(DefId d) const { return axis_of(d) >= 0; }
+
+int ContractionOperand::axis_of(DefId d) const {
+  for (size_t a = 0; a < axes.size(); ++a)
+    if (axes[a] == d) return static_cast<int>(a);
+  return -1;
+}
+
+namespace {
+
+bool contains(const std::vector<DefId>& v, DefId d) { return std::find(v.begin(), v.end(), d) != v.end(); }
+
+// Pure integer arithmetic on names bound outside the nest: a fixed subscript or an extent.
+bool invariant_int(const NodeRef& e, const std::vector<DefId>& inner) {
+  bool ok = true;
+  ir::for_each_node(e, [&](const NodeRef& x) {
+    switch (x->kind) {
+      case Kind::IntLit:
+      case Kind::Binary:
+      case Kind::Unary:
+      case Kind::IMin:
+      case Kind::IMax: break;
+      case Kind::DimOf: break;  // its tensor Name is checked below like any name
+      case Kind::Name:
+      case Kind::Path:
+        if (contains(inner, x->def)) ok = false;
+        break;
+      default: ok = false;
+    }
+  });
+  return ok;
+}
+
+void factors(const NodeRef& e, std::vector<NodeRef>& out) {
+  if (e->kind == Kind::Binary && static_cast<BinOp>(e->ival) == BinOp::Mul) {
+    factors(e->kids[0], out);
+    factors(e->kids[1], out);
+  } else {
+    out.push_back(e);
+  }
+}
+
+bool has_read(const NodeRef& e) {
+  bool hit = false;
+  ir::for_each_node(e, [&](const NodeRef& x) { hit = hit || x->kind == Kind::Index; });
+  return hit;
+}
+
+}  // namespace
+
+// A function whose lowered body only computes a scalar from its parameters.
+bool scalar_function(const Unit* callee) {
+  if (!callee || callee->kind != Unit::Kind::Fn || !callee->captures.empty() || !callee->lowered) return false;
+  bool ok = true;
+  ir::for_each_node(callee->lowered, [&](const NodeRef& x) {
+    switch (x->kind) {
+      case Kind::Index:
+      case Kind::LTensor:
+      case Kind::LFor:
+      case Kind::LStore:
+      case Kind::LReduce:
+      case Kind::ExprStmt:
+      case Kind::Lambda:
+      case Kind::Comp:
+      case Kind::Match:
+      case Kind::Interp:
+      case Kind::StrLit: ok = false; break;
+      default: break;
+    }
+  });
+  return ok;
+}
+
+std::optional<Contraction> match_contraction(const NodeRef& r, const std::vector<DefId>& nest, const Unit* u) {
+  if (!r || r->kind != Kind::LReduce) return std::nullopt;
+  auto op = ir::reduce_op_from_name(r->name);
+  if (!op || (*op != ir::ReduceOp::Sum && *op != ir::ReduceOp::Max && *op != ir::ReduceOp::Min))
+    return std::nullopt;
+  Contraction c;
+  c.reduce = r;
+  c.op = *op;
+  std::vector<DefId> inner = nest;  // variables that change inside the nest
+  for (size_t i = 1; i < r->kids.size(); ++i) {
+    const NodeRef& v = r->kids[i];
+    if (v->kind != Kind::LoopVar) return std::nullopt;  // an LCheck: keep the general path
+    c.summed.push_back(v->def);
+    inner.push_back(v->def);
+  }
+  if (c.summed.empty()) return std::nullopt;
+  for (size_t i = 1; i < r->kids.size(); ++i) {
+    const NodeRef& v = r->kids[i];
+    if (v->kids[0]->kind != Kind::IntLit || v->kids[0]->ival != 0 || !invariant_int(v->kids[1], inner))
+      return std::nullopt;
+  }
+  const NodeRef& body = r->kids[0];
+  bool ok = true;
+  std::function<void(const NodeRef&)> walk = [&](const NodeRef& x) {
+    if (!ok) return;
+    switch (x->kind) {
+      case Kind::Index: {
+        const NodeRef& base = x->kids[0];
+        if (base->kind != Kind::Name || contains(inner, base->def)) {
+          ok = false;
+          return;
+        }
+        ContractionOperand op;
+        op.read = x;
+        for (size_t a = 1; a < x->kids.size(); ++a) {
+          const NodeRef& s = x->kids[a];
+          if (s->kind == Kind::Name && contains(inner, s->def)) {
+            if (contains(op.axes, s->def)) ok = false;  // a diagonal A[i, i]
+            op.axes.push_back(s->def);
+          } else if (invariant_int(s, inner)) {
+            op.axes.push_back(DefId{});
+          } else {
+            ok = false;
+          }
+        }
+        if (!ok) return;
+        for (auto& o : c.operands)
+          if (ir::structurally_equal(o.read, x)) return;
+        c.operands.push_back(std::move(op));
+        return;
+      }
+      case Kind::IntLit:
+      case Kind::FloatLit:
+      case Kind::BoolLit:
+      case Kind::TyPrim: return;
+      case Kind::Name:
+      case Kind::Path:
+        if (contains(inner, x->def)) ok = false;  // an index used as a value
+        return;
+      case Kind::Binary: {
+        auto b = static_cast<BinOp>(x->ival);
+        if (b == BinOp::And || b == BinOp::Or || b == BinOp::In) ok = false;
+        break;
+      }
+      case Kind::Unary:
+      case Kind::Cast: break;
+      case Kind::Call: {
+        auto b = builtin_of(x->kids[0]->def);
+        if (b) {
+          if (!is_math_intrinsic(*b)) ok = false;
+        } else {
+          auto t = u ? u->call_targets.find(x->id) : decltype(u->call_targets.end()){};
+          if (!u || t == u->call_targets.end() || !scalar_function(t->second)) ok = false;
+        }
+        for (size_t i = 1; i < x->kids.size(); ++i) walk(x->kids[i]);
+        return;
+      }
+      default: ok = false; return;
+    }
+    for (auto& k : x->kids) walk(k);
+  };
+  walk(body);
+  if (!ok || c.operands.empty()) return std::nullopt;
+  for (DefId d : nest)
+    for (auto& o : c.operands)
+      if (o.uses(d) && !contains(c.free, d)) c.free.push_back(d);
+  for (DefId s : c.summed) {
+    bool used = false;
+    for (auto& o : c.operands) used = used || o.uses(s);
+    if (!used) return std::nullopt;
+  }
+  if (c.op == ir::ReduceOp::Sum) {
+    std::vector<NodeRef> fs;
+    factors(body, fs);
+    size_t reads = 0;
+    bool product = true;
+    std::vector<NodeRef> scalars;
+    for (auto& f : fs) {
+      if (f->kind == Kind::Index) ++reads;
+      else if (has_read(f)) product = false;
+      else scalars.push_back(f);
+    }
+    if (product && reads == c.operands.size()) {
+      c.product = true;
+      c.scalars = std::move(scalars);
+    }
+  }
+  return c;
+}
+
+namespace {
+
+// Positions of `group` in `axes`: consecutive, in the group's order. Returns the first position
+// (or -1 for an empty group), or -2 when they are not laid out that way.
+int consecutive(const std::vector<DefId>& axes, const std::vector<DefId>& group) {
+  if (group.empty()) return -1;
+  auto at = [&](DefId d) {
+    for (size_t a = 0; a < axes.size(); ++a)
+      if (axes[a] == d) return static_cast<int>(a);
+    return -3;
+  };
+  int p0 = at(group[0]);
+  if (p0 < 0) return -2;
+  for (size_t i = 1; i < group.size(); ++i)
+    if (at(group[i]) != p0 + static_cast<int>(i)) return -2;
+  return p0;
+}
+
+bool ends_at_last(const std::vector<DefId>& axes, const std::vector<DefId>& group, int p0) {
+  return p0 >= 0 && p0 + static_cast<int>(group.size()) == static_cast<int>(axes.size());
+}
+
+std::vector<DefId> in_order(const std::vector<DefId>& axes, const std::vector<DefId>& keep) {
+  std::vector<DefId> out;
+  for (DefId d : axes)
+    if (d.valid() && contains(keep, d)) out.push_back(d);
+  return out;
+}
+
+std::optional<GemmShape> try_roles(const Contraction& c, int a, int b, const std::vector<DefId>& dest) {
+  const ContractionOperand& A = c.operands[static_cast<size_t>(a)];
+  const ContractionOperand& B = c.operands[static_cast<size_t>(b)];
+  GemmShape g;
+  g.a = a;
+  g.b = b;
+  std::vector<DefId> m, n, batch;
+  for (DefId d : c.free) {
+    bool ia = A.uses(d), ib = B.uses(d);
+    (ia && ib ? batch : ia ? m : n).push_back(d);
+  }
+  for (DefId s : c.summed)
+    if (!A.uses(s) || !B.uses(s)) return std::nullopt;  // summed in one operand only
+  g.batch = in_order(dest, batch);
+  g.m = in_order(dest, m);
+  g.n = in_order(dest, n);
+  g.k = in_order(A.axes, c.summed);
+  if (g.m.empty() && g.n.empty()) return std::nullopt;
+  // C: m and n consecutive, the inner one last.
+  int cm = consecutive(dest, g.m), cn = consecutive(dest, g.n);
+  if (cm == -2 || cn == -2) return std::nullopt;
+  if (!g.n.empty() ? !ends_at_last(dest, g.n, cn) : !ends_at_last(dest, g.m, cm)) return std::nullopt;
+  // A(m, k) and B(k, n).
+  int am = consecutive(A.axes, g.m), ak = consecutive(A.axes, g.k);
+  int bk = consecutive(B.axes, g.k), bn = consecutive(B.axes, g.n);
+  if (am == -2 || ak == -2 || bk == -2 || bn == -2) return std::nullopt;
+  if (ends_at_last(A.axes, g.k, ak)) g.ta = false;
+  else if (!g.m.empty() && ends_at_last(A.axes, g.m, am)) g.ta = true;
+  else return std::nullopt;
+  if (!g.n.empty() && ends_at_last(B.axes, g.n, bn)) g.tb = false;
+  else if (ends_at_last(B.axes, g.k, bk)) g.tb = true;
+  else return std::nullopt;
+  if ((g.m.empty() && g.ta) || (g.n.empty() && !g.tb)) return std::nullopt;  // a vector with stride
+  return g;
+}
+
+}  // namespace
+
+std::optional<GemmShape> gemm_shape(const Contraction& c, const std::vector<DefId>& dest) {
+  if (!c.product || c.operands.size() != 2) return std::nullopt;
+  if (auto g = try_roles(c, 0, 1, dest)) return g;
+  return try_roles(c, 1, 0, dest);
+}
+
+std::string contraction_text(const Contraction& c) {
+  std::string out;
+  for (auto& o : c.operands) {
+    out += (out.empty() ? "" : " ") + o.read->kids[0]->name + "[";
+    for (size_t a = 1; a < o.read->kids.size(); ++a) {
+      const NodeRef& s = o.read->kids[a];
+      out += (a > 1 ? ", " : "") + (s->kind == Kind::Name ? s->name : std::string("·"));
+    }
+    out += "]";
+  }
+  return out;
+}
+
+}  // namespace ein

@@ -1,0 +1,67 @@
+// Contractions: a reduction over indices of an expression of tensor reads whose subscripts are
+// plain indices. One matcher (match_contraction) and one layout analysis (gemm_shape) serve
+// every consumer — the contraction plan (BLAS, register-tiled kernels, contraction paths),
+// exec_facts' strategy and %ir — so they cannot disagree about what a matrix product is.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lang/ir/node.h"
+#include "lang/ir/reduce_op.h"
+
+namespace ein {
+
+struct Unit;
+
+// A tensor read of a contraction. Each subscript is an index variable of the contraction (a
+// variable of the enclosing loop nest or of the reduction), or fixed: an expression that does not
+// change inside the nest (`h[t - 1, k]` inside a time step: axis 0 is fixed).
+struct ContractionOperand {
+  ir::NodeRef read;             // the Index node; its base is a Name
+  std::vector<ir::DefId> axes;  // per axis: the variable, or invalid when fixed
+  bool uses(ir::DefId d) const;
+  int axis_of(ir::DefId d) const;  // -1 when absent
+};
+
+struct Contraction {
+  ir::NodeRef reduce;  // the LReduce
+  ir::ReduceOp op = ir::ReduceOp::Sum;
+  std::vector<ContractionOperand> operands;  // distinct reads (a read repeated in the body is one)
+  // Product form (`sum` of a product of the operands and of nest-invariant scalar factors).
+  bool product = false;
+  std::vector<ir::NodeRef> scalars;
+  std::vector<ir::DefId> free;    // nest variables the operands use, outer to inner
+  std::vector<ir::DefId> summed;  // the reduction's variables, in order
+};
+
+// Matches reduction `r` (an LReduce) evaluated inside a loop nest over `nest` (outer to inner):
+// a sum, max or min over variables with constant lower bound 0 and nest-invariant extents, whose
+// body reads tensors only through plain or fixed subscripts, each variable at most once per read,
+// every summed variable in some read, and otherwise computes from literals and nest-invariant
+// names, math intrinsics and calls of functions of `u` whose lowered body is a scalar expression
+// (std::math's wrappers; no other reads, no nested reductions).
+std::optional<Contraction> match_contraction(const ir::NodeRef& r, const std::vector<ir::DefId>& nest,
+                                             const Unit* u = nullptr);
+
+// A product contraction of two operands as one GEMM per batch point:
+//   C[batch.., m.., n..] = α · A(m.., k..) · B(k.., n..)
+// Each group of variables is consecutive, in one order, in every tensor that has it; in A and
+// B (and C) the inner group ends at the last axis, which has unit stride, so every batch point
+// is a row-major matrix with a leading dimension. `ta`/`tb`: A is stored [k.., m..], B [n.., k..].
+// An empty m or n group is a GEMV (the vector's k group must be its last axes).
+struct GemmShape {
+  int a = 0, b = 1;  // operand indices
+  std::vector<ir::DefId> batch, m, n, k;
+  bool ta = false, tb = false;
+};
+
+// The GEMM view of a two-operand product contraction writing a destination whose axes are the
+// variables `dest` (a permutation of c.free), or nullopt when the layouts do not allow one.
+std::optional<GemmShape> gemm_shape(const Contraction& c, const std::vector<ir::DefId>& dest);
+
+// "A[i, k] B[k, j]"-style text of the operands (for %ir).
+std::string contraction_text(const Contraction& c);
+
+}  // namespace ein

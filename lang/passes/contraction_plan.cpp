@@ -1,0 +1,282 @@
+#include "lang/passes/contraction_plan.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "lang/ir/visitor.h"
+#include "lang/passes/context.h"
+
+namespace ein {
+
+using ir::BinOp;
+using ir::DefId;
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+bool contains(const std::vector<DefId>& v, DefId d) { return std::find(v.begin(), v.end(), d) != v.end(); }
+
+bool parallel_loop(const NodeRef& n) {
+  return n && n->kind == Kind::LFor && n->has(ir::kParallel) && !n->has(ir::kSequential) && !n->has(ir::kReverse);
+}
+
+// A value with no reads, reductions or calls, using no variable of `inner`.
+bool invariant_value(const NodeRef& e, const std::vector<DefId>& inner) {
+  bool ok = true;
+  ir::for_each_node(e, [&](const NodeRef& x) {
+    if (x->kind == Kind::Index || x->kind == Kind::LReduce || x->kind == Kind::Call || x->kind == Kind::Block ||
+        x->kind == Kind::If || x->kind == Kind::LLetIn)
+      ok = false;
+    if ((x->kind == Kind::Name || x->kind == Kind::Path) && contains(inner, x->def)) ok = false;
+  });
+  return ok;
+}
+
+class Planner {
+ public:
+  Planner(CompileCtx& cx, Unit& u) : cx_(cx), u_(u) {}
+
+  void run() { visit(u_.lowered, nullptr); }
+
+ private:
+  void visit(const NodeRef& n, const NodeRef& tensor) {
+    if (!n || n->kind == Kind::Lambda) return;
+    if (n->kind == Kind::LTensor) {
+      for (auto& k : n->kids) visit(k, n);
+      return;
+    }
+    if (parallel_loop(n)) {
+      std::vector<NodeRef> loops;
+      NodeRef cur = n;
+      while (parallel_loop(cur)) {
+        loops.push_back(cur);
+        cur = cur->kids[2];
+      }
+      if (tensor) nest(tensor, loops, cur);
+      visit(cur, tensor);
+      return;
+    }
+    for (auto& k : n->kids) visit(k, tensor);
+  }
+
+  // Reductions evaluated at every point of the nest (not under a branch or inside another
+  // reduction): those can be computed for all points first.
+  void unconditional(const NodeRef& e, std::vector<NodeRef>& out) {
+    if (!e) return;
+    switch (e->kind) {
+      case Kind::LReduce: out.push_back(e); return;
+      case Kind::Binary: {
+        auto b = static_cast<BinOp>(e->ival);
+        if (b == BinOp::And || b == BinOp::Or) return;
+        break;
+      }
+      case Kind::Unary:
+      case Kind::Cast:
+      case Kind::Call:
+      case Kind::LLetIn: break;
+      default: return;
+    }
+    for (auto& k : e->kids) unconditional(k, out);
+  }
+
+  void nest(const NodeRef& tensor, const std::vector<NodeRef>& loops, const NodeRef& body) {
+    std::vector<DefId> vars;
+    for (auto& l : loops) {
+      if (l->kids[0]->kind != Kind::IntLit || l->kids[0]->ival != 0) return;
+      vars.push_back(l->def);
+    }
+    for (auto& l : loops)
+      if (!invariant_value(l->kids[1], vars)) return;  // a triangular nest
+    // The body: where-lets, then one store into the tensor.
+    std::vector<NodeRef> parts;
+    if (body->kind == Kind::LSeq) parts.assign(body->kids.begin(), body->kids.end());
+    else parts.push_back(body);
+    if (parts.empty()) return;
+    for (size_t i = 0; i + 1 < parts.size(); ++i)
+      if (parts[i]->kind != Kind::LLet) return;
+    const NodeRef& store = parts.back();
+    if (store->kind != Kind::LStore || store->def != tensor->def) return;
+    std::vector<NodeRef> reds;
+    for (auto& p : parts) unconditional(p->kids[0], reds);
+    for (auto& r : reds) plan(tensor, loops, vars, parts, store, r);
+  }
+
+  void plan(const NodeRef& tensor, const std::vector<NodeRef>& loops, const std::vector<DefId>& vars,
+            const std::vector<NodeRef>& parts, const NodeRef& store, const NodeRef& r) {
+    // Where-lets of the nest change at every point, like its variables.
+    std::vector<DefId> locals;
+    for (auto& q : parts)
+      if (q->kind == Kind::LLet) locals.push_back(q->def);
+    bool local = false;
+    ir::for_each_node(r, [&](const NodeRef& x) {
+      if ((x->kind == Kind::Name || x->kind == Kind::Path) && contains(locals, x->def)) local = true;
+    });
+    if (local) return;
+    auto c = match_contraction(r, vars, &u_);
+    if (!c || c->operands.size() != 2) return;
+    auto p = std::make_shared<ContractionPlan>();
+    p->c = std::move(*c);
+    p->nest_root = loops.front()->id;
+    p->nest = vars;
+    p->dest = p->c.free;
+    DType rdt = r->dt >= 0 ? static_cast<DType>(r->dt) : DType::Bool;
+    if (rdt == DType::Bool || rdt == DType::F16 || rdt == DType::BF16) return;
+    // In place: the store writes exactly the contraction's points, in some axis order.
+    bool self_read = false;
+    for (auto& q : parts)
+      ir::for_each_node(q, [&](const NodeRef& x) {
+        if (x->kind == Kind::Index && x->kids[0]->kind == Kind::Name && x->kids[0]->def == tensor->def) self_read = true;
+      });
+    std::vector<DefId> at;
+    for (size_t a = 1; a < store->kids.size(); ++a)
+      if (store->kids[a]->kind == Kind::Name && contains(vars, store->kids[a]->def) &&
+          !contains(at, store->kids[a]->def))
+        at.push_back(store->kids[a]->def);
+    if (at.size() == store->kids.size() - 1 && at.size() == vars.size() && p->c.free.size() == vars.size() &&
+        !self_read && !tensor->has(ir::kWindowed) && !tensor->has(ir::kHasElem) &&
+        static_cast<DType>(tensor->ival) == rdt) {
+      p->in_place = true;
+      p->dest = at;
+    }
+    if (p->in_place && parts.size() == 1) whole(*p, store->kids[0]);
+    // Result layouts to try: the tensor's (in place), then scratch laid out for the kernel —
+    // batch variables first, then each operand's own variables in its axis order.
+    const auto& ops = p->c.operands;
+    std::vector<std::vector<DefId>> layouts;
+    if (p->in_place) layouts.push_back(p->dest);
+    layouts.push_back(p->c.free);
+    for (int first = 0; first < 2; ++first) {
+      std::vector<DefId> l;
+      for (DefId d : p->c.free)
+        if (ops[0].uses(d) && ops[1].uses(d)) l.push_back(d);
+      for (int o : {first, 1 - first})
+        for (DefId d : ops[static_cast<size_t>(o)].axes)
+          if (d.valid() && contains(p->c.free, d) && !contains(l, d)) l.push_back(d);
+      layouts.push_back(l);
+    }
+    auto choose = [&](const std::vector<DefId>& l) {
+      if (p->in_place && l != layouts[0]) {
+        p->in_place = false;
+        p->whole = false;
+        p->alpha.clear();
+        p->divisor = nullptr;
+      }
+      p->dest = l;
+      u_.contractions[r->id] = p;
+    };
+    // BLAS: a float product of two operands of the result's type with a GEMM layout.
+    bool float_operands = rdt == DType::F32 || rdt == DType::F64;
+    for (auto& o : ops) float_operands = float_operands && o.read->dt == static_cast<int8_t>(rdt);
+    for (auto& s : p->c.scalars) float_operands = float_operands && s->dt == static_cast<int8_t>(rdt);
+    if (float_operands && p->c.product)
+      for (auto& l : layouts)
+        if (auto g = gemm_shape(p->c, l)) {
+          p->kernel = ContractionKernel::Blas;
+          p->gemm = *g;
+          return choose(l);
+        }
+    // Tiled: the operand that has the result's innermost variable gives the columns.
+    for (DefId s : p->c.summed)
+      if (!ops[0].uses(s) || !ops[1].uses(s)) return;
+    for (auto& l : layouts) {
+      if (l.empty()) return;
+      DefId inner = l.back();
+      if (ops[0].uses(inner) == ops[1].uses(inner)) continue;
+      p->y = ops[0].uses(inner) ? 0 : 1;
+      p->x = 1 - p->y;
+      p->kernel = ContractionKernel::Tiled;
+      return choose(l);
+    }
+  }
+
+  // The store value is R times invariant factors, or R divided by one.
+  void whole(ContractionPlan& p, const NodeRef& v) {
+    const NodeRef& r = p.c.reduce;
+    std::vector<DefId> inner = p.nest;
+    if (v == r) {
+      p.whole = true;
+      return;
+    }
+    if (v->kind == Kind::Binary && static_cast<BinOp>(v->ival) == BinOp::Div && v->kids[0] == r &&
+        invariant_value(v->kids[1], inner) && v->kids[1]->dt == r->dt) {
+      p.whole = true;
+      p.divisor = v->kids[1];
+      return;
+    }
+    std::vector<NodeRef> fs;
+    std::function<void(const NodeRef&)> factors = [&](const NodeRef& e) {
+      if (e->kind == Kind::Binary && static_cast<BinOp>(e->ival) == BinOp::Mul) {
+        factors(e->kids[0]);
+        factors(e->kids[1]);
+      } else {
+        fs.push_back(e);
+      }
+    };
+    factors(v);
+    bool seen = false;
+    std::vector<NodeRef> alpha;
+    for (auto& f : fs) {
+      if (f == r && !seen) seen = true;
+      else if (invariant_value(f, inner) && f->dt == r->dt) alpha.push_back(f);
+      else return;
+    }
+    if (!seen) return;
+    p.whole = true;
+    p.alpha = std::move(alpha);
+  }
+
+  CompileCtx& cx_;
+  Unit& u_;
+};
+
+std::string names(const std::vector<DefId>& ds, const std::unordered_map<DefId, std::string>& nm) {
+  std::string out;
+  for (DefId d : ds) {
+    auto it = nm.find(d);
+    out += (out.empty() ? "" : ",") + (it == nm.end() ? std::string("?") : it->second);
+  }
+  return out;
+}
+
+}  // namespace
+
+void plan_contractions(CompileCtx& cx) {
+  for (auto& u : cx.units) {
+    u->contractions.clear();
+    if (!u->lowered) continue;
+    Planner p(cx, *u);
+    p.run();
+  }
+}
+
+std::string describe_contractions(const Unit& u) {
+  std::string out;
+  std::vector<std::pair<uint32_t, const ContractionPlan*>> all;
+  for (auto& [id, p] : u.contractions) all.emplace_back(id, p.get());
+  std::sort(all.begin(), all.end());
+  for (auto& [id, p] : all) {
+    std::unordered_map<DefId, std::string> nm;
+    for (auto& o : p->c.operands)
+      for (size_t a = 1; a < o.read->kids.size(); ++a)
+        if (o.read->kids[a]->kind == Kind::Name) nm[o.read->kids[a]->def] = o.read->kids[a]->name;
+    std::string s = std::string(ir::reduce_op_name(p->c.op)) + "[" + names(p->c.summed, nm) + "](" +
+                    contraction_text(p->c) + ")";
+    std::string how;
+    if (p->kernel == ContractionKernel::Blas) {
+      const GemmShape& g = p->gemm;
+      bool gemv = g.m.empty() || g.n.empty();
+      how = std::string(gemv ? "BLAS gemv" : "BLAS gemm") + " m=[" + names(g.m, nm) + "] n=[" + names(g.n, nm) +
+            "] k=[" + names(g.k, nm) + "]" + (g.batch.empty() ? "" : " batch=[" + names(g.batch, nm) + "]") +
+            (g.ta ? " Aᵀ" : "") + (g.tb ? " Bᵀ" : "");
+    } else {
+      how = "register-tiled, columns from " + p->c.operands[static_cast<size_t>(p->y)].read->kids[0]->name;
+    }
+    out += ";;   contraction " + s + ": " + how + ", into " +
+           (p->in_place ? std::string("the tensor") : "scratch [" + names(p->dest, nm) + "]") +
+           (p->whole ? " (whole store value)" : ", then the loops") + "\n";
+  }
+  return out;
+}
+
+}  // namespace ein

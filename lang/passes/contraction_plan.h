@@ -1,0 +1,47 @@
+// The contraction plan (a pass after frame_layout): for each contraction inside a parallel loop
+// nest — a clause's loops, or the space loops of a recurrence step — decide how it is computed
+// before the nest runs, and where its result goes. Codegen prints these decisions; %ir lists
+// them (describe_contractions). The interpreter ignores them.
+//
+//   Blas   a product of two operands whose layouts are a (batched) GEMM or GEMV (gemm_shape):
+//          one BLAS call per batch point, when the sizes are worth it at run time.
+//   Tiled  any other two-operand contraction C[i.., j..] = ⊕_k f(X[i.., k..], Y[k.., j..]) with
+//          ⊕ in {sum, max, min}: a register-tiled loop nest vectorised along the j group (Y is
+//          packed when j is not its unit-stride axis), summing in the interpreter's order.
+//
+// The result goes into the clause's own tensor when the contraction covers exactly the points
+// the clause stores (in place; the store then reads it back at the point), else into scratch
+// laid out over its free variables. When the store value is α·R with α invariant, nothing is
+// left to do after the contraction ("whole").
+#pragma once
+#include <memory>
+#include <string>
+
+#include "lang/passes/contraction.h"
+
+namespace ein {
+
+struct CompileCtx;
+
+enum class ContractionKernel : uint8_t { Blas, Tiled };
+
+struct ContractionPlan {
+  Contraction c;
+  ContractionKernel kernel = ContractionKernel::Tiled;
+  uint32_t nest_root = 0;          // id of the outermost LFor of the nest
+  std::vector<ir::DefId> nest;     // the nest's variables, outer to inner
+  std::vector<ir::DefId> dest;     // the result's axes (c.free in storage order)
+  bool in_place = false;           // the result is stored in the clause's tensor
+  bool whole = false;              // the store value is α·R or R / d: no loop after it
+  std::vector<ir::NodeRef> alpha;  // whole: invariant factors of the store value outside R
+  ir::NodeRef divisor;             // whole: the d of R / d
+  GemmShape gemm;                  // Blas
+  int x = 0, y = 1;                // Tiled: the operand of the rows, the one of the columns
+};
+
+void plan_contractions(CompileCtx& cx);
+
+// One line per planned contraction of the unit, for %ir's execution plan.
+std::string describe_contractions(const Unit& u);
+
+}  // namespace ein
