@@ -42,6 +42,16 @@ BENCHES = [
     ("heat", "heat.ein", ("heat.cpp", None), ("cpp", 1.5)),
     ("attention", "attention.ein", ("attention.cpp", None), ("numpy", 0.7)),
     ("rotation", "rotation.ein", ("rotation.cpp", None), ("numpy", 1.0)),
+    # Everyday programs (issue 14): contraction-shaped ≤ 1.1 × NumPy (BLAS-bound), fusable or
+    # loop-shaped ≤ 0.5 × NumPy, recurrences ≤ 1.5 × hand-written C++.
+    ("linear", "linear.ein", ("everyday.cpp", "linear"), ("numpy", 1.1)),
+    ("chain", "chain.ein", ("everyday.cpp", "chain"), ("numpy", 1.1)),
+    ("bmm", "bmm.ein", ("everyday.cpp", "bmm"), ("numpy", 1.1)),
+    ("sqdist", "sqdist.ein", ("everyday.cpp", "sqdist"), ("numpy", 0.5)),
+    ("transpose", "transpose.ein", ("everyday.cpp", "transpose"), ("numpy", 0.5)),
+    ("stencil", "stencil.ein", ("everyday.cpp", "stencil"), ("numpy", 0.5)),
+    ("rnn", "rnn.ein", ("everyday.cpp", "rnn"), ("cpp", 1.5)),
+    ("maxplus", "maxplus.ein", ("everyday.cpp", "maxplus"), ("cpp", 1.5)),
 ]
 
 
@@ -169,10 +179,112 @@ def np_rotation(reps, optimize):
     return ms, (R[1, 2, 3, 4], R[15, 0, 7, 9])
 
 
+def grid(*shape):
+    return np.indices(shape)
+
+
+def np_linear(reps):
+    s, d = grid(1024, 512)
+    X = ((s * 7 + d * 3) % 17).astype(np.float32) * np.float32(0.1) - np.float32(0.8)
+    d, k = grid(512, 2048)
+    W = ((d * 5 + k * 11) % 13).astype(np.float32) * np.float32(0.01) - np.float32(0.06)
+    B = (np.arange(2048) % 7).astype(np.float32) * np.float32(0.1) - np.float32(0.3)
+    ms, y = best_of(reps, lambda: X @ W + B)
+    return ms, (y[3, 5], y[1000, 2000])
+
+
+def np_chain(reps):
+    i, j = grid(512, 512)
+    f = np.float32
+    A = ((i * 7 + j * 3) % 17).astype(f) * f(0.01) - f(0.08)
+    B = ((i * 5 + j * 11) % 13).astype(f) * f(0.01) - f(0.06)
+    C = ((i * 3 + j * 13) % 11).astype(f) * f(0.01) - f(0.05)
+    ms, M = best_of(reps, lambda: A @ B @ C)
+    return ms, (M[3, 5], M[500, 17])
+
+
+def np_bmm(reps):
+    f = np.float32
+    b, i, j = grid(256, 96, 64)
+    X = ((b * 3 + i * 7 + j * 5) % 17).astype(f) * f(0.1) - f(0.8)
+    b, j, k = grid(256, 64, 96)
+    Y = ((b * 5 + j * 3 + k * 11) % 13).astype(f) * f(0.1) - f(0.6)
+    ms, Z = best_of(reps, lambda: X @ Y)
+    return ms, (Z[3, 5, 7], Z[255, 95, 90])
+
+
+def np_sqdist(reps):
+    f = np.float32
+    i, k = grid(2048, 64)
+    P = ((i * 7 + k * 3) % 17).astype(f) * f(0.1) - f(0.8)
+    Q = ((i * 5 + k * 11) % 13).astype(f) * f(0.1) - f(0.6)
+    # The idiomatic form: |p|² + |q|² - 2 p·q (one GEMM; the broadcast difference would need 1 GiB).
+    ms, D = best_of(reps, lambda: (P * P).sum(1)[:, None] + (Q * Q).sum(1)[None, :] - f(2) * (P @ Q.T))
+    return ms, (D[3, 5], D[2000, 17])
+
+
+def np_transpose(reps):
+    i, j = grid(4096, 4096)
+    A = ((i * 7 + j * 3) % 17).astype(np.float32) * np.float32(0.1) - np.float32(0.8)
+    del i, j
+    ms, S = best_of(reps, lambda: A + A.T)
+    return ms, (S[3, 5], S[4000, 17])
+
+
+def np_stencil(reps):
+    n = 2048
+    i, j = grid(n, n)
+    u = ((i * 7 + j * 3) % 17).astype(np.float32) * np.float32(0.1) - np.float32(0.8)
+    del i, j
+
+    def lap():
+        L = np.zeros_like(u)
+        L[1:-1, 1:-1] = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - np.float32(4.0) * u[1:-1, 1:-1]
+        return L
+    ms, L = best_of(reps, lap)
+    return ms, (L[3, 5], L[2000, 17])
+
+
+def np_rnn(reps):
+    T, H = 1000, 256
+    f = np.float32
+    j, k = grid(H, H)
+    W = ((j * 7 + k * 3) % 17).astype(f) * f(0.004) - f(0.03)
+    t, j = grid(T, H)
+    x = ((t * 5 + j * 11) % 13).astype(f) * f(0.05) - f(0.3)
+
+    def run():
+        h = np.zeros(H, f)
+        for t in range(1, T):
+            h = np.tanh(W @ h + x[t])
+        return h
+    ms, h = best_of(reps, run)
+    return ms, (h[3], h[200])
+
+
+def np_maxplus(reps):
+    T, S = 500, 400
+    f = np.float32
+    p, s = grid(S, S)
+    A = ((p * 7 + s * 3) % 17).astype(f) * f(-0.1)
+    t, s = grid(T, S)
+    E = ((t * 5 + s * 11) % 13).astype(f) * f(-0.05)
+
+    def run():
+        V = E[0].copy()
+        for t in range(1, T):
+            V = (V[:, None] + A).max(axis=0) + E[t]
+        return V
+    ms, V = best_of(reps, run)
+    return ms, (V[3], V[300])
+
+
 NUMPY = {
     "poly": np_poly, "matmul f32": np_matmul(np.float32), "matmul f64": np_matmul(np.float64),
     "conv3x3": np_conv, "softmax": np_softmax, "prefix": np_prefix, "editdist": np_editdist,
     "heat": np_heat, "attention": np_attention, "rotation": lambda r: np_rotation(r, True),
+    "linear": np_linear, "chain": np_chain, "bmm": np_bmm, "sqdist": np_sqdist, "transpose": np_transpose,
+    "stencil": np_stencil, "rnn": np_rnn, "maxplus": np_maxplus,
 }
 
 # ---- ein --------------------------------------------------------------------------------------
