@@ -17,21 +17,15 @@ using ir::DefId;
 using ir::Kind;
 using ir::NodeRef;
 
-namespace {
+std::string int_bound(DType dt, bool max);  // gen_reduce.cpp
 
-std::string ibound(DType dt, bool max) {
-  switch (dt) {
-    case DType::I8: return max ? "((i8)127)" : "((i8)-128)";
-    case DType::I32: return max ? "INT32_MAX" : "INT32_MIN";
-    default: return max ? "INT64_MAX" : "INT64_MIN";
-  }
-}
+namespace {
 
 std::string identity(ir::ReduceOp op, DType dt) {
   std::string inf = dt == DType::F32 ? "__builtin_inff()" : "__builtin_inf()";
   switch (op) {
-    case ir::ReduceOp::Max: return is_float(dt) ? "(-" + inf + ")" : ibound(dt, false);
-    case ir::ReduceOp::Min: return is_float(dt) ? inf : ibound(dt, true);
+    case ir::ReduceOp::Max: return is_float(dt) ? "(-" + inf + ")" : int_bound(dt, false);
+    case ir::ReduceOp::Min: return is_float(dt) ? inf : int_bound(dt, true);
     default: return "0";
   }
 }

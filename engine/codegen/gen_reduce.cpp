@@ -5,6 +5,7 @@
 // A `let` bound to a reduction runs it in parallel with per-thread partials, combined in
 // thread order so that ties and NaNs resolve as in sequential order.
 #include "engine/codegen/gen.h"
+#include "lang/ir/reduce_op.h"
 
 namespace ein::codegen {
 
@@ -13,22 +14,20 @@ using ir::NodeRef;
 
 namespace {
 
-enum class Op { Sum, Prod, Max, Min, All, Any, ArgMax, ArgMin };
+using Op = ir::ReduceOp;
 
 Op op_of(const std::string& s) {
-  if (s == "sum") return Op::Sum;
-  if (s == "prod") return Op::Prod;
-  if (s == "max") return Op::Max;
-  if (s == "min") return Op::Min;
-  if (s == "all") return Op::All;
-  if (s == "any") return Op::Any;
-  if (s == "argmax") return Op::ArgMax;
-  if (s == "argmin") return Op::ArgMin;
+  if (auto op = ir::reduce_op_from_name(s)) return *op;
   unsupported("reduction `" + s + "`");
 }
 
-bool is_arg(Op op) { return op == Op::ArgMax || op == Op::ArgMin; }
+bool is_arg(Op op) { return ir::is_arg_reduce(op); }
 
+const char* uns(DType dt) { return dt == DType::I32 ? "uint32_t" : dt == DType::I8 ? "uint8_t" : "uint64_t"; }
+
+}  // namespace
+
+// The largest (max) or smallest value of an integer dtype, as C++ text (also contract_tiled.cpp).
 std::string int_bound(DType dt, bool max) {
   switch (dt) {
     case DType::I8: return max ? "((i8)127)" : "((i8)-128)";
@@ -36,10 +35,6 @@ std::string int_bound(DType dt, bool max) {
     default: return max ? "INT64_MAX" : "INT64_MIN";
   }
 }
-
-const char* uns(DType dt) { return dt == DType::I32 ? "uint32_t" : dt == DType::I8 ? "uint8_t" : "uint64_t"; }
-
-}  // namespace
 
 // Names defined inside n (its own loop variables and lets) are not free.
 static void defined_in(const NodeRef& n, std::vector<ir::DefId>& out) {

@@ -21,6 +21,15 @@ int ContractionOperand::axis_of(DefId d) const {
   return -1;
 }
 
+void mul_factors(const NodeRef& e, std::vector<NodeRef>& out) {
+  if (e->kind == Kind::Binary && static_cast<BinOp>(e->ival) == BinOp::Mul) {
+    mul_factors(e->kids[0], out);
+    mul_factors(e->kids[1], out);
+  } else {
+    out.push_back(e);
+  }
+}
+
 namespace {
 
 bool contains(const std::vector<DefId>& v, DefId d) { return std::find(v.begin(), v.end(), d) != v.end(); }
@@ -44,15 +53,6 @@ bool invariant_int(const NodeRef& e, const std::vector<DefId>& inner) {
     }
   });
   return ok;
-}
-
-void factors(const NodeRef& e, std::vector<NodeRef>& out) {
-  if (e->kind == Kind::Binary && static_cast<BinOp>(e->ival) == BinOp::Mul) {
-    factors(e->kids[0], out);
-    factors(e->kids[1], out);
-  } else {
-    out.push_back(e);
-  }
 }
 
 bool has_read(const NodeRef& e) {
@@ -179,7 +179,7 @@ std::optional<Contraction> match_contraction(const NodeRef& r, const std::vector
   }
   if (c.op == ir::ReduceOp::Sum) {
     std::vector<NodeRef> fs;
-    factors(body, fs);
+    mul_factors(body, fs);
     size_t reads = 0;
     bool product = true;
     std::vector<NodeRef> scalars;

@@ -61,6 +61,9 @@ struct GemmShape {
 // variables `dest` (a permutation of c.free), or nullopt when the layouts do not allow one.
 std::optional<GemmShape> gemm_shape(const Contraction& c, const std::vector<ir::DefId>& dest);
 
+// The factors of a product tree `a * b * c` (a node that is no product is its own factor).
+void mul_factors(const ir::NodeRef& e, std::vector<ir::NodeRef>& out);
+
 // "A[i, k] B[k, j]"-style text of the operands (for %ir).
 std::string contraction_text(const Contraction& c);
 

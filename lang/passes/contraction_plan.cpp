@@ -205,15 +205,7 @@ class Planner {
       return;
     }
     std::vector<NodeRef> fs;
-    std::function<void(const NodeRef&)> factors = [&](const NodeRef& e) {
-      if (e->kind == Kind::Binary && static_cast<BinOp>(e->ival) == BinOp::Mul) {
-        factors(e->kids[0]);
-        factors(e->kids[1]);
-      } else {
-        fs.push_back(e);
-      }
-    };
-    factors(v);
+    mul_factors(v, fs);
     bool seen = false;
     std::vector<NodeRef> alpha;
     for (auto& f : fs) {
