@@ -11,25 +11,12 @@
 
 #include "engine/codegen/gen.h"
 #include "engine/codegen/static_facts.h"
+#include "lang/passes/contraction.h"
 
 namespace ein::codegen {
 
-using ir::BinOp;
 using ir::Kind;
 using ir::NodeRef;
-
-namespace {
-
-void product(const NodeRef& e, std::vector<NodeRef>& out) {
-  if (e->kind == Kind::Binary && static_cast<BinOp>(e->ival) == BinOp::Mul) {
-    product(e->kids[0], out);
-    product(e->kids[1], out);
-  } else {
-    out.push_back(e);
-  }
-}
-
-}  // namespace
 
 // A chain of mode products  C[o1..om] = α Σ X[s1..sm] M1[s1,o1] ... Mm[sm,om]  (each factor
 // a matrix pairing one summed index of the core X with one output index, in X's axis order; the
@@ -150,7 +137,7 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
     summed.insert(ekey(v->def));
   }
   std::vector<NodeRef> fs, tensors, scalars;
-  product(red->kids[0], fs);
+  mul_factors(red->kids[0], fs);
   for (auto& f : fs) (f->kind == Kind::Index ? tensors : scalars).push_back(f);
   if (tensors.size() < 3) return false;
   std::vector<EinsumTerm> terms;
