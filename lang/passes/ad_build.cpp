@@ -178,8 +178,10 @@ TypeRef Facts::def_type(DefId d) const {
 }
 
 const RangeFact* Facts::range(DefId d) const {
-  if (auto it = own_ranges_.find(d); it != own_ranges_.end()) return &it->second;
   for (int hop = 0; hop < 64 && d.valid(); ++hop) {
+    // A copy of an inlined index has its own range (its names copied too): nearer than the
+    // original's, which reads the callee's locals.
+    if (auto it = own_ranges_.find(d); it != own_ranges_.end()) return &it->second;
     for (auto* m : range_maps_)
       if (auto it = m->find(d); it != m->end()) return &it->second;
     auto o = def_origin_.find(d);

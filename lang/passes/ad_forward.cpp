@@ -142,6 +142,9 @@ NodeRef Forward::pow(const NodeRef& e, const NodeRef& ta, const NodeRef& tb) {
     bool int_exp = bt && bt->k == ir::Type::K::Scalar && is_int(bt->dtype);
     NodeRef nf = int_exp ? ir::make({.kind = Kind::Cast, .kids = {b, ty_prim(dt)}}) : b;
     NodeRef nm1 = int_exp ? ir::make_binary(BinOp::Sub, b, ir::make_int(1)) : sub(b, flit(1.0));
+    // a ** 0 is the constant 1: its derivative is 0 even at a = 0, where n * a ** (n - 1) is
+    // 0 * inf.
+    if ((b->kind == Kind::IntLit && b->ival == 0) || (b->kind == Kind::FloatLit && b->fval == 0.0)) return nullptr;
     if (b->kind == Kind::IntLit) {  // fold literal exponents: x ** 3 -> 3.0 * x ** 2
       nf = flit(static_cast<double>(b->ival));
       nm1 = ir::make_int(b->ival - 1);
@@ -150,7 +153,9 @@ NodeRef Forward::pow(const NodeRef& e, const NodeRef& ta, const NodeRef& tb) {
     } else if (b->kind == Kind::FloatLit) {
       nm1 = flit(b->fval - 1.0);
     }
-    return mul(mul(nf, ir::make_binary(BinOp::Pow, a, nm1)), ta);
+    NodeRef d = mul(mul(nf, ir::make_binary(BinOp::Pow, a, nm1)), ta);
+    if (b->kind == Kind::IntLit || b->kind == Kind::FloatLit) return d;
+    return ifz(eq(b, int_exp ? ir::make_int(0) : flit(0.0)), zero_of(dt), d);
   }
   // d(a ** b) = a ** b * (db * ln a + b * da / a)
   NodeRef lna = call_builtin(static_cast<int>(Builtin::Log), {a});

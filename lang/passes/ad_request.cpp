@@ -375,9 +375,11 @@ NodeRef Rewriter::shared(const NodeRef& q, DefId target, const NodeRef& X) {
 // ∂y/∂x = 0 with the right shape and type (y does not depend on x, or is not a float).
 NodeRef Rewriter::zeros(const NodeRef& q, const std::string& tname, DefId target, int ry, const NodeRef& X,
                         int rx, DType dt, std::vector<NodeRef> pre) {
-  if (ry == 0 && rx == 0) return with_span(block(std::move(pre), zero_of(dt)), q->span);
+  // A row J[r..] of a lazy Jacobian has the shape of the remaining axes only.
+  int first = std::min(ry, static_cast<int>(fixed_rows_.size()));
+  if (ry - first == 0 && rx == 0) return with_span(block(std::move(pre), zero_of(dt)), q->span);
   std::vector<NodeRef> kids{zero_of(dt)};
-  for (int a = 0; a < ry + rx; ++a) {
+  for (int a = first; a < ry + rx; ++a) {
     std::string nm = "z" + std::to_string(a);
     DefId d = cx_.resolver.new_def(nm, DefKind::Index, q->span);
     NodeRef ext = a < ry ? irb::dim_of(name(tname, target), a) : irb::dim_of(X, a - ry);

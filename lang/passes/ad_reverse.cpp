@@ -111,7 +111,7 @@ struct Occurrence {
 };
 
 void find_reads(const NodeRef& n, DefId b, bool scalar, std::vector<Occurrence>& out, bool as_base) {
-  if (!n) return;
+  if (!n || n->kind == Kind::DimOf) return;  // an extent is not a value read
   if (n->kind == Kind::Lambda) {
     ir::for_each_node(n, [&](const NodeRef& m) {
       if (m->kind == Kind::Name && m->def == b) unsupported("a closure that captures a differentiated value", m->span);
@@ -130,6 +130,48 @@ void find_reads(const NodeRef& n, DefId b, bool scalar, std::vector<Occurrence>&
   }
   for (size_t i = 0; i < n->kids.size(); ++i)
     find_reads(n->kids[i], b, scalar, out, n->kind == Kind::Index && i == 0);
+}
+
+// The offset of an index expression from the Name `m` (`m`, `m + k`, `m - k`, `k + m`).
+std::optional<int64_t> offset_from(const NodeRef& e, DefId m) {
+  if (e->kind == Kind::Name) return e->def == m ? std::optional<int64_t>(0) : std::nullopt;
+  if (e->kind != Kind::Binary) return std::nullopt;
+  auto op = static_cast<ir::BinOp>(e->ival);
+  if (op != ir::BinOp::Add && op != ir::BinOp::Sub) return std::nullopt;
+  auto l = irb::as_lit(bin_rhs(e)), k = irb::as_lit(bin_lhs(e));
+  if (l)
+    if (auto o = offset_from(bin_lhs(e), m)) return op == ir::BinOp::Add ? *o + *l : *o - *l;
+  if (k && op == ir::BinOp::Add)
+    if (auto o = offset_from(bin_rhs(e), m)) return *o + *k;
+  return std::nullopt;
+}
+
+// Which way an adjoint's reads of itself point: +1 when every read is of a later point (on its
+// outermost differing axis), so it runs from high to low; -1 when every read is of an earlier
+// point (the adjoint of a recurrence that itself runs from high to low); 0 when unknown.
+int self_direction(const NodeRef& sum, const Adjoint& bb) {
+  int dir = 0;
+  bool mixed = false;
+  ir::for_each_node(sum, [&](const NodeRef& n) {
+    if (n->kind != Kind::Index || n->kids[0]->kind != Kind::Name || n->kids[0]->def != bb.def) return;
+    if (n->kids.size() != bb.m.size() + 1) {
+      mixed = true;
+      return;
+    }
+    int d = 0;
+    for (size_t a = 0; a < bb.m.size() && d == 0; ++a) {
+      auto o = offset_from(n->kids[a + 1], bb.m[a]->def);
+      if (!o) {
+        mixed = true;
+        return;
+      }
+      d = *o > 0 ? 1 : *o < 0 ? -1 : 0;
+    }
+    if (d == 0) return;
+    if (dir != 0 && dir != d) mixed = true;
+    dir = d;
+  });
+  return mixed ? 0 : dir;
 }
 
 class Sweeper {
@@ -168,14 +210,38 @@ class Sweeper {
         unsupported("an index whose range is unknown (`" + s->name + "`)", s->span);
       }
     }
-    std::unordered_map<DefId, NodeRef> derived;
+    std::unordered_map<DefId, NodeRef> derived, wbound;
     std::unordered_set<DefId> locals;
     ir::for_each_node(cl.value, [&](const NodeRef& n) {
-      if (n->kind == Kind::WDerived) derived[n->def] = n->kids[0];
+      if (n->kind == Kind::WDerived) derived[n->def] = wderived_index(n);
+      if (n->kind == Kind::WBind) wbound[n->def] = wbind_value(n);
       if (n->kind == Kind::WBind || n->kind == Kind::PBind || n->kind == Kind::CompGen ||
           n->kind == Kind::CompLet)
         locals.insert(n->def);
     });
+    // A guard on the read's index stands outside the where that binds the index's locals
+    // (`v[p] ... where p = n + q`): it must read their definitions, never the stale names.
+    std::function<NodeRef(const NodeRef&, int)> expand = [&](const NodeRef& e, int depth) -> NodeRef {
+      if (!e) return e;
+      if (e->kind == Kind::Name) {
+        auto it = derived.find(e->def);
+        if (it == derived.end()) it = wbound.find(e->def);
+        if (it != derived.end() && it != wbound.end()) {
+          if (depth > 32) unsupported("an index defined through too many where bindings", e->span);
+          return expand(it->second, depth + 1);
+        }
+        if (locals.count(e->def))
+          unsupported("a read whose index is a local of the body (`" + e->name + "`)", e->span);
+        return e;
+      }
+      bool changed = false;
+      std::vector<NodeRef> kids;
+      for (auto& k : e->kids) {
+        kids.push_back(expand(k, depth));
+        changed = changed || kids.back() != k;
+      }
+      return changed ? ir::with_kids(e, std::move(kids)) : e;
+    };
     std::vector<NodeRef> out_idx;
     for (auto& s : cl.slots)
       out_idx.push_back(s->kind == Kind::IdxLit ? irb::lit(s->ival) : name(s->name, s->def));
@@ -211,7 +277,7 @@ class Sweeper {
           guards.push_back(ir::make_binary(ir::BinOp::Lt, repl, hi));
         }
       } else {
-        guards.push_back(eq(e, bar_b.m[a]));
+        guards.push_back(eq(expand(e, 0), bar_b.m[a]));
       }
     }
     std::vector<NodeRef> summed;
@@ -317,7 +383,10 @@ Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target
     for (auto& e : entries)
       if (e.def == b && !is_leaf) primal = &e;
     std::vector<NodeRef> decls;
-    if (auto sp = split_adjoint(cx, facts, bb, sum, bdt, primal, active, self_read)) {
+    // The adjoint runs against the primal's order: from high to low unless it only reads
+    // earlier points (the primal ran from high to low).
+    bool rev = self_read && self_direction(sum, bb) >= 0;
+    if (auto sp = split_adjoint(cx, facts, bb, sum, bdt, primal, active, rev)) {
       if (auto src = alias_of(bb, *sp, splits)) {
         // ū is h̄ wherever either can be non-zero: the same tensor, not a copy. Later
         // contributions and the result read h̄ under b's adjoint.
@@ -337,7 +406,7 @@ Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target
       decls.push_back(ir::make({.kind = Kind::EinDecl, .kids = std::move(kids), .name = bb.name, .def = bb.def}));
     }
     out.stmts.push_back(ir::make({.kind = Kind::EinGroup, .kids = std::move(decls), .name = bb.name,
-                                  .def = bb.def, .flags = self_read ? ir::kReverse : 0u}));
+                                  .def = bb.def, .flags = rev ? ir::kReverse : 0u}));
   }
   for (auto& l : leaves) out.results.push_back(name(bars[l.def].name, bars[l.def].def));
   out.result = out.results.front();

@@ -52,6 +52,10 @@ class Tape {
   NodeRef inline_call(const NodeRef& call);
   NodeRef pointwise(const NodeRef& e, const std::vector<NodeRef>& idx);
   NodeRef whole_reductions(const NodeRef& e);
+  // Comprehensions (ad_comp.cpp): an entry linear in per-input Jacobians, and comprehensions
+  // nested in expressions hoisted to definitions of their own.
+  Entry comp_entry(DefId d, const std::string& name, const NodeRef& comp);
+  NodeRef hoist_comps(const NodeRef& e, const std::unordered_set<DefId>& around);
   NodeRef extent_of(const NodeRef& e, int axis);
 
   CompileCtx& cx_;

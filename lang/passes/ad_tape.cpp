@@ -112,8 +112,9 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
     e.flags = stmt->flags & ir::kReverse;
     for (auto& c : stmt->kids) {
       Clause cl;
-      cl.value = whole_reductions(extract_calls(ir::ein_value(*c)));
       cl.slots.assign(c->kids.begin() + 1, c->kids.end());
+      std::unordered_set<DefId> around = binders_in(c);
+      cl.value = whole_reductions(hoist_comps(extract_calls(ir::ein_value(*c)), around));
       for (auto& s : cl.slots)
         if (s->kind == Kind::IdxRest) unsupported("a rest pattern", s->span);
       e.rank = static_cast<int>(cl.slots.size());
@@ -125,7 +126,9 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
   }
   const NodeRef& pat = ir::let_pattern(*stmt);
   e.name = pat->name;
-  NodeRef v = whole_reductions(extract_calls(ir::let_value(*stmt)));
+  NodeRef v = extract_calls(ir::let_value(*stmt));
+  if (v->kind == Kind::Comp) return comp_entry(d, e.name, v);
+  v = whole_reductions(hoist_comps(v, binders_in(v)));
   int r = ir::rank_of(facts_.def_type(d));
   if (r < 0) unsupported("a value of unknown rank", stmt->span);
   e.rank = r;

@@ -75,4 +75,41 @@ inline void expect_close(const std::vector<double>& got, const std::vector<doubl
     EXPECT_NEAR(got[i], want[i], tol * (1.0 + std::fabs(want[i]))) << what << " element " << i;
 }
 
+// A program defining `loss` from the parameter `param`, as a template: {T} is the float type,
+// {P} the literal of the parameter. Its gradient is compared with central finite differences of
+// the f64 primal.
+struct AdProgram {
+  std::string name;
+  std::string tmpl;            // defines `loss` from the parameter `param`
+  std::string param;
+  std::vector<int> shape;      // of the parameter ({} for a scalar)
+  std::vector<double> values;  // the parameter, row-major
+
+  std::string source(const std::string& T, const std::vector<double>& p) const {
+    std::string s = replace_all(tmpl, "{T}", T);
+    return replace_all(s, "{P}", array_lit(p, shape));
+  }
+  std::vector<double> gradient(const std::string& T, std::string* err) const {
+    return eval(source(T, values) + "\n@loss / @" + param + "\n", err);
+  }
+  double loss64(const std::vector<double>& p) const {
+    std::string err;
+    auto v = eval(source("f64", p) + "\nloss\n", &err);
+    EXPECT_EQ(v.size(), 1u) << name << ": " << err;
+    return v.empty() ? NAN : v[0];
+  }
+  // Central differences of the f64 primal: truncation ~h^2, rounding ~1e-16 / h.
+  std::vector<double> finite_differences() const {
+    const double h = 1e-6;
+    std::vector<double> g;
+    for (size_t i = 0; i < values.size(); ++i) {
+      auto plus = values, minus = values;
+      plus[i] += h;
+      minus[i] -= h;
+      g.push_back((loss64(plus) - loss64(minus)) / (2 * h));
+    }
+    return g;
+  }
+};
+
 }  // namespace ein::testing

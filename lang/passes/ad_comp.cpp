@@ -1,0 +1,190 @@
+// Comprehensions on the primal tape (SPEC §7: derivatives go through every expression). Where an
+// element of `[e | clauses]` lands depends on the data (generators over arrays, guards), so a
+// comprehension is no set of indexed clauses. Its entry is linearised instead: for every active
+// input x, a Jacobian
+//   J_x = [∂e/∂x[s] | clauses, s over x's shape]    (one row of |x| entries per element, flat)
+// is computed by the same enumeration, and the comprehension c becomes the clause
+//   c[k] = Σ_x Σ_s J_x[k * |x| + flat(s)] * x[s]
+// whose partial derivatives are the comprehension's. J_x is a real definition in the generated
+// code (emitted before the adjoints), so differentiating the derivative goes through it.
+#include "lang/passes/ad_reverse.h"
+#include "lang/passes/ir_build.h"
+
+namespace ein::ad {
+
+using ir::Kind;
+
+namespace {
+
+NodeRef ty_prim(DType d) { return ir::make({.kind = Kind::TyPrim, .name = dtype_name(d)}); }
+NodeRef one_of(DType d) { return ir::make({.kind = Kind::Cast, .kids = {flit(1.0), ty_prim(d)}}); }
+
+// The tangent of x is the basis vector at s: `P[i..]` becomes `i.. == s..`, a bare `P` (scalar
+// x) becomes 1.
+NodeRef basis(const NodeRef& n, DefId P, const std::vector<NodeRef>& s, DType dt) {
+  if (!n) return n;
+  if (n->kind == Kind::Index && n->kids[0]->kind == Kind::Name && n->kids[0]->def == P) {
+    if (n->kids.size() != s.size() + 1) unsupported("a partial read of an array inside a comprehension", n->span);
+    NodeRef same;
+    for (size_t a = 0; a < s.size(); ++a) same = land(same, eq(basis(n->kids[a + 1], P, s, dt), s[a]));
+    return ifz(same, one_of(dt), zero_of(dt));
+  }
+  if (n->kind == Kind::Name && n->def == P) {
+    if (!s.empty()) unsupported("a whole array inside a comprehension's element", n->span);
+    return one_of(dt);
+  }
+  std::vector<NodeRef> kids;
+  bool changed = false;
+  for (auto& k : n->kids) {
+    kids.push_back(basis(k, P, s, dt));
+    changed = changed || kids.back() != k;
+  }
+  return changed ? ir::with_kids(n, std::move(kids)) : n;
+}
+
+NodeRef comp_gen(const std::string& n, DefId d, NodeRef iter) {
+  return ir::make({.kind = Kind::CompGen, .kids = {std::move(iter)}, .name = n, .def = d});
+}
+NodeRef comp_let(const std::string& n, DefId d, NodeRef v) {
+  return ir::make({.kind = Kind::CompLet, .kids = {std::move(v)}, .name = n, .def = d});
+}
+NodeRef range(NodeRef lo, NodeRef hi) {
+  return ir::make({.kind = Kind::RangeLit, .kids = {std::move(lo), std::move(hi)}});
+}
+
+}  // namespace
+
+Entry Tape::comp_entry(DefId d, const std::string& nm, const NodeRef& comp) {
+  Entry e;
+  e.def = d;
+  e.name = nm;
+  e.dt = facts_.float_dtype_of_def(d).value_or(DType::F32);
+  e.rank = 1;
+  if (ir::rank_of(facts_.def_type(d)) != 1) unsupported("a comprehension whose elements are arrays", comp->span);
+  // The active values the comprehension reads.
+  std::vector<DefId> inputs;
+  std::unordered_set<DefId> inner = binders_in(comp);
+  ir::for_each_node(comp, [&](const NodeRef& n) {
+    if ((n->kind != Kind::Name && n->kind != Kind::Path) || !n->def.valid() || inner.count(n->def)) return;
+    if (cx_.resolver.info(n->def).kind == DefKind::Fn) return;
+    for (auto& x : inputs)
+      if (x == n->def) return;
+    if (visit(n->def)) inputs.push_back(n->def);
+  });
+  auto reads_input = [&](const NodeRef& root) {
+    bool r = false;
+    ir::for_each_node(root, [&](const NodeRef& n) {
+      for (auto& x : inputs) r = r || ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def == x);
+    });
+    return r;
+  };
+  // Generators over active arrays enumerate positions instead, so an element's tangent can name
+  // the position it came from: `c in v` -> `i in 0..len(v), c = v[i]` (the same order).
+  std::vector<NodeRef> clauses;
+  for (size_t i = 1; i < comp->kids.size(); ++i) {
+    const NodeRef& g = comp->kids[i];
+    int r = g->kind == Kind::CompGen ? ir::rank_of(facts_.type(g->kids[0])) : 0;
+    if (r <= 0 || !reads_input(g->kids[0])) {
+      clauses.push_back(g);
+      continue;
+    }
+    if (r != 1) unsupported("a generator over the rows of a differentiated array", g->span);
+    DefId pos = cx_.resolver.new_def(g->name + ".pos", DefKind::Local, g->span);
+    clauses.push_back(comp_gen(g->name + ".pos", pos, range(irb::lit(0), extent_of(g->kids[0], 0))));
+    clauses.push_back(comp_let(g->name, g->def, pointwise(g->kids[0], {name(g->name + ".pos", pos)})));
+  }
+  const NodeRef& elem = ir::comp_elem(*comp);
+  DefId kdef = cx_.resolver.new_def(nm + ".k", DefKind::Index, comp->span);
+  NodeRef k = name(nm + ".k", kdef);
+  NodeRef value;
+  for (DefId x : inputs) {
+    const std::string xname = cx_.resolver.info(x).name;  // new_def may move the table
+    int rx = ir::rank_of(facts_.def_type(x));
+    DType dx = facts_.float_dtype_of_def(x).value_or(e.dt);
+    if (rx < 0) unsupported("a value of unknown rank read by a comprehension", comp->span);
+    NodeRef xn = name(xname, x);
+    Forward fwd(cx_, facts_);
+    DefId P = cx_.resolver.new_def("t." + xname, DefKind::Local, comp->span);
+    fwd.tangents[x] = name("t." + xname, P);
+    std::vector<NodeRef> jcl, tlets, s;
+    for (auto& c : clauses) {
+      jcl.push_back(c);
+      if (c->kind != Kind::CompLet) continue;
+      if (NodeRef t = fwd.tangent(c->kids[0])) {
+        DefId td = cx_.resolver.new_def("t." + c->name, DefKind::Local, c->span);
+        tlets.push_back(comp_let("t." + c->name, td, t));
+        fwd.tangents[c->def] = name("t." + c->name, td);
+      }
+    }
+    NodeRef te = fwd.tangent(elem);
+    if (!te) continue;
+    for (int a = 0; a < rx; ++a) {
+      DefId sd = cx_.resolver.new_def("s" + std::to_string(a), DefKind::Local, comp->span);
+      s.push_back(name("s" + std::to_string(a), sd));
+      jcl.push_back(comp_gen(s.back()->name, sd, range(irb::lit(0), irb::dim_of(xn, a))));
+    }
+    for (auto& t : tlets) jcl.push_back(basis(t, P, s, dx));
+    std::vector<NodeRef> kids{basis(te, P, s, dx)};
+    kids.insert(kids.end(), jcl.begin(), jcl.end());
+    Copier cp(cx_, facts_);  // the primal's binders stay the primal's
+    NodeRef jcomp = cp.copy(ir::make({.kind = Kind::Comp, .span = comp->span, .kids = std::move(kids)}));
+    std::string jn = "J." + nm + "." + xname;
+    DefId jd = cx_.resolver.new_def(jn, DefKind::Local, comp->span);
+    emits_.push_back(let_stmt(jn, jd, jcomp));
+    memo_[jd] = false;  // constant to this sweep
+    // Σ_s J[k * |x| + flat(s)] * x[s]
+    NodeRef flat = k;
+    std::vector<NodeRef> js, slots;
+    for (int a = 0; a < rx; ++a) {
+      std::string jnm = nm + ".j" + std::to_string(a);
+      DefId jj = cx_.resolver.new_def(jnm, DefKind::Index, comp->span);
+      js.push_back(name(jnm, jj));
+      slots.push_back(idx_in(jnm, jj, irb::lit(0), irb::dim_of(xn, a)));
+      flat = ir::make_binary(ir::BinOp::Add, ir::make_binary(ir::BinOp::Mul, flat, irb::dim_of(xn, a)), js.back());
+    }
+    NodeRef xr = xn;
+    if (rx > 0) {
+      std::vector<NodeRef> ik{xn};
+      ik.insert(ik.end(), js.begin(), js.end());
+      xr = ir::make({.kind = Kind::Index, .kids = std::move(ik)});
+    }
+    NodeRef term = mul(ir::make({.kind = Kind::Index, .kids = {name(jn, jd), flat}}), xr);
+    value = add(value, rx > 0 ? reduce("sum", term, slots) : term);
+  }
+  Clause cl;
+  cl.value = value ? value : zero_of(e.dt);
+  cl.slots.push_back(idx_in(nm + ".k", kdef, irb::lit(0), irb::dim_of(name(nm, d), 0)));
+  e.clauses.push_back(std::move(cl));
+  return e;
+}
+
+// A comprehension inside a larger expression becomes a definition of its own (emitted, so the
+// derivative code can read it), when it reads nothing bound by the expression around it.
+NodeRef Tape::hoist_comps(const NodeRef& e, const std::unordered_set<DefId>& around) {
+  if (!e || e->kind == Kind::Lambda) return e;
+  if (e->kind == Kind::Comp) {
+    bool closed = true;
+    std::unordered_set<DefId> inner = binders_in(e);
+    ir::for_each_node(e, [&](const NodeRef& n) {
+      if (n->def.valid() && around.count(n->def) && !inner.count(n->def)) closed = false;
+    });
+    if (!closed) unsupported("a comprehension that reads indices or locals of the expression around it", e->span);
+    DefId d = cx_.resolver.new_def("comp", DefKind::Local, e->span);
+    facts_.note_def_type(d, facts_.type(e));
+    NodeRef let = let_typed("comp", d, e, facts_.type(e));
+    visible_[d] = let;
+    emits_.push_back(let);
+    NodeRef n = name("comp", d);
+    facts_.note_type(n->id, facts_.type(e));
+    return n;
+  }
+  std::vector<NodeRef> kids;
+  bool changed = false;
+  for (auto& k : e->kids) {
+    kids.push_back(hoist_comps(k, around));
+    changed = changed || kids.back() != k;
+  }
+  return changed ? ir::with_kids(e, std::move(kids)) : e;
+}
+
+}  // namespace ein::ad
