@@ -174,6 +174,19 @@ int self_direction(const NodeRef& sum, const Adjoint& bb) {
   return mixed ? 0 : dir;
 }
 
+// Can a local partial be infinite at finite primal values (a division, a power, a function)?
+bool may_be_infinite(const NodeRef& P) {
+  bool inf = false;
+  ir::for_each_node(P, [&](const NodeRef& n) {
+    if (n->kind == Kind::Call) inf = true;
+    if (n->kind == Kind::Binary) {
+      auto op = static_cast<ir::BinOp>(n->ival);
+      inf = inf || op == ir::BinOp::Div || op == ir::BinOp::Pow;
+    }
+  });
+  return inf;
+}
+
 class Sweeper {
  public:
   Sweeper(CompileCtx& cx, Facts& facts) : cx_(cx), facts_(facts) {}
@@ -255,6 +268,10 @@ class Sweeper {
     }
     *self = c.def == bar_b_primal_;
     NodeRef term = mul(cbar, P);
+    // A point nobody reads has a zero adjoint and contributes nothing, even where its local
+    // partial is infinite (`q = 1.0 / x` at x = 0): 0 * inf would be nan.
+    if (may_be_infinite(P))
+      term = ifz(ir::make_binary(ir::BinOp::Ne, cbar, flit(0.0)), term, flit(0.0));
     // Solve the read's indices for the point's indices.
     Solver sv{wset, derived, locals};
     std::unordered_map<DefId, NodeRef> solved;
