@@ -253,6 +253,16 @@ Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>
     }
     case Builtin::LoadNpy:
     case Builtin::SaveNpy: return io_builtin(b, args);
+    case Builtin::Check:
+    case Builtin::FsTest:
+    case Builtin::FsStr:
+    case Builtin::FsDo:
+    case Builtin::FileSize:
+    case Builtin::Reshape:
+    case Builtin::Cast:
+    case Builtin::Einsum:
+    case Builtin::Convert:
+    case Builtin::Split: return std_builtin(b, args, cx.resolver.root_dir());
     default: fault("E011", std::string("builtin `") + builtin_info(b).name + "` is not available");
   }
 }

@@ -315,6 +315,44 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
     case Builtin::ListDir:
       if (arity(1, 1)) expect(ir::t_str(), args[0], arg_span(0), "a path");
       return ir::t_list(ir::t_str());
+    case Builtin::Check:
+      if (arity(3, 3)) {
+        expect(ir::t_bool(), args[0], arg_span(0), "a condition");
+        expect(ir::t_str(), args[1], arg_span(1), "an error code");
+        expect(ir::t_str(), args[2], arg_span(2), "a message");
+      }
+      return ir::t_unit();
+    case Builtin::FsTest:
+    case Builtin::FsStr:
+      if (arity(2, 2)) {
+        expect(ir::t_str(), args[0], arg_span(0), "an operation");
+        expect(ir::t_str(), args[1], arg_span(1), "a path");
+      }
+      return b == Builtin::FsTest ? ir::t_bool() : ir::t_str();
+    case Builtin::FsDo:
+      if (arity(3, 3))
+        for (int i = 0; i < 3; ++i) expect(ir::t_str(), args[i], arg_span(i), "a string");
+      return ir::t_unit();
+    case Builtin::FileSize:
+      if (arity(1, 1)) expect(ir::t_str(), args[0], arg_span(0), "a path");
+      return ir::t_scalar(DType::I64);
+    case Builtin::Reshape:
+    case Builtin::Cast:
+      arity(2, 2);
+      return ir::t_unknown();  // the shape or type is a run-time value
+    case Builtin::Einsum:
+      if (arity(2, 2)) expect(ir::t_str(), args[0], arg_span(0), "an equation");
+      return ir::t_unknown();
+    case Builtin::Split: arity(3, 3); return ir::t_unknown();
+    case Builtin::Convert: {
+      // x's rank with the element type of `like`: static, unlike a cast to a named type.
+      if (!arity(2, 2)) return ir::t_unknown();
+      TypeRef x = resolved(args[0]);
+      TypeRef el = ir::elem_of(resolved(args[1]));
+      if (x->k == Type::K::Array) return ir::t_array(el, x->rank);
+      if (x->k == Type::K::Unknown || !el) return ir::t_unknown();
+      return el;
+    }
     default: return ir::t_unknown();
   }
 }

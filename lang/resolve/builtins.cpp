@@ -33,6 +33,11 @@ const BuiltinInfo kTable[] = {
     {Builtin::LoadNpy, "__load_npy", true}, {Builtin::SaveNpy, "__save_npy", true},
     {Builtin::ReadFile, "__read_file", true}, {Builtin::WriteFile, "__write_file", true},
     {Builtin::FileExists, "__file_exists", true}, {Builtin::ListDir, "__list_dir", true},
+    {Builtin::Check, "__check", true},      {Builtin::FsTest, "__fs_test", true},
+    {Builtin::FsStr, "__fs_str", true},     {Builtin::FsDo, "__fs_do", true},
+    {Builtin::FileSize, "__file_size", true}, {Builtin::Reshape, "__reshape", true},
+    {Builtin::Cast, "__cast", true},        {Builtin::Einsum, "__einsum", true},
+    {Builtin::Convert, "__convert", true},  {Builtin::Split, "__split", true},
 };
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == static_cast<size_t>(Builtin::Count_));
 

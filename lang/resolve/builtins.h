@@ -18,6 +18,9 @@ enum class Builtin : uint16_t {
   // std-only intrinsics: constants and I/O
   Inf, Nan, Eps, MaxFloat, MinFloat,
   LoadNpy, SaveNpy, ReadFile, WriteFile, FileExists, ListDir,
+  // std-only intrinsics of engine/interp/builtins_std.cpp: error checks, file-system
+  // operations, and the operations whose result type is known only at run time
+  Check, FsTest, FsStr, FsDo, FileSize, Reshape, Cast, Einsum, Convert, Split,
   Count_
 };
 

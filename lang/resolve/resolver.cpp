@@ -100,6 +100,7 @@ void Resolver::reset() {
 }
 
 void Resolver::set_root_dir(std::string dir) { impl_->opt.root_dir = std::move(dir); }
+const std::string& Resolver::root_dir() const { return impl_->opt.root_dir; }
 
 void Resolver::begin_cell() {
   impl_->cell_defs.clear();

@@ -78,6 +78,7 @@ class Resolver {
 
   void reset();  // forget session names (modules stay cached)
   void set_root_dir(std::string dir);
+  const std::string& root_dir() const;  // std::io::script_dir() reads it at run time
 
  private:
   struct Impl;
