@@ -66,8 +66,8 @@ def reduce_file():
             t.check(f"mean(x{i})", v.astype(np.float64).mean(), kind)
         t.check(f"argmax(x{i})", np.argmax(v, axis=-1), "i32")
         t.check(f"argmin(x{i})", np.argmin(v, axis=-1), "i32")
-        t.check(f"argmax_all(x{i})", np.argmax(v), "i32")
-        t.check(f"argmin_all(x{i})", np.argmin(v), "i32")
+        t.check(f"argmax_all(x{i})", np.flatnonzero(v == v.max()), "i32")
+        t.check(f"argmin_all(x{i})", np.flatnonzero(v == v.min()), "i32")
     # one axis, any of them
     for i, (shape, kind) in enumerate([((5,), "f64"), ((2, 3), "f32"), ((2, 3, 4), "f64"),
                                        ((3, 2, 2), "i32")]):
@@ -85,15 +85,17 @@ def reduce_file():
     v = t.let("ties", np.array([[1.0, 3.0, 3.0], [2.0, 2.0, -1.0]]), "f64")
     t.check("argmax(ties)", np.argmax(v, axis=-1), "i32")
     t.check("argmin(ties)", np.argmin(v, axis=-1), "i32")
-    t.check("argmax_all(ties)", np.argmax(v), "i32")
-    t.check("argmin_all(ties)", np.argmin(v), "i32")
+    t.check("argmax_all(ties)", np.flatnonzero(v == v.max()), "i32")
+    t.check("argmin_all(ties)", np.flatnonzero(v == v.min()), "i32")
+    t.check("argmax_all([2, 7, 7, 1, 7])", np.array([1, 2, 4]), "i32")
+    t.check("argmin_all([[1.5, 1.5], [2.0, 1.5]])", np.array([0, 1, 3]), "i32")
     t.check("argmax([3, 1, 4, 1, 5, 9, 2, 6])", 5, "i32")
     t.write()
 
 
 def select_file():
-    t = TestFile("array/select.ein", "std::array sort, argsort, partition, topk_extract, "
-                 "topk_indices along the last axis", uses=["std::array::*"])
+    t = TestFile("array/select.ein", "std::array sort, argsort, topk_extract, topk_indices "
+                 "along the last axis; partition, partition_2d, topk_with_indices_extract", uses=["std::array::*"])
     for i, (shape, kind) in enumerate([((7,), "f32"), ((3, 5), "f64"), ((2, 2, 4), "i32"),
                                        ((6,), "i64")]):
         x = ints(60 + i, shape, -4, 5) if kind[0] == "i" else decimals(60 + i, shape, -3, 3, 1)
@@ -101,27 +103,53 @@ def select_file():
         t.check(f"sort(s{i})", np.sort(v, axis=-1), kind)
         t.check(f"argsort(s{i})", np.argsort(v, axis=-1, kind="stable"), "i32")
         n = shape[-1]
-        for kth in (0, n // 2, n - 1):
-            # partition's contract: the kth element is in sorted position, nothing before it is
-            # larger and nothing after it smaller
-            ref = np.partition(v, kth, axis=-1)
-            t.raw(f"let p{i}_{kth} = partition(s{i}, {kth});")
-            t.check(f"p{i}_{kth}[{', '.join(['0'] * (len(shape) - 1) + [str(kth)])}]",
-                    ref[(0,) * (len(shape) - 1) + (kth,)], kind)
-            idx = ", ".join(f"i{d}" for d in range(len(shape) - 1))
-            pre = idx + ", " if idx else ""
-            t.check(f"all[{pre}j]((j < {kth} && p{i}_{kth}[{pre}j] <= p{i}_{kth}[{pre}{kth}]) || "
-                    f"(j >= {kth} && p{i}_{kth}[{pre}j] >= p{i}_{kth}[{pre}{kth}]))", True, "bool")
-            t.check(f"sort(p{i}_{kth}) == sort(s{i})", True, "bool")
         for k in (1, 3):
             order = np.argsort(-v.astype(np.float64), axis=-1, kind="stable")[..., :k]
             t.check(f"topk_extract(s{i}, {k})", np.take_along_axis(v, order, axis=-1), kind)
             t.check(f"topk_indices(s{i}, {k})", order, "i32")
+        # k above the extent: every element, largest first
+        order = np.argsort(-v.astype(np.float64), axis=-1, kind="stable")
+        t.check(f"topk_extract(s{i}, {n + 2})", np.take_along_axis(v, order, axis=-1), kind)
     # NaN sorts last; ties keep their order
     t.raw("let nan_row = [2.0, 0.0 / 0.0, -1.0, 2.0];")
     t.check("sort(nan_row)", np.array([-1.0, 2.0, 2.0, np.nan]), "f32")
     t.check("argsort(nan_row)", np.array([2, 0, 3, 1]), "i32")
     t.check("topk_indices([5, 7, 7, 1], 3)", np.array([1, 2, 0]), "i32")
+    # partition (the notes of stdlib_surface.md): (< pivot, == pivot, > pivot), original order
+    for i, (n, kind) in enumerate([(9, "i32"), (7, "f64"), (6, "f32")]):
+        x = ints(70 + i, (n,), -3, 4) if kind[0] == "i" else np.round(ints(70 + i, (n,), -6, 7) / 2, 1)
+        v = t.let(f"pt{i}", x, kind)
+        for j, pivot in enumerate((v[0], v[n // 2] + (0 if kind[0] == "i" else 0.25), 100)):
+            pv = t.let(f"pv{i}_{j}", np.asarray(pivot).astype(v.dtype), kind)
+            t.check(f"partition(pt{i}, pv{i}_{j})", (v[v < pv], v[v == pv], v[v > pv]), (kind, kind, kind))
+    # partition_2d: rows (axis 0) or columns (axis 1) compared by their first element
+    for i, (shape, kind) in enumerate([((5, 3), "i32"), ((4, 2), "f64")]):
+        x = ints(80 + i, shape, -3, 4)
+        v = t.let(f"pm{i}", x, kind)
+        for axis in (0, 1):
+            m = v if axis == 0 else v.T
+            for pivot in (int(m[0, 0]), int(m[-1, 0]) + 1):
+                parts = []
+                for sel in (m[:, 0] < pivot, m[:, 0] == pivot, m[:, 0] > pivot):
+                    part = m[sel]
+                    parts.append(part if axis == 0 else part.T)
+                lit = str(pivot) if kind[0] == "i" else f"{float(pivot)}"
+                t.raw(f"let (lo{i}{axis}, eq{i}{axis}, hi{i}{axis}) = partition_2d(pm{i}, {lit}, {axis});")
+                for nm, part in zip(("lo", "eq", "hi"), parts):
+                    t.check(f"shape({nm}{i}{axis})", np.array(part.shape), "i32")
+                    if part.size:
+                        t.check(f"{nm}{i}{axis}", part, kind)
+    # topk_with_indices_extract: the values' k largest, the given indices carried along
+    for i, (n, k, kind) in enumerate([(6, 3, "f32"), (5, 7, "i32"), (4, 0, "f64")]):
+        x = ints(90 + i, (n,), -4, 5) if kind[0] == "i" else decimals(90 + i, (n,), -3, 3, 1)
+        v = t.let(f"tv{i}", x, kind)
+        ix = t.let(f"ti{i}", ints(95 + i, (n,), 0, 100), "i32")
+        order = np.argsort(-v.astype(np.float64), kind="stable")[:k]
+        t.raw(f"let (tkv{i}, tki{i}) = topk_with_indices_extract(tv{i}, ti{i}, {k});")
+        t.check(f"len(tkv{i})", min(k, n), "i32")
+        if k:
+            t.check(f"tkv{i}", v[order], kind)
+            t.check(f"tki{i}", ix[order], "i32")
     t.write()
 
 

@@ -203,7 +203,7 @@ def error_files():
 
 
 def files_file():
-    t = TestFile("io/files.ein", "std::io read_file, write_file, file_exists, list_dir",
+    t = TestFile("io/files.ein", "std::io text files, directories, copies, moves, sizes and tests",
                  uses=["std::io::*"])
     listing = os.path.join(FIXTURES, "listing")
     os.makedirs(listing)
@@ -225,7 +225,46 @@ def files_file():
     t.check(f'len(read_file("{TMP}text.txt"))', len("line 1\nline {2}\n"), "i32")
     t.raw(f'write_file("{TMP}text.txt", "");')
     t.check(f'read_file("{TMP}text.txt") == ""', True, "bool")
+    # appending, sizes, tests, copies, moves, deletion, directories
+    t.raw(f'append_file("{TMP}text.txt", "ab");', f'append_file("{TMP}text.txt", "cdé\\n");')
+    t.check(f'read_file("{TMP}text.txt") == "abcdé\\n"', True, "bool")
+    t.check(f'file_size("{TMP}text.txt")', len("abcdé\n".encode()), "i64")
+    t.check(f'typeof(file_size("{TMP}text.txt"))', "i64", "str")
+    t.check(f'file_size("{FIX}listing/b.txt")', len("b.txt\n"), "i64")
+    t.check(f'is_file("{TMP}text.txt")', True, "bool")
+    t.check(f'is_dir("{TMP}text.txt")', False, "bool")
+    t.check(f'is_file("{FIX}listing")', False, "bool")
+    t.check(f'is_dir("{FIX}listing")', True, "bool")
+    t.check(f'is_file("{FIX}listing/none")', False, "bool")
+    t.check(f'is_dir("{FIX}listing/none")', False, "bool")
+    t.raw(f'create_dir("{TMP}tree/a/b");', f'create_dir("{TMP}tree/a/b");')
+    t.check(f'is_dir("{TMP}tree/a/b")', True, "bool")
+    t.raw(f'copy_file("{TMP}text.txt", "{TMP}tree/a/copy.txt");')
+    t.check(f'read_file("{TMP}tree/a/copy.txt") == read_file("{TMP}text.txt")', True, "bool")
+    t.raw(f'write_file("{TMP}tree/a/copy.txt", "new");',
+          f'copy_file("{TMP}tree/a/copy.txt", "{TMP}tree/a/b/second.txt");')
+    t.check(f'read_file("{TMP}tree/a/b/second.txt")', "new", "str")
+    t.raw(f'move_file("{TMP}tree/a/copy.txt", "{TMP}tree/moved.txt");')
+    t.check(f'file_exists("{TMP}tree/a/copy.txt")', False, "bool")
+    t.check(f'read_file("{TMP}tree/moved.txt")', "new", "str")
+    t.check(f'list_dir("{TMP}tree")', '["a", "moved.txt"]', "str")
+    t.raw(f'delete_file("{TMP}tree/moved.txt");')
+    t.check(f'list_dir("{TMP}tree")', '["a"]', "str")
+    t.raw(f'remove_dir("{TMP}tree");')
+    t.check(f'file_exists("{TMP}tree")', False, "bool")
     t.write()
+    for name, code, what in [
+            ("delete_missing", 'delete_file("/nonexistent_dir_ein/x.txt");', "delete_file of a missing file"),
+            ("delete_directory", f'delete_file("{FIX_ERR}listing");', "delete_file of a directory"),
+            ("remove_dir_file", f'remove_dir("{FIX_ERR}listing/b.txt");', "remove_dir of a file"),
+            ("copy_missing", 'copy_file("/nonexistent_dir_ein/x", "/tmp/ein_stdlib_io_y");', "copy_file of a missing file"),
+            ("move_missing", 'move_file("/nonexistent_dir_ein/x", "/tmp/ein_stdlib_io_y");', "move_file of a missing file"),
+            ("size_missing", 'print(file_size("/nonexistent_dir_ein/x"));', "file_size of a missing file"),
+            ("append_unwritable", 'append_file("/nonexistent_dir_ein/x", "a");', "append_file into a missing directory")]:
+        t = TestFile(f"io/errors/{name}.ein", f"std::io {what} is E009", uses=["std::io::*"])
+        t.raw(code)
+        t.expect_error("E009")
+        t.write()
     t = TestFile("io/errors/read_missing.ein", "std::io::read_file of a missing file is E009",
                  uses=["std::io::read_file"])
     t.raw('print(read_file("/nonexistent_dir_ein/none.txt"));')
@@ -239,7 +278,8 @@ def files_file():
 
 
 def path_file():
-    t = TestFile("io/path.ein", "std::io join_path, basename, dirname (os.path semantics)",
+    t = TestFile("io/path.ein", "std::io join_path, split_path, basename, dirname, relative_path, "
+                 "absolute_path (os.path / pathlib semantics), script_dir",
                  uses=["std::io::*"])
     paths = ["a/b/c.txt", "/usr/lib/x.so", "file", "dir/", "/", "", "a//b", "//x", "a/b//",
              "./rel/../p q.npy", "/a", "x/y/z/w/v/u/t/s/r/q/p/o/n/m/l/k/j/i/h/g/f/e.ein",
@@ -247,12 +287,33 @@ def path_file():
     for p in paths:
         t.check(f'"[" + basename("{p}") + "]"', "[" + posixpath.basename(p) + "]", "str")
         t.check(f'"[" + dirname("{p}") + "]"', "[" + posixpath.dirname(p) + "]", "str")
-    for a, b in [("a", "b"), ("a/", "b"), ("a", "/b"), ("", "b"), ("a/b", "c/d"), ("/", "x"),
-                 ("a", ""), ("dir//", "f"), ("é", "ü")]:
-        t.check(f'join_path("{a}", "{b}")', posixpath.join(a, b) or "", "str")
-    t.raw('let joined = join_path(join_path("data", "run1"), "w.npy");')
-    t.check("joined", "data/run1/w.npy", "str")
+    for parts in [("a", "b"), ("a/", "b"), ("a", "/b"), ("", "b"), ("a/b", "c/d"), ("/", "x"),
+                  ("a", ""), ("dir//", "f"), ("é", "ü"), ("a",), ("data", "run1", "w.npy"),
+                  ("/x", "y", "/z", "w"), ("a", "", "b", "")]:
+        lit = "[" + ", ".join(f'"{q}"' for q in parts) + "]"
+        t.check(f'"[" + join_path({lit}) + "]"', "[" + posixpath.join(*parts) + "]", "str")
+    t.raw('let joined = join_path(["data", "run1", "w.npy"]);')
     t.check("basename(joined) + \" \" + dirname(joined)", "w.npy data/run1", "str")
+    import pathlib
+    for p in ["/usr/lib/x.so", "a/b/c.txt", "a//b/", "/", "file", "./rel/p", "données/été"]:
+        parts = list(pathlib.PurePosixPath(p).parts)
+        t.check(f'split_path("{p}")', "[" + ", ".join(f'"{q}"' for q in parts) + "]", "str")
+        t.check(f'join_path(split_path("{p}")) == "{posixpath.normpath(p) if p.startswith(".") else str(pathlib.PurePosixPath(p))}"',
+                True, "bool")
+    t.check('len(split_path(""))', 0, "i32")
+    for p, start in [("/a/b/c", "/a/d"), ("/a", "/a"), ("/a/b", "/"), ("/", "/a/b"),
+                     ("/x/y/../z", "/x"), ("/p/q", "/p/q/r/s"), ("/é/ü", "/é")]:
+        t.check(f'relative_path("{p}", "{start}")', posixpath.relpath(p, start), "str")
+    for p in ["/a/./b/../c/", "/a//b", "/", "/x/../../y"]:
+        t.check(f'absolute_path("{p}")', posixpath.abspath(p), "str")
+    # the working directory of a test is its own directory (tests/golden/README.md)
+    t.check('absolute_path(".") == current_dir()', True, "bool")
+    t.check('script_dir() == current_dir()', True, "bool")
+    t.check('basename(script_dir())', "io", "str")
+    t.check('resolve_relative_to_script("w.npy") == script_dir() + "/w.npy"', True, "bool")
+    t.check('resolve_relative_to_script("/abs/w.npy")', "/abs/w.npy", "str")
+    t.check('relative_path(script_dir() + "/sub/f", ".")', "sub/f", "str")
+    t.check('relative_path("sub/f", script_dir())', "sub/f", "str")
     t.write()
 
 

@@ -198,7 +198,51 @@ def constants_file():
     t.write()
 
 
+def paths_file():
+    t = TestFile("math/paths.ein", "std::math under the surface's other module paths: "
+                 "constants::pi, sum, clip, std::math_utils, and std:: re-exporting math", uses=[])
+    t.check("std::math::constants::pi::pi()", np.float32(np.pi), "f32")
+    t.raw("let pi_64: f64 = std::math::constants::pi::pi();")
+    t.check("pi_64", np.pi, "f64")
+    t.check("std::math::constants::pi()", np.float32(np.pi), "f32")
+    for i, (shape, kind) in enumerate([((4,), "f32"), ((2, 3), "f64"), ((2, 2, 2), "i32")]):
+        x = np.random.default_rng(2000 + i).integers(-9, 10, size=shape) if kind[0] == "i" \
+            else decimals(2000 + i, shape)
+        v = t.let(f"s{i}", x, kind)
+        t.check(f"std::math::sum::sum(s{i})", v.astype(np.float64).sum(), kind)
+        t.check(f"std::math::sum(s{i})", v.astype(np.float64).sum(), kind)
+        t.check(f"std::sum(s{i})", v.astype(np.float64).sum(), kind)
+        lo, hi = (-2, 3) if kind[0] == "i" else (-0.5, 0.75)
+        t.check(f"std::math::clip(s{i}, {lo if kind[0] == 'i' else lo}, {hi})", np.clip(v, lo, hi), kind)
+    t.check("std::math::clip(2.5, 0.0, 1.0)", 1.0, "f32")
+    # std::math_utils: scalars (elementwise on arrays too, except sign)
+    for a, b in [(3, 7), (-2.5, 1.25), (4.0, 4.0)]:
+        kind = "i32" if isinstance(a, int) else "f32"
+        t.check(f"std::math_utils::max({a}, {b})", max(a, b), kind)
+        t.check(f"std::math_utils::min({a}, {b})", min(a, b), kind)
+    for v, lo, hi in [(5, 0, 3), (-1.5, -1.0, 1.0), (0.25, 0.0, 1.0)]:
+        kind = "i32" if isinstance(v, int) else "f32"
+        t.check(f"std::math_utils::clamp({v}, {lo}, {hi})", min(max(v, lo), hi), kind)
+    for v in (-2.5, 0.0, 3.0, -7, 0, 9):
+        t.check(f"std::math_utils::sign({v})", int(np.sign(v)), "i32")
+    t.raw("let big: f64 = 1e300;")
+    t.check("std::math_utils::sign(big * big)", 1, "i32")
+    t.check("typeof(std::math_utils::sign(2.0))", "i32", "str")
+    x = t.let("mu", decimals(2010, (3,)), "f64")
+    t.raw("let mz: f64 = 0.0;")
+    t.check("std::math_utils::max(mu, mz)", np.maximum(x, 0), "f64")
+    # std re-exports math::*, array::* and ml::*
+    t.check("std::sqrt(2.25)", 1.5, "f32")
+    t.check("std::pi()", np.float32(np.pi), "f32")
+    t.check("std::clip(-1.0, 0.0, 1.0)", 0.0, "f32")
+    t.check("std::flatten([[1, 2], [3, 4]])", np.array([1, 2, 3, 4]), "i32")
+    t.check("std::argmax([1, 9, 3])", 1, "i32")
+    t.check("std::relu(-2.0)", 0.0, "f32")
+    t.write()
+
+
 def generate():
+    paths_file()
     seed = 1000
     for group, fns in UNARY.items():
         seed = unary_file(group, fns, seed)
