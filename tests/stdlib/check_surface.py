@@ -23,6 +23,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared", "stdlib_surface.md")
 COPY = os.path.join(HERE, "stdlib_surface.md")
+# (module path, function) pairs that cannot resolve yet because of a compiler bug owned by
+# another area: "PATH::NAME  reason". They are checked one by one and must still fail; one that
+# passes is reported so that its line is removed.
+PENDING = os.path.join(HERE, "surface_pending.txt")
 
 SECTION = re.compile(r"^## `([A-Za-z_:]+)`\s*$")
 REEXPORT = re.compile(r"^- `([A-Za-z_:]+)`: (.*)$")
@@ -169,6 +173,24 @@ def check_module(ein, path, names, workdir, verbose):
     return problems
 
 
+def read_pending():
+    pend = {}
+    if os.path.exists(PENDING):
+        with open(PENDING, encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if line and not line.startswith("#"):
+                    key, _, why = line.partition(" ")
+                    pend[key] = why.strip()
+    return pend
+
+
+def still_fails(ein, path, name, arity, workdir):
+    rc, out = run(ein, f"use {path}::{name};\n{path}::{name}({', '.join(['0'] * (arity + 1))});\n", workdir)
+    m = ARITY.search(out)
+    return not (m and int(m.group(1)) == arity)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ein", default=os.path.join(ROOT, "build", "ein"))
@@ -186,14 +208,25 @@ def main():
     modules, reexports = parse_surface(text)
     avail = closure(modules, reexports)
     total = sum(len(v) for v in avail.values())
-    bad = 0
+    pending = read_pending()
+    bad = waiting = 0
     with tempfile.TemporaryDirectory(prefix="ein_surface_") as wd:
         for path in sorted(avail):
-            for name, msg in check_module(args.ein, path, avail[path], wd, args.v):
+            names = {n: a for n, a in avail[path].items() if f"{path}::{n}" not in pending}
+            for name, msg in check_module(args.ein, path, names, wd, args.v):
                 bad += 1
                 print(f"FAIL {path}::{name}: {msg}")
-    print(f"{total - bad} of {total} (module path, function) pairs of {os.path.relpath(surface, ROOT)} "
-          f"resolve with the listed parameter count")
+            for n in sorted(set(avail[path]) - set(names)):
+                if still_fails(args.ein, path, n, max(avail[path][n]), wd):
+                    waiting += 1
+                    if args.v:
+                        print(f"pending {path}::{n}: {pending[f'{path}::{n}']}")
+                else:
+                    bad += 1
+                    print(f"FAIL {path}::{n} resolves now: remove it from {os.path.relpath(PENDING, ROOT)}")
+    print(f"{total - bad - waiting} of {total} (module path, function) pairs of "
+          f"{os.path.relpath(surface, ROOT)} resolve with the listed parameter count"
+          + (f"; {waiting} pending on compiler fixes ({os.path.relpath(PENDING, ROOT)})" if waiting else ""))
     return 1 if bad else 0
 
 

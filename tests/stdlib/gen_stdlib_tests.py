@@ -20,7 +20,9 @@ import gen_autodiff  # noqa: E402
 import gen_io  # noqa: E402
 import gen_math  # noqa: E402
 import gen_ml  # noqa: E402
+import gen_ml_ex  # noqa: E402
 import gen_ml_nn  # noqa: E402
+import gen_ml_onnx  # noqa: E402
 import gen_ml_tensor  # noqa: E402
 import gen_numerics  # noqa: E402
 
@@ -29,7 +31,7 @@ def main():
     for d in (common.CASES, common.FIXTURES):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
-    for gen in (gen_math, gen_array, gen_ml, gen_ml_nn, gen_ml_tensor, gen_numerics, gen_io,
+    for gen in (gen_math, gen_array, gen_ml, gen_ml_nn, gen_ml_tensor, gen_ml_ex, gen_ml_onnx, gen_numerics, gen_io,
                 gen_autodiff):
         gen.generate()
     n = sum(len(fs) for _, _, fs in os.walk(common.CASES))
