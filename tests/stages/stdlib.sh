@@ -34,10 +34,25 @@ if [ "${EIN_QUICK:-0}" != 1 ]; then
   rm -f /tmp/ein_stdlib_mode.$$
 fi
 python3 tests/stdlib/check_surface.py --ein "$EIN" || status=1
-# The @fn rules can only be checked by a compiler that differentiates: probe with one line.
+# Derivatives (the @fn rules, and gradients against finite differences) can only be checked by
+# a compiler that differentiates: probe with one line. tests/stdlib/autodiff/pending holds the
+# gradients the compiler cannot take yet (gen_grad_cases.PENDING): each must still fail, and one
+# that passes is reported so that it moves to the checked set.
 probe=$("$EIN" -c 'let a = 3.0; let b = a * a; print(@b / @a);' 2>/dev/null)
 if [ "$probe" = "6.0" ]; then
-  python3 tests/golden/run_golden.py --ein "$EIN" --dir tests/stdlib/autodiff -j 2 || status=1
+  python3 tests/golden/run_golden.py --ein "$EIN" --dir tests/stdlib/autodiff --exclude pending/ -j 2 \
+    >/tmp/ein_stdlib_ad.$$ 2>&1 || { grep -v '^PASS' /tmp/ein_stdlib_ad.$$; status=1; }
+  tail -n 1 /tmp/ein_stdlib_ad.$$ | sed 's/^/derivatives: /'
+  if [ -d tests/stdlib/autodiff/pending ]; then
+    python3 tests/golden/run_golden.py --ein "$EIN" --dir tests/stdlib/autodiff/pending -j 2 \
+      >/tmp/ein_stdlib_ad.$$ 2>&1
+    if grep '^PASS' /tmp/ein_stdlib_ad.$$; then
+      echo "stdlib stage: the gradients above pass now: remove them from PENDING in tests/stdlib/gen/gen_grad_cases.py and regenerate" >&2
+      status=1
+    fi
+    echo "derivatives pending on compiler fixes: $(grep -c '^FAIL' /tmp/ein_stdlib_ad.$$)"
+  fi
+  rm -f /tmp/ein_stdlib_ad.$$
 else
   echo "stdlib stage: autodiff is not available yet; derivative rules not checked" >&2
 fi

@@ -50,7 +50,7 @@ RULES = [
     ("gelu", "std::ml::gelu(X)", 0.5,
      0.5 * (1 + math.erf(0.5 / math.sqrt(2))) + 0.5 * math.exp(-0.125) / math.sqrt(2 * math.pi)),
     ("softplus", "std::ml::softplus(X)", 0.5, sig(0.5)),
-    ("hardtanh", "std::ml::hardtanh(X)", 0.5, 1.0), ("relu6", "std::ml::relu6(X)", 7.0, 0.0),
+    ("hardtanh", "std::ml::hardtanh(X, -1.0, 1.0)", 0.5, 1.0), ("relu6", "std::ml::relu6(X)", 7.0, 0.0),
 ]
 
 
