@@ -2,11 +2,10 @@
 # Stage: the standard library (share/std). Checks that every (module path, function) pair of
 # stdlib_surface.md resolves with its parameter count, runs the NumPy-generated tests in
 # tests/stdlib/cases (golden format; the expectations are committed, nothing is regenerated
-# here) in every JIT mode and with the vectorised interpreter, the derivative checks in
-# tests/stdlib/autodiff once the compiler differentiates, checks that every public function is
-# called by some test, and that docs/stdlib.md matches the doc comments. EIN_QUICK=1 runs the
-# cases once (default JIT mode) only; the EIN_JIT=always run compiles a few hundred kernels on
-# a cold cache (minutes), later runs hit the cache.
+# here), checks that the library's Einstein clauses are planned as native kernels, runs the
+# derivative checks in tests/stdlib/autodiff once the compiler differentiates, checks that
+# every public function is called by some test, that docs/stdlib.md matches the doc comments
+# and that the REPL's `?name` shows them. The other tiers run in stage stdlib_modes.sh.
 # Contract (docs/testing.md): exit 0 pass, 77 skip, anything else fail.
 set -u
 ROOT=${EIN_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -23,16 +22,8 @@ fi
 status=0
 # Only the Python standard library is needed here (NumPy only to regenerate the tests).
 python3 tests/golden/run_golden.py --ein "$EIN" --dir tests/stdlib/cases -j 2 --timeout 120 || status=1
-# Every JIT mode and the vectorised interpreter strategy must agree with NumPy too: library
-# code runs as native kernels like user code.
-if [ "${EIN_QUICK:-0}" != 1 ]; then
-  for mode in EIN_JIT=never EIN_JIT=always EIN_INTERP=vector; do
-    env "$mode" python3 tests/golden/run_golden.py --ein "$EIN" --dir tests/stdlib/cases \
-      -j 2 --timeout 600 >/tmp/ein_stdlib_mode.$$ 2>&1 || { grep -v '^PASS' /tmp/ein_stdlib_mode.$$; status=1; }
-    tail -n 1 /tmp/ein_stdlib_mode.$$ | sed "s/^/$mode: /"
-  done
-  rm -f /tmp/ein_stdlib_mode.$$
-fi
+# Library code must compile to native kernels like user code (planning only, no compiler run).
+python3 tests/stdlib/check_kernels.py --ein "$EIN" || status=1
 python3 tests/stdlib/check_surface.py --ein "$EIN" || status=1
 # Derivatives (the @fn rules, and gradients against finite differences) can only be checked by
 # a compiler that differentiates: probe with one line. tests/stdlib/autodiff/pending holds the
@@ -58,4 +49,6 @@ else
 fi
 python3 tests/stdlib/check_coverage.py || status=1
 python3 tests/stdlib/gen_stdlib_docs.py --check || status=1
+# `?PATH::NAME` in the REPL shows each surface function's signature and doc comment.
+python3 tests/stdlib/check_docs.py --ein "$EIN" || status=1
 exit $status
