@@ -279,7 +279,9 @@ NodeRef Parser::ident_primary() {
   if (!at(Tok::ColonColon)) return mk({.kind = Kind::Name, .span = tok_span(t), .name = name});
   while (eat(Tok::ColonColon)) {
     const Token& seg = peek();
-    if (seg.kind != Tok::Ident) fail_expected("identifier after `::`", seg);
+    // SPEC §1: after `::` any word is a name, keywords included (`std::ml::where(c, a, b)`).
+    if (seg.kind != Tok::Ident && !is_keyword_tok(seg.kind))
+      fail_expected("identifier after `::`", seg);
     advance();
     name += "::" + std::string(text_of(seg));
   }

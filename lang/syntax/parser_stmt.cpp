@@ -290,6 +290,9 @@ NodeRef Parser::fn_item(uint32_t lo, bool pub, bool diff) {
              .kids = std::move(kids), .name = std::move(name), .flags = pub ? ir::kPub : 0u});
 }
 
+// SPEC §1: after `::` any word is a name, keywords included (`use std::ml::where;`).
+static bool is_word(Tok k) { return k == Tok::Ident || is_keyword_tok(k); }
+
 NodeRef Parser::use_stmt(uint32_t lo, bool pub) {
   std::string path(text_of(expect(Tok::Ident, "(a module path)")));
   int64_t kind = ir::UsePath;
@@ -304,9 +307,9 @@ NodeRef Parser::use_stmt(uint32_t lo, bool pub) {
       kind = ir::UseList;
       const Token opener = advance();
       while (!at(Tok::RBrace)) {
-        const Token& first = expect(Tok::Ident);
+        const Token& first = is_word(peek().kind) ? advance() : expect(Tok::Ident);
         std::string item(text_of(first));
-        while (at(Tok::ColonColon) && peek(1).kind == Tok::Ident) {
+        while (at(Tok::ColonColon) && is_word(peek(1).kind)) {
           advance();
           item += "::" + std::string(text_of(advance()));
         }
@@ -319,7 +322,8 @@ NodeRef Parser::use_stmt(uint32_t lo, bool pub) {
       expect_close(Tok::RBrace, opener, true);
       break;
     }
-    path += "::" + std::string(text_of(expect(Tok::Ident, "or `{` or `*`")));
+    path += "::" + std::string(text_of(is_word(peek().kind) ? advance()
+                                                             : expect(Tok::Ident, "or `{` or `*`")));
   }
   if (kind == ir::UsePath && eat(Tok::KwAs)) alias = std::string(text_of(expect(Tok::Ident)));
   end_stmt();

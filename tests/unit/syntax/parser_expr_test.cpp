@@ -91,6 +91,7 @@ TEST(ParseExpr, Postfix) {
   EXPECT_EQ(ex("f(x).0"), "(Member 0 (Call (Name f) (Name x)))");
   EXPECT_EQ(ex("std::math::exp(x)"), "(Call (Path std::math::exp) (Name x))");
   EXPECT_EQ(ex("m::sqrt(81.0)"), "(Call (Path m::sqrt) (FloatLit 81.0))");
+  EXPECT_EQ(ex("std::ml::where(c)"), "(Call (Path std::ml::where) (Name c))");
   EXPECT_EQ(ex("-a.b[0]"), "(Unary - (Index (Member b (Name a)) (IntLit 0)))");
 }
 

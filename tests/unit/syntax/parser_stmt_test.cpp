@@ -84,6 +84,10 @@ TEST(ParseStmt, UseAndMod) {
   EXPECT_EQ(st("use std::array::*;"), "(Use std::array kind=2)");
   EXPECT_EQ(st("pub use a::b;"), "(Use a::b kind=0 [pub])");
   EXPECT_EQ(st("use geometry;"), "(Use geometry kind=0)");
+  // SPEC §1: after `::` any word is a name, keywords included.
+  EXPECT_EQ(st("use std::ml::where;"), "(Use std::ml::where kind=0)");
+  EXPECT_EQ(st("use std::ml::{relu, where as w};"),
+            "(Use std::ml kind=1 (UseItem relu) (UseItem where aux=w))");
   EXPECT_EQ(st("mod util;"), "(Mod util)");
   EXPECT_EQ(st("pub mod m { pub fn f() { 1 } const K = 2; }"),
             "(Mod m [pub] (Fn f [pub] _ (Block [tail] (IntLit 1))) (Const K _ (IntLit 2)))");
