@@ -3,6 +3,7 @@
 // operators, postfix call/index/member, and the atoms (literals, names, paths, tuples, arrays,
 // comprehensions, reductions).
 #include <cstdlib>
+#include <unordered_set>
 
 #include "lang/syntax/parser.h"
 
@@ -315,9 +316,23 @@ NodeRef Parser::array_or_comp() {
   if (eat(Tok::RBracket)) return mk({.kind = Kind::ArrayLit, .span = span_from(lo)});
   std::vector<NodeRef> kids{expr()};
   if (eat(Tok::Pipe)) {
+    // SPEC §4: `x in r` whose `x` an earlier clause of this comprehension binds is a membership
+    // guard (`[x | x in 1..6, x in 2..4]` is [2, 3]), not a second generator shadowing the first.
+    std::unordered_set<std::string> bound;
     do {
       if (at(Tok::RBracket) && kids.size() > 1) break;
-      kids.push_back(comp_clause());
+      NodeRef c = comp_clause();
+      if (c->kind == Kind::CompGen && bound.count(c->name)) {
+        Span name_span = c->span;
+        name_span.hi = name_span.lo + static_cast<uint32_t>(c->name.size());
+        NodeRef x = mk({.kind = Kind::Name, .span = name_span, .name = c->name});
+        NodeRef test = mk({.kind = Kind::Binary, .span = c->span, .kids = {x, c->kids[0]},
+                           .ival = static_cast<int64_t>(ir::BinOp::In)});
+        c = mk({.kind = Kind::CompGuard, .span = c->span, .kids = {test}});
+      } else if (c->kind != Kind::CompGuard) {
+        bound.insert(c->name);
+      }
+      kids.push_back(c);
     } while (eat(Tok::Comma));
     expect_close(Tok::RBracket, opener, true);
     return mk({.kind = Kind::Comp, .span = span_from(lo), .kids = std::move(kids)});
