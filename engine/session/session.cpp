@@ -153,6 +153,7 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
 
   CompileCtx cx(sm, resolver, diags, view);
   cx.opt.whole_program = opt.whole_program;
+  cx.opt.records_cell = copt.execute;  // only a cell that runs is "the previous cell" (SPEC §11)
   cx.persist = &facts;
   PipelineOptions popt;
   std::string stage = copt.dump_stage;

@@ -34,6 +34,9 @@ struct DiagError : std::runtime_error {
 };
 
 // Convenience constructor used everywhere: make_diag("E004", "message", span).
+// A message of the form "text" + kHelpSeparator + "help" becomes a diagnostic with a help line
+// (run-time checks such as LCheck carry one string).
+inline constexpr const char* kHelpSeparator = "\n= help: ";
 Diagnostic make_diag(std::string code, std::string message, Span primary,
                      std::string primary_label = "");
 

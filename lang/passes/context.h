@@ -112,6 +112,10 @@ struct DefRecord {
 struct PersistentFacts {
   std::unordered_map<ir::DefId, DefRecord> defs;
   std::unordered_map<ir::DefId, ir::NodeRef> differentials;  // `let df = @f;`: df -> the `@f` node
+  // Names the most recent cell bound at its top level -> the indexed definition it made of that
+  // name (invalid when its last binding of the name was not an indexed one). SPEC §11 joins
+  // clause-by-clause recurrences only with the immediately preceding cell.
+  std::unordered_map<std::string, ir::DefId> last_cell;
 };
 
 struct PassTiming {
@@ -121,6 +125,7 @@ struct PassTiming {
 
 struct CompileOptions {
   bool whole_program = false;  // a file run: later uses are all known (storage windows)
+  bool records_cell = true;    // the cell will run: it becomes the "previous cell" (SPEC §11)
   int max_specialisations = 2000;
 };
 
@@ -142,6 +147,14 @@ struct CompileCtx {
   // them when it specialises again), and the number of rewrites (the driver analyses again).
   std::unordered_map<std::string, ir::NodeRef> ad_bodies;
   int ad_rewrites = 0;
+  // Recurrences typed clause by clause across cells (SPEC §11). Candidates: top-level indexed
+  // definitions of this cell that read their own name, whose name the previous cell bound to an
+  // indexed definition (name -> that definition). Requests: candidates whose own clauses do not
+  // provably define every point they read (recurrence_cover). Joined: candidates compiled with
+  // the previous definition's clauses in front (group_einstein).
+  std::unordered_map<std::string, ir::DefId> join_candidates;
+  std::unordered_set<std::string> join_requests;
+  std::unordered_map<std::string, ir::DefId> joined;
 
   CompileCtx(SourceMap& s, Resolver& r, DiagSink& d, const GlobalEnvView& e)
       : sm(s), resolver(r), diags(d), env(e) {}

@@ -17,6 +17,7 @@
 #include "lang/passes/inline_literals.h"
 #include "lang/passes/lower_einstein.h"
 #include "lang/passes/range_analysis.h"
+#include "lang/passes/recurrence_cover.h"
 #include "lang/passes/recurrence_order.h"
 #include "lang/passes/shape_analysis.h"
 #include "lang/passes/storage_window.h"
@@ -44,6 +45,7 @@ const std::vector<Pass>& passes() {
       {"match_check", check_matches, false},
       {"autodiff", differentiate, false},
       {"einstein_lowering", lower_einstein, true},
+      {"recurrence_cover", check_recurrence_cover, true},
       {"recurrence_order", order_recurrences, true},
       {"storage_windows", infer_storage_windows, true},
       {"exec_facts", compute_exec_facts, true},
@@ -103,13 +105,25 @@ void remember_definitions(CompileCtx& cx) {
     });
     cx.persist->defs[d] = std::move(rec);
   }
+  if (!cx.opt.records_cell) return;
+  cx.persist->last_cell.clear();
+  for (auto& s : cell->body->kids) {
+    if (!s) continue;
+    if (s->kind == ir::Kind::EinGroup) cx.persist->last_cell[s->name] = s->def;
+    if (s->kind == ir::Kind::Let)
+      ir::for_each_node(ir::let_pattern(*s), [&](const ir::NodeRef& p) {
+        if (p->kind == ir::Kind::PBind) cx.persist->last_cell[p->name] = ir::DefId{};
+      });
+  }
 }
 
 }  // namespace
 
-bool run_pipeline(CompileCtx& cx, const ir::NodeRef& program, const PipelineOptions& opt) {
-  Unit* cell = cx.new_unit(Unit::Kind::Cell, "cell");
-  cell->body = program;
+namespace {
+
+bool run_passes(CompileCtx& cx, const ir::NodeRef& program, const PipelineOptions& opt) {
+  if (cx.units.empty()) cx.new_unit(Unit::Kind::Cell, "cell");
+  cx.cell().body = program;
   const auto& list = passes();
   for (size_t i = 0; i < list.size(); ++i) {
     const Pass& p = list[i];
@@ -146,8 +160,35 @@ bool run_pipeline(CompileCtx& cx, const ir::NodeRef& program, const PipelineOpti
       if (cx.diags.has_errors()) return false;
     }
   }
-  remember_definitions(cx);
   return true;
+}
+
+}  // namespace
+
+bool run_pipeline(CompileCtx& cx, const ir::NodeRef& program, const PipelineOptions& opt) {
+  find_join_candidates(program, cx);
+  bool ok = run_passes(cx, program, opt);
+  // SPEC §11: a definition that needs the previous cell's clauses is compiled again with them.
+  // When the cell failed before coverage was checked, joining is tried too; if that fails as
+  // well, the errors of the cell as written stand.
+  if (!cx.join_candidates.empty() && (!ok || !cx.join_requests.empty())) {
+    std::vector<Diagnostic> first = cx.diags.take();
+    if (ok) {
+      for (auto& n : cx.join_requests) cx.joined[n] = cx.join_candidates.at(n);
+    } else {
+      cx.joined = cx.join_candidates;
+    }
+    cx.join_requests.clear();
+    cx.reset_analysis();
+    bool again = run_passes(cx, program, opt);
+    if (!again && !ok) {
+      cx.diags.clear();
+      for (auto& d : first) cx.diags.report(std::move(d));
+    }
+    ok = again;
+  }
+  if (ok) remember_definitions(cx);
+  return ok;
 }
 
 }  // namespace ein

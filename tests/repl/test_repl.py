@@ -206,6 +206,22 @@ class Suite:
         assert "print(a, b, ...)" in out, out
         r.close()
 
+    def test_recurrence_clauses_across_lines(self):
+        # SPEC §11: a recurrence typed clause by clause joins the previous line's definition.
+        r = self.start()
+        out = r.line("let x[0] = 1.0;")
+        assert "error" not in out, out
+        out = r.line("let x[t in 1..8] = x[t - 1] * 0.5;")
+        assert "error" not in out, out
+        out = r.line("x")
+        assert "[1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125]" in out, out
+        # Not adjacent: a line in between makes the next recurrence a fresh binding (E012).
+        r.line("let y[0] = 1.0;")
+        r.line("1 + 1")
+        out = r.line("let y[t in 1..4] = y[t - 1] * 2.0;")
+        assert "error[E012]" in out and "cell right before" in out, out
+        r.close()
+
     def test_plot_in_terminal(self):
         r = self.start()
         start = len(r.raw)
