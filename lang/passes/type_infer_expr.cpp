@@ -1,4 +1,5 @@
 // Type rules for expressions (SPEC §3-§5).
+#include "lang/ir/visitor.h"
 #include "lang/passes/type_infer_impl.h"
 
 namespace ein {
@@ -114,7 +115,16 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
       expect(ir::t_bool(), expr(e->kids[0]), e->kids[0]->span, "an `if` condition");
       // A condition on ranks is constant in each specialisation: only the taken branch is
       // compiled (rank-generic code that peels an axis per call), like C++ `if constexpr`.
-      if (auto taken = static_bool(e->kids[0])) {
+      // A condition without a rank test (`if true`, `!false && true`) stays code: both branches
+      // are typed together and every index use in them counts for ranges (SPEC §4, §5.2).
+      // Comparisons static_bool decides are rank tests (it leaves `1 == 1` undecided).
+      bool rank_test = false;
+      ir::for_each_node(e->kids[0], [&](const NodeRef& c) {
+        if (c->kind == Kind::Binary && static_cast<BinOp>(c->ival) != BinOp::And &&
+            static_cast<BinOp>(c->ival) != BinOp::Or)
+          rank_test = true;
+      });
+      if (auto taken = rank_test ? static_bool(e->kids[0]) : std::nullopt) {
         u.static_ifs[e->id] = *taken;
         const NodeRef& branch = *taken ? e->kids[1] : e->kids[2];
         return branch ? expr(branch) : ir::t_unit();
