@@ -42,6 +42,15 @@ struct AgreeFact {
   std::string what_a, what_b;      // "A[i, k]" for the labels
 };
 
+// A run-time condition an inferred range relies on: a loop-invariant stride taken to be
+// positive (`X[oh * stride + kh]`). Lowered to an LCheck before the site's loops run.
+struct RangeCheck {
+  ir::DefId index;
+  ir::NodeRef cond;
+  Span span;
+  std::string code, message;
+};
+
 // Statically known extents of a value: -1 = unknown. Rank may be unknown (nullopt).
 using StaticShape = std::vector<int64_t>;
 
@@ -82,6 +91,7 @@ struct Unit {
   // range and shape analysis
   std::unordered_map<ir::DefId, RangeFact> ranges;
   std::vector<AgreeFact> agrees;
+  std::vector<RangeCheck> range_checks;
   std::unordered_set<uint32_t> proven;                    // Index node ids in bounds by construction
   std::unordered_map<ir::DefId, StaticShape> def_shapes;
   std::unordered_map<uint32_t, StaticShape> shapes;       // node id -> static shape

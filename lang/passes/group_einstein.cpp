@@ -27,6 +27,11 @@ std::vector<NodeRef> clauses_renamed(const NodeRef& group, ir::DefId old, ir::De
   return out;
 }
 
+bool is_item_kind(Kind k) {
+  return k == Kind::Fn || k == Kind::DiffFn || k == Kind::Const || k == Kind::Use || k == Kind::Mod ||
+         k == Kind::StructDecl || k == Kind::EnumDecl;
+}
+
 class Grouper : public ir::Mutator {
  public:
   explicit Grouper(CompileCtx& cx) : cx_(cx) {}
@@ -45,15 +50,28 @@ class Grouper : public ir::Mutator {
       std::vector<NodeRef> clauses;
       if (n->kind == Kind::Program) clauses = joined_clauses(s);
       clauses.push_back(s);
-      while (i + 1 < n->kids.size() && n->kids[i + 1] && n->kids[i + 1]->kind == Kind::EinDecl &&
-             n->kids[i + 1]->def == s->def) {
-        clauses.push_back(n->kids[++i]);
+      // The resolver gave consecutive clauses one DefId; items between them are hoisted and
+      // keep their place after the group.
+      std::vector<NodeRef> items;
+      size_t last = i;
+      for (size_t j = i + 1; j < n->kids.size() && n->kids[j]; ++j) {
+        const NodeRef& k = n->kids[j];
+        if (k->kind == Kind::EinDecl && k->def == s->def) {
+          clauses.push_back(k);
+          last = j;
+        } else if (!is_item_kind(k->kind)) {
+          break;
+        }
       }
+      for (size_t j = i + 1; j < last; ++j)
+        if (n->kids[j]->kind != Kind::EinDecl) items.push_back(n->kids[j]);
+      i = last;
       Span span = s->span;
       for (auto& c : clauses)
         if (c->span.file == span.file) span = Span::join(span, c->span);
       out.push_back(ir::make({.kind = Kind::EinGroup, .span = span, .kids = std::move(clauses),
                               .name = s->name, .def = s->def}));
+      for (auto& it : items) out.push_back(it);
       changed = true;
     }
     if (!changed) return n;

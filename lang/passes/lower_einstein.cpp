@@ -65,6 +65,10 @@ class Lowerer : public ir::Mutator {
       out.push_back(ir::make({.kind = Kind::LCheck, .span = a.span_b, .kids = {cond},
                               .name = "E004", .aux = msg}));
     }
+    for (auto& r : u_.range_checks)
+      if (vars.count(r.index))
+        out.push_back(ir::make({.kind = Kind::LCheck, .span = r.span, .kids = {r.cond},
+                                .name = r.code, .aux = r.message}));
     return out;
   }
 
@@ -78,7 +82,9 @@ class Lowerer : public ir::Mutator {
     auto it = u_.ranges.find(d);
     if (it == u_.ranges.end()) return {irb::lit(0), irb::lit(0)};
     (void)at;
-    return {it->second.lo, it->second.hi};
+    // Bounds shape analysis folded are literals for every tier (no run-time arithmetic).
+    const RangeFact& f = it->second;
+    return {f.lo_const ? irb::lit(*f.lo_const) : f.lo, f.hi_const ? irb::lit(*f.hi_const) : f.hi};
   }
 
   NodeRef lower_group(const NodeRef& g) {

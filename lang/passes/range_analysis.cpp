@@ -6,6 +6,7 @@
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
+#include "lang/passes/range_affine.h"
 
 namespace ein {
 namespace {
@@ -14,42 +15,8 @@ using ir::DefId;
 using ir::Kind;
 using ir::NodeRef;
 
-// Affine index expression: sum(coef * var) + k + sum(sign * sym).
-struct Affine {
-  std::vector<std::pair<DefId, int64_t>> vars;
-  int64_t k = 0;
-  std::vector<std::pair<NodeRef, int>> syms;
-  bool ok = true;
-
-  void add_var(DefId d, int64_t c) {
-    for (auto& [v, cc] : vars)
-      if (v == d) {
-        cc += c;
-        return;
-      }
-    vars.emplace_back(d, c);
-  }
-  void scale(int64_t s) {
-    for (auto& [v, c] : vars) c *= s;
-    k *= s;
-    if (s == -1)
-      for (auto& [n, sg] : syms) sg = -sg;
-    else if (s != 1 && !syms.empty())
-      ok = false;
-  }
-  void absorb(const Affine& o, int sign) {
-    for (auto& [v, c] : o.vars) add_var(v, c * sign);
-    k += o.k * sign;
-    for (auto& [n, sg] : o.syms) syms.emplace_back(n, sg * sign);
-    ok = ok && o.ok;
-  }
-  // The constant part as IR.
-  NodeRef offset() const {
-    NodeRef r = irb::lit(k);
-    for (auto& [n, sg] : syms) r = sg > 0 ? irb::add(r, n) : irb::sub(r, n);
-    return r;
-  }
-};
+using ranges::Affine;
+using ranges::Coef;
 
 struct Candidate {
   NodeRef lo, hi;  // either may be null (no constraint on that side)
@@ -61,12 +28,25 @@ struct Candidate {
 
 struct Access {
   NodeRef node;
-  NodeRef base;  // Name
   int axis;
   Affine aff;
+  NodeRef extent;    // of the indexed axis, as integer IR
   bool self;
   bool point_local;  // the base is computed inside the site (a where/let local)
+  bool written_plain;  // the index is written as a bare name: `X[i]`
 };
+
+// Extent of axis `axis` of a literal `[[1, 2], [3, 4]]`: its shape does not depend on the
+// values inside, so `[1, 2, 3][i]` bounds i like an array does (SPEC §5.2).
+NodeRef literal_extent(const NodeRef& lit, int axis) {
+  NodeRef cur = lit;
+  for (int a = 0; a < axis; ++a) {
+    if (!cur || cur->kind != Kind::ArrayLit || cur->kids.empty()) return nullptr;
+    cur = cur->kids[0];
+  }
+  if (!cur || cur->kind != Kind::ArrayLit) return nullptr;
+  return irb::lit(static_cast<int64_t>(cur->kids.size()));
+}
 
 class SiteSolver {
  public:
@@ -76,106 +56,49 @@ class SiteSolver {
     self_ = self;
     collect_vars(root, true);
     collect_accesses(root);
-    // Step 1: single-variable candidates.
+    // Self-reads of a recurrence only raise the start (x[t - 1] needs t >= 1).
     for (auto& a : accesses_) {
-      if (!a.aff.ok || a.aff.vars.size() != 1) continue;
-      auto [v, c] = a.aff.vars[0];
-      if (!is_var(v) || (c != 1 && c != -1)) continue;
-      if (a.point_local && !reduce_vars_.count(v)) continue;
-      if (a.self) {
-        if (c == 1 && a.aff.syms.empty() && a.aff.k < 0)
-          cands_[v].push_back(Candidate{irb::lit(-a.aff.k), nullptr, false, nullptr, a.node->span, ""});
-        continue;
-      }
-      NodeRef dim = irb::dim_of(a.base, a.axis);
-      Candidate cand;
-      cand.span = a.node->span;
-      cand.what = cx_.sm.snippet(a.node->span);
-      // Only the written form `X[i]` is a plain use; `X[i + 0]` is an offset use (SPEC §5.2).
-      if (c == 1 && a.aff.k == 0 && a.aff.syms.empty() && a.node->kids[a.axis + 1]->kind == Kind::Name) {
-        cand.plain = true;
-        cand.extent = dim;
-        cand.lo = irb::lit(0);
-        cand.hi = dim;
-      } else {
-        NodeRef off = a.aff.offset();
-        if (c == 1) {
-          cand.lo = irb::neg(off);
-          cand.hi = irb::sub(dim, off);
-        } else {
-          cand.lo = irb::add(irb::sub(off, dim), irb::lit(1));
-          cand.hi = irb::add(off, irb::lit(1));
-        }
-      }
-      cands_[v].push_back(cand);
-      contributed_[a.node->id].insert(a.axis);
+      if (!a.self || !a.aff.ok || a.aff.vars.size() != 1 || !a.aff.syms.empty() || a.aff.k >= 0) continue;
+      auto& [v, c] = a.aff.vars[0];
+      if (c.c == 1 && !c.s && is_var(v)) self_lo_[v].push_back(irb::lit(-a.aff.k));
     }
-    // Step 2: multi-variable accesses anchor a variable once the others have ranges.
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (auto& a : accesses_) {
-        if (a.self || !a.aff.ok || a.aff.vars.size() < 2) continue;
-        DefId target;
-        int missing = 0;
-        bool unit_coefs = true;
-        for (auto& [v, c] : a.aff.vars) {
-          if (!is_var(v)) {
-            unit_coefs = false;
-            break;
-          }
-          if (c != 1 && c != -1) unit_coefs = false;
-          if (!anchored(v)) {
-            ++missing;
-            target = v;
-          }
-        }
-        if (!unit_coefs || missing != 1) continue;
-        if (a.point_local && !reduce_vars_.count(target)) continue;
-        NodeRef rmin = a.aff.offset(), rmax = a.aff.offset();
-        int64_t ct = 0;
-        for (auto& [v, c] : a.aff.vars) {
-          if (v == target) {
-            ct = c;
-            continue;
-          }
-          auto [lo, hi] = range_of(v);
-          NodeRef last = irb::sub(hi, irb::lit(1));
-          if (c == 1) {
-            rmin = irb::add(rmin, lo);
-            rmax = irb::add(rmax, last);
-          } else {
-            rmin = irb::sub(rmin, last);
-            rmax = irb::sub(rmax, lo);
-          }
-        }
-        NodeRef dim = irb::dim_of(a.base, a.axis);
-        Candidate cand;
-        cand.span = a.node->span;
-        if (ct == 1) {
-          cand.lo = irb::neg(rmin);
-          cand.hi = irb::sub(dim, rmax);
+    // An index is solved once every use of it has its other indices solved (they are then
+    // taken over their whole ranges: SPEC §5.2 "for every value of the indices nested inside
+    // it"). When no index is complete, the innermost one that has some usable use is solved
+    // from those uses alone, and the others follow.
+    std::vector<DefId> pending;
+    for (auto& v : order_)
+      if (!explicit_.count(v)) pending.push_back(v);
+    while (!pending.empty()) {
+      bool progress = false;
+      for (size_t i = 0; i < pending.size();) {
+        if (complete(pending[i])) {
+          settle(pending[i]);
+          pending.erase(pending.begin() + static_cast<long>(i));
+          progress = true;
         } else {
-          cand.lo = irb::add(irb::sub(rmax, dim), irb::lit(1));
-          cand.hi = irb::add(rmin, irb::lit(1));
+          ++i;
         }
-        cands_[target].push_back(cand);
-        contributed_[a.node->id].insert(a.axis);
-        finalize(target);
-        changed = true;
       }
+      if (progress) continue;
+      for (size_t i = pending.size(); i-- > 0;) {
+        if (!has_usable(pending[i])) continue;
+        settle(pending[i]);
+        pending.erase(pending.begin() + static_cast<long>(i));
+        progress = true;
+        break;
+      }
+      if (!progress) break;
     }
-    for (auto& v : order_) finalize(v);
-    // Accesses proven in bounds: every axis contributed to the ranges of non-explicit indices.
+    // Accesses proven in bounds: every axis was used to solve an index of it.
     std::map<uint32_t, std::pair<int, bool>> per_node;  // id -> (axes, all ok)
-    for (auto& a : accesses_) {
-      if (a.self) continue;
+    for (size_t i = 0; i < accesses_.size(); ++i) {
+      const Access& a = accesses_[i];
+      if (a.self || a.node->kids[0]->kind != Kind::Name) continue;
       auto& e = per_node[a.node->id];
-      bool ok = contributed_[a.node->id].count(a.axis) > 0;
-      for (auto& [v, c] : a.aff.vars)
-        if (explicit_.count(v)) ok = false;
       if (e.first == 0) e.second = true;
       e.first++;
-      e.second = e.second && ok;
+      e.second = e.second && contributed_.count(i) > 0;
     }
     for (auto& [id, e] : per_node)
       if (e.second && e.first == static_cast<int>(rank_of_access(id))) u_.proven.insert(id);
@@ -183,40 +106,148 @@ class SiteSolver {
 
  private:
   bool is_var(DefId d) const { return var_set_.count(d) > 0; }
-  bool anchored(DefId d) const {
-    return explicit_.count(d) || u_.ranges.count(d) || (cands_.count(d) && !cands_.at(d).empty());
-  }
+  bool solved(DefId d) const { return u_.ranges.count(d) > 0; }
   size_t rank_of_access(uint32_t id) const {
     auto it = access_arity_.find(id);
     return it == access_arity_.end() ? 0 : it->second;
   }
 
-  std::pair<NodeRef, NodeRef> range_of(DefId v) {
-    finalize(v);
-    auto& r = u_.ranges[v];
-    return {r.lo, r.hi};
+  // Can access `a` bound index `v`: a non-self use mentioning v whose base may bound it.
+  bool bounds(const Access& a, DefId v) const {
+    if (a.self || !a.aff.ok || !a.aff.coef_of(v)) return false;
+    return !a.point_local || reduce_vars_.count(v);
+  }
+  bool others_solved(const Access& a, DefId v) const {
+    for (auto& [u, c] : a.aff.vars)
+      if (u != v && (!is_var(u) || !solved(u))) return false;
+    return true;
+  }
+  bool complete(DefId v) const {
+    bool any = false;
+    for (auto& a : accesses_) {
+      if (!bounds(a, v)) continue;
+      if (!others_solved(a, v)) return false;
+      any = true;
+    }
+    return any;
+  }
+  bool has_usable(DefId v) const {
+    for (auto& a : accesses_)
+      if (bounds(a, v) && others_solved(a, v)) return true;
+    return false;
   }
 
-  void finalize(DefId v) {
-    if (u_.ranges.count(v)) return;
-    auto it = cands_.find(v);
-    if (it == cands_.end() || it->second.empty()) return;
+  // Gives v its range from every use whose other indices are solved.
+  void settle(DefId v) {
+    std::vector<Candidate> cands;
+    std::vector<size_t> used;
+    for (size_t i = 0; i < accesses_.size(); ++i) {
+      Access& a = accesses_[i];
+      if (!bounds(a, v) || !others_solved(a, v)) continue;
+      Candidate cand;
+      cand.span = a.node->span;
+      cand.what = cx_.sm.snippet(a.node->span);
+      if (a.written_plain) {
+        // Only the written form `X[i]` is a plain use; `X[i + 0]` is an offset use (SPEC §5.2).
+        cand.plain = true;
+        cand.extent = a.extent;
+        cand.lo = irb::lit(0);
+        cand.hi = a.extent;
+      } else {
+        auto lo = extreme(a.aff, v, false), hi = extreme(a.aff, v, true);
+        if (!lo || !hi) continue;
+        const Coef* alo = lo->coef_of(v);
+        const Coef* ahi = hi->coef_of(v);
+        Coef zero;
+        std::vector<NodeRef> made;
+        ranges::Bounds b = ranges::solve(alo ? *alo : zero, lo->offset(), ahi ? *ahi : zero, hi->offset(),
+                                         a.extent, made);
+        for (auto& m : made) u_.types[m->id] = ir::t_scalar(DType::I64);
+        if (!b.lo && !b.hi) continue;
+        for (auto& s : b.positive) require_positive(v, s, a);
+        cand.lo = b.lo;
+        cand.hi = b.hi;
+      }
+      cands.push_back(cand);
+      used.push_back(i);
+    }
+    if (finalize(v, cands))
+      for (size_t i : used) contributed_.insert(i);
+  }
+
+  // Smallest (max = false) or largest value of `e` over the solved indices other than `v`,
+  // as an affine form in v and invariants.
+  std::optional<Affine> extreme(Affine e, DefId v, bool max) {
+    for (int step = 0; step < 32; ++step) {
+      const std::pair<DefId, Coef>* pick = nullptr;
+      for (auto& t : e.vars)
+        if (t.first != v) {
+          pick = &t;
+          break;
+        }
+      if (!pick) return e;
+      DefId u = pick->first;
+      Coef c = pick->second;
+      auto it = u_.ranges.find(u);
+      if (it == u_.ranges.end()) return std::nullopt;
+      bool upper = (c.c > 0) == max;
+      Affine b = bound_affine(upper ? it->second.hi : it->second.lo, upper);
+      if (!b.ok) return std::nullopt;
+      if (upper) b.k -= 1;
+      e.drop(u);
+      b.scale(c.c);
+      if (c.s) b.scale_by(c.s);
+      e.absorb(b, 1);
+      if (!e.ok) return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // A range bound as an affine form. `max(a, b)` as a start is at least either part, `min(a, b)`
+  // as an end at most either: taking a part gives a wider hull, so a stricter (still sound) range.
+  Affine bound_affine(const NodeRef& n, bool upper) {
+    NodeRef cur = n;
+    for (int i = 0; i < 16 && cur && (cur->kind == (upper ? Kind::IMin : Kind::IMax)); ++i) {
+      Affine a = affine(cur->kids[0]);
+      if (a.ok && !irb::as_lit(cur->kids[0])) return a;
+      cur = cur->kids[1];
+    }
+    return affine(cur);
+  }
+
+  void require_positive(DefId v, const NodeRef& s, const Access& a) {
+    for (auto& r : u_.range_checks)
+      if (r.index == v && ir::structurally_equal(r.cond->kids[0], s)) return;
+    NodeRef cond = ir::make_binary(ir::BinOp::Gt, ranges::wide(s), irb::lit(0), a.node->span);
+    u_.types[cond->id] = ir::t_bool();
+    std::string var = cx_.resolver.info(v).name;
+    u_.range_checks.push_back(RangeCheck{
+        v, cond, a.node->span, "E006",
+        "the factor `" + cx_.sm.snippet(s->span) + "` of `" + var + "` in `" + cx_.sm.snippet(a.node->span) +
+            "` must be positive to bound `" + var + "`" + kHelpSeparator +
+            "give `" + var + "` an explicit range, e.g. `" + var + " in 0..n`"});
+  }
+
+  bool finalize(DefId v, const std::vector<Candidate>& cands) {
+    if (u_.ranges.count(v)) return false;
     RangeFact f;
     f.span = spans_[v];
-    std::vector<Candidate*> plains;
-    for (auto& c : it->second) {
-      f.lo = f.lo ? irb::imax(f.lo, c.lo) : c.lo;
+    std::vector<const Candidate*> plains;
+    for (auto& c : cands) {
+      if (c.lo) f.lo = f.lo ? irb::imax(f.lo, c.lo) : c.lo;
       if (c.hi) f.hi = f.hi ? irb::imin(f.hi, c.hi) : c.hi;
       if (c.plain) plains.push_back(&c);
     }
-    f.lo = irb::imax(irb::lit(0), f.lo);
-    if (!f.hi) return;  // only self-read lower bounds: not a range source
+    for (auto& l : self_lo_[v]) f.lo = f.lo ? irb::imax(f.lo, l) : l;
+    f.lo = f.lo ? irb::imax(irb::lit(0), f.lo) : irb::lit(0);
+    if (!f.hi) return false;  // only starts: not a range source
     for (size_t i = 1; i < plains.size(); ++i) {
       if (ir::structurally_equal(plains[0]->extent, plains[i]->extent)) continue;
       u_.agrees.push_back(AgreeFact{v, plains[0]->extent, plains[i]->extent, plains[0]->span,
                                     plains[i]->span, plains[0]->what, plains[i]->what});
     }
     u_.ranges[v] = f;
+    return true;
   }
 
   // Index variables introduced at this site (slots of the root and of nested reductions).
@@ -270,7 +301,7 @@ class SiteSolver {
       case Kind::IntLit: a.k = e->ival; return a;
       case Kind::Name: {
         if (is_var(e->def)) {
-          a.add_var(e->def, 1);
+          a.add_var(e->def, Coef{1, nullptr});
           return a;
         }
         if (auto it = derived_.find(e->def); it != derived_.end()) return affine(it->second, depth + 1);
@@ -289,16 +320,26 @@ class SiteSolver {
         }
         if (op == ir::BinOp::Mul) {
           Affine x = affine(e->kids[0], depth + 1), y = affine(e->kids[1], depth + 1);
-          bool xc = x.ok && x.vars.empty() && x.syms.empty();
-          bool yc = y.ok && y.vars.empty() && y.syms.empty();
-          if (xc) {
-            y.scale(x.k);
-            return y;
+          if (x.ok && y.ok) {
+            if (x.constant()) {
+              y.scale(x.k);
+              return y;
+            }
+            if (y.constant()) {
+              x.scale(y.k);
+              return x;
+            }
+            // A loop-invariant factor: a stride (`oh * stride`), taken to be positive.
+            if (x.invariant() && site_independent(e->kids[0])) {
+              y.scale_by(e->kids[0]);
+              return y;
+            }
+            if (y.invariant() && site_independent(e->kids[1])) {
+              x.scale_by(e->kids[1]);
+              return x;
+            }
           }
-          if (yc) {
-            x.scale(y.k);
-            return x;
-          }
+          if (site_independent(e)) break;
           a.ok = false;
           return a;
         }
@@ -337,22 +378,38 @@ class SiteSolver {
 
   void collect_accesses(const NodeRef& n) {
     if (!n || n->kind == Kind::Lambda) return;
-    if (n->kind == Kind::Index && n->kids[0]->kind == Kind::Name && n->kids[0]->def.valid()) {
-      const NodeRef& base = n->kids[0];
+    if (n->kind == Kind::Index) add_access(n);
+    for (auto& k : n->kids) collect_accesses(k);
+  }
+
+  void add_access(const NodeRef& n) {
+    const NodeRef& base = n->kids[0];
+    bool point_local = false;
+    std::function<NodeRef(int)> extent;
+    if (base->kind == Kind::Name && base->def.valid()) {
       DefKind k = cx_.resolver.info(base->def).kind;
       bool usable = k == DefKind::Global || k == DefKind::Param || k == DefKind::Const ||
                     (k == DefKind::Local && !derived_.count(base->def));
+      if (!usable && base->def != self_) return;
       // A local computed inside the site is recomputed per point: its extent cannot bound the
       // declaration's own loops, but it can bound a reduction evaluated after it.
-      bool point_local = k == DefKind::Local && !local_outside_site(base->def);
-      if (usable || base->def == self_) {
-        access_arity_[n->id] = n->kids.size() - 1;
-        for (size_t i = 1; i < n->kids.size(); ++i)
-          accesses_.push_back(Access{n, base, static_cast<int>(i - 1), affine(n->kids[i]),
-                                     base->def == self_, point_local});
-      }
+      point_local = k == DefKind::Local && !local_outside_site(base->def);
+      extent = [&](int axis) { return irb::dim_of(base, axis); };
+      access_arity_[n->id] = n->kids.size() - 1;
+    } else if (base->kind == Kind::ArrayLit) {
+      extent = [&](int axis) { return literal_extent(base, axis); };
+    } else {
+      return;
     }
-    for (auto& k : n->kids) collect_accesses(k);
+    for (size_t i = 1; i < n->kids.size(); ++i) {
+      int axis = static_cast<int>(i - 1);
+      NodeRef ext = extent(axis);
+      if (!ext) continue;
+      const NodeRef& ix = n->kids[i];
+      bool plain = ix->kind == Kind::Name && is_var(ix->def);
+      accesses_.push_back(Access{n, axis, affine(ix), ext, base->kind == Kind::Name && base->def == self_,
+                                 point_local, plain});
+    }
   }
 
   bool local_outside_site(DefId d) const { return !site_locals_.count(d) && !is_var(d); }
@@ -369,8 +426,8 @@ class SiteSolver {
   std::unordered_map<DefId, Span> spans_;
   std::unordered_map<DefId, NodeRef> derived_;
   std::vector<Access> accesses_;
-  std::unordered_map<DefId, std::vector<Candidate>> cands_;
-  std::unordered_map<uint32_t, std::unordered_set<int>> contributed_;
+  std::unordered_map<DefId, std::vector<NodeRef>> self_lo_;
+  std::unordered_set<size_t> contributed_;
   std::unordered_map<uint32_t, size_t> access_arity_;
 };
 

@@ -306,7 +306,8 @@ std::vector<NodeRef> ResolveWalker::resolve_stmts(const std::vector<NodeRef>& st
     const NodeRef& s = stmts[i];
     if (!s) continue;
     bool last = has_tail && i + 1 == stmts.size();
-    if (s->kind != Kind::EinDecl) group_name.clear();
+    // Items are hoisted (SPEC §6), so an `fn` written between two clauses does not separate them.
+    if (s->kind != Kind::EinDecl && !is_item(s->kind)) group_name.clear();
     switch (s->kind) {
       case Kind::Const:
       case Kind::Use:
