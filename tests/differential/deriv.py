@@ -19,7 +19,6 @@ abs decision differs between x - h and x + h is not differentiable there and is 
 import math
 import random
 
-import known_bugs
 import refnum
 from compare import Num, parse_line
 from gen import Gen, Stats
@@ -286,12 +285,6 @@ def flat(v):
     return list(v.vals) if isinstance(v, Tensor) else [v[1]]
 
 
-def numeric(val):
-    """A float binding (Tensor or scalar triple), whose values can be non-finite."""
-    dt = val.dt if isinstance(val, Tensor) else val[0]
-    return dt in ("f32", "f64")
-
-
 def expected(req, bugs=None):
     """(Jacobian as a flat list in row-major order of shape(y) ++ shape(x), error estimates) or
     None when the program is not differentiable at this point."""
@@ -299,10 +292,6 @@ def expected(req, bugs=None):
     xv = Evaluator(Program(req.cut))
     xv.run()
     xval = xv.g[req.x]
-    if "ad_nan_intermediate" in (known_bugs.active() if bugs is None else bugs) and \
-            any(not all(math.isfinite(v) for v in flat(val)) for val in xv.g.values()
-                if isinstance(val, (Tensor, tuple)) and numeric(val)):
-        return None                 # known bug: a zero adjoint times an infinite partial
     # A value rounded to f32 on the way to y makes the difference quotient noisy at the f32
     # ulp / h level, which neither h/4 nor Richardson removes: widen the error estimate.
     f32_noise = 2e-3 if "f32" in render(Program(req.cut)) else 0.0
@@ -407,6 +396,11 @@ def check_batch(args, seeds, bugs, stats, wd, mismatches):
         for k, v in verdict.items():
             if v is not None:
                 s, p, req, _ = items[k]
+                if v[0].startswith("ad-rejected-E002") and "ad_mixed_float_e002" in bugs:
+                    # A coded rejection, not a wrong value: reported, not failed (known bug).
+                    print(f"differential: known bug ad_mixed_float_e002: seed {s} {mode}: "
+                          f"{v[1][:100]}", flush=True)
+                    continue
                 mismatches.append(Mismatch(s, mode, v[0], v[1], p, exps[k], kind="deriv"))
     return (len(items), skipped)
 

@@ -31,16 +31,14 @@ KNOWN = {
         "tests/golden/pending/if_constant_condition_ranges.ein", "ranges",
         "uses in the untaken branch of `if true` are ignored by range inference "
         "(a wrong sum, or E004)"),
-    "ad_fn_local_minmax": ("tests/golden/pending/ad_fn_local_minmax_unused.ein", "autodiff",
-                           "a derivative through a function returning `min` of its local "
-                           "tensor, used only in a block inside a reduction body, is E003 "
-                           "(`l` used before it has a value); such functions use `sum`"),
+    "ad_mixed_float_e002": ("tests/golden/pending/ad_mixed_float_e002.ein", "autodiff",
+                            "some derivative requests whose primal type-checks are E002 "
+                            "`f64 * f32` (a literal in generated adjoint code typed f32); "
+                            "not yet reduced, so the generator cannot leave the construct "
+                            "out: such rejections are printed and not counted as failures"),
     "ad_scope_fn": ("tests/golden/pending/ad_request_in_fn_point_clauses.ein", "autodiff",
                     "a request inside a function body is E012 for a recurrence with point "
                     "clauses (top level and blocks run it)"),
-    "ad_scope_block": ("tests/golden/pending/ad_request_in_block_through_fn.ein", "autodiff",
-                       "a request in a block that recomputes a recurrence and calls a function "
-                       "with a local tensor is E003 (`l11` used before it has a value)"),
     "ad_always_array_call": (
         "tests/golden/pending/jit_always_ad_call_cast_argument.ein", "perf",
         "EIN_JIT=always: a derivative through `w[n in 3..6] = f(v, n as f64)` (v an array) "
@@ -49,29 +47,10 @@ KNOWN = {
     "point_cycle": ("tests/golden/pending/recurrence_point_cycle.ein", "ranges",
                     "`e[0] = e[1] + 1.0; e[1] = e[0] * 2.0;` runs and reads a zero instead of "
                     "E012"),
-    "ad_pow_zero": ("tests/golden/pending/ad_pow_zero_exponent.ein", "autodiff",
-                    "d(x ** 0)/dx at x = 0 is nan; derivative programs use exponents 1-3"),
     "missing_base": ("tests/golden/pending/recurrence_missing_base.ein", "ranges",
                      "`let x[t in 1..8] = x[t - 1] * 0.5;` alone prints zeros instead of E012"),
     "comp_membership": ("tests/golden/pending/comprehension_membership_guard.ein", "ranges",
                         "`[x | x in 1..6, x in 2..4]` rebinds x instead of testing it"),
-    "ad_independent_row": ("tests/golden/pending/ad_jacobian_row_of_independent.ein",
-                           "autodiff", "`J = @t / @x; J[0]` prints all of J when t does not "
-                           "depend on x; row reads only for dependent targets"),
-    "ad_builtin_reduction": ("tests/golden/pending/ad_builtin_reduction.ein", "autodiff",
-                             "`sum(v)`, `max(v)` are not differentiated (E013); derivative "
-                             "programs use no whole-array reduction functions"),
-    "ad_reverse_recurrence": ("tests/golden/pending/ad_reverse_recurrence.ein", "autodiff",
-                              "the derivative of a recurrence reading `h[i + 1]` is E012 "
-                              "without a span; derivative programs have no reverse recurrences"),
-    "ad_derived_index": ("tests/golden/pending/ad_where_derived_index.ein", "autodiff",
-                         "a derivative through `where p = n + q` in a declaration is wrong; "
-                         "derivative programs have no where-derived indices"),
-    "ad_nan_intermediate": ("tests/golden/pending/ad_zero_adjoint_times_infinite_partial.ein",
-                            "autodiff", "a zero adjoint times an infinite local partial gives "
-                            "nan (`q[i] = 1.0 / x[i]; y = q[1]`: dy/dx[0] is nan, not 0); "
-                            "derivative checks whose reference has a non-finite binding are "
-                            "skipped"),
     "ad_guard_else_mixed_float": ("tests/golden/pending/ad_guard_else_mixed_float.ein",
                                   "autodiff", "a derivative through a guard with `else if` "
                                   "chain feeding a max reduction with a where-bound `if` is "
