@@ -135,7 +135,19 @@ Bounds solve(const Coef& alpha_lo, const NodeRef& beta_lo, const Coef& alpha_hi,
   };
   auto tighten_lo = [&](NodeRef x) { b.lo = b.lo ? irb::imax(b.lo, x) : x; };
   auto tighten_hi = [&](NodeRef x) { b.hi = b.hi ? irb::imin(b.hi, x) : x; };
+  // A side that does not move with v holds for every v or for none (`x[o - k]` with
+  // `k in 0..o + 1` has the smallest value 0 whatever o is). When it fails, the range is empty
+  // (SPEC §5.2: narrowed to nothing), else unconstrained. `ok` is 1 when beta_ok >= 0, else 0.
+  auto holds_or_empty = [&](const NodeRef& beta_ok) {
+    if (auto v = irb::as_lit(beta_ok)) {
+      if (*v < 0) tighten_hi(irb::lit(0));
+      return;
+    }
+    NodeRef ok = irb::imin(irb::imax(irb::add(beta_ok, irb::lit(1)), irb::lit(0)), irb::lit(1));
+    tighten_hi(irb::mul(ok, int64_t{1} << 40));
+  };
   // Smallest value >= 0.
+  if (alpha_lo.c == 0) holds_or_empty(beta_lo);
   if (alpha_lo.c != 0) {
     Divisor d{alpha_lo.c < 0 ? -alpha_lo.c : alpha_lo.c, alpha_lo.s};
     note(alpha_lo);
@@ -143,6 +155,7 @@ Bounds solve(const Coef& alpha_lo, const NodeRef& beta_lo, const Coef& alpha_hi,
     else tighten_hi(floor_plus_one(beta_lo, d, made));                     // v <= beta / a
   }
   // Largest value <= dim - 1.
+  if (alpha_hi.c == 0) holds_or_empty(irb::sub(irb::sub(dim, irb::lit(1)), beta_hi));
   if (alpha_hi.c != 0) {
     Divisor d{alpha_hi.c < 0 ? -alpha_hi.c : alpha_hi.c, alpha_hi.s};
     note(alpha_hi);

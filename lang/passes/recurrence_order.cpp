@@ -268,7 +268,6 @@ class RecurrenceOrder : public ir::Mutator {
   // Rebuilds a nest from the loops in `order` (skipping `drop`, a loop index) around body.
   NodeRef rebuild(const Clause& c, const std::vector<int>& order, int drop) {
     NodeRef body = c.body;
-    bool outer_parallel_set = false;
     std::vector<int> kept;
     for (int l : order)
       if (l != drop) kept.push_back(l);
@@ -281,8 +280,73 @@ class RecurrenceOrder : public ir::Mutator {
         m.flags = (m.flags & ~(ir::kSequential | ir::kParallel | ir::kReverse)) | flags;
       });
     }
-    (void)outer_parallel_set;
     return body;
+  }
+
+  // Does read `r` touch a point clause `w` writes? 1 certainly, 0 no, -1 perhaps.
+  int hits(const Read& r, const Clause& w) {
+    int res = 1;
+    for (size_t a = 0; a < w.write.size() && a < r.idx.size(); ++a) {
+      auto x = fold_int(cx_, u_, r.idx[a]);
+      std::optional<int64_t> lo, hi, lit = irb::as_lit(w.write[a]);
+      if (lit) {
+        lo = *lit, hi = *lit + 1;
+      } else {
+        for (auto& f : w.loops)
+          if (w.write[a]->kind == Kind::Name && f->def == w.write[a]->def) {
+            lo = fold_int(cx_, u_, f->kids[0]);
+            hi = fold_int(cx_, u_, f->kids[1]);
+          }
+      }
+      if (!x || !lo || !hi) res = -1;
+      else if (*x < *lo || *x >= *hi) return 0;
+    }
+    return res;
+  }
+
+  // The order in which clauses that do not share a time loop run (SPEC §5.5: from the
+  // dependencies, not the text): a clause runs after every clause whose points it certainly
+  // reads; a read that may touch another clause's points keeps their textual order. Clauses
+  // that read each other's points have no order: E012.
+  std::vector<size_t> clause_order(const NodeRef& t, const std::vector<Clause>& clauses) {
+    size_t n = clauses.size();
+    std::vector<std::vector<const Read*>> after(n, std::vector<const Read*>(n, nullptr));  // [j][i]
+    for (size_t i = 0; i < n; ++i)
+      for (auto& r : clauses[i].reads)
+        for (size_t j = 0; j < n; ++j) {
+          if (j == i || after[j][i]) continue;
+          int h = hits(r, clauses[j]);
+          if (h == 1 || (h == -1 && j < i)) after[j][i] = &r;
+        }
+    std::vector<size_t> order;
+    std::vector<bool> placed(n, false);
+    while (order.size() < n) {
+      size_t next = n;
+      for (size_t i = 0; i < n && next == n; ++i) {
+        if (placed[i]) continue;
+        bool ready = true;
+        for (size_t j = 0; j < n; ++j) ready = ready && (placed[j] || !after[j][i]);
+        if (ready) next = i;
+      }
+      if (next == n) {
+        for (size_t i = 0; i < n; ++i)
+          for (size_t j = 0; j < n && !placed[i]; ++j)
+            if (!placed[j] && after[j][i]) {
+              const NodeRef& rd = after[j][i]->node;
+              cx_.error("E012", "`" + cx_.sm.snippet(rd->span) + "` reads a point of `" + t->name +
+                                    "` that is computed from this clause (cyclic dependency)",
+                        rd->span, "cyclic dependency",
+                        "the clauses of `" + t->name + "` read each other's points; a recurrence may "
+                        "only read points computed before, e.g. `x[t - 1]` with a base clause");
+              order.clear();
+              for (size_t k = 0; k < n; ++k) order.push_back(k);
+              return order;
+            }
+      }
+      placed[next] = true;
+      order.push_back(next);
+    }
+    return order;
   }
 
   NodeRef order_tensor(const NodeRef& t) {
@@ -320,7 +384,7 @@ class RecurrenceOrder : public ir::Mutator {
     if (time_axis == -2) time_axis = same_step_axis;
     std::vector<NodeRef> kids = head;
     if (!any_rec || time_axis < 0) {
-      for (auto& c : clauses) kids.push_back(rebuild(c, c.order, -1));
+      for (size_t i : clause_order(t, clauses)) kids.push_back(rebuild(clauses[i], clauses[i].order, -1));
       return ir::with_kids(t, std::move(kids));
     }
     // Fuse every clause that loops over the time axis. A clause at a literal time step that
