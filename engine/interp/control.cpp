@@ -295,8 +295,55 @@ bool Interpreter::Impl::match_pattern(const NodeRef& p, const Value& v) {
       for (size_t i = 0; i < p->kids.size(); ++i)
         if (!match_pattern(p->kids[i], v.items()[i])) return false;
       return true;
+    case Kind::PAt:
+      if (!match_pattern(p->kids[0], v)) return false;
+      set_def(p, v);
+      return true;
+    case Kind::PArray: return match_array(p, v);
     default: return false;
   }
+}
+
+// `[a, b]` matches length 2 exactly; `[a, ..rest, z]` length >= 2, binding `rest` to the middle
+// rows (an array of the same rank, possibly empty) — SPEC §4.
+bool Interpreter::Impl::match_array(const NodeRef& p, const Value& v) {
+  int64_t n = 0;
+  if (v.tag == Value::Tag::Tensor && v.tensor_ref().rank() >= 1) n = v.tensor_ref().dim(0);
+  else if (v.tag == Value::Tag::List) n = static_cast<int64_t>(v.items().size());
+  else return false;
+  auto rest = std::find_if(p->kids.begin(), p->kids.end(),
+                           [](const NodeRef& k) { return k->kind == Kind::PRest; });
+  bool has_rest = rest != p->kids.end();
+  int64_t fixed = static_cast<int64_t>(p->kids.size()) - (has_rest ? 1 : 0);
+  if (has_rest ? n < fixed : n != fixed) return false;
+  int64_t before = rest - p->kids.begin();
+  auto row = [&](int64_t i) -> Value {
+    if (v.tag == Value::Tag::List) return v.items()[static_cast<size_t>(i)];
+    const Tensor& t = v.tensor_ref();
+    return t.rank() == 1 ? tensor_get(t, i) : Value::tensor(t.row(i));
+  };
+  for (int64_t k = 0; k < static_cast<int64_t>(p->kids.size()); ++k) {
+    const NodeRef& sub = p->kids[static_cast<size_t>(k)];
+    if (sub->kind == Kind::PRest) continue;
+    int64_t i = k < before || !has_rest ? k : n - (static_cast<int64_t>(p->kids.size()) - k);
+    if (!match_pattern(sub, row(i))) return false;
+  }
+  if (has_rest && (*rest)->def.valid()) {
+    int64_t lo = before, hi = n - (fixed - before);
+    if (v.tag == Value::Tag::List) {
+      std::vector<Value> mid(v.items().begin() + lo, v.items().begin() + hi);
+      set_def(*rest, Value::list(std::move(mid)));
+    } else {
+      const Tensor& t = v.tensor_ref();
+      std::vector<int64_t> shape = t.shape();
+      shape[0] = hi - lo;
+      Tensor out = Tensor::alloc(t.dtype(), shape);
+      int64_t stride = t.rank() == 1 ? 1 : t.size() / std::max<int64_t>(t.dim(0), 1);
+      for (int64_t j = 0; j < (hi - lo) * stride; ++j) tensor_set(out, j, tensor_get(t, lo * stride + j));
+      set_def(*rest, Value::tensor(std::move(out)));
+    }
+  }
+  return true;
 }
 
 Value Interpreter::Impl::match(const NodeRef& m) {

@@ -348,6 +348,35 @@ Value Interpreter::Impl::member(const NodeRef& e) {
   fault("E002", "no field `" + f + "` on " + type_string(b));
 }
 
+// `a as [T; d0, d1, ...]`: the listed extents are a promise the compiler relied on (shapes,
+// proven accesses), so a value that breaks it stops here with E004 (SPEC §3).
+Value Interpreter::Impl::cast_array(const Value& v, const NodeRef& ty) {
+  auto dt = dtype_from_name(ty->kids[0]->name);
+  if (!dt) fault("E002", "cannot cast to an array of " + ty->kids[0]->name);
+  if (v.tag != Value::Tag::Tensor) fault("E004", "`as` an array type needs an array, found " + type_string(v));
+  const Tensor& t = v.tensor_ref();
+  bool any_rank = ty->has(ir::kAnyRank) || ty->kids.size() == 1;
+  auto shape_text = [](const std::vector<int64_t>& s) {
+    std::string r = "[";
+    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+    return r + "]";
+  };
+  if (!any_rank) {
+    size_t want = ty->kids.size() - 1;
+    bool ok = static_cast<size_t>(t.rank()) == want;
+    for (size_t i = 0; ok && i < want; ++i)
+      ok = ty->kids[i + 1]->ival < 0 || ty->kids[i + 1]->ival == t.dim(static_cast<int>(i));
+    if (!ok) {
+      std::string dims;
+      for (size_t i = 0; i < want; ++i)
+        dims += (i ? ", " : "") + (ty->kids[i + 1]->ival < 0 ? std::string("?") : std::to_string(ty->kids[i + 1]->ival));
+      fault("E004", "shape mismatch: `as [" + ty->kids[0]->name + "; " + dims + "]` but the value has shape " +
+                        shape_text(t.shape()));
+    }
+  }
+  return cast_value(v, *dt);
+}
+
 Value Interpreter::Impl::eval_inner(const NodeRef& e) {
   switch (e->kind) {
     case Kind::IntLit: return Value::integer(e->ival, dtype_of(e, DType::I32));
@@ -401,8 +430,10 @@ Value Interpreter::Impl::eval_inner(const NodeRef& e) {
     case Kind::Binary: return binary(e);
     case Kind::Cast: {
       Value v = eval(e->kids[0]);
-      auto dt = dtype_from_name(e->kids[1]->name);
-      if (!dt) fault("E002", "cannot cast to " + e->kids[1]->name);
+      const NodeRef& ty = e->kids[1];
+      if (ty->kind == Kind::TyArray) return cast_array(v, ty);
+      auto dt = dtype_from_name(ty->name);
+      if (!dt) fault("E002", "cannot cast to " + ty->name);
       return cast_value(v, *dt);
     }
     case Kind::Call: return call(e);
@@ -411,9 +442,12 @@ Value Interpreter::Impl::eval_inner(const NodeRef& e) {
     case Kind::If: {
       Value c = eval(e->kids[0]);
       if (c.tag != Value::Tag::Bool) fault("E002", "an `if` condition must be a bool");
-      if (c.b) return eval(e->kids[1]);
-      if (e->kids[2]) return eval(e->kids[2]);
-      return Value::unit();
+      if (!e->kids[2]) {
+        // Without `else` the `if` is a statement: its value is unit (SPEC §4).
+        if (c.b) eval(e->kids[1]);
+        return Value::unit();
+      }
+      return eval(c.b ? e->kids[1] : e->kids[2]);
     }
     case Kind::Block: return block(e);
     case Kind::Match: return match(e);

@@ -58,6 +58,7 @@ struct Interpreter::Impl {
   Value member(const ir::NodeRef& e);
   Value block(const ir::NodeRef& b);
   Value literal_dtype_fix(const ir::NodeRef& e, Value v);
+  Value cast_array(const Value& v, const ir::NodeRef& ty);  // `a as [T; ...]`, shape checked
   DType dtype_of(const ir::NodeRef& e, DType fallback);
 
   // call.cpp: calls, closures, builtins
@@ -72,6 +73,7 @@ struct Interpreter::Impl {
   Value comp(const ir::NodeRef& c);
   Value match(const ir::NodeRef& m);
   bool match_pattern(const ir::NodeRef& p, const Value& v);
+  bool match_array(const ir::NodeRef& p, const Value& v);
   bool eval_point(const ir::NodeRef& body, Value& out);  // false: guard skipped the point
 
   // empty_domain.cpp: does a nest have no points because an inner range is empty?

@@ -123,6 +123,7 @@ class Vectorizer {
           if (e->kind == Kind::Cast && i == 1) continue;
           if (!accept_expr(e->kids[i])) return false;
         }
+        if (e->kind == Kind::Cast && e->kids[1]->kind != Kind::TyPrim) return false;  // array casts
         return e->kind != Kind::Binary || static_cast<BinOp>(e->ival) != BinOp::In;
       case Kind::Call: {
         auto b = builtin_of(e->kids[0]->def);

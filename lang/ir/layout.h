@@ -61,6 +61,9 @@ namespace ein::ir {
   L(PLit, "r")           F(PLit, 0, plit_value)                                                 \
   L(PRange, "rr")        F(PRange, 0, prange_lo) F(PRange, 1, prange_hi)                        \
   L(PBind, "")                                                                                  \
+  L(PAt, "r")            F(PAt, 0, pat_inner)                                                   \
+  L(PArray, "*")         T(PArray, 0, parray_elems)                                             \
+  L(PRest, "")                                                                                  \
   L(POr, "*")            T(POr, 0, por_alts)                                                    \
   L(PTuple, "*")         T(PTuple, 0, ptuple_elems)                                             \
   L(TyPrim, "")                                                                                 \

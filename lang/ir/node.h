@@ -81,6 +81,9 @@ inline constexpr uint32_t kStdCrate = 2;
   X(PLit)         /* kids: literal expr (IntLit/FloatLit/BoolLit/StrLit, or Unary neg of one)*/  \
   X(PRange)       /* kids: lo, hi (literal exprs)   flags: kInclusive                       */   \
   X(PBind)        /* name = bound variable                                                   */   \
+  X(PAt)          /* name = bound variable; kids: pattern   ("n @ 1..=9": bind and test)    */   \
+  X(PArray)       /* kids: pattern... with at most one PRest   ("[a, ..rest, z]")          */   \
+  X(PRest)        /* name = binding of the middle part, or "" for a bare ".."              */   \
   X(POr)          /* kids: pattern...                                                        */   \
   X(PTuple)       /* kids: pattern...                                                        */   \
   /* ---- types (annotations) ---- */                                                            \
@@ -152,6 +155,7 @@ inline constexpr uint32_t kWindowed = 1u << 9;    // Index/LStore: circular buff
 inline constexpr uint32_t kHasElem = 1u << 10;    // LTensor: elements are arrays
 inline constexpr uint32_t kReverse = 1u << 11;    // EinGroup/LFor: recurrence runs from high to low
 inline constexpr uint32_t kJagged = 1u << 12;     // ArrayLit: builds a list of rows (jagged[T])
+inline constexpr uint32_t kUnaryPlus = 1u << 13;  // Binary: `+x`, parsed as `x * 1` (identity on numbers)
 
 struct Node;
 using NodeRef = std::shared_ptr<const Node>;

@@ -88,7 +88,7 @@ std::string type_name(const TypeRef& t) {
       return s + ") -> " + type_name(t->elem);
     }
     case Type::K::Var:
-      return t->var_kind == VarKind::Int     ? "{integer}"
+      return t->var_kind == VarKind::Int || t->var_kind == VarKind::IntOnly ? "{integer}"
              : t->var_kind == VarKind::Float ? "{float}"
                                              : "_";
   }

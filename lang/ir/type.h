@@ -22,6 +22,7 @@ enum class VarKind : uint8_t {
   Any,    // unconstrained; defaults to f32 when it only ever meets numbers, else unit
   Int,    // an integer literal; unifies with i8/i32/i64; defaults to i32
   Float,  // a float literal; unifies with f16/bf16/f32/f64; defaults to f32
+  IntOnly,  // an integer literal used where only integers go (ranges, indices); defaults to i32
 };
 
 struct Type {

@@ -248,7 +248,7 @@ namespace {
 bool is_binder(Kind k) {
   return k == Kind::IdxVar || k == Kind::IdxIn || k == Kind::IdxRest || k == Kind::WBind ||
          k == Kind::WDerived || k == Kind::PBind || k == Kind::Param || k == Kind::CompGen ||
-         k == Kind::CompLet;
+         k == Kind::CompLet || k == Kind::PAt || k == Kind::PRest;
 }
 
 }  // namespace
@@ -275,7 +275,8 @@ NodeRef Copier::rec(const NodeRef& n, Env& env) {
       std::function<void(const NodeRef&)> bind = [&](const NodeRef& k) {
         if (!k) return;
         if (is_binder(k->kind) && k->def.valid()) fresh(k, inner);
-        if (k->kind == Kind::PTuple || k->kind == Kind::POr)
+        if (k->kind == Kind::PTuple || k->kind == Kind::POr || k->kind == Kind::PArray ||
+            k->kind == Kind::PAt)
           for (auto& x : k->kids) bind(x);
       };
       for (auto& k : n->kids) bind(k);

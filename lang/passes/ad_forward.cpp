@@ -92,7 +92,7 @@ NodeRef Forward::tangent(const NodeRef& e) {
       if (tangent(e->kids[0]))
         for (size_t i = 1; i < e->kids.size(); ++i)
           ir::for_each_node(e->kids[i]->kids[0], [&](const NodeRef& p) {
-            if (p->kind == Kind::PBind)
+            if (p->kind == Kind::PBind || p->kind == Kind::PAt || p->kind == Kind::PRest)
               unsupported("a match that binds a value being differentiated", p->span);
           });
       std::vector<NodeRef> kids{e->kids[0]};

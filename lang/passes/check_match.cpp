@@ -1,5 +1,8 @@
 #include "lang/passes/check_match.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 
@@ -11,10 +14,12 @@ using ir::NodeRef;
 using ir::Type;
 using ir::TypeRef;
 
-using Row = std::vector<NodeRef>;  // one pattern per scrutinee component
+using Row = std::vector<NodeRef>;      // one pattern per scrutinee component
+using Missing = std::vector<std::string>;  // one description per component
 
 bool irrefutable(const NodeRef& p) {
   if (p->kind == Kind::PWild || p->kind == Kind::PBind) return true;
+  if (p->kind == Kind::PAt) return irrefutable(p->kids[0]);
   if (p->kind == Kind::POr) {
     for (auto& k : p->kids)
       if (irrefutable(k)) return true;
@@ -24,15 +29,21 @@ bool irrefutable(const NodeRef& p) {
       if (!irrefutable(k)) return false;
     return true;
   }
+  // `[..]` / `[..rest]` match every array.
+  if (p->kind == Kind::PArray) return p->kids.size() == 1 && p->kids[0]->kind == Kind::PRest;
   return false;
 }
+
+// `n @ p` tests what `p` tests.
+const NodeRef& strip_at(const NodeRef& p) { return p->kind == Kind::PAt ? strip_at(p->kids[0]) : p; }
 
 // Expands or-patterns in the first column so each row starts with a non-or pattern.
 std::vector<Row> expand_or(const std::vector<Row>& rows) {
   std::vector<Row> out;
   for (auto& r : rows) {
-    if (!r.empty() && r[0]->kind == Kind::POr) {
-      for (auto& alt : r[0]->kids) {
+    const NodeRef& first = r.empty() ? nullptr : strip_at(r[0]);
+    if (first && first->kind == Kind::POr) {
+      for (auto& alt : first->kids) {
         Row nr = r;
         nr[0] = alt;
         for (auto& x : expand_or({nr})) out.push_back(x);
@@ -44,9 +55,79 @@ std::vector<Row> expand_or(const std::vector<Row>& rows) {
   return out;
 }
 
-// Returns "" if the rows cover every value of `types`, else a description of a missing value.
-std::string missing(const std::vector<Row>& rows0, const std::vector<TypeRef>& types) {
-  if (types.empty()) return rows0.empty() ? "_" : "";
+Row wildcards(size_t n) {
+  Row r;
+  for (size_t i = 0; i < n; ++i) r.push_back(ir::make({.kind = Kind::PWild}));
+  return r;
+}
+
+std::string join(const Missing& m, size_t from, size_t to) {
+  std::string s;
+  for (size_t i = from; i < to; ++i) s += (i > from ? ", " : "") + m[i];
+  return s;
+}
+
+// nullopt if the rows cover every value of `types`, else a missing value per component.
+std::optional<Missing> missing(const std::vector<Row>& rows0, const std::vector<TypeRef>& types);
+
+std::optional<Missing> prepend(const std::string& first, std::optional<Missing> rest) {
+  if (!rest) return std::nullopt;
+  rest->insert(rest->begin(), first);
+  return rest;
+}
+
+// An array column: every length is a case (SPEC §4: a pattern without `..` matches only its
+// length). Lengths up to one past the longest fixed part are enough: beyond it only `..`
+// patterns match, all in the same way.
+std::optional<Missing> missing_array(const std::vector<Row>& rows, const TypeRef& t,
+                                     const std::vector<TypeRef>& rest) {
+  TypeRef elem = t->k == Type::K::List ? t->elem
+                 : t->rank == 1        ? t->elem
+                 : t->rank > 1         ? ir::t_array(t->elem, t->rank - 1)
+                                       : ir::t_unknown();
+  size_t longest = 0;
+  for (auto& r : rows) {
+    const NodeRef& p = strip_at(r[0]);
+    if (p->kind == Kind::PArray) longest = std::max(longest, p->kids.size());
+  }
+  for (size_t n = 0; n <= longest + 1; ++n) {
+    std::vector<Row> sub;
+    for (auto& r : rows) {
+      const NodeRef& p = strip_at(r[0]);
+      Row nr;
+      if (p->kind == Kind::PArray) {
+        auto restp = std::find_if(p->kids.begin(), p->kids.end(),
+                                  [](const NodeRef& k) { return k->kind == Kind::PRest; });
+        bool has_rest = restp != p->kids.end();
+        size_t fixed = p->kids.size() - (has_rest ? 1 : 0);
+        if (has_rest ? fixed > n : fixed != n) continue;
+        size_t before = static_cast<size_t>(restp - p->kids.begin());
+        for (size_t i = 0; i < before; ++i) nr.push_back(p->kids[i]);
+        Row middle = wildcards(n - fixed);
+        nr.insert(nr.end(), middle.begin(), middle.end());
+        for (size_t i = before + (has_rest ? 1 : 0); i < p->kids.size(); ++i) nr.push_back(p->kids[i]);
+      } else if (irrefutable(p)) {
+        nr = wildcards(n);
+      } else {
+        continue;
+      }
+      nr.insert(nr.end(), r.begin() + 1, r.end());
+      sub.push_back(nr);
+    }
+    std::vector<TypeRef> ts(n, elem);
+    ts.insert(ts.end(), rest.begin(), rest.end());
+    auto m = missing(sub, ts);
+    if (!m) continue;
+    std::string desc = "[" + join(*m, 0, n) + (n > longest ? (n ? ", .." : "..") : "") + "]";
+    Missing out{desc};
+    out.insert(out.end(), m->begin() + static_cast<long>(n), m->end());
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::optional<Missing> missing(const std::vector<Row>& rows0, const std::vector<TypeRef>& types) {
+  if (types.empty()) return rows0.empty() ? std::optional<Missing>(Missing{}) : std::nullopt;
   std::vector<Row> rows = expand_or(rows0);
   const TypeRef& t = types[0];
   std::vector<TypeRef> rest(types.begin() + 1, types.end());
@@ -55,27 +136,26 @@ std::string missing(const std::vector<Row>& rows0, const std::vector<TypeRef>& t
     for (bool v : {true, false}) {
       std::vector<Row> sub;
       for (auto& r : rows) {
-        const NodeRef& p = r[0];
+        const NodeRef& p = strip_at(r[0]);
         bool matches = irrefutable(p) ||
                        (p->kind == Kind::PLit && p->kids[0]->kind == Kind::BoolLit &&
                         (p->kids[0]->ival != 0) == v);
         if (matches) sub.push_back(tail(r));
       }
-      std::string m = missing(sub, rest);
-      if (!m.empty()) return std::string(v ? "true" : "false") + (rest.empty() ? "" : ", " + m);
+      if (auto m = prepend(v ? "true" : "false", missing(sub, rest))) return m;
     }
-    return "";
+    return std::nullopt;
   }
   if (t && t->k == Type::K::Tuple) {
     size_t n = t->elems.size();
     std::vector<Row> sub;
     for (auto& r : rows) {
+      const NodeRef& p = strip_at(r[0]);
       Row nr;
-      if (r[0]->kind == Kind::PTuple && r[0]->kids.size() == n) {
-        nr = r[0]->kids;
-      } else if (irrefutable(r[0])) {
-        for (size_t i = 0; i < n; ++i)
-          nr.push_back(ir::make({.kind = Kind::PWild}));
+      if (p->kind == Kind::PTuple && p->kids.size() == n) {
+        nr = p->kids;
+      } else if (irrefutable(p)) {
+        nr = wildcards(n);
       } else {
         continue;
       }
@@ -84,16 +164,17 @@ std::string missing(const std::vector<Row>& rows0, const std::vector<TypeRef>& t
     }
     std::vector<TypeRef> ts(t->elems.begin(), t->elems.end());
     ts.insert(ts.end(), rest.begin(), rest.end());
-    std::string m = missing(sub, ts);
-    if (m.empty()) return "";
-    return "(" + m + ")";
+    auto m = missing(sub, ts);
+    if (!m) return std::nullopt;
+    Missing out{"(" + join(*m, 0, n) + ")"};
+    out.insert(out.end(), m->begin() + static_cast<long>(n), m->end());
+    return out;
   }
+  if (t && (t->k == Type::K::Array || t->k == Type::K::List)) return missing_array(rows, t, rest);
   std::vector<Row> sub;
   for (auto& r : rows)
     if (irrefutable(r[0])) sub.push_back(tail(r));
-  std::string m = missing(sub, rest);
-  if (m.empty()) return "";
-  return "_" + (rest.empty() ? "" : ", " + m);
+  return prepend("_", missing(sub, rest));
 }
 
 class MatchChecker : public ir::RecursiveVisitor {
@@ -108,14 +189,16 @@ class MatchChecker : public ir::RecursiveVisitor {
       if (!n->kids[i]->kids[1]) rows.push_back({n->kids[i]->kids[0]});  // guarded arms don't count
     TypeRef t = u_.type(n->kids[0]);
     if (t->k == Type::K::Unknown) return;
-    std::string m = missing(rows, {t});
-    if (m.empty()) return;
-    cx_.error("E002", "non-exhaustive match: `" + m + "` is not covered", n->kids[0]->span,
-              "pattern `" + m + "` not covered",
-              ir::is_scalar(t) && t->dtype == DType::Bool
-                  ? "add the missing arm"
-                  : "add a catch-all arm `_ => ...` (only bool and tuples of bools are checked "
-                    "case by case)");
+    auto m = missing(rows, {t});
+    if (!m) return;
+    std::string what = join(*m, 0, m->size());
+    bool precise = (ir::is_scalar(t) && t->dtype == DType::Bool) || t->k == Type::K::Tuple ||
+                   t->k == Type::K::Array || t->k == Type::K::List;
+    cx_.error("E002", "non-exhaustive match: `" + what + "` is not covered", n->kids[0]->span,
+              "pattern `" + what + "` not covered",
+              precise ? "add an arm for it, or a catch-all arm `_ => ...`"
+                      : "add a catch-all arm `_ => ...` (only bools, tuples and arrays are "
+                        "checked case by case)");
   }
 
  private:

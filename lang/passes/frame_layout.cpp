@@ -40,6 +40,8 @@ class Layout {
     switch (n->kind) {
       case Kind::Lambda: return;  // separate unit
       case Kind::PBind:
+      case Kind::PAt:
+      case Kind::PRest:
       case Kind::LTensor:
       case Kind::LFor:
       case Kind::LoopVar:

@@ -321,6 +321,28 @@ class ShapeWalker {
     if (proven) u_.proven.insert(e->id);
   }
 
+  // `a as [T; 8, ?]` asserts extents (SPEC §3): known ones must agree now (E004), and they are
+  // the value's static shape from here on (the interpreter checks values known only at run time).
+  Shape cast_shape(const NodeRef& e) {
+    Shape src = shape(e->kids[0]);
+    const NodeRef& ty = e->kids[1];
+    if (ty->kind != Kind::TyArray || ty->has(ir::kAnyRank) || ty->kids.size() == 1) return src;
+    StaticShape want;
+    for (size_t i = 1; i < ty->kids.size(); ++i) want.push_back(ty->kids[i]->ival);
+    if (!src || src->size() != want.size()) return want;
+    for (size_t i = 0; i < want.size(); ++i) {
+      int64_t got = (*src)[i];
+      if (want[i] >= 0 && got >= 0 && want[i] != got) {
+        cx_.error("E004", "shape mismatch: `as` says " + std::to_string(want[i]) + " on axis " +
+                              std::to_string(i) + ", the value has " + std::to_string(got),
+                  e->span, "this value is " + show_shape(*src));
+        return want;
+      }
+      if (want[i] < 0) want[i] = got;
+    }
+    return want;
+  }
+
   Shape shape(const NodeRef& e) {
     if (!e) return StaticShape{};
     switch (e->kind) {
@@ -399,8 +421,8 @@ class ShapeWalker {
         if (b && !b->empty()) return record(e, b);
         return record(e, by_type(u_.type(e)));
       }
-      case Kind::Unary:
-      case Kind::Cast: return record(e, shape(e->kids[0]));
+      case Kind::Unary: return record(e, shape(e->kids[0]));
+      case Kind::Cast: return record(e, cast_shape(e));
       case Kind::Member:
         shape(e->kids[0]);
         if (e->name == "shape") {

@@ -14,16 +14,6 @@ using ir::NodeRef;
 using ir::Type;
 using ir::TypeRef;
 
-namespace {
-
-// A literal's magnitude must fit its type; under a unary minus one more is allowed (-128: i8).
-bool literal_fits(int64_t v, DType d, bool negated) {
-  int64_t max = d == DType::I8 ? 127 : d == DType::I32 ? 2147483647LL : INT64_MAX;
-  if (v < 0) return d == DType::I64 || v >= -max - 1;
-  return v <= max || (negated && v == max + 1);
-}
-
-}  // namespace
 
 TypeRef type_from_annotation(const NodeRef& ty, CompileCtx& cx) {
   if (!ty) return nullptr;
@@ -39,8 +29,11 @@ TypeRef type_from_annotation(const NodeRef& ty, CompileCtx& cx) {
       TypeRef e = type_from_annotation(ty->kids[0], cx);
       int rank = ty->has(ir::kAnyRank) ? -1 : std::max<int>(1, static_cast<int>(ty->kids.size()) - 1);
       if (!ir::is_scalar(e) && e->k != Type::K::Unknown) {
-        cx.error("E002", "array elements must be numbers or bools", ty->kids[0]->span);
-        return ir::t_unknown();
+        // Arrays of strings, tuples, ... are lists of rows (as their literals are): `[str; 2]`
+        // is a list of str, `[str; 2, 2]` a list of lists (SPEC §3: every element type).
+        if (rank < 0) return ir::t_unknown();
+        for (int i = 0; i < rank; ++i) e = ir::t_list(e);
+        return e;
       }
       return ir::t_array(e, rank);
     }
@@ -96,6 +89,14 @@ void Infer::run_function(const std::vector<NodeRef>& params, const NodeRef& body
   for (size_t i = 0; i < params.size(); ++i) set_def(params[i]->def, u.param_types[i], false);
   TypeRef bt = body->kind == Kind::Block ? block(body) : expr(body);
   set(body, bt);
+  TypeRef rr = resolved(u.ret_type), rb = resolved(bt);
+  if (rr->k == Type::K::FnSig && ir::is_callable(rb) && rb->k != Type::K::FnSig) {
+    // `-> (f32) -> f32` returning a lambda: checked like an annotated let, typed as the lambda.
+    Span at = body->kind == Kind::Block && body->has(ir::kHasTail) ? body->kids.back()->span : body->span;
+    check_callable(rr, bt, ir::make({.kind = Kind::TupleLit, .span = at}));
+    u.ret_type = bt;
+    return;
+  }
   if (!ts.unify(u.ret_type, bt)) {
     Span at = body->span;
     if (body->kind == Kind::Block && body->has(ir::kHasTail)) at = body->kids.back()->span;
@@ -164,6 +165,15 @@ void Infer::let(const NodeRef& s) {
   if (const NodeRef& ann = ir::let_type(*s)) {
     TypeRef at = type_from_annotation(ann, cx);
     TypeRef ra = resolved(at), rv = resolved(vt);
+    if (ra->k == Type::K::FnSig && ir::is_callable(rv) && rv->k != Type::K::FnSig) {
+      // A function-type annotation holds any callable of that signature (SPEC §3). The binding
+      // keeps the callable's own type so that calls through it are specialised as usual.
+      check_callable(at, vt, ir::let_value(*s));
+      set(ann, at);
+      bind_pattern(ir::let_pattern(*s), vt, ir::let_value(*s)->span);
+      return;
+    }
+    if (ann->kind == Kind::TyArray) check_literal_extents(ann, ir::let_value(*s));
     bool rank_clash = ra->k == Type::K::Array && ra->rank >= 0 &&
                       ((rv->k == Type::K::Array && rv->rank >= 0 && rv->rank != ra->rank) ||
                        rv->k == Type::K::Scalar);
@@ -177,10 +187,14 @@ void Infer::let(const NodeRef& s) {
           "convert explicitly with `as` (there is no implicit widening)");
     t = at;
     set(ann, at);
-  } else {
-    // A binding fixes the type of its value: `let a = 1;` is an i32 from here on, so a later
-    // `a + 2.0` is a mismatch rather than a retroactive float (SPEC §3).
-    t = ts.deep(t, true);
+  }
+  // Inference is per compilation unit (SPEC §3): an unannotated binding of literals keeps its
+  // literal type variable, so its uses in the rest of the cell decide (`let k = 0.5;` then
+  // `k * x_f64` makes k an f64); what no use constrains defaults to i32 / f32 at the end. As in
+  // Rust, a bound integer literal stays an integer (`let a = 1; a + 2.0` is E002); only a
+  // literal written in place takes a float context (`x_f32 * 2`).
+  else {
+    ts.require_int(t, true);
   }
   bind_pattern(ir::let_pattern(*s), t, ir::let_value(*s)->span);
 }
@@ -211,6 +225,55 @@ void Infer::bind_pattern(const NodeRef& pat, const TypeRef& t, Span at) {
       return;
     }
     for (size_t i = 0; i < pat->kids.size(); ++i) bind_pattern(pat->kids[i], r->elems[i], at);
+  }
+}
+
+// Does `callee` (a lambda, function or builtin) accept the parameters of `sig` and return its
+// result? Typed like a call with those argument types; E002 at `at` otherwise.
+void Infer::check_callable(const TypeRef& sig0, const TypeRef& callee0, const NodeRef& at) {
+  TypeRef sig = resolved(sig0), callee = resolved(callee0);
+  if (callee->k == Type::K::Builtin) return;  // typed by its own rule at each call
+  size_t nparams = callee->k == Type::K::Lambda
+                       ? callee->node->kids.size() - ir::lambda_param_begin()
+                       : 0;
+  if (callee->k == Type::K::FnItem) {
+    NodeRef fn = prepared_body(cx, callee->def);
+    if (!fn) return;
+    nparams = fn->kids.size() - ir::fn_param_begin();
+  }
+  if (nparams != sig->elems.size()) {
+    err("E002", "mismatched types: expected `" + show(sig) + "`, found a function of " +
+                    std::to_string(nparams) + " parameter" + (nparams == 1 ? "" : "s"),
+        at->span, "expected `" + show(sig) + "`");
+    return;
+  }
+  // A call node for the check only: its arguments carry the annotation's span.
+  std::vector<NodeRef> kids{at};
+  for (size_t i = 0; i < nparams; ++i) kids.push_back(ir::make({.kind = Kind::TupleLit, .span = at->span}));
+  NodeRef call = ir::make({.kind = Kind::Call, .span = at->span, .kids = std::move(kids)});
+  Unit* spec = specialize(callee, sig->elems, call);
+  if (!spec) return;
+  if (!ts.unify(sig->elem, spec->ret_type))
+    err("E002", "mismatched types: expected `" + show(sig) + "`, found a function returning `" +
+                    show(spec->ret_type) + "`",
+        at->span, "this returns `" + show(spec->ret_type) + "`");
+}
+
+// `let a: [str; 2] = ["a", "b", "c"];`: the extents of an array annotation against the nesting
+// of an array literal (numeric arrays are checked by shape analysis; lists of rows only here).
+void Infer::check_literal_extents(const NodeRef& ann, const NodeRef& value) {
+  if (ann->has(ir::kAnyRank)) return;
+  NodeRef v = value;
+  for (size_t axis = 1; axis < ann->kids.size(); ++axis) {
+    if (!v || v->kind != Kind::ArrayLit) return;
+    int64_t want = ann->kids[axis]->ival;
+    if (want >= 0 && static_cast<int64_t>(v->kids.size()) != want) {
+      err("E004", "shape mismatch: the annotation says " + std::to_string(want) + " on axis " +
+                      std::to_string(axis - 1) + ", the value has " + std::to_string(v->kids.size()),
+          v->span, "this has " + std::to_string(v->kids.size()) + " elements");
+      return;
+    }
+    v = v->kids.empty() ? nullptr : v->kids[0];
   }
 }
 
@@ -261,13 +324,20 @@ TypeRef Infer::def_type(ir::DefId d, Span at) {
 TypeRef Infer::ein_group(const NodeRef& g) {
   ir::DefId def = g->def;
   bool global = cx.resolver.info(def).kind == DefKind::Global;
-  bool self_ref = false;
-  for (auto& c : g->kids)
+  // Clauses that do not read the tensor are typed first: they fix its element type before a
+  // self-read reaches a generic call, which would otherwise default it (`h[t in 1..5] =
+  // sin(h[t - 1]); h[0] = x_f64;` is f64 whatever the textual order of the clauses).
+  std::vector<NodeRef> order, reading;
+  for (auto& c : g->kids) {
+    bool reads = false;
     ir::for_each_node(ir::ein_value(*c), [&](const NodeRef& n) {
-      if (n->kind == Kind::Name && n->def == def) self_ref = true;
+      if (n->kind == Kind::Name && n->def == def) reads = true;
     });
+    (reads ? reading : order).push_back(c);
+  }
+  bool self_ref = !reading.empty();
+  order.insert(order.end(), reading.begin(), reading.end());
   TypeRef elem = ts.fresh(ir::VarKind::Any);
-  size_t nslots0 = g->kids[0]->kids.size() - ir::ein_slot_begin();
   if (self_ref) {
     // The tensor's rank must be known before its clauses are typed: rest patterns get their
     // length from an access of an array whose type is already known (e.g. a parameter).
@@ -288,7 +358,7 @@ TypeRef Infer::ein_group(const NodeRef& g) {
   }
   int elem_rank = -2;
   int out_rank = -1;
-  for (auto& c : g->kids) {
+  for (auto& c : order) {
     index_slots(c, ir::ein_slot_begin());
     TypeRef bt = expr(ir::ein_value(*c));
     TypeRef rb = resolved(bt);
@@ -389,7 +459,15 @@ void infer_types(CompileCtx& cx) {
         auto it = u.static_ifs.find(n->id);
         if (n->kind != Kind::If || it == u.static_ifs.end()) return nullptr;
         const NodeRef& b = it->second ? n->kids[1] : n->kids[2];
-        if (b) return mutate(b);
+        if (b && n->kids[2]) return mutate(b);
+        if (b) {
+          // `if` without `else`: the branch runs for its effects, the value is unit.
+          NodeRef stmt = ir::make({.kind = Kind::ExprStmt, .span = b->span, .kids = {mutate(b)}});
+          NodeRef blk = ir::make({.kind = Kind::Block, .span = n->span, .kids = {stmt}});
+          u.types[stmt->id] = ir::t_unit();
+          u.types[blk->id] = ir::t_unit();
+          return blk;
+        }
         NodeRef unit = ir::make({.kind = Kind::TupleLit, .span = n->span});
         u.types[unit->id] = ir::t_unit();
         return unit;
@@ -406,14 +484,8 @@ void infer_types(CompileCtx& cx) {
     if (u.ret_type) u.ret_type = sh.store.deep(u.ret_type, true);
   }
   for (auto& [d, t] : cx.global_types) t = sh.store.deep(t, true);
-  // Integer literals must fit the type their context gave them.
-  for (auto& [unit, n] : sh.int_lits) {
-    TypeRef t = unit->type(n);
-    if (ir::is_scalar(t) && is_int(t->dtype) && !literal_fits(n->ival, t->dtype, sh.negated.count(n->id) > 0))
-      cx.error("E002", "literal out of range for `" + ir::type_name(t) + "`", n->span,
-               "does not fit in `" + ir::type_name(t) + "`",
-               "annotate a wider type, e.g. `let x: i64 = ...`");
-  }
+  // Literals and constant expressions must fit the type their context gave them.
+  check_constant_ranges(cx);
 }
 
 }  // namespace ein

@@ -1,4 +1,6 @@
 // Calls: builtins, and monomorphisation of functions and lambdas (thesis §4.5).
+#include <functional>
+
 #include "lang/passes/type_infer_impl.h"
 
 namespace ein {
@@ -24,6 +26,12 @@ TypeRef Infer::call(const NodeRef& e) {
       Unit* spec = specialize(rc, args, e);
       if (!spec) return ir::t_unknown();
       u.call_targets[e->id] = spec;
+      if (spec->in_progress && ts.is_var(spec->ret_type)) {
+        // A recursive call before the body has a type: dynamic for now; the body is typed
+        // again once its result type is known (see specialize).
+        sh.recursed.insert(spec);
+        return ir::t_unknown();
+      }
       return spec->ret_type;
     }
     case Type::K::Unknown: return ir::t_unknown();
@@ -136,6 +144,8 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
       }
       ptypes.push_back(at);
     } else {
+      if (at && ir::is_callable(resolved(args[i])) && resolved(args[i])->k != Type::K::FnSig)
+        check_callable(at, args[i], call_node->kids[i + 1]);  // `f: (f32) -> f32`
       // A literal argument stays open (`clamp(x_f64, 0.0, 1.0)`): the specialisation's body
       // decides its type, as the literal's context would outside a function (SPEC §3).
       TypeRef open = ts.deep(args[i], false);
@@ -149,11 +159,32 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     tnames += (i ? ", " : "") + ir::type_name(ptypes[i]);
   }
   key += ")";
-  if (auto it = cx.specs.find(key); it != cx.specs.end()) {
-    for (size_t i = 0; i < args.size() && i < it->second->param_types.size(); ++i)
-      ts.unify(args[i], it->second->param_types[i]);
-    return it->second;
+  // Specialisations of this signature: `key`, and `key#n` for the ones that belong to one call.
+  // A specialisation whose literal parameters or result are still open belongs to its own call
+  // (`ln(2.0) / k_f64` and `ln(2.0) / k_f32` must not share the literal's type); a recursive
+  // call reaches the one in progress.
+  bool args_open = false;
+  for (auto& p : ptypes) args_open = args_open || ts.is_var(p) || only_literal_vars(p);
+  Unit* reuse = nullptr;
+  bool taken = false;
+  for (auto it = cx.specs.lower_bound(key); it != cx.specs.end() && it->first.compare(0, key.size(), key) == 0; ++it) {
+    if (it->first.size() != key.size() && it->first[key.size()] != '#') continue;
+    taken = taken || it->first.size() == key.size();
+    if (it->second->in_progress) {
+      reuse = it->second;
+      break;
+    }
+    // Closed by its own body (`add(one, 2)`: the body makes the 2 an i32), it fits every call
+    // of this signature; closed by its first caller's uses, only calls without open literals.
+    if (!reuse && (sh.self_closed.count(it->second) || (!args_open && !is_open(*it->second))))
+      reuse = it->second;
   }
+  if (reuse) {
+    for (size_t i = 0; i < args.size() && i < reuse->param_types.size(); ++i)
+      ts.unify(args[i], reuse->param_types[i]);
+    return reuse;
+  }
+  if (taken) key += "#" + std::to_string(cx.units.size());
   // Specialisations being inferred right now form a chain of calls (f(T) is inferred while
   // inferring its caller). A long chain is a type that grows at every call, such as
   // `fn f(x) { f((x, 1)) }`; stop it before the chain and its type names get expensive.
@@ -188,15 +219,79 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
   unit->ret_type = ret_ann ? type_from_annotation(ret_ann, cx) : ts.fresh(ir::VarKind::Any);
   cx.specs[key] = unit;
   unit->in_progress = true;
+  size_t units_before = cx.units.size();
+  std::vector<Diagnostic> earlier = cx.diags.take();
   {
     Infer sub(cx, sh, *unit);
     sub.run_function(params, body, ret_ann);
   }
-  unit->ret_type = ts.deep(unit->ret_type, true);
-  for (auto& p : unit->param_types) p = ts.deep(p, true);  // literal parameters the body left open
+  if (sh.recursed.erase(unit) && !ts.is_var(unit->ret_type)) {
+    // The body called itself before its result type was known (`let r = f(tail); ...`): that
+    // typing pass treated the recursive result as dynamic. Now the result type is known from
+    // the base case: forget the pass (its diagnostics and the specialisations it made) and
+    // type the body again with it.
+    cx.diags.clear();
+    for (auto it = cx.specs.begin(); it != cx.specs.end();) {
+      bool gone = it->second->id >= static_cast<int>(units_before);
+      if (gone) sh.self_closed.erase(it->second);
+      it = gone ? cx.specs.erase(it) : std::next(it);
+    }
+    cx.units.resize(units_before);
+    unit->types.clear();
+    unit->def_types.clear();
+    unit->call_targets.clear();
+    unit->rest_len.clear();
+    unit->static_ifs.clear();
+    unit->ret_type = ts.deep(unit->ret_type, false);
+    Infer sub(cx, sh, *unit);
+    sub.run_function(params, body, ret_ann);
+    sh.recursed.erase(unit);
+  }
+  if (!is_open(*unit)) sh.self_closed.insert(unit);
+  std::vector<Diagnostic> mine = cx.diags.take();
+  if (callee->k == Type::K::FnItem && callee->def.crate == ir::kStdCrate &&
+      !cx.resolver.is_library_file(call_node->span.file)) {
+    // A type error inside the standard library comes from the user's arguments: point at the
+    // user's call and keep the library line as a label (SPEC §6, issue 12 row 21).
+    for (auto& d : mine) {
+      if (!d.primary.valid() || !cx.resolver.is_library_file(d.primary.file)) continue;
+      auto lc = cx.sm.start(d.primary);
+      d.notes.push_back("inside `" + unit->name + "` at " + cx.sm.file(d.primary.file).name + ":" +
+                        std::to_string(lc.line) + ":" + std::to_string(lc.col));
+      d.secondary.push_back(Label{d.primary, "the library reported it here"});
+      d.primary = call_node->span;
+      d.primary_label = "in this call";
+    }
+  }
+  for (auto& d : earlier) cx.diags.report(std::move(d));
+  for (auto& d : mine) cx.diags.report(std::move(d));
+  // Literal parameters the body left open stay open: the call's other uses decide (SPEC §3),
+  // and the types are settled when the whole cell has been inferred.
   for (size_t i = 0; i < args.size() && i < unit->param_types.size(); ++i) ts.unify(args[i], unit->param_types[i]);
   unit->in_progress = false;
   return unit;
+}
+
+bool Infer::is_open(const Unit& spec) {
+  auto has_var = [&](const TypeRef& t) {
+    bool found = false;
+    std::function<void(const TypeRef&)> visit = [&](const TypeRef& x0) {
+      TypeRef x = ts.shallow(x0);
+      if (!x || found) return;
+      if (x->k == Type::K::Var) {
+        found = true;
+        return;
+      }
+      if (x->elem) visit(x->elem);
+      for (auto& e : x->elems) visit(e);
+    };
+    visit(t);
+    return found;
+  };
+  if (spec.ret_type && has_var(spec.ret_type)) return true;
+  for (auto& p : spec.param_types)
+    if (has_var(p)) return true;
+  return false;
 }
 
 TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& args) {

@@ -1,5 +1,4 @@
 // Type rules for expressions (SPEC §3-§5).
-#include "lang/ir/visitor.h"
 #include "lang/passes/type_infer_impl.h"
 
 namespace ein {
@@ -24,10 +23,7 @@ TypeRef Infer::expr(const NodeRef& e) {
 
 TypeRef Infer::expr_inner(const NodeRef& e) {
   switch (e->kind) {
-    case Kind::IntLit: {
-      sh.int_lits.emplace_back(&u, e);
-      return ts.fresh(ir::VarKind::Int);
-    }
+    case Kind::IntLit: return ts.fresh(ir::VarKind::Int);
     case Kind::FloatLit: return ts.fresh(ir::VarKind::Float);
     case Kind::BoolLit: return ir::t_bool();
     case Kind::StrLit: return ir::t_str();
@@ -50,11 +46,10 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
       if (!ts.unify(lo, hi))
         err("E002", "range bounds have different types: `" + show(lo) + "` and `" + show(hi) + "`",
             e->span);
+      ts.require_int(lo);
       return ir::t_range(lo);
     }
     case Kind::Unary: {
-      if (e->kids[0]->kind == Kind::IntLit && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg)
-        sh.negated.insert(e->kids[0]->id);
       TypeRef t = expr(e->kids[0]);
       TypeRef el = resolved(ir::elem_of(resolved(t)));
       if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Not) {
@@ -94,20 +89,7 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
       }
       return binary(e);
     }
-    case Kind::Cast: {
-      TypeRef st = expr(e->kids[0]);
-      TypeRef target = type_from_annotation(e->kids[1], cx);
-      if (!ir::is_scalar(target)) {
-        err("E002", "`as` converts to a number or bool type", e->kids[1]->span);
-        return ir::t_unknown();
-      }
-      TypeRef rs = resolved(st);
-      if (rs->k == Type::K::Array) return ir::t_array(target, rs->rank);
-      if (rs->k == Type::K::Scalar || rs->k == Type::K::Var || rs->k == Type::K::Unknown)
-        return target;
-      err("E002", "cannot cast `" + show(st) + "` to `" + show(target) + "`", e->span);
-      return target;
-    }
+    case Kind::Cast: return cast(e);
     case Kind::Call: return call(e);
     case Kind::Index: return index(e);
     case Kind::Member: return member(e);
@@ -116,21 +98,16 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
       // A condition on ranks is constant in each specialisation: only the taken branch is
       // compiled (rank-generic code that peels an axis per call), like C++ `if constexpr`.
       // A condition without a rank test (`if true`, `!false && true`) stays code: both branches
-      // are typed together and every index use in them counts for ranges (SPEC §4, §5.2).
-      // Comparisons static_bool decides are rank tests (it leaves `1 == 1` undecided).
-      bool rank_test = false;
-      ir::for_each_node(e->kids[0], [&](const NodeRef& c) {
-        if (c->kind == Kind::Binary && static_cast<BinOp>(c->ival) != BinOp::And &&
-            static_cast<BinOp>(c->ival) != BinOp::Or)
-          rank_test = true;
-      });
-      if (auto taken = rank_test ? static_bool(e->kids[0]) : std::nullopt) {
+      // are typed together and every index use in them counts for ranges (SPEC §4, §5.2);
+      // static_bool decides rank tests only (it leaves `true` and `1 == 1` undecided).
+      if (auto taken = static_bool(e->kids[0])) {
         u.static_ifs[e->id] = *taken;
         const NodeRef& branch = *taken ? e->kids[1] : e->kids[2];
-        return branch ? expr(branch) : ir::t_unit();
+        TypeRef bt = branch ? expr(branch) : ir::t_unit();
+        return e->kids[2] ? bt : ir::t_unit();
       }
       TypeRef a = expr(e->kids[1]);
-      if (!e->kids[2]) return ir::t_unit();
+      if (!e->kids[2]) return ir::t_unit();  // without `else` an `if` is unit (SPEC §4)
       TypeRef b = expr(e->kids[2]);
       if (!ts.unify(a, b)) {
         err("E002", "`if` and `else` have incompatible types: `" + show(a) + "` and `" + show(b) + "`",
@@ -146,6 +123,67 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
     case Kind::Where: return where(e);
     default: return ir::t_unknown();
   }
+}
+
+// `x as T` converts numbers and bools; `a as [T]` / `a as [T; 2, ?]` / `a as [T; *]` converts
+// every element of an array (SPEC §3). `[T]` in a cast keeps the rank; listed extents assert the
+// shape (shape analysis at compile time, the interpreter at run time) and give the value a static
+// type. A literal converted to a float type takes that type (`0.1 as f64` is exactly 0.1).
+TypeRef Infer::cast(const NodeRef& e) {
+  TypeRef st = expr(e->kids[0]);
+  const NodeRef& ty = e->kids[1];
+  TypeRef rs = resolved(st);
+  auto adopt = [&](const TypeRef& from, const TypeRef& to) {
+    if (ts.is_var(from) && ir::is_scalar(to) && is_float(to->dtype)) ts.unify(from, to);
+  };
+  if (ty->kind == Kind::TyArray) {
+    TypeRef elem = type_from_annotation(ty->kids[0], cx);
+    if (!ir::is_scalar(elem)) {
+      if (elem->k != Type::K::Unknown)
+        err("E002", "`as` converts arrays of numbers or bools, not to `" + show(elem) + "`",
+            ty->kids[0]->span, "not a number type");
+      return ir::t_unknown();
+    }
+    int want = ty->has(ir::kAnyRank) || ty->kids.size() == 1 ? -1 : static_cast<int>(ty->kids.size()) - 1;
+    if (rs->k == Type::K::Unknown) return ir::t_array(elem, want);
+    if (rs->k != Type::K::Array) {
+      err("E002", "cannot cast `" + show(st) + "` to an array type", e->span,
+          "this is `" + show(st) + "`",
+          rs->k == Type::K::List ? "a jagged array has rows of different lengths; convert each row"
+                                 : "to convert a number write `x as " + show(elem) + "`");
+      return ir::t_unknown();
+    }
+    if (!ts.is_numeric(rs->elem) && !ts.unify(rs->elem, ir::t_bool())) {
+      err("E002", "cannot cast `" + show(st) + "` to `" + show(elem) + "` elements", e->span);
+      return ir::t_unknown();
+    }
+    if (want >= 0 && rs->rank >= 0 && want != rs->rank) {
+      err("E004", "rank mismatch: `as` asks for rank " + std::to_string(want) + ", the value has rank " +
+                      std::to_string(rs->rank),
+          e->span, "this value is `" + show(st) + "`",
+          "write `as [" + show(elem) + "]` to convert the elements and keep the rank");
+      return ir::t_unknown();
+    }
+    adopt(rs->elem, elem);
+    return ir::t_array(elem, want >= 0 ? want : rs->rank);
+  }
+  TypeRef target = type_from_annotation(ty, cx);
+  if (!ir::is_scalar(target)) {
+    if (target->k != Type::K::Unknown)
+      err("E002", "`as` converts to a number or bool type, or to an array of them (`as [f32]`)",
+          ty->span, "not a number type");
+    return ir::t_unknown();
+  }
+  if (rs->k == Type::K::Array) {
+    adopt(rs->elem, target);
+    return ir::t_array(target, rs->rank);
+  }
+  if (rs->k == Type::K::Scalar || rs->k == Type::K::Var || rs->k == Type::K::Unknown) {
+    adopt(st, target);
+    return target;
+  }
+  err("E002", "cannot cast `" + show(st) + "` to `" + show(target) + "`", e->span);
+  return target;
 }
 
 std::optional<int64_t> Infer::static_int(const NodeRef& e) {
@@ -172,8 +210,11 @@ std::optional<int64_t> Infer::static_int(const NodeRef& e) {
 }
 
 std::optional<bool> Infer::static_bool(const NodeRef& e) {
+  // Only conditions on ranks are decided here: they are what a specialisation fixes and what
+  // rank-generic code needs (the untaken branch may not type). A literal `true`/`false` alone
+  // is ordinary code: both branches are typed and give the `if` one type (SPEC §4), so
+  // `if false { x_f64 } else { 0.1 }` is an f64.
   if (!e) return std::nullopt;
-  if (e->kind == Kind::BoolLit) return e->ival != 0;
   if (e->kind == Kind::Unary && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Not) {
     auto v = static_bool(e->kids[0]);
     return v ? std::optional<bool>(!*v) : std::nullopt;
@@ -181,7 +222,13 @@ std::optional<bool> Infer::static_bool(const NodeRef& e) {
   if (e->kind != Kind::Binary) return std::nullopt;
   auto op = static_cast<BinOp>(e->ival);
   if (op == BinOp::And || op == BinOp::Or) {
+    auto lit = [](const NodeRef& k) {
+      return k->kind == Kind::BoolLit ? std::optional<bool>(k->ival != 0) : std::nullopt;
+    };
     auto a = static_bool(e->kids[0]), b = static_bool(e->kids[1]);
+    if (!a && !b) return std::nullopt;  // at least one side is a rank test
+    if (!a) a = lit(e->kids[0]);
+    if (!b) b = lit(e->kids[1]);
     if (a && b) return op == BinOp::And ? (*a && *b) : (*a || *b);
     return std::nullopt;
   }
@@ -231,6 +278,10 @@ TypeRef Infer::binary(const NodeRef& e) {
   TypeRef ra = resolved(a), rb = resolved(b);
   const char* sp = ir::binop_spelling(op);
   auto unknown = [&] { return ra->k == Type::K::Unknown || rb->k == Type::K::Unknown; };
+  if (e->has(ir::kUnaryPlus) && ra->k != Type::K::Unknown && !ts.is_numeric(ir::elem_of(ra))) {
+    err("E002", "unary `+` needs a number, found `" + show(a) + "`", e->span, "not a number");
+    return ir::t_unknown();
+  }
   switch (op) {
     case BinOp::And:
     case BinOp::Or:
@@ -346,8 +397,9 @@ TypeRef Infer::index(const NodeRef& e) {
     }
     ++plain;
     TypeRef it = expr(k);
+    ts.require_int(it);
     if (!ts.is_intish(it) && resolved(it)->k != Type::K::Unknown) {
-      if (ts.is_var(it) && !ts.is_floatish(it) && ts.unify(it, ts.fresh(ir::VarKind::Int))) continue;
+      if (ts.is_var(it) && !ts.is_floatish(it) && ts.unify(it, ts.fresh(ir::VarKind::IntOnly))) continue;
       err("E002", "array indices must be integers, found `" + show(it) + "`", k->span,
           resolved(it)->k == Type::K::Range ? "ranges cannot slice arrays" : "not an integer",
           resolved(it)->k == Type::K::Range ? "define a new tensor with an index instead" : "");
@@ -522,6 +574,32 @@ void Infer::pattern(const NodeRef& p, const TypeRef& st) {
     case Kind::POr:
       for (auto& k : p->kids) pattern(k, st);
       break;
+    case Kind::PAt:
+      set_def(p->def, st, false);
+      pattern(p->kids[0], st);
+      break;
+    case Kind::PArray: {
+      // `[a, ..rest, z]` on an array (rows of a higher-rank one) or a list; `rest` has the
+      // scrutinee's type (SPEC §4).
+      TypeRef r = resolved(st);
+      TypeRef elem = ir::t_unknown();
+      if (r->k == Type::K::Array)
+        elem = r->rank == 1 ? r->elem : r->rank > 1 ? ir::t_array(r->elem, r->rank - 1) : ir::t_unknown();
+      else if (r->k == Type::K::List)
+        elem = r->elem;
+      else if (r->k != Type::K::Unknown)
+        err("E002", "array pattern cannot match `" + show(st) + "`", p->span, "not an array",
+            r->k == Type::K::Tuple ? "a tuple is matched with `(a, b)`" : "");
+      for (auto& k : p->kids) {
+        if (k->kind == Kind::PRest) {
+          if (k->def.valid()) set_def(k->def, r->k == Type::K::Array || r->k == Type::K::List ? st : ir::t_unknown(), false);
+          set(k, st);
+        } else {
+          pattern(k, elem);
+        }
+      }
+      break;
+    }
     case Kind::PTuple: {
       TypeRef r = resolved(st);
       if (r->k == Type::K::Var) {

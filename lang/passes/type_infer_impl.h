@@ -12,9 +12,12 @@ namespace ein {
 struct InferShared {
   TypeStore store;
   std::unordered_map<ir::DefId, ir::NodeRef> consts_typed;  // const defs whose value was typed
-  std::vector<std::pair<Unit*, ir::NodeRef>> int_lits;       // checked against their final type
-  std::unordered_set<uint32_t> negated;                      // literals under a unary minus
+  std::unordered_set<const Unit*> recursed;  // in-progress specs called before their type was known
+  std::unordered_set<const Unit*> self_closed;  // specs whose body alone fixed every type
 };
+
+// type_infer_const.cpp: literals and constant expressions must fit their final types (E002).
+void check_constant_ranges(CompileCtx& cx);
 
 class Infer {
  public:
@@ -33,6 +36,8 @@ class Infer {
   ir::TypeRef block(const ir::NodeRef& b);
   void let(const ir::NodeRef& s);
   void bind_pattern(const ir::NodeRef& pat, const ir::TypeRef& t, Span at);
+  void check_callable(const ir::TypeRef& sig, const ir::TypeRef& callee, const ir::NodeRef& at);
+  void check_literal_extents(const ir::NodeRef& ann, const ir::NodeRef& value);
   ir::TypeRef ein_group(const ir::NodeRef& g);
   int determine_rests(const ir::NodeRef& body);
   int prescan_rest(const ir::NodeRef& group, ir::DefId rest);
@@ -44,6 +49,7 @@ class Infer {
   ir::TypeRef expr(const ir::NodeRef& e);
   ir::TypeRef expr_inner(const ir::NodeRef& e);
   ir::TypeRef binary(const ir::NodeRef& e);
+  ir::TypeRef cast(const ir::NodeRef& e);
   ir::TypeRef index(const ir::NodeRef& e);
   ir::TypeRef member(const ir::NodeRef& e);
   ir::TypeRef reduce(const ir::NodeRef& e);
@@ -60,6 +66,7 @@ class Infer {
   ir::TypeRef call(const ir::NodeRef& e);
   ir::TypeRef builtin_call(Builtin b, const ir::NodeRef& e, std::vector<ir::TypeRef>& args);
   bool only_literal_vars(const ir::TypeRef& t);
+  bool is_open(const Unit& spec);  // parameters or result still hold inference variables
   Unit* specialize(const ir::TypeRef& callee, std::vector<ir::TypeRef> args,
                    const ir::NodeRef& call_node);
 

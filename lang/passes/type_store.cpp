@@ -32,7 +32,8 @@ TypeRef TypeStore::deep(const TypeRef& t0, bool defaults) {
   switch (t->k) {
     case Type::K::Var: {
       if (!defaults) return t;
-      DType d = kind_[t->var_id] == VarKind::Int ? DType::I32 : DType::F32;
+      VarKind k = kind_[t->var_id];
+      DType d = k == VarKind::Int || k == VarKind::IntOnly ? DType::I32 : DType::F32;
       TypeRef s = ir::t_scalar(d);
       bound_[t->var_id] = s;
       return s;
@@ -62,7 +63,7 @@ bool TypeStore::is_var(const TypeRef& t) const {
 bool TypeStore::is_intish(const TypeRef& t) const {
   TypeRef s = shallow(t);
   if (!s) return false;
-  if (s->k == Type::K::Var) return kind_[s->var_id] == VarKind::Int;
+  if (s->k == Type::K::Var) return kind_[s->var_id] == VarKind::Int || kind_[s->var_id] == VarKind::IntOnly;
   return s->k == Type::K::Scalar && is_int(s->dtype);
 }
 
@@ -83,27 +84,39 @@ bool TypeStore::is_numeric(const TypeRef& t) const {
 
 // An integer literal is also a valid float literal ("x * 2" with x: f32 makes the 2 an f32);
 // a float literal never becomes an integer.
+// An integer literal used only where integers go (a range bound, an index) stays an integer.
 bool TypeStore::can_bind(int var, const TypeRef& t) const {
+  if (t->k == Type::K::Var) {
+    VarKind a = kind_[var], b = kind_[t->var_id];
+    return !((a == VarKind::IntOnly && b == VarKind::Float) || (a == VarKind::Float && b == VarKind::IntOnly));
+  }
   switch (kind_[var]) {
     case VarKind::Any: return true;
-    case VarKind::Int:
-      if (t->k == Type::K::Var) return true;
-      return t->k == Type::K::Scalar && t->dtype != DType::Bool;
-    case VarKind::Float:
-      if (t->k == Type::K::Var) return true;
-      return t->k == Type::K::Scalar && is_float(t->dtype);
+    case VarKind::Int: return t->k == Type::K::Scalar && t->dtype != DType::Bool;
+    case VarKind::IntOnly: return t->k == Type::K::Scalar && is_int(t->dtype);
+    case VarKind::Float: return t->k == Type::K::Scalar && is_float(t->dtype);
   }
   return false;
 }
 
 void TypeStore::bind(int var, const TypeRef& t) {
   if (t->k == Type::K::Var) {
-    // Merging two variables: the survivor takes the narrower kind (Any < Int < Float).
+    // Merging two variables: the survivor takes the narrower kind (Any < Int < Float, IntOnly).
     VarKind& k = kind_[t->var_id];
     VarKind mine = kind_[var];
-    if (k == VarKind::Any || (k == VarKind::Int && mine == VarKind::Float)) k = mine;
+    if (k == VarKind::Any || (k == VarKind::Int && mine != VarKind::Any)) k = mine;
   }
   bound_[var] = t;
+}
+
+void TypeStore::require_int(const TypeRef& t, bool inside) {
+  TypeRef s = shallow(t);
+  if (!s) return;
+  if (s->k == Type::K::Var && kind_[s->var_id] == VarKind::Int) kind_[s->var_id] = VarKind::IntOnly;
+  if (!inside) return;
+  if (s->elem && (s->k == Type::K::Array || s->k == Type::K::List)) require_int(s->elem, true);
+  if (s->k == Type::K::Tuple)
+    for (auto& e : s->elems) require_int(e, true);
 }
 
 bool TypeStore::unify(const TypeRef& a0, const TypeRef& b0) {

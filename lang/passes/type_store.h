@@ -21,6 +21,10 @@ class TypeStore {
   bool is_floatish(const ir::TypeRef& t) const;
   bool is_numeric(const ir::TypeRef& t) const;  // int-ish, float-ish or an Any variable
   bool is_var(const ir::TypeRef& t) const;
+  // An integer literal variable used where only integers go (range bounds, indices) may no
+  // longer become a float through a later use (`let n = 3; 0..n` then `x_f32 * n` is E002).
+  // `inside`: also the elements of arrays and tuples.
+  void require_int(const ir::TypeRef& t, bool inside = false);
 
  private:
   bool can_bind(int var, const ir::TypeRef& t) const;

@@ -1,5 +1,6 @@
 // Module loading and imports (thesis §3.5-3.6, SPEC §6): `std::...` from share/std, other paths
 // relative to the program root; `use` single/list/glob/alias/pub; cycle detection (E010).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -33,9 +34,11 @@ std::string join_path(const std::vector<std::string>& segs, size_t from, size_t 
   return s;
 }
 
-bool is_item_stmt(Kind k) {
+// What a module may contain: items, and top-level `let` bindings (SPEC §6).
+bool is_module_stmt(Kind k) {
   return k == Kind::Fn || k == Kind::DiffFn || k == Kind::Const || k == Kind::Use ||
-         k == Kind::Mod || k == Kind::StructDecl || k == Kind::EnumDecl;
+         k == Kind::Mod || k == Kind::StructDecl || k == Kind::EnumDecl || k == Kind::Let ||
+         k == Kind::EinDecl;
 }
 
 }  // namespace
@@ -88,6 +91,8 @@ std::string Resolver::Impl::canonical_module(const ModuleInfo& from,
 }
 
 ModuleInfo* Resolver::Impl::load_module(const std::string& path, Span at, DiagSink& diags) {
+  touched.insert(path);
+  if (!loader.empty() && loader.back()->path != path) loader.back()->deps.push_back(path);
   if (auto it = modules.find(path); it != modules.end()) return it->second.get();
   for (auto& l : loading) {
     if (l == path) {
@@ -118,6 +123,7 @@ ModuleInfo* Resolver::Impl::load_module(const std::string& path, Span at, DiagSi
     return nullptr;
   }
   uint32_t fid = sm.add(file, buf.str());
+  if (path == "std" || path.rfind("std::", 0) == 0) std_files.insert(fid);
   ParseResult pr = parse_program(sm, fid);
   size_t before = diags.error_count();
   for (auto& d : pr.diags) diags.report(d);
@@ -131,14 +137,18 @@ ModuleInfo* Resolver::Impl::load_module(const std::string& path, Span at, DiagSi
   mi->is_std = path == "std" || path.rfind("std::", 0) == 0;
   mi->crate = mi->is_std ? ir::kStdCrate : ir::kUserCrate;
   loading.push_back(path);
+  loader.push_back(mi.get());
   {
-    ResolveWalker w(*this, *mi, diags, false);
+    // Module-level lets are globals: they live in the session's environment once they ran.
+    ResolveWalker w(*this, *mi, diags, true);
     for (auto& s : pr.program->kids)
-      if (s && !is_item_stmt(s->kind))
-        w.error("E011", "only items (fn, const, use, mod) are supported at module level", s->span,
-                "not an item", "move computations into a function");
-    w.resolve_program(pr.program);
+      if (s && !is_module_stmt(s->kind))
+        w.error("E011", "only items (fn, const, use, mod) and `let` bindings are supported at module level",
+                s->span, "not an item", "move computations into a function or a `let`");
+    NodeRef resolved = w.resolve_program(pr.program);
+    if (diags.error_count() == before) collect_inits(*mi, resolved);
   }
+  loader.pop_back();
   loading.pop_back();
   if (diags.error_count() > before) {
     diags.report(make_diag("E010", "failed to load module `" + path + "`", at));
@@ -149,19 +159,131 @@ ModuleInfo* Resolver::Impl::load_module(const std::string& path, Span at, DiagSi
   return raw;
 }
 
+void Resolver::Impl::collect_inits(const ModuleInfo& m, const NodeRef& prog) {
+  for (auto& s : prog->kids) {
+    if (!s || (s->kind != Kind::Let && s->kind != Kind::EinDecl)) continue;
+    PendingInit p{m.path, s, {}};
+    if (s->kind == Kind::EinDecl) {
+      p.defs.push_back(s->def);
+    } else {
+      std::vector<NodeRef> todo{ir::let_pattern(*s)};
+      while (!todo.empty()) {
+        NodeRef q = todo.back();
+        todo.pop_back();
+        if (q->kind == Kind::PBind) p.defs.push_back(q->def);
+        for (auto& k : q->kids) todo.push_back(k);
+      }
+    }
+    pending_inits.push_back(std::move(p));
+  }
+}
+
+std::vector<NodeRef> Resolver::Impl::inits_for_cell() const {
+  std::set<std::string> need;
+  std::vector<std::string> todo(touched.begin(), touched.end());
+  while (!todo.empty()) {
+    std::string m = todo.back();
+    todo.pop_back();
+    if (!need.insert(m).second) continue;
+    if (auto it = modules.find(m); it != modules.end())
+      for (auto& d : it->second->deps) todo.push_back(d);
+  }
+  std::vector<NodeRef> out;
+  for (auto& p : pending_inits)
+    if (need.count(p.module)) out.push_back(p.stmt);
+  return out;
+}
+
+bool Resolver::is_library_file(uint32_t file_id) const { return impl_->std_files.count(file_id) > 0; }
+
+std::vector<std::string> Resolver::std_homes(const std::string& name) { return impl_->std_homes(name); }
+
+std::vector<std::string> Resolver::Impl::std_homes(const std::string& name) {
+  Impl& R = *this;
+  if (!R.std_indexed) {
+    // A text scan for `pub fn NAME` / `pub const NAME` in share/std (only on the error path).
+    R.std_indexed = true;
+    std::error_code ec;
+    std::string root = R.opt.std_dir + "/std";
+    for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (it->path().extension() != ".ein") continue;
+      std::string rel = fs::relative(it->path(), root, ec).replace_extension("").string();
+      std::string mod = "std";
+      std::stringstream parts(rel);
+      for (std::string seg; std::getline(parts, seg, '/');)
+        if (seg != "mod") mod += "::" + seg;
+      std::ifstream in(it->path());
+      for (std::string line; std::getline(in, line);) {
+        std::stringstream ls(line);
+        std::string pub, kw, rest;
+        ls >> pub >> kw >> rest;
+        if (pub != "pub" || (kw != "fn" && kw != "const")) continue;
+        std::string item = rest.substr(0, rest.find_first_of("(:= "));
+        if (!item.empty()) R.std_index[item].push_back(mod);
+      }
+    }
+  }
+  auto it = R.std_index.find(name);
+  if (it == R.std_index.end()) return {};
+  // The shortest path that exports it: `std::math` re-exports `std::math::basic::sqrt`.
+  std::vector<std::string> homes;
+  for (const std::string& def : it->second) {
+    std::string best = def;
+    for (std::string up = def; up.rfind("::") != std::string::npos && up != "std";) {
+      up = up.substr(0, up.rfind("::"));
+      if (up == "std") break;
+      DiagSink quiet;
+      ModuleInfo* m = R.load_module(up, Span{}, quiet);
+      if (!m) continue;
+      auto e = m->names.find(name);
+      if (e != m->names.end() && e->second.pub) best = up;
+    }
+    if (std::find(homes.begin(), homes.end(), best) == homes.end()) homes.push_back(best);
+  }
+  std::sort(homes.begin(), homes.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  return homes;
+}
+
 // ---- imports ------------------------------------------------------------------------------------
 
-void ResolveWalker::process_use(const NodeRef& use) {
+void ResolveWalker::process_use(const NodeRef& use, std::unordered_map<std::string, Span>& defined,
+                                std::unordered_map<std::string, Span>& mods) {
   bool pub = use->has(ir::kPub);
-  auto bind_value = [&](const std::string& name, ir::DefId d) {
+  bool glob = use->ival == ir::UseGlob;
+  // A `use` inside a function or block binds only there (SPEC §6): values go to the innermost
+  // scope, module aliases to that scope's module table.
+  auto bind_value = [&](const std::string& name, ir::DefId d, Span at) {
+    ir::DefId current;
+    if (scopes.empty()) {
+      if (auto it = mod.names.find(name); it != mod.names.end()) current = it->second.def;
+    } else if (auto it = scopes.back().names.find(name); it != scopes.back().names.end()) {
+      current = it->second;
+    }
+    if (auto it = defined.find(name); it != defined.end()) {
+      if (glob || current == d) return;  // items and named imports win over globs
+      report_twice(name, it->second, at, false);
+      return;
+    }
+    if (!glob) defined[name] = at;
     if (scopes.empty())
       mod.names[name] = Entry{d, pub};
     else
       scopes.back().names[name] = d;
   };
-  auto bind_module = [&](const std::string& name, const std::string& path) {
-    mod.modules[name] = path;
-    if (pub) mod.pub_modules.insert(name);
+  auto bind_module = [&](const std::string& name, const std::string& path, Span at) {
+    auto& table = scopes.empty() ? mod.modules : scopes.back().modules;
+    if (auto it = mods.find(name); it != mods.end()) {
+      auto cur = table.find(name);
+      if (glob || (cur != table.end() && cur->second == path)) return;
+      report_twice(name, it->second, at, true);
+      return;
+    }
+    if (!glob) mods[name] = at;
+    table[name] = path;
+    if (pub && scopes.empty()) mod.pub_modules.insert(name);
   };
   // Imports `item` (a value or a submodule) of the already-loaded module `m`.
   auto import_item = [&](ModuleInfo& m, const std::string& item, const std::string& alias,
@@ -173,16 +295,16 @@ void ResolveWalker::process_use(const NodeRef& use) {
               "private item", "mark it `pub fn " + item + "` in " + m.file);
         return;
       }
-      bind_value(local, it->second.def);
+      bind_value(local, it->second.def, at);
       return;
     }
     if (auto it = m.modules.find(item); it != m.modules.end()) {
-      bind_module(local, it->second);
+      bind_module(local, it->second, at);
       return;
     }
     std::string sub = m.path.empty() ? item : m.path + "::" + item;
     if (R.module_exists(sub)) {
-      bind_module(local, sub);
+      bind_module(local, sub, at);
       return;
     }
     error("E010", "unresolved import: no `" + item + "` in module `" + m.path + "`", at,
@@ -190,22 +312,23 @@ void ResolveWalker::process_use(const NodeRef& use) {
   };
 
   if (use->ival == ir::UsePath) {
-    std::string full = R.canonical_module(mod, use->name);
+    std::string full = canonical(use->name);
     auto segs = split_path(use->name);
+    std::string local = use->aux.empty() ? segs.back() : use->aux;
     if (R.module_exists(full)) {
       if (!R.load_module(full, use->span, diags)) return;
-      bind_module(use->aux.empty() ? segs.back() : use->aux, full);
+      bind_module(local, full, use->span);
       // Modules and values live in separate namespaces (as in Rust): `use std::math::exp;` also
       // imports the function `exp` that std::math re-exports beside its submodule `exp`.
       if (segs.size() >= 2) {
-        std::string parent = R.canonical_module(mod, join_path(segs, 0, segs.size() - 1));
+        std::string parent = canonical(join_path(segs, 0, segs.size() - 1));
         if (R.module_exists(parent)) {
           DiagSink quiet;
           ModuleInfo* m = R.load_module(parent, use->span, quiet);
           if (m) {
             auto it = m->names.find(segs.back());
             if (it != m->names.end() && (it->second.pub || m == &mod))
-              bind_value(use->aux.empty() ? segs.back() : use->aux, it->second.def);
+              bind_value(local, it->second.def, use->span);
           }
         }
       }
@@ -216,12 +339,12 @@ void ResolveWalker::process_use(const NodeRef& use) {
             "no such module");
       return;
     }
-    std::string parent = R.canonical_module(mod, join_path(segs, 0, segs.size() - 1));
+    std::string parent = canonical(join_path(segs, 0, segs.size() - 1));
     ModuleInfo* m = R.load_module(parent, use->span, diags);
     if (m) import_item(*m, segs.back(), use->aux, use->span);
     return;
   }
-  std::string path = R.canonical_module(mod, use->name);
+  std::string path = canonical(use->name);
   ModuleInfo* m = R.load_module(path, use->span, diags);
   if (!m) return;
   if (use->ival == ir::UseList) {
@@ -229,14 +352,34 @@ void ResolveWalker::process_use(const NodeRef& use) {
     return;
   }
   for (auto& [n, e] : m->names)
-    if (e.pub) bind_value(n, e.def);
-  for (auto& n : m->pub_modules) bind_module(n, m->modules[n]);
+    if (e.pub) bind_value(n, e.def, use->span);
+  for (auto& n : m->pub_modules) bind_module(n, m->modules[n], use->span);
+}
+
+std::string ResolveWalker::canonical(const std::string& written) const {
+  size_t e = written.find("::");
+  std::string head = written.substr(0, e);
+  for (size_t i = scopes.size(); i-- > 0;) {
+    auto it = scopes[i].modules.find(head);
+    if (it != scopes[i].modules.end())
+      return e == std::string::npos ? it->second : it->second + written.substr(e);
+  }
+  return R.canonical_module(mod, written);
 }
 
 ir::DefId ResolveWalker::lookup_path(const std::string& path, Span span) {
   auto segs = split_path(path);
   std::string item = segs.back();
-  std::string modpath = R.canonical_module(mod, join_path(segs, 0, segs.size() - 1));
+  std::string modpath = canonical(join_path(segs, 0, segs.size() - 1));
+  if (!R.module_exists(modpath)) {
+    // A path whose module is neither imported here nor a file is an undefined name (a `use`
+    // inside another function does not reach this one).
+    error("E003", "cannot find module `" + join_path(segs, 0, segs.size() - 1) + "` in this scope",
+          span, "not found in this scope",
+          "import it with `use` in this scope, or write the full path (`std::...`, or a module "
+          "file beside the program)");
+    return {};
+  }
   ModuleInfo* m = R.load_module(modpath, span, diags);
   if (!m) return {};
   auto it = m->names.find(item);

@@ -104,6 +104,7 @@ const std::string& Resolver::root_dir() const { return impl_->opt.root_dir; }
 
 void Resolver::begin_cell() {
   impl_->cell_defs.clear();
+  impl_->touched.clear();
   impl_->saved_names = impl_->session.names;
   impl_->saved_modules = impl_->session.modules;
 }
@@ -114,6 +115,13 @@ void Resolver::rollback_cell() {
 }
 
 void Resolver::settle_cell(const std::function<bool(ir::DefId)>& has_value) {
+  // Module lets that ran are done; the others run again in the next cell that imports them.
+  auto& inits = impl_->pending_inits;
+  inits.erase(std::remove_if(inits.begin(), inits.end(),
+                             [&](const PendingInit& p) {
+                               return std::all_of(p.defs.begin(), p.defs.end(), has_value);
+                             }),
+              inits.end());
   auto& names = impl_->session.names;
   for (auto it = names.begin(); it != names.end();) {
     auto old = impl_->saved_names.find(it->first);
@@ -148,7 +156,16 @@ NodeRef Resolver::resolve_cell(const NodeRef& program, DiagSink& diags) {
   size_t before = diags.error_count();
   ResolveWalker w(*impl_, impl_->session, diags, true);
   NodeRef out = w.resolve_program(program);
-  if (diags.error_count() > before) rollback_cell();
+  if (diags.error_count() > before) {
+    rollback_cell();
+    return out;
+  }
+  // Module-level lets of the modules this cell imports run first, once (SPEC §6).
+  std::vector<NodeRef> inits = impl_->inits_for_cell();
+  if (!inits.empty()) {
+    inits.insert(inits.end(), out->kids.begin(), out->kids.end());
+    out = ir::with_kids(out, std::move(inits));
+  }
   return out;
 }
 
@@ -169,7 +186,9 @@ ir::DefId ResolveWalker::define(const std::string& name, DefKind kind, Span span
   info.module = mod.path;
   ir::DefId d = R.alloc(crate(), std::move(info));
   if (scopes.empty()) {
-    mod.names[name] = Entry{d, false};
+    // A module-level `let` is importable with or without `pub` (docs/language.md): module files
+    // that load weights are written both ways.
+    mod.names[name] = Entry{d, kind == DefKind::Global && &mod != &R.session};
     if (&mod == &R.session) R.cell_defs[name].push_back(d);
   } else {
     scopes.back().names[name] = d;
@@ -206,12 +225,23 @@ ir::DefId ResolveWalker::lookup(const std::string& name, Span span, bool report)
     std::string help;
     std::string s = suggest(name);
     if (!s.empty()) help = "a binding with a similar name exists: `" + s + "`";
-    if (mod.modules.count(name))
+    bool is_module = mod.modules.count(name) > 0;
+    for (auto& sc : scopes) is_module = is_module || sc.modules.count(name) > 0;
+    if (is_module) {
       error("E003", "expected a value, found module `" + name + "`", span, "not a value",
             "use a path: `" + name + "::item`");
-    else
+    } else {
+      // A standard-library function used without its `use` (SPEC §9, issue 12 row 20).
+      if (!mod.is_std && help.empty()) {
+        auto homes = R.std_homes(name);
+        if (!homes.empty()) {
+          help = "`" + name + "` is in `" + homes[0] + "`: add `use " + homes[0] + "::" + name + ";`";
+          if (homes.size() > 1) help += " (also in `" + homes[1] + "`)";
+        }
+      }
       error("E003", "cannot find value `" + name + "` in this scope", span,
             "not found in this scope", help);
+    }
   }
   return {};
 }
@@ -255,11 +285,32 @@ static bool is_item(Kind k) {
          k == Kind::Mod || k == Kind::StructDecl || k == Kind::EnumDecl;
 }
 
+void ResolveWalker::report_twice(const std::string& name, Span first, Span again, bool module) {
+  // Hoisting handles items before imports; the caret goes to the later one in the source.
+  if (first.file == again.file && first.lo > again.lo) std::swap(first, again);
+  Diagnostic d = make_diag("E002", std::string("the ") + (module ? "module" : "name") + " `" + name +
+                                       "` is defined twice in this " + (scopes.empty() ? "module" : "block"),
+                           again, "`" + name + "` redefined here");
+  d.secondary.push_back(Label{first, "first defined here"});
+  d.help = module ? "give one of the modules another name"
+                  : "rename one of them (functions are not overloaded by parameter types); a `let` "
+                    "may shadow a name, an item may not";
+  diags.report(std::move(d));
+}
+
 void ResolveWalker::hoist_items(const std::vector<NodeRef>& stmts, bool module_level) {
   // Items are visible in the whole block/module, before their textual position (SPEC §6).
+  // Two items of one name in one block/module are an error (SPEC §6), never a silent
+  // replacement; `defined` holds the value names made here, `mods` the module names.
+  std::unordered_map<std::string, Span> defined, mods;
   for (auto& s : stmts) {
     if (!s) continue;
     if (s->kind == Kind::Fn || s->kind == Kind::Const) {
+      if (auto it = defined.find(s->name); it != defined.end()) {
+        report_twice(s->name, it->second, s->span, false);
+        continue;
+      }
+      defined[s->name] = s->span;
       ir::DefId d = define(s->name, s->kind == Kind::Fn ? DefKind::Fn : DefKind::Const, s->span);
       hoisted[s->id] = d;
       auto& info = R.info(d);
@@ -267,18 +318,28 @@ void ResolveWalker::hoist_items(const std::vector<NodeRef>& stmts, bool module_l
       info.doc = doc_comment_above(R.sm, s->span);
       if (scopes.empty() && s->has(ir::kPub)) mod.names[s->name].pub = true;
     } else if (s->kind == Kind::Mod) {
+      if (auto it = mods.find(s->name); it != mods.end()) {
+        report_twice(s->name, it->second, s->span, true);
+        continue;
+      }
+      mods[s->name] = s->span;
       std::string path = mod.path.empty() ? s->name : mod.path + "::" + s->name;
       mod.modules[s->name] = path;
       if (s->has(ir::kPub)) mod.pub_modules.insert(s->name);
       if (s->ival == 1) define_inline_module(s, path);
+      else R.load_module(path, s->span, diags);  // `mod missing;` is E010 here, not at a use
     } else if (s->kind == Kind::StructDecl || s->kind == Kind::EnumDecl) {
       error("E011", std::string(s->kind == Kind::StructDecl ? "struct" : "enum") +
                         " declarations are parsed but not supported",
             s->span, "not supported", "use tuples and functions instead");
     }
   }
+  // Explicit imports first, then globs: a glob never replaces a name this block/module
+  // defines or imports by name (as in Rust), only names of earlier cells.
   for (auto& s : stmts)
-    if (s && s->kind == Kind::Use) process_use(s);
+    if (s && s->kind == Kind::Use && s->ival != ir::UseGlob) process_use(s, defined, mods);
+  for (auto& s : stmts)
+    if (s && s->kind == Kind::Use && s->ival == ir::UseGlob) process_use(s, defined, mods);
   (void)module_level;
 }
 
@@ -370,13 +431,17 @@ void ResolveWalker::define_inline_module(const NodeRef& m, const std::string& pa
   mi->is_std = mod.is_std;
   ModuleInfo* raw = mi.get();
   R.modules[path] = std::move(mi);
-  ResolveWalker w(R, *raw, diags, false);
+  ResolveWalker w(R, *raw, diags, true);
   for (auto& item : m->kids)
-    if (item && !is_item(item->kind))
-      w.error("E011", "only items (fn, const, use, mod) are supported in a module", item->span,
-              "not an item", "move computations into a function");
+    if (item && !is_item(item->kind) && item->kind != Kind::Let && item->kind != Kind::EinDecl)
+      w.error("E011", "only items (fn, const, use, mod) and `let` bindings are supported in a module",
+              item->span, "not an item", "move computations into a function or a `let`");
   NodeRef prog = ir::make({.kind = Kind::Program, .span = m->span, .kids = m->kids});
-  w.resolve_program(prog);
+  size_t before = diags.error_count();
+  R.loader.push_back(raw);
+  NodeRef resolved = w.resolve_program(prog);
+  R.loader.pop_back();
+  if (diags.error_count() == before) R.collect_inits(*raw, resolved);
 }
 
 NodeRef ResolveWalker::resolve_fn(const NodeRef& fn) {
@@ -405,6 +470,18 @@ NodeRef ResolveWalker::bind_pattern(const NodeRef& pat, DefKind kind) {
   if (!pat) return pat;
   switch (pat->kind) {
     case Kind::PBind: return ir::with_def(pat, define(pat->name, kind, pat->span));
+    case Kind::PRest:
+      if (pat->name.empty()) return pat;
+      return ir::with_def(pat, define(pat->name, kind, pat->span));
+    case Kind::PAt: {
+      NodeRef sub = bind_pattern(pat->kids[0], kind);
+      ir::DefId d = define(pat->name, kind, pat->span);
+      return ir::edited(pat, [&](ir::Node& n) {
+        n.kids = {sub};
+        n.def = d;
+      });
+    }
+    case Kind::PArray:
     case Kind::PTuple:
     case Kind::POr: {
       std::vector<NodeRef> kids;

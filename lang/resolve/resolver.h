@@ -66,6 +66,12 @@ class Resolver {
   // Public items of a module path such as "std::math" (loads it if needed; empty on error).
   std::vector<std::string> module_items(const std::string& path);
   std::vector<std::string> submodules(const std::string& path) const;
+  // Is this source file part of the standard library (errors there are the caller's to fix)?
+  bool is_library_file(uint32_t file_id) const;
+  // Where the standard library exports a value of this name, as the shortest module path
+  // (`sqrt` -> "std::math"); empty if nowhere. For the help of E003.
+  std::vector<std::string> std_homes(const std::string& name);
+
   // Looks up a name or path in the session scope (for %doc, inspect); invalid if none.
   ir::DefId lookup_session(const std::string& name_or_path);
 

@@ -24,6 +24,16 @@ struct ModuleInfo {
   std::map<std::string, Entry> names;                // items, imports, session globals
   std::map<std::string, std::string> modules;        // local module name -> module path
   std::set<std::string> pub_modules;                 // which of `modules` are re-exported
+  std::vector<std::string> deps;                     // modules it imports (their lets run first)
+};
+
+// A module-level `let` that has not run yet (SPEC §6: module lets run once, in order, when the
+// module is first imported). It is prepended to the first cell that imports the module and
+// stays pending until the bindings it makes have values.
+struct PendingInit {
+  std::string module;
+  ir::NodeRef stmt;               // resolved Let or EinDecl
+  std::vector<ir::DefId> defs;    // what it binds
 };
 
 struct Resolver::Impl {
@@ -38,6 +48,12 @@ struct Resolver::Impl {
   std::map<std::string, Entry> saved_names;  // session scope at begin_cell()
   std::map<std::string, std::vector<ir::DefId>> cell_defs;  // top-level defs of the cell, in order
   std::map<std::string, std::string> saved_modules;
+  std::vector<PendingInit> pending_inits;     // in load order (a module's imports first)
+  std::set<uint32_t> std_files;               // SourceMap ids of loaded std modules
+  std::map<std::string, std::vector<std::string>> std_index;  // pub fn name -> defining modules
+  bool std_indexed = false;
+  std::set<std::string> touched;              // modules this cell imports or names
+  std::vector<ModuleInfo*> loader;            // modules being loaded (for ModuleInfo::deps)
 
   Impl(SourceMap& s, ResolverOptions o);
   ir::DefId alloc(uint32_t crate, DefInfo info);
@@ -49,6 +65,11 @@ struct Resolver::Impl {
   bool module_exists(const std::string& path) const;
   // Resolve a module path as written inside `from` (aliases, submodules, relative, absolute).
   std::string canonical_module(const ModuleInfo& from, const std::string& written) const;
+  // Records the module-level lets of a freshly resolved module body as pending inits.
+  void collect_inits(const ModuleInfo& m, const ir::NodeRef& resolved_program);
+  std::vector<std::string> std_homes(const std::string& name);  // see Resolver::std_homes
+  // Pending inits of the modules this cell touched (and what they import), in load order.
+  std::vector<ir::NodeRef> inits_for_cell() const;
 };
 
 // Walks one body (a cell, or a module's items) producing the resolved tree.
@@ -58,6 +79,7 @@ struct ResolveWalker {
     ScopeKind kind;
     std::unordered_map<std::string, ir::DefId> names;
     uint32_t lambda_id = 0;
+    std::map<std::string, std::string> modules;  // `use m as q;` inside a body
   };
 
   Resolver::Impl& R;
@@ -74,6 +96,8 @@ struct ResolveWalker {
   ir::DefId define(const std::string& name, DefKind kind, Span span);
   ir::DefId lookup(const std::string& name, Span span, bool report = true);
   ir::DefId lookup_path(const std::string& path, Span span);
+  // A module path as written here: aliases of enclosing blocks first, then the module's.
+  std::string canonical(const std::string& written) const;
   void error(const std::string& code, const std::string& msg, Span span,
              const std::string& label = "", const std::string& help = "");
   std::string suggest(const std::string& name) const;
@@ -83,7 +107,11 @@ struct ResolveWalker {
   std::vector<ir::NodeRef> resolve_stmts(const std::vector<ir::NodeRef>& stmts, bool has_tail,
                                          bool module_level);
   void hoist_items(const std::vector<ir::NodeRef>& stmts, bool module_level);
-  void process_use(const ir::NodeRef& use);
+  // `defined`/`mods`: value and module names made by the block/module being hoisted (with the
+  // span that made them), for "defined twice" and glob shadowing.
+  void process_use(const ir::NodeRef& use, std::unordered_map<std::string, Span>& defined,
+                   std::unordered_map<std::string, Span>& mods);
+  void report_twice(const std::string& name, Span first, Span again, bool module);
   void define_inline_module(const ir::NodeRef& m, const std::string& path);
   ir::NodeRef resolve_fn(const ir::NodeRef& fn);
   ir::NodeRef resolve_let(const ir::NodeRef& let);

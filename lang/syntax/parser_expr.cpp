@@ -172,6 +172,16 @@ NodeRef Parser::unary() {
                     .ival = std::numeric_limits<int64_t>::min()});
     return postfix(std::move(e), lo);
   }
+  if (k == Tok::Plus) {
+    // Unary `+` is the identity on numbers (SPEC §4). It is `x * 1` so that no later stage needs
+    // a new operator; the flag lets type inference name it in errors (`+"a"`).
+    DepthGuard guard(*this);
+    const Token& plus = advance();
+    NodeRef operand = unary();
+    NodeRef one = mk({.kind = Kind::IntLit, .span = tok_span(plus), .ival = 1});
+    return mk({.kind = Kind::Binary, .span = span_from(lo), .kids = {operand, one},
+               .ival = static_cast<int64_t>(BinOp::Mul), .flags = ir::kUnaryPlus});
+  }
   if (k == Tok::Minus || k == Tok::Bang || k == Tok::At) {
     DepthGuard guard(*this);
     advance();

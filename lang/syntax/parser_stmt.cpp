@@ -88,6 +88,14 @@ NodeRef Parser::statement(Tok end, bool allow_tail, bool& is_tail) {
     case Tok::KwPub: {
       advance();
       Tok k = peek().kind;
+      if (k == Tok::KwLet) {
+        // `pub let` exports a module-level binding (SPEC §6).
+        NodeRef l = let_stmt();
+        return ir::edited(l, [&](ir::Node& n) {
+          n.flags |= ir::kPub;
+          n.span.lo = lo;
+        });
+      }
       if (k == Tok::KwFn || k == Tok::KwConst || k == Tok::KwUse || k == Tok::KwMod ||
           k == Tok::KwStruct || k == Tok::KwEnum)
         advance();
@@ -98,7 +106,7 @@ NodeRef Parser::statement(Tok end, bool allow_tail, bool& is_tail) {
         case Tok::KwMod: return mod_item(lo, true);
         case Tok::KwStruct: return skipped_decl(lo, Kind::StructDecl, true);
         case Tok::KwEnum: return skipped_decl(lo, Kind::EnumDecl, true);
-        default: fail_expected("`fn`, `const`, `use` or `mod` after `pub`", peek());
+        default: fail_expected("`fn`, `let`, `const`, `use` or `mod` after `pub`", peek());
       }
     }
     case Tok::At:
@@ -117,6 +125,9 @@ NodeRef Parser::statement(Tok end, bool allow_tail, bool& is_tail) {
 void Parser::end_stmt() {
   if (eat(Tok::Semi)) return;
   const Token& t = peek();
+  // The last statement of a program may omit its `;` (SPEC §1, §11: `let x = 1` as a whole REPL
+  // line or the last line of a cell is complete, as if the `;` were there).
+  if (t.kind == Tok::Eof && cur_end_ == Tok::Eof && !hole_) return;
   Diagnostic d = make_diag("E001", "expected `;`, found " + describe(t), tok_span(t),
                            "expected `;` before this");
   if (t.kind == Tok::Eof) {

@@ -1,4 +1,6 @@
 // Type annotations (SPEC §3) and match patterns (SPEC §4).
+#include <optional>
+
 #include "lang/syntax/parser.h"
 
 namespace ein::syntax_detail {
@@ -84,7 +86,7 @@ NodeRef Parser::pattern() {
   return mk({.kind = Kind::POr, .span = span_from(lo), .kids = std::move(alts)});
 }
 
-// `_`, name, literal, `lo..hi` / `lo..=hi`, `(p, q)`.
+// `_`, name, `name @ p`, literal, `lo..hi` / `lo..=hi`, `(p, q)`, `[p, ..rest, q]`.
 NodeRef Parser::pattern_atom() {
   const Token& t = peek();
   uint32_t lo = t.lo;
@@ -93,7 +95,41 @@ NodeRef Parser::pattern_atom() {
       advance();
       std::string name(text_of(t));
       if (name == "_") return mk({.kind = Kind::PWild, .span = tok_span(t)});
+      if (eat(Tok::At)) {
+        DepthGuard guard(*this);
+        NodeRef sub = pattern_atom();
+        return mk({.kind = Kind::PAt, .span = span_from(lo), .kids = {sub}, .name = std::move(name)});
+      }
       return mk({.kind = Kind::PBind, .span = tok_span(t), .name = std::move(name)});
+    }
+    case Tok::LBracket: {
+      DepthGuard guard(*this);
+      const Token opener = advance();
+      std::vector<NodeRef> kids;
+      std::optional<Span> rest;  // the first `..`
+      while (!at(Tok::RBracket)) {
+        if (at(Tok::DotDot)) {
+          uint32_t rlo = advance().lo;
+          std::string rname;
+          if (at(Tok::Ident)) rname = std::string(text_of(advance()));
+          if (rname == "_") rname.clear();  // `.._` is `..`
+          NodeRef r = mk({.kind = Kind::PRest, .span = span_from(rlo), .name = std::move(rname)});
+          if (rest) {
+            Diagnostic d = make_diag("E001", "an array pattern has at most one `..`", r->span,
+                                     "second `..`");
+            d.secondary.push_back(Label{*rest, "first one here"});
+            report(std::move(d), false);
+          } else {
+            rest = r->span;
+          }
+          kids.push_back(std::move(r));
+        } else {
+          kids.push_back(pattern());
+        }
+        if (!eat(Tok::Comma)) break;
+      }
+      expect_close(Tok::RBracket, opener, !kids.empty());
+      return mk({.kind = Kind::PArray, .span = span_from(lo), .kids = std::move(kids)});
     }
     case Tok::LParen: {
       const Token opener = advance();

@@ -9,7 +9,8 @@ Directives (each on its own line, leading whitespace allowed):
                     compare with relative tolerance 1e-5, absolute 1e-6)
   //! E004 @3       the run must fail (non-zero exit, no crash) with `error[E004]` on stderr and
                     a ` --> FILE:3:COL` location; `//! E004` leaves the line open
-  //$ NAME=VALUE    environment for the run, e.g. `//$ EIN_JIT=always`
+  //$ NAME=VALUE    environment for the run, e.g. `//$ EIN_JIT=always`; `//$ NAME=A|B` runs
+                    the file once per value (each run must meet every expectation)
   //# cells         run `ein --cells FILE` instead of `ein FILE`
   //# module        not a test: a module imported by other golden files
 
@@ -45,6 +46,7 @@ class Golden:
         self.stdout = []   # expected lines
         self.errors = []   # (code, line or None)
         self.env = {}
+        self.variants = None  # (NAME, [values]): one run per value
         self.cells = False
         self.module = False
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -64,7 +66,12 @@ class Golden:
             name, eq, value = line[3:].strip().partition("=")
             if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
                 raise BadTest(f"line {n}: expected `//$ NAME=VALUE`")
-            self.env[name] = value
+            if "|" in value:
+                if self.variants:
+                    raise BadTest(f"line {n}: only one `//$ NAME=A|B` line per file")
+                self.variants = (name, value.split("|"))
+            else:
+                self.env[name] = value
         elif line.startswith("//#"):
             option = line[3:].strip()
             if option == "cells":
@@ -117,10 +124,21 @@ def crashed(rc):
 
 
 def check(golden, ein, timeout):
-    """Returns (problem or None, details for -v)."""
+    """Returns (problem or None, details for -v); with variants, the first failing run's."""
+    if not golden.variants:
+        return check_run(golden, ein, timeout, golden.env)
+    name, values = golden.variants
+    for value in values:
+        problem, details = check_run(golden, ein, timeout, dict(golden.env, **{name: value}))
+        if problem:
+            return f"[{name}={value}] {problem}", details
+    return None, ""
+
+
+def check_run(golden, ein, timeout, run_env):
     cwd, name = os.path.split(golden.path)
     cmd = [ein, "--cells", name] if golden.cells else [ein, name]
-    env = dict(os.environ, **golden.env)
+    env = dict(os.environ, **run_env)
     try:
         p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=timeout,
                            stdin=subprocess.DEVNULL)

@@ -182,9 +182,11 @@ TEST(Types, PiecewiseClausesMustHaveOneElementType) {
 
 TEST(Types, OneSpecialisationPerSignature) {
   // dbl is called with i32 twice, f32 once and [i32] (two different lengths) twice: three
-  // specialisations, since extents are not part of the key (SPEC §6).
-  auto c = compile("fn dbl(x) { x * 2 }\nlet a = dbl(3);\nlet b = dbl(4);\nlet c = dbl(2.5);\n"
-                   "let v = dbl([1, 2]);\nlet w = dbl([1, 2, 3]);\n");
+  // specialisations, since extents are not part of the key (SPEC §6). The arguments are typed
+  // bindings: a literal argument is typed by its own call's uses, so it gets its own unit.
+  auto c = compile("fn dbl(x) { x * 2 }\nlet i: i32 = 3;\nlet x: f32 = 2.5;\nlet p: [i32; 2] = [1, 2];\n"
+                   "let q: [i32; 3] = [1, 2, 3];\nlet a = dbl(i);\nlet b = dbl(i + 1);\nlet c = dbl(x);\n"
+                   "let v = dbl(p);\nlet w = dbl(q);\n");
   ASSERT_TRUE(c->ok) << c->rendered();
   std::vector<const Unit*> fns;
   for (auto& u : c->cx->units)
@@ -222,8 +224,8 @@ TEST(Types, RankIsPartOfTheSpecialisationKey) {
 }
 
 TEST(Types, LambdasAreSpecialisedToo) {
-  auto c = compile("let add = |a, b| a + b;\nlet i = add(1, 2);\nlet f = add(1.5, 2.5);\n"
-                   "let j = add(3, 4);\n");
+  auto c = compile("let add = |a, b| a + b;\nlet one: i32 = 1;\nlet h: f32 = 1.5;\n"
+                   "let i = add(one, 2);\nlet f = add(h, 2.5);\nlet j = add(one, 4);\n");
   ASSERT_TRUE(c->ok) << c->rendered();
   int lambdas = 0;
   for (auto& u : c->cx->units) lambdas += u->kind == Unit::Kind::Lambda;

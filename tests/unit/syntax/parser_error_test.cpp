@@ -186,10 +186,11 @@ TEST(ParseErrors, DiagnosticsAreCapped) {
 
 TEST(Completeness, Classification) {
   for (const char* s : {"", "   ", "// comment", "let x = 1;", "C", "x + 1", "fn f(x) { x }",
-                        "let x = 1;\nx", "if a { 1 } else { 2 }", "print(\"{x}\");",
+                        "let x = 1;\nx", "if a { 1 } else { 2 }", "let x = 1", "use std::math::sqrt", "print(\"{x}\");",
                         "let s = \"{{\";", "mod m { fn f() {} }"})
     EXPECT_EQ(completeness(s), "complete") << s;
-  for (const char* s : {"let x =", "fn f(x) {", "let y = 1 +", "let x = 1", "print(\"abc",
+  // A last `let` without `;` is complete (SPEC §1, §11): the REPL runs it.
+  for (const char* s : {"let x =", "fn f(x) {", "let y = 1 +", "print(\"abc",
                         "let a = [1, 2,", "if x { 1 } else", "match x {", "mod m {",
                         "let s = \"a\" +", "x |>", "use a::", "@fn f(x) { @x", "(1, 2",
                         "let v = f(\n  1,\n", "\"", "let x = {", "let f = |x|", "let t: (i32,",

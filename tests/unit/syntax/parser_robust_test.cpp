@@ -95,7 +95,7 @@ struct Checker {
         break;
       case Kind::IntLit: case Kind::FloatLit: case Kind::BoolLit: case Kind::StrLit:
       case Kind::Name: case Kind::Path: case Kind::RestIdx: case Kind::IdxVar: case Kind::IdxLit:
-      case Kind::IdxRest: case Kind::PWild: case Kind::PBind: case Kind::TyPrim: case Kind::TyDim:
+      case Kind::IdxRest: case Kind::PWild: case Kind::PBind: case Kind::PRest: case Kind::TyPrim: case Kind::TyDim:
       case Kind::UseItem: case Kind::StructDecl: case Kind::EnumDecl:
         exact(0);
         break;
@@ -108,6 +108,7 @@ struct Checker {
       case Kind::Unary: case Kind::Member: case Kind::Diff: case Kind::InterpHole:
       case Kind::CompGen: case Kind::CompGuard: case Kind::CompLet: case Kind::IdxIn:
       case Kind::WBind: case Kind::WGuard: case Kind::WElse: case Kind::PLit: case Kind::TyJagged:
+      case Kind::PAt:
       case Kind::ExprStmt:
         exact(1);
         break;
