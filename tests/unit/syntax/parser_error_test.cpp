@@ -129,8 +129,9 @@ TEST(ParseErrors, Messages) {
   EXPECT_EQ(one("let s = \"{a +}\";"), "expected expression, found end of interpolation");
   EXPECT_EQ(one("let s = \"{a b}\";"), "expected end of interpolation, found `b`");
   EXPECT_EQ(one("let s = \"{}\";"), "empty expression in string interpolation");
-  EXPECT_EQ(one("pub let x = 1;"), "expected `fn`, `const`, `use` or `mod` after `pub`, found "
-                                   "keyword `let`");
+  // `pub let` exports a module-level binding (SPEC §6); anything else after `pub` is an error.
+  EXPECT_EQ(one("pub if x { 1 }"), "expected `fn`, `let`, `const`, `use` or `mod` after `pub`, "
+                                   "found keyword `if`");
   EXPECT_EQ(one("let v = a[];"), "expected index, found `]`");
   EXPECT_EQ(one("let s = sum[0](x);"), "expected index name or `..rest`, found `0`");
   EXPECT_EQ(one("if x { 1 } else 2;"), "expected `{` or `if` after `else`, found `2`");
