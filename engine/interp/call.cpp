@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "engine/interp/interp_impl.h"
+#include "lang/diag/call_site.h"
 #include "engine/interp/safe_file.h"
 
 namespace ein {
@@ -95,12 +96,7 @@ Value Interpreter::Impl::call(const NodeRef& e) {
     if (into_library && d.primary.valid() && d.primary.file != e->span.file) {
       // An error inside the standard library is the caller's to fix: point at the call and
       // keep the library line as a note (issue: library frames).
-      auto lc = cx.sm.start(d.primary);
-      d.notes.push_back("inside `" + spec->name + "` at " + cx.sm.file(d.primary.file).name + ":" +
-                        std::to_string(lc.line) + ":" + std::to_string(lc.col));
-      d.secondary.push_back(Label{d.primary, "the library reported it here"});
-      d.primary = e->span;
-      d.primary_label = "in this call";
+      point_at_call(d, e->span, spec->name, cx.sm);
       throw;
     }
     if (depth > 0) throw;

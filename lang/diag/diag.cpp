@@ -379,3 +379,16 @@ std::string render_abort_line(size_t n_errors, const RenderOptions& opt) {
 }
 
 }  // namespace ein
+
+namespace ein {
+
+void point_at_call(Diagnostic& d, Span call, const std::string& callee, const SourceMap& sm) {
+  auto lc = sm.start(d.primary);
+  d.notes.push_back("inside `" + callee + "` at " + sm.file(d.primary.file).name + ":" +
+                    std::to_string(lc.line) + ":" + std::to_string(lc.col));
+  d.secondary.push_back(Label{d.primary, "the library reported it here"});
+  d.primary = call;
+  d.primary_label = "in this call";
+}
+
+}  // namespace ein

@@ -1,6 +1,7 @@
 // Calls: builtins, and monomorphisation of functions and lambdas (thesis §4.5).
 #include <functional>
 
+#include "lang/diag/call_site.h"
 #include "lang/passes/type_infer_impl.h"
 
 namespace ein {
@@ -254,13 +255,8 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     // A type error inside the standard library comes from the user's arguments: point at the
     // user's call and keep the library line as a label (SPEC §6, issue 12 row 21).
     for (auto& d : mine) {
-      if (!d.primary.valid() || !cx.resolver.is_library_file(d.primary.file)) continue;
-      auto lc = cx.sm.start(d.primary);
-      d.notes.push_back("inside `" + unit->name + "` at " + cx.sm.file(d.primary.file).name + ":" +
-                        std::to_string(lc.line) + ":" + std::to_string(lc.col));
-      d.secondary.push_back(Label{d.primary, "the library reported it here"});
-      d.primary = call_node->span;
-      d.primary_label = "in this call";
+      if (d.primary.valid() && cx.resolver.is_library_file(d.primary.file))
+        point_at_call(d, call_node->span, unit->name, cx.sm);
     }
   }
   for (auto& d : earlier) cx.diags.report(std::move(d));
