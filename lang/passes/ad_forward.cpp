@@ -74,9 +74,11 @@ NodeRef Forward::tangent(const NodeRef& e) {
     }
     case Kind::Cast: {
       NodeRef t = tangent(e->kids[0]);
-      auto to = dtype_from_name(e->kids[1]->name);
+      // An array cast `a as [T; ..]` converts each element like `a as T`.
+      const NodeRef& ty = e->kids[1]->kind == Kind::TyArray ? ir::tyarray_elem(e->kids[1]) : e->kids[1];
+      auto to = dtype_from_name(ty->name);
       if (!t || !to || !is_float(*to)) return nullptr;
-      return ir::make({.kind = Kind::Cast, .span = e->span, .kids = {t, e->kids[1]}});
+      return ir::make({.kind = Kind::Cast, .span = e->span, .kids = {t, ty}});
     }
     case Kind::Call: return call(e);
     case Kind::If: {

@@ -286,7 +286,10 @@ NodeRef Tape::pointwise(const NodeRef& e, const std::vector<NodeRef>& idx) {
     case Kind::Binary:
     case Kind::Cast: {
       std::vector<NodeRef> kids;
-      for (auto& k : e->kids) kids.push_back(k->kind == Kind::TyPrim ? k : pointwise(k, idx));
+      // `a as [T; ..]` at one point is the scalar cast `a[i] as T` (the shape was asserted by
+      // the primal); keeping the array type would give the point no derivative.
+      for (auto& k : e->kids)
+        kids.push_back(k->kind == Kind::TyPrim ? k : k->kind == Kind::TyArray ? ir::tyarray_elem(k) : pointwise(k, idx));
       NodeRef n = ir::make({.kind = e->kind, .span = e->span, .kids = std::move(kids), .name = e->name,
                             .ival = e->ival});
       facts_.note_type(n->id, ir::elem_of(t));

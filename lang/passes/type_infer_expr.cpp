@@ -532,7 +532,14 @@ TypeRef Infer::where(const NodeRef& e) {
   for (size_t i = 1; i < e->kids.size(); ++i) {
     const NodeRef& c = e->kids[i];
     switch (c->kind) {
-      case Kind::WBind:
+      // A where-binding of literals keeps its literal type variable like a `let` (SPEC §3):
+      // `x where x = 0.5` is typed by the uses of the definition in the rest of the unit.
+      case Kind::WBind: {
+        TypeRef wt = expr(c->kids[0]);
+        ts.require_int(wt, true);
+        set_def(c->def, wt, false);
+        break;
+      }
       case Kind::WDerived: set_def(c->def, ts.deep(expr(c->kids[0]), true), false); break;
       case Kind::WGuard: expect(ir::t_bool(), expr(c->kids[0]), c->kids[0]->span, "a where guard"); break;
       case Kind::WElse: else_node = c; break;

@@ -365,7 +365,7 @@ def fn(g):
     dt = g.num_type()
     f, info = g.fns_gen.define(dt)
     g.fns.append(info)
-    call = g.fns_gen.call(dt, g.ctx(), 2)
+    call = g.ex.fix(g.fns_gen.call(dt, g.ctx(), 2), dt)   # a statement's value (see val)
     name = g.fresh("s")
     return [f, SLet(name, call)], [SPrint([Ref(name)])]
 

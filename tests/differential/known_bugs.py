@@ -13,18 +13,6 @@ KNOWN = {
                       "needs dependent_range off too"),
     "dependent_range": ("tests/golden/pending/range_where_derived_inner_index.ein", "ranges",
                         "`sum[k in 0..i + 1](x[i - k])` fails with E002 at run time"),
-    "cast_whole_array": ("tests/golden/pending/cast_whole_array.ein", "lang",
-                         "`a as [f64]` is E002"),
-    "literal_binding_by_use": ("tests/golden/pending/literal_binding_typed_by_use.ein", "lang",
-                               "`let k = 0.5; k * x_f64` is E002 (SPEC §3: k is f64)"),
-    "const_if_typing": ("tests/golden/pending/if_constant_condition_type.ein", "lang",
-                        "`if false { x_f64 } else { 0.1 }` is f32"),
-    "generic_literal_args": ("tests/golden/pending/generic_literal_arguments.ein", "lang",
-                             "`ln(2.0) / k_f64` is E002 (SPEC §3: the literal is f64)"),
-    "generic_call_on_later_typed_self_read": (
-        "tests/golden/pending/recurrence_generic_call_before_base.ein", "lang",
-        "`h[t in 1..5] = sin(h[t - 1]); h[0] = x_f64;` is E002 (the self-read typed f32; "
-        "also through a block's `let b = h[t - 1];`)"),
     "plain_and_inner_offset_use": (
         "tests/golden/pending/range_inner_offset_out_of_bounds.ein", "ranges",
         "`s[o] + sum[k](s[o + k] * w[k])`: the use with the inner index does not narrow o "

@@ -39,8 +39,10 @@ def anchored(e, annotated):
     if isinstance(e, Call):
         if e.fn in ("sum", "max", "min", "prod"):
             return True
-        if not e.fn.startswith("std::") and annotated(e.fn):
-            return True
+        if not e.fn.startswith("std::"):
+            # A user function's parameters are separately generic unless its body ties them:
+            # `f(t_f32, 1.0)` with body `sin(b)` leaves the result's type to the call's uses.
+            return annotated(e.fn) or all(anchored(a, annotated) for a in e.args)
         return any(anchored(a, annotated) for a in e.args)
     return True
 
