@@ -30,6 +30,10 @@ KNOWN = {
         "EIN_JIT=always: a derivative through `w[n in 3..6] = f(v, n as f64)` (v an array) "
         "is E002 `cannot cast () to f64`; derivative programs give functions no array "
         "parameter"),
+    "ad_reverse_recurrence": ("tests/golden/pending/ad_reverse_recurrence_point_target.ein",
+                              "autodiff", "a derivative of one point of a reverse recurrence "
+                              "is E012 on its forward-running adjoint (recurrence_cover checks "
+                              "it); seen once seed 1000446 no longer stopped at an E002"),
     "ad_guard_else_mixed_float": ("tests/golden/pending/ad_guard_else_mixed_float.ein",
                                   "autodiff", "a derivative through a guard with `else if` "
                                   "chain feeding a max reduction with a where-bound `if` is "
