@@ -50,7 +50,31 @@ NodeRef Forward::tangent(const NodeRef& e) {
           kids[0] = it->second;
           return ir::make({.kind = Kind::Index, .span = e->span, .kids = std::move(kids)});
         }
+        return nullptr;
       }
+      // A literal read at a point: `if i == 0 { e0[rest..] } else ..`, differentiated.
+      if (base->kind == Kind::ArrayLit && !base->kids.empty() && base->kids.size() <= 256) {
+        std::vector<NodeRef> rest(e->kids.begin() + 2, e->kids.end());
+        auto at = [&](const NodeRef& el) {
+          if (rest.empty()) return el;
+          std::vector<NodeRef> kids{el};
+          for (auto& r : rest) kids.push_back(r);
+          return ir::make({.kind = Kind::Index, .span = e->span, .kids = std::move(kids)});
+        };
+        NodeRef sel = at(base->kids.back());
+        for (size_t k = base->kids.size() - 1; k-- > 0;)
+          sel = ifz(ir::make_binary(BinOp::Eq, e->kids[1], ir::make_int(static_cast<int64_t>(k))),
+                    at(base->kids[k]), sel);
+        return tangent(sel);
+      }
+      // Any other indexed array expression: its tangent is not known per point; a zero here
+      // would be a silent wrong derivative.
+      bool active = false;
+      ir::for_each_node(base, [&](const NodeRef& n) {
+        if (n->id == marker || (n->kind == Kind::Name && tangents.count(n->def))) active = true;
+      });
+      if (active)
+        unsupported(std::string("`") + cx_.sm.snippet(e->span) + "` (an indexed array expression)", e->span);
       return nullptr;
     }
     case Kind::Unary:
@@ -112,12 +136,16 @@ NodeRef Forward::tangent(const NodeRef& e) {
     case Kind::ArrayLit: {
       std::vector<NodeRef> kids;
       bool any = false;
+      bool nested = false;
       for (auto& k : e->kids) {
         NodeRef t = tangent(k);
         any = any || t;
+        nested = nested || (!t && ir::rank_of(facts_.type(k)) != 0);
         kids.push_back(t ? t : flit(0.0));
       }
       if (!any) return nullptr;
+      if (nested)  // a scalar zero would not have the element's shape
+        unsupported("an array literal of arrays only some of which depend on the parameter", e->span);
       return ir::make({.kind = Kind::ArrayLit, .span = e->span, .kids = std::move(kids)});
     }
     default: {

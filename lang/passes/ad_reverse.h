@@ -50,6 +50,7 @@ class Tape {
   Entry normalise(DefId d, const NodeRef& stmt);
   NodeRef extract_calls(const NodeRef& e);
   NodeRef inline_call(const NodeRef& call);
+  NodeRef hoist_block(const NodeRef& body);
   NodeRef pointwise(const NodeRef& e, const std::vector<NodeRef>& idx);
   NodeRef whole_reductions(const NodeRef& e);
   // Comprehensions (ad_comp.cpp): an entry linear in per-input Jacobians, and comprehensions

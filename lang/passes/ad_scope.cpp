@@ -401,7 +401,13 @@ NodeRef Rewriter::request(const NodeRef& q) {
   r = spanned(r, q->span);
   const NodeRef& T = q->kids[0]->kids[0];
   std::string tn = T->kind == Kind::Index ? T->kids[0]->name : T->name;
-  return place(r, "grad_" + tn, q->span);
+  r = place(r, "grad_" + tn, q->span);
+  const NodeRef& X = q->kids[1]->kids[0];
+  if (T->kind == Kind::Name && X->kind == Kind::Name && T->def.valid() && X->def.valid()) {
+    int ry = ir::rank_of(facts_.def_type(T->def)), rx = ir::rank_of(facts_.def_type(X->def));
+    if (ry >= 0 && rx >= 0) cx_.ad_shape_checks.push_back({r->id, ry + rx, q->span});
+  }
+  return r;
 }
 
 // ---- placement ----------------------------------------------------------------------------------

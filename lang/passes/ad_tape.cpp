@@ -208,12 +208,25 @@ NodeRef Tape::inline_call(const NodeRef& call) {
     f.hi = rc.copy(rf->hi);
     facts_.add_range(copy, f);
   }
+  // The value may itself be a block (a branch chosen per specialisation leaves its block in
+  // tail position) and may call further functions over arrays: both are unfolded here, or the
+  // caller would treat a non-elementwise call as elementwise.
+  NodeRef v = hoist_block(body);
+  ++inline_depth_;
+  v = extract_calls(v);
+  --inline_depth_;
+  return v;
+}
+
+// The statements of a block become tape statements; its value (through nested tail blocks)
+// is returned.
+NodeRef Tape::hoist_block(const NodeRef& body) {
   if (body->kind != Kind::Block) return body;
   bool tail = body->has(ir::kHasTail);
   for (size_t i = 0; i < body->kids.size(); ++i) {
     const NodeRef& s = body->kids[i];
     if (!s) continue;
-    if (tail && i + 1 == body->kids.size()) return s;
+    if (tail && i + 1 == body->kids.size()) return hoist_block(s);
     if (s->kind == Kind::Let && ir::let_pattern(*s)->kind == Kind::PBind)
       visible_[ir::let_pattern(*s)->def] = s;
     else if (s->kind == Kind::EinGroup)
@@ -296,6 +309,16 @@ NodeRef Tape::pointwise(const NodeRef& e, const std::vector<NodeRef>& idx) {
       return n;
     }
     case Kind::Call: {
+      // Only elementwise math (and functions with a custom rule, applied per point) may be
+      // indexed through; anything else over arrays would give a silently wrong derivative.
+      const NodeRef& callee = e->kids[0];
+      auto b = builtin_of(callee->def);
+      TypeRef ct = facts_.type(callee);
+      bool rule = ct && ct->k == ir::Type::K::FnItem && cx_.resolver.info(ct->def).diff_rule;
+      bool math = b && ((*b >= Builtin::Abs && *b <= Builtin::Max2) ||
+                        ((*b == Builtin::Max || *b == Builtin::Min) && e->kids.size() == 3));
+      if (!rule && !math)
+        unsupported("`" + cx_.sm.snippet(e->span) + "`, a call over arrays that is not elementwise", e->span);
       std::vector<NodeRef> kids{e->kids[0]};
       for (size_t i = 1; i < e->kids.size(); ++i) kids.push_back(pointwise(e->kids[i], idx));
       NodeRef n = ir::make({.kind = Kind::Call, .span = e->span, .kids = std::move(kids)});
@@ -309,6 +332,21 @@ NodeRef Tape::pointwise(const NodeRef& e, const std::vector<NodeRef>& idx) {
                                      e->kids[2] ? pointwise(e->kids[2], idx) : nullptr}});
       facts_.note_type(n->id, ir::elem_of(t));
       return n;
+    }
+    case Kind::ArrayLit: {
+      // `[e0, e1, ..][i, rest..]` is `if i == 0 { e0[rest..] } else if i == 1 { .. }`: each
+      // element (of rank r - 1) read at the remaining indices.
+      if (e->kids.empty() || e->kids.size() > 256)
+        unsupported("an array literal of this size in an elementwise expression", e->span);
+      std::vector<NodeRef> rest(idx.begin() + 1, idx.end());
+      NodeRef out = pointwise(e->kids.back(), rest);
+      for (size_t k = e->kids.size() - 1; k-- > 0;) {
+        NodeRef c = ir::make_binary(ir::BinOp::Eq, idx[0], ir::make_int(static_cast<int64_t>(k)));
+        out = ir::make({.kind = Kind::If, .span = e->span,
+                        .kids = {c, pointwise(e->kids[k], rest), out}});
+        facts_.note_type(out->id, ir::elem_of(t));
+      }
+      return out;
     }
     default: unsupported("an array-valued expression that is not elementwise", e->span);
   }

@@ -97,6 +97,20 @@ void check_no_autodiff_left(CompileCtx& cx) {
                   : u->kind == Unit::Kind::Lambda ? "(inside a closure)" : "(inside a function)");
     if (cx.diags.has_errors()) return;
   }
+  // Every lowered request has the shape of its target followed by its parameter's.
+  for (auto& c : cx.ad_shape_checks)
+    for (auto& u : cx.units) {
+      auto it = u->types.find(c.id);
+      if (it == u->types.end()) continue;
+      int r = ir::rank_of(it->second);
+      if (r < 0 || r == c.rank) continue;
+      cx.error("E013", "cannot differentiate this: the derivative came out with " + std::to_string(r) +
+                           " axes instead of " + std::to_string(c.rank),
+               c.span, "not lowered correctly",
+               "a derivative has the target's axes followed by the parameter's; a construct "
+               "between them is not differentiated elementwise");
+      return;
+    }
 }
 
 }  // namespace ein

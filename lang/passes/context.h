@@ -157,6 +157,15 @@ struct CompileCtx {
   // them when it specialises again), and the number of rewrites (the driver analyses again).
   std::unordered_map<std::string, ir::NodeRef> ad_bodies;
   int ad_rewrites = 0;
+  // Lowered requests `@y / @x` (node id of what replaced them, rank(y) + rank(x), the request's
+  // span): checked against the analysed type after the last round, so a derivative whose shape
+  // is not shape(y) ++ shape(x) is an error, never a printed value.
+  struct AdShapeCheck {
+    uint32_t id;
+    int rank;
+    Span span;
+  };
+  std::vector<AdShapeCheck> ad_shape_checks;
   // Recurrences typed clause by clause across cells (SPEC §11). Candidates: top-level indexed
   // definitions of this cell that read their own name, whose name the previous cell bound to an
   // indexed definition (name -> that definition). Requests: candidates whose own clauses do not
