@@ -25,7 +25,7 @@ std::string join(const std::vector<std::string>& xs, const std::string& sep) {
 
 std::string prod(const std::vector<std::string>& xs) {
   std::string out = "1LL";
-  for (auto& x : xs) out = out == "1LL" ? x : "ein_imul(" + out + ", " + x + ")";
+  for (auto& x : xs) out = out == "1LL" ? x : "ein_smul(" + out + ", " + x + ")";
   return out;
 }
 
@@ -193,7 +193,7 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
 
 void Gen::alloc_scratch(const std::string& name, DType dt, const std::string& count, Span span) {
   std::string T = ctype(dt);
-  std::string bytes = "ein_imul(" + count + ", " + std::to_string(dtype_storage_bytes(dt)) + "LL)";
+  std::string bytes = "ein_smul(" + count + ", " + std::to_string(dtype_storage_bytes(dt)) + "LL)";
   em.line(T + "* " + name + " = (" + T + "*)A->rt->alloc(A->rt_ctx, " + bytes + ");");
   em.line("if (!" + name + ") { ein_fail(A, " + std::to_string(site(span)) + ", EIN_E_NOMEM, 0, " + bytes +
           ", 0, 0); return A->err->code; }");
@@ -271,7 +271,7 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
     em.open("for (int64_t " + v + " = 0; " + v + " < " + c.ext.at(def_key(d)).c + "; ++" + v + ") {", false);
     em.line("if (ein_stop(A, INT64_MAX)) break;");
     Val x{v, DType::I64, em.depth(), true};
-    x.small = true;
+    x.bits = kExtentBits;
     bind(d, x);
   }
   std::string pa = "b" + std::to_string(ba) + " + " + block_offset(A, ba, g.batch);

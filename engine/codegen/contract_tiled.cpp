@@ -87,7 +87,7 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
       std::string v = em.fresh("kv");
       em.open("for (int64_t " + v + " = 0; " + v + " < " + ext(d) + "; ++" + v + ") {", false);
       Val x{v, DType::I64, em.depth(), true};
-      x.small = true;
+      x.bits = kExtentBits;
       bind(d, x);
     }
   };
@@ -98,7 +98,7 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
   auto bind_index = [&](DefId d, const std::string& cexpr) {
     Val v = em.define(DType::I64, "int64_t", cexpr, em.depth(), Motion::Cheap);
     v.index = true;
-    v.small = true;
+    v.bits = kExtentBits;
     bind(d, v);
   };
   size_t m0 = mark();
@@ -139,7 +139,7 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
       if (!c.sizes_at_entry) unsupported("a packed operand sized inside the loops");
       {
         Emitter::Detour d(em, 0);
-        alloc_scratch(yp, ydt, "ein_imul(ein_imul(" + njb + ", " + std::to_string(NR) + "LL), " + K + ")",
+        alloc_scratch(yp, ydt, "ein_smul(ein_smul(" + njb + ", " + std::to_string(NR) + "LL), " + K + ")",
                       p.c.reduce->span);
       }
       scratch_[key] = yp;
@@ -167,7 +167,7 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
       std::string v = em.fresh("ov");
       em.line("const int64_t " + v + " = " + rest + " % " + oext[o] + "; " + rest + " /= " + oext[o] + ";");
       Val x{v, DType::I64, em.depth(), true};
-      x.small = true;
+      x.bits = kExtentBits;
       bind(outer[o], x);
     }
   };

@@ -78,15 +78,15 @@ void Gen::mode_product_chain(const std::vector<EinsumTerm>& terms, const std::ve
   for (size_t k = 0; k < m; ++k) {
     // Rows of the step: the core axes still to contract, then the outputs made so far.
     std::string R = "1";
-    for (size_t j = k + 1; j < m; ++j) R = "ein_imul(" + R + ", " + n[core->idx[j]] + ")";
-    for (size_t j = 0; j < k; ++j) R = "ein_imul(" + R + ", " + n[out[j]] + ")";
+    for (size_t j = k + 1; j < m; ++j) R = "ein_smul(" + R + ", " + n[core->idx[j]] + ")";
+    for (size_t j = 0; j < k; ++j) R = "ein_smul(" + R + ", " + n[out[j]] + ")";
     const std::string& o = n[out[k]];
     std::string dest = "b0";
     if (k + 1 < m) {
       dest = em.fresh("g");
-      em.line(T + "* " + dest + " = (" + T + "*)A->rt->alloc(A->rt_ctx, ein_imul(ein_imul(" + R + ", " + o + "), " +
+      em.line(T + "* " + dest + " = (" + T + "*)A->rt->alloc(A->rt_ctx, ein_smul(ein_smul(" + R + ", " + o + "), " +
               esz + "));");
-      em.line("if (!" + dest + ") { ein_fail(A, " + std::to_string(st) + ", EIN_E_NOMEM, 0, ein_imul(ein_imul(" + R +
+      em.line("if (!" + dest + ") { ein_fail(A, " + std::to_string(st) + ", EIN_E_NOMEM, 0, ein_smul(ein_smul(" + R +
               ", " + o + "), " + esz + "), 0, 0); return A->err->code; }");
     }
     const Factor& f = chain[k];
@@ -282,9 +282,9 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
     } else {
       result.tmp = em.fresh("w");
       std::string count = "1";
-      for (auto& x : result.idx) count = "ein_imul(" + count + ", " + n[x] + ")";
-      em.line(T + "* " + result.tmp + " = (" + T + "*)A->rt->alloc(A->rt_ctx, ein_imul(" + count + ", " + std::to_string(dt == DType::F32 ? 4 : 8) + "));");
-      em.line("if (!" + result.tmp + ") { ein_fail(A, " + std::to_string(st) + ", EIN_E_NOMEM, 0, ein_imul(" + count +
+      for (auto& x : result.idx) count = "ein_smul(" + count + ", " + n[x] + ")";
+      em.line(T + "* " + result.tmp + " = (" + T + "*)A->rt->alloc(A->rt_ctx, ein_smul(" + count + ", " + std::to_string(dt == DType::F32 ? 4 : 8) + "));");
+      em.line("if (!" + result.tmp + ") { ein_fail(A, " + std::to_string(st) + ", EIN_E_NOMEM, 0, ein_smul(" + count +
               ", " + std::to_string(dt == DType::F32 ? 4 : 8) + "), 0, 0); return A->err->code; }");
     }
     // Loop order: kept indices but the last, the summed ones, the last kept one innermost.

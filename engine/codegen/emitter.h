@@ -20,13 +20,18 @@ namespace ein::codegen {
 // Pinned ones (may fail, read memory being written, or are mutable) stay where they are.
 enum class Motion { Cheap, Costly, Pinned };
 
+// Extents of allocated tensors (and loop variables bounded by them) are below 2^48: no memory
+// holds more elements.
+constexpr int kExtentBits = 48;
+
 struct Val {
   std::string c;           // C expression: a name or a literal
   DType dt = DType::I32;
   int level = 0;           // scope where the value exists (0 = kernel entry)
   bool index = false;      // an int64 loop index (dt is the language type it has as a value)
-  bool small = false;      // an index known to be far from int64 overflow (loop variable,
-                           // extent, small literal, sums of those): plain signed arithmetic
+  int bits = 64;           // indices: |value| < 2^bits is known (extents and loop variables
+                           // over them: kExtentBits). Arithmetic whose result stays below
+                           // 2^63 by these bounds is plain C; anything else is checked (E006)
   bool is_const = false;   // an integer literal, value in `ival`
   int64_t ival = 0;
 };

@@ -78,6 +78,8 @@ class Gen {
   // ---- gen_expr.cpp ----
   Val value(const ir::NodeRef& e);
   Val index(const ir::NodeRef& e);  // int64, the interpreter's eval_int rules
+  int index_bits(const ir::NodeRef& e);        // |index(e)| < 2^result, from what is known
+  std::string wide_index(const ir::NodeRef& e, int site);  // exact 128-bit form of index(e)
   Val convert(const Val& v, DType to);
   Val literal(const std::string& c, DType dt) { return Val{c, dt, 0}; }
   DType dtype_of(const ir::NodeRef& e) const;

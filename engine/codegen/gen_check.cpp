@@ -105,8 +105,10 @@ std::string Gen::precheck(const NodeRef& stmt) {
       const Range* r = range_of(var);
       std::string lo = index(r->lo).c, hi = index(r->hi).c;
       std::string o = off ? index(off).c : "0";
-      std::string first = neg ? "ein_isub(" + lo + ", " + o + ")" : "ein_iadd(" + lo + ", " + o + ")";
-      std::string last1 = neg ? "ein_isub(" + hi + ", " + o + ")" : "ein_iadd(" + hi + ", " + o + ")";  // last + 1
+      // Exact (128-bit): a wrapped first or last index would pass the test and run unchecked.
+      const char* pm = neg ? " - " : " + ";
+      std::string first = "((__int128)" + lo + pm + "(__int128)" + o + ")";
+      std::string last1 = "((__int128)" + hi + pm + "(__int128)" + o + ")";  // last + 1
       mine.push_back("(" + lo + " >= " + hi + " || (" + first + " >= 0 && " + last1 + " <= " + ext + "))");
     }
     if (!ok || mine.empty()) continue;

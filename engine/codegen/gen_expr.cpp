@@ -16,6 +16,13 @@ using ir::NodeRef;
 
 namespace {
 
+// Smallest b with |v| < 2^b.
+int magnitude_bits(int64_t v) {
+  if (v == 0) return 0;
+  const uint64_t m = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  return 64 - __builtin_clzll(m);
+}
+
 std::string float_lit(double v, DType dt) {
   char buf[64];
   if (dt == DType::F64) {
@@ -147,17 +154,36 @@ Val Gen::value(const NodeRef& e) {
 }
 
 Val Gen::index(const NodeRef& e) {
-  auto idx = [&](const std::string& c, int level, bool small = false) {
+  auto idx = [&](const std::string& c, int level, int bits) {
     Val v = em.define(DType::I64, "int64_t", c, level, Motion::Cheap);
     v.index = true;
-    v.small = small;
+    v.bits = bits;
     return v;
   };
+  // Index and bound arithmetic is exact, as in the interpreter: when the magnitudes known for
+  // the operands cannot reach 2^63 (loop variables, extents, literals, i32 values) it is plain
+  // signed C, which keeps `x[i + 1]` affine for the vectoriser; otherwise the whole expression
+  // is computed in 128 bits and narrowed once, a result outside i64 stopping the kernel with
+  // E006 (it may fail, so it is not moved). `n + n - n` is n, as in the interpreter.
+  auto is_arith = [](const NodeRef& x) {
+    if (x->kind == Kind::Unary) return static_cast<ir::UnOp>(x->ival) == ir::UnOp::Neg;
+    if (x->kind != Kind::Binary) return false;
+    auto op = static_cast<BinOp>(x->ival);
+    return op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul;
+  };
+  if (is_arith(e) && index_bits(e) > 63) {
+    int st = site(e->span, "E006", "integer overflow: an index or bound is outside the range of i64");
+    Val v = em.define(DType::I64, "int64_t",
+                      "ein_narrow(A, " + std::to_string(st) + ", " + ord() + ", " + wide_index(e, st) + ")",
+                      em.depth(), Motion::Pinned);
+    v.index = true;
+    return v;
+  }
   switch (e->kind) {
     case Kind::IntLit: {
-      Val v = literal(std::to_string(e->ival) + "LL", DType::I64);
+      Val v = literal(e->ival == INT64_MIN ? "INT64_MIN" : std::to_string(e->ival) + "LL", DType::I64);
       v.index = true;
-      v.small = e->ival > -(int64_t{1} << 31) && e->ival < (int64_t{1} << 31);
+      v.bits = magnitude_bits(e->ival);
       return v;
     }
     case Kind::Name: {
@@ -167,30 +193,23 @@ Val Gen::index(const NodeRef& e) {
     }
     case Kind::Binary: {
       auto op = static_cast<BinOp>(e->ival);
-      const char* f = op == BinOp::Add ? "ein_iadd" : op == BinOp::Sub ? "ein_isub"
-                    : op == BinOp::Mul ? "ein_imul" : nullptr;
-      if (!f) break;
+      if (op != BinOp::Add && op != BinOp::Sub && op != BinOp::Mul) break;
       Val a = index(e->kids[0]), b = index(e->kids[1]);
-      // Loop variables, extents and small literals cannot reach 2^63 together: signed
-      // arithmetic keeps `x[i + 1]` affine for the vectoriser (wrapping arithmetic turns it
-      // into a gather). Anything else wraps, as the interpreter's values do.
-      if (a.small && b.small && op != BinOp::Mul) {
-        const char* o = op == BinOp::Add ? " + " : " - ";
-        return idx("(" + a.c + o + b.c + ")", std::max(a.level, b.level), true);
-      }
-      return idx(std::string(f) + "(" + a.c + ", " + b.c + ")", std::max(a.level, b.level));
+      const char* o = op == BinOp::Add ? " + " : op == BinOp::Sub ? " - " : " * ";
+      return idx("(" + a.c + o + b.c + ")", std::max(a.level, b.level),
+                 op == BinOp::Mul ? a.bits + b.bits : std::max(a.bits, b.bits) + 1);
     }
     case Kind::Unary:
       if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) {
         Val a = index(e->kids[0]);
-        return idx("ein_isub(0, " + a.c + ")", a.level);
+        return idx("(-(" + a.c + "))", a.level, a.bits);
       }
       break;
     case Kind::IMin:
     case Kind::IMax: {
       Val a = index(e->kids[0]), b = index(e->kids[1]);
       return idx(std::string(e->kind == Kind::IMin ? "ein_imin(" : "ein_imax(") + a.c + ", " + b.c + ")",
-                 std::max(a.level, b.level));
+                 std::max(a.level, b.level), std::max(a.bits, b.bits));
     }
     case Kind::DimOf: {
       if (e->kids[0]->kind != Kind::Name) unsupported("the extent of a computed value");
@@ -202,7 +221,46 @@ Val Gen::index(const NodeRef& e) {
   if (is_float(v.dt)) unsupported("a float used as an index");
   Val r = convert(v, DType::I64);
   r.index = true;
+  r.bits = v.dt == DType::I32 ? 31 : v.dt == DType::I8 ? 7 : v.dt == DType::Bool ? 1 : 64;
   return r;
+}
+
+int Gen::index_bits(const NodeRef& e) {
+  switch (e->kind) {
+    case Kind::IntLit: return magnitude_bits(e->ival);
+    case Kind::Name:
+      if (const Val* v = lookup(e->def))
+        if (v->index) return v->bits;
+      break;
+    case Kind::Binary: {
+      auto op = static_cast<BinOp>(e->ival);
+      if (op == BinOp::Add || op == BinOp::Sub) return std::max(index_bits(e->kids[0]), index_bits(e->kids[1])) + 1;
+      if (op == BinOp::Mul) return std::min(128, index_bits(e->kids[0]) + index_bits(e->kids[1]));
+      break;
+    }
+    case Kind::Unary:
+      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) return index_bits(e->kids[0]);
+      break;
+    case Kind::IMin:
+    case Kind::IMax: return std::max(index_bits(e->kids[0]), index_bits(e->kids[1]));
+    case Kind::DimOf: return kExtentBits;
+    default: break;
+  }
+  DType dt = dtype_of(e);
+  return dt == DType::I32 ? 31 : dt == DType::I8 ? 7 : dt == DType::Bool ? 1 : 64;
+}
+
+std::string Gen::wide_index(const NodeRef& e, int site) {
+  const std::string pre = "(A, " + std::to_string(site) + ", " + ord() + ", ";
+  if (e->kind == Kind::Binary) {
+    auto op = static_cast<BinOp>(e->ival);
+    if (op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul)
+      return std::string(op == BinOp::Add ? "ein_wadd" : op == BinOp::Sub ? "ein_wsub" : "ein_wmul") + pre +
+             wide_index(e->kids[0], site) + ", " + wide_index(e->kids[1], site) + ")";
+  }
+  if (e->kind == Kind::Unary && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg)
+    return "ein_wsub" + pre + "0, " + wide_index(e->kids[0], site) + ")";
+  return "(__int128)" + index(e).c;
 }
 
 Val Gen::dim_of(const NodeRef& base, int axis) {
@@ -225,13 +283,13 @@ Val Gen::dim_of(const NodeRef& base, int axis) {
       B.fixed[static_cast<size_t>(axis)] = n;
       Val v = literal(std::to_string(n) + "LL", DType::I64);
       v.index = true;
-      v.small = true;
+      v.bits = kExtentBits;
       return v;
     }
   }
   Val v = literal(extent(b, axis), DType::I64);
   v.index = true;
-  v.small = true;  // extents of allocated tensors
+  v.bits = kExtentBits;  // extents of allocated tensors
   return v;
 }
 

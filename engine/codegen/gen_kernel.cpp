@@ -44,8 +44,8 @@ Gen::Gen(const CompileCtx& c, const Unit& u, const FusionMap& f, Kernel& kernel)
     : cx(c), unit(&u), k(kernel), fusion(f) {}
 
 bool Gen::small_range(const NodeRef& loop) const {
-  auto a = static_int(cx, *unit, loop->kids[0]), b = static_int(cx, *unit, loop->kids[1]);
-  return a && b && *b - *a <= 16;
+  auto n = static_trip(cx, *unit, loop->kids[0], loop->kids[1]);
+  return n && *n <= 16;
 }
 
 bool Gen::only_small_loops(const NodeRef& n) const {
@@ -66,8 +66,8 @@ double Gen::static_work(const NodeRef& n) const {
     best = std::max(best, static_work(kid));
   }
   auto trip = [&](const NodeRef& lo, const NodeRef& hi) {
-    auto a = static_int(cx, *unit, lo), b = static_int(cx, *unit, hi);
-    return (a && b) ? std::max<double>(0, static_cast<double>(*b - *a)) : 16.0;
+    auto n = static_trip(cx, *unit, lo, hi);
+    return n ? *n : 16.0;
   };
   if (n->kind == Kind::LFor) return trip(n->kids[0], n->kids[1]) * static_work(n->kids[2]);
   if (n->kind == Kind::LReduce) {

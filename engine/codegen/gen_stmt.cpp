@@ -22,8 +22,8 @@ std::string Gen::stop_check() const {
 
 std::string Gen::open_loop(const LoopSpec& sp) {
   Val lo = index(sp.lo), hi = index(sp.hi);
-  auto lo_lit = static_int(cx, *unit, sp.lo), hi_lit = static_int(cx, *unit, sp.hi);
-  bool small = lo_lit && hi_lit && *hi_lit - *lo_lit <= 256;
+  auto trip = static_trip(cx, *unit, sp.lo, sp.hi);
+  bool small = trip && *trip <= 256;
   LoopInfo L;
   L.var = em.fresh("ix");
   L.lo = lo.c;
@@ -101,7 +101,7 @@ std::string Gen::open_loop(const LoopSpec& sp) {
   L.stop_in = stop_ord_;
   L.parallel_in = in_parallel;
   Val var{v, DType::I64, L.level, true};
-  var.small = lo.small && hi.small;  // the variable stays within its bounds
+  var.bits = std::max(lo.bits, hi.bits);  // the variable stays within its bounds
   if (sp.def.valid()) bind(sp.def, var);
   loops.push_back(std::move(L));
   return v;

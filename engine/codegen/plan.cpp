@@ -26,12 +26,9 @@ std::optional<double> static_points(const CompileCtx& cx, const Unit& u, const N
   std::function<double(const NodeRef&)> walk = [&](const NodeRef& x) -> double {
     if (!x) return 1;
     auto trip = [&](const NodeRef& lo, const NodeRef& hi) {
-      auto a = static_int(cx, u, lo), b = static_int(cx, u, hi);
-      if (!a || !b) {
-        known = false;
-        return 1.0;
-      }
-      return std::max<double>(0, static_cast<double>(*b - *a));
+      auto n = static_trip(cx, u, lo, hi);
+      if (!n) known = false;
+      return n ? *n : 1.0;
     };
     double inner = 1;
     for (auto& kid : x->kids) inner = std::max(inner, walk(kid));

@@ -9,7 +9,7 @@
 #define EIN_CODEGEN_PRELUDE_H
 #include <stdint.h>
 
-#define EIN_ABI_VERSION 3
+#define EIN_ABI_VERSION 4
 
 // Error codes in ein_err::code (the runtime turns them into diagnostics with the site's span).
 #define EIN_OK 0
@@ -151,6 +151,34 @@ static inline int64_t ein_imax(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline int64_t ein_iadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
 static inline int64_t ein_isub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
 static inline int64_t ein_imul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
+// Index and bound arithmetic whose operands may be large (i64 values) is exact: computed in
+// 128 bits and narrowed once, E006 (the site's check) when a value leaves the range. The
+// saturated result is never used: the loops stop at their next poll.
+#define EIN_WOP(NAME, BUILTIN)                                                                   \
+  static inline __int128 NAME(ein_args* A, int32_t site, int64_t ord, __int128 a, __int128 b) { \
+    __int128 r;                                                                                 \
+    if (EIN_UNLIKELY(BUILTIN(a, b, &r))) {                                                      \
+      ein_fail(A, site, EIN_E_CHECK, ord, 0, 0, 0);                                             \
+      return 0;                                                                                 \
+    }                                                                                           \
+    return r;                                                                                   \
+  }
+EIN_WOP(ein_wadd, __builtin_add_overflow)
+EIN_WOP(ein_wsub, __builtin_sub_overflow)
+EIN_WOP(ein_wmul, __builtin_mul_overflow)
+static inline int64_t ein_narrow(ein_args* A, int32_t site, int64_t ord, __int128 v) {
+  if (EIN_UNLIKELY(v < (__int128)INT64_MIN || v > (__int128)INT64_MAX)) {
+    ein_fail(A, site, EIN_E_CHECK, ord, 0, 0, 0);
+    return INT64_MAX;
+  }
+  return (int64_t)v;
+}
+// Sizes of scratch buffers: saturated, so that an impossible size is refused by alloc (E008).
+static inline int64_t ein_smul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
 
 // Integer division and remainder: SPEC §4 (truncation, sign of dividend), zero -> E007,
 // MIN / -1 wraps.

@@ -1,5 +1,7 @@
 #include "engine/codegen/static_facts.h"
 
+#include "lang/passes/ir_build.h"
+
 namespace ein::codegen {
 
 using ir::Kind;
@@ -24,15 +26,15 @@ std::optional<int64_t> static_int(const CompileCtx& cx, const Unit& u, const ir:
       auto a = static_int(cx, u, e->kids[0]), b = static_int(cx, u, e->kids[1]);
       if (!a || !b) return std::nullopt;
       switch (static_cast<ir::BinOp>(e->ival)) {
-        case ir::BinOp::Add: return *a + *b;
-        case ir::BinOp::Sub: return *a - *b;
-        case ir::BinOp::Mul: return *a * *b;
+        case ir::BinOp::Add: return irb::add_exact(*a, *b);
+        case ir::BinOp::Sub: return irb::sub_exact(*a, *b);
+        case ir::BinOp::Mul: return irb::mul_exact(*a, *b);
         default: return std::nullopt;
       }
     }
     case Kind::Unary: {
       auto a = static_int(cx, u, e->kids[0]);
-      if (a && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) return -*a;
+      if (a && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) return irb::sub_exact(0, *a);
       return std::nullopt;
     }
     case Kind::IMin:
@@ -53,6 +55,13 @@ std::optional<int64_t> static_int(const CompileCtx& cx, const Unit& u, const ir:
     }
     default: return std::nullopt;
   }
+}
+
+std::optional<double> static_trip(const CompileCtx& cx, const Unit& u, const ir::NodeRef& lo, const ir::NodeRef& hi) {
+  auto a = static_int(cx, u, lo), b = static_int(cx, u, hi);
+  if (!a || !b) return std::nullopt;
+  const __int128 n = static_cast<__int128>(*b) - *a;
+  return n > 0 ? static_cast<double>(n) : 0.0;
 }
 
 }  // namespace ein::codegen

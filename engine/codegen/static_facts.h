@@ -10,6 +10,8 @@
 namespace ein::codegen {
 
 std::optional<int64_t> static_int(const CompileCtx& cx, const Unit& u, const ir::NodeRef& e);
+// Points of the loop lo..hi when both bounds are known (exact: i64::MIN..i64::MAX has 2^64 - 1).
+std::optional<double> static_trip(const CompileCtx& cx, const Unit& u, const ir::NodeRef& lo, const ir::NodeRef& hi);
 // Static extents of a tensor binding (nullopt: unknown rank; -1: unknown extent).
 std::optional<std::vector<int64_t>> static_shape(const CompileCtx& cx, const Unit& u, ir::DefId d);
 

@@ -19,10 +19,15 @@ Lin symbol(const std::string& key, const ir::NodeRef& node) {
 
 Lin add(const Lin& a, const Lin& b) {
   Lin r = a;
-  r.k += b.k;
+  r.exact = a.exact && b.exact;
+  auto fit = [&](std::optional<int64_t> v) {
+    if (!v) r.exact = false;
+    return v.value_or(0);
+  };
+  r.k = fit(irb::add_exact(r.k, b.k));
   for (auto& [s, c] : b.coef) {
     int64_t& x = r.coef[s];
-    x += c;
+    x = fit(irb::add_exact(x, c));
     r.node[s] = b.node.at(s);
     if (x == 0) {
       r.coef.erase(s);
@@ -35,14 +40,18 @@ Lin add(const Lin& a, const Lin& b) {
 Lin scaled(const Lin& a, int64_t s) {
   if (s == 0) return constant(0);
   Lin r = a;
-  r.k *= s;
-  for (auto& [sym, c] : r.coef) c *= s;
+  auto fit = [&](std::optional<int64_t> v) {
+    if (!v) r.exact = false;
+    return v.value_or(0);
+  };
+  r.k = fit(irb::mul_exact(r.k, s));
+  for (auto& [sym, c] : r.coef) c = fit(irb::mul_exact(c, s));
   return r;
 }
 
 std::optional<int64_t> diff(const Lin& a, const Lin& b) {
   Lin d = sub(b, a);
-  if (!d.constant()) return std::nullopt;
+  if (!d.exact || !d.constant()) return std::nullopt;
   return d.k;
 }
 

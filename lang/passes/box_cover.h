@@ -18,6 +18,7 @@ struct Lin {
   std::map<std::string, int64_t> coef;
   std::map<std::string, ir::NodeRef> node;  // symbol key -> its IR (for rebuilding)
   int64_t k = 0;
+  bool exact = true;  // false once a coefficient or constant left i64: the form is unusable
   bool constant() const { return coef.empty(); }
 };
 Lin constant(int64_t k);

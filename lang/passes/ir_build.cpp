@@ -1,12 +1,36 @@
 #include "lang/passes/ir_build.h"
 
+#include <limits>
+
+#include <limits>
+
 namespace ein::irb {
 
 using ir::Kind;
 using ir::NodeRef;
 
+std::optional<int64_t> add_exact(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+std::optional<int64_t> sub_exact(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_sub_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+std::optional<int64_t> mul_exact(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+// Negative values are written `-(k)` for readable dumps; i64::MIN has no positive k, so it stays
+// a negative IntLit (every evaluator reads ival as is).
 NodeRef lit(int64_t v) {
-  if (v < 0) return ir::make_unary(ir::UnOp::Neg, ir::make_int(-v));
+  if (v < 0 && v != std::numeric_limits<int64_t>::min()) return ir::make_unary(ir::UnOp::Neg, ir::make_int(-v));
   return ir::make_int(v);
 }
 
@@ -15,36 +39,42 @@ std::optional<int64_t> as_lit(const NodeRef& n) {
   if (n->kind == Kind::IntLit) return n->ival;
   if (n->kind == Kind::Unary && static_cast<ir::UnOp>(n->ival) == ir::UnOp::Neg &&
       n->kids[0]->kind == Kind::IntLit)
-    return -n->kids[0]->ival;
+    return sub_exact(0, n->kids[0]->ival);
   return std::nullopt;
 }
 
+// Folding happens only when the exact result fits i64; otherwise the node stays symbolic and
+// the evaluators compute it exactly (E006/E008 at run time), never a wrapped constant.
 NodeRef add(const NodeRef& a, const NodeRef& b) {
   auto x = as_lit(a), y = as_lit(b);
-  if (x && y) return lit(*x + *y);
+  if (x && y)
+    if (auto r = add_exact(*x, *y)) return lit(*r);
   if (x && *x == 0) return b;
   if (y && *y == 0) return a;
-  if (y && *y < 0) return ir::make_binary(ir::BinOp::Sub, a, lit(-*y));
+  if (y && *y < 0 && *y != std::numeric_limits<int64_t>::min()) return ir::make_binary(ir::BinOp::Sub, a, lit(-*y));
   return ir::make_binary(ir::BinOp::Add, a, b);
 }
 
 NodeRef sub(const NodeRef& a, const NodeRef& b) {
   auto x = as_lit(a), y = as_lit(b);
-  if (x && y) return lit(*x - *y);
+  if (x && y)
+    if (auto r = sub_exact(*x, *y)) return lit(*r);
   if (y && *y == 0) return a;
-  if (y && *y < 0) return ir::make_binary(ir::BinOp::Add, a, lit(-*y));
+  if (y && *y < 0 && *y != std::numeric_limits<int64_t>::min()) return ir::make_binary(ir::BinOp::Add, a, lit(-*y));
   return ir::make_binary(ir::BinOp::Sub, a, b);
 }
 
 NodeRef mul(const NodeRef& a, int64_t k) {
   if (k == 1) return a;
   if (k == -1) return neg(a);
-  if (auto x = as_lit(a)) return lit(*x * k);
+  if (auto x = as_lit(a))
+    if (auto r = mul_exact(*x, k)) return lit(*r);
   return ir::make_binary(ir::BinOp::Mul, a, lit(k));
 }
 
 NodeRef neg(const NodeRef& a) {
-  if (auto x = as_lit(a)) return lit(-*x);
+  if (auto x = as_lit(a))
+    if (auto r = sub_exact(0, *x)) return lit(*r);
   return ir::make_unary(ir::UnOp::Neg, a);
 }
 

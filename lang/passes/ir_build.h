@@ -7,6 +7,11 @@
 
 namespace ein::irb {
 
+// Exact i64 arithmetic for folding: nullopt when the true result does not fit.
+std::optional<int64_t> add_exact(int64_t a, int64_t b);
+std::optional<int64_t> sub_exact(int64_t a, int64_t b);
+std::optional<int64_t> mul_exact(int64_t a, int64_t b);
+
 ir::NodeRef lit(int64_t v);
 std::optional<int64_t> as_lit(const ir::NodeRef& n);
 ir::NodeRef add(const ir::NodeRef& a, const ir::NodeRef& b);

@@ -96,7 +96,7 @@ class Lowerer : public ir::Mutator {
     for (auto& c : g->kids) {
       for (size_t a = 0; a < nslots && a + ir::ein_slot_begin() < c->kids.size(); ++a) {
         const NodeRef& s = c->kids[a + ir::ein_slot_begin()];
-        NodeRef e = s->kind == Kind::IdxLit ? irb::lit(s->ival + 1) : range(s->def, s->span).second;
+        NodeRef e = s->kind == Kind::IdxLit ? irb::add(irb::lit(s->ival), irb::lit(1)) : range(s->def, s->span).second;
         extents[a] = extents[a] ? irb::imax(extents[a], e) : e;
       }
     }

@@ -16,6 +16,12 @@ bool same_factor(const NodeRef& a, const NodeRef& b) {
 
 }  // namespace
 
+// Coefficients past i64 make the form unusable (ok = false) rather than wrapped.
+int64_t Affine::exact(std::optional<int64_t> v) {
+  if (!v) ok = false;
+  return v.value_or(0);
+}
+
 const Coef* Affine::coef_of(ir::DefId d) const {
   for (auto& [v, c] : vars)
     if (v == d) return &c;
@@ -29,7 +35,7 @@ void Affine::add_var(ir::DefId d, Coef c) {
       ok = false;  // `o * 2 + o * stride`: not one coefficient
       return;
     }
-    it->second.c += c.c;
+    it->second.c = exact(irb::add_exact(it->second.c, c.c));
     if (it->second.c == 0) vars.erase(it);
     return;
   }
@@ -37,9 +43,10 @@ void Affine::add_var(ir::DefId d, Coef c) {
 }
 
 void Affine::absorb(const Affine& o, int64_t m) {
-  for (auto& [v, c] : o.vars) add_var(v, Coef{c.c * m, c.s});
-  k += o.k * m;
-  for (auto& [n, mm] : o.syms) syms.emplace_back(n, mm * m);
+  for (auto& [v, c] : o.vars) add_var(v, Coef{exact(irb::mul_exact(c.c, m)), c.s});
+  const auto km = irb::mul_exact(o.k, m);
+  k = exact(km ? irb::add_exact(k, *km) : std::nullopt);
+  for (auto& [n, mm] : o.syms) syms.emplace_back(n, exact(irb::mul_exact(mm, m)));
   ok = ok && o.ok;
 }
 
@@ -50,9 +57,9 @@ void Affine::scale(int64_t m) {
     k = 0;
     return;
   }
-  for (auto& [v, c] : vars) c.c *= m;
-  k *= m;
-  for (auto& [n, mm] : syms) mm *= m;
+  for (auto& [v, c] : vars) c.c = exact(irb::mul_exact(c.c, m));
+  k = exact(irb::mul_exact(k, m));
+  for (auto& [n, mm] : syms) mm = exact(irb::mul_exact(mm, m));
 }
 
 void Affine::scale_by(const NodeRef& s) {
@@ -130,6 +137,8 @@ NodeRef ceil_div(const NodeRef& m, const Divisor& d, std::vector<NodeRef>& made)
 Bounds solve(const Coef& alpha_lo, const NodeRef& beta_lo, const Coef& alpha_hi, const NodeRef& beta_hi,
              const NodeRef& dim, std::vector<NodeRef>& made) {
   Bounds b;
+  // |i64::MIN| has no i64: such a use gives no bounds (the index needs another source).
+  if (alpha_lo.c == INT64_MIN || alpha_hi.c == INT64_MIN) return b;
   auto note = [&](const Coef& a) {
     if (a.s) b.positive.push_back(a.s);
   };

@@ -36,6 +36,9 @@ struct Affine {
   bool constant() const { return vars.empty() && syms.empty(); }
   // The invariant part as integer IR.
   ir::NodeRef offset() const;
+
+ private:
+  int64_t exact(std::optional<int64_t> v);
 };
 
 // Bounds on one index `v` from one use: `lo <= v` and `v < hi` (either may be absent).

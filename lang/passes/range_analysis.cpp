@@ -60,7 +60,7 @@ class SiteSolver {
     for (auto& a : accesses_) {
       if (!a.self || !a.aff.ok || a.aff.vars.size() != 1 || !a.aff.syms.empty() || a.aff.k >= 0) continue;
       auto& [v, c] = a.aff.vars[0];
-      if (c.c == 1 && !c.s && is_var(v)) self_lo_[v].push_back(irb::lit(-a.aff.k));
+      if (c.c == 1 && !c.s && is_var(v) && a.aff.k != INT64_MIN) self_lo_[v].push_back(irb::lit(-a.aff.k));
     }
     // An index is solved once every use of it has its other indices solved (they are then
     // taken over their whole ranges: SPEC §5.2 "for every value of the indices nested inside
@@ -193,6 +193,7 @@ class SiteSolver {
       bool upper = (c.c > 0) == max;
       Affine b = bound_affine(upper ? it->second.hi : it->second.lo, upper);
       if (!b.ok) return std::nullopt;
+      if (upper && b.k == INT64_MIN) return std::nullopt;
       if (upper) b.k -= 1;
       e.drop(u);
       b.scale(c.c);

@@ -64,6 +64,12 @@ class Cover : public ir::Mutator {
  private:
   // ---- affine forms over the clause's loop variables and invariant symbols -------------------
   std::optional<Lin> lin(const NodeRef& e, int depth = 0) {
+    auto r = lin_form(e, depth);
+    if (r && !r->exact) return std::nullopt;  // past i64: not a form this check can trust
+    return r;
+  }
+
+  std::optional<Lin> lin_form(const NodeRef& e, int depth) {
     if (!e || depth > 32) return std::nullopt;
     if (auto k = irb::as_lit(e)) return cover::constant(*k);
     switch (e->kind) {

@@ -4,6 +4,7 @@
 
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
+#include "lang/passes/ir_build.h"
 #include "lang/resolve/builtins.h"
 
 namespace ein {
@@ -42,17 +43,18 @@ class ShapeWalker {
       case Kind::IntLit: return e->ival;
       case Kind::Unary:
         if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg)
-          if (auto v = fold(e->kids[0])) return -*v;
+          if (auto v = fold(e->kids[0])) return irb::sub_exact(0, *v);
         return std::nullopt;
       case Kind::Binary: {
+        // Exact or not at all: a bound past i64 stays symbolic for the run-time E006/E008.
         auto a = fold(e->kids[0]), b = fold(e->kids[1]);
         if (!a || !b) return std::nullopt;
         switch (static_cast<ir::BinOp>(e->ival)) {
-          case ir::BinOp::Add: return *a + *b;
-          case ir::BinOp::Sub: return *a - *b;
-          case ir::BinOp::Mul: return *a * *b;
-          case ir::BinOp::Div: if (*b != 0) return *a / *b; return std::nullopt;
-          case ir::BinOp::Mod: if (*b != 0) return *a % *b; return std::nullopt;
+          case ir::BinOp::Add: return irb::add_exact(*a, *b);
+          case ir::BinOp::Sub: return irb::sub_exact(*a, *b);
+          case ir::BinOp::Mul: return irb::mul_exact(*a, *b);
+          case ir::BinOp::Div: if (*b != 0 && !(*b == -1 && *a == INT64_MIN)) return *a / *b; return std::nullopt;
+          case ir::BinOp::Mod: if (*b != 0 && *b != -1) return *a % *b; return std::nullopt;
           default: return std::nullopt;
         }
       }
@@ -81,7 +83,15 @@ class ShapeWalker {
         }
         return std::nullopt;
       }
-      case Kind::Cast: return fold(e->kids[0]);
+      case Kind::Cast: {
+        // `as` wraps into narrower integers at run time; fold only what the cast keeps as is.
+        auto v = fold(e->kids[0]);
+        const std::string& to = ir::cast_type(*e)->name;
+        if (!v || (to != "i64" && to != "i32" && to != "i8")) return std::nullopt;
+        if (to == "i32" && (*v < INT32_MIN || *v > INT32_MAX)) return std::nullopt;
+        if (to == "i8" && (*v < INT8_MIN || *v > INT8_MAX)) return std::nullopt;
+        return v;
+      }
       default: return std::nullopt;
     }
   }
@@ -227,7 +237,7 @@ class ShapeWalker {
       for (size_t i = ir::ein_slot_begin(); i < c->kids.size(); ++i) {
         const NodeRef& s = c->kids[i];
         if (s->kind == Kind::IdxLit) {
-          ext.push_back(s->ival + 1);
+          ext.push_back(irb::add_exact(s->ival, 1).value_or(-1));  // past i64: unknown here, E008 at run time
         } else {
           auto it = u_.ranges.find(s->def);
           std::optional<int64_t> hi = it == u_.ranges.end() ? std::nullopt : it->second.hi_const;
@@ -286,17 +296,19 @@ class ShapeWalker {
         } else if (ix->kind == Kind::Binary && ix->kids[0]->kind == Kind::Name) {
           auto op = static_cast<ir::BinOp>(ix->ival);
           auto k = fold(ix->kids[1]);
-          if (k && (op == ir::BinOp::Add || op == ir::BinOp::Sub)) {
+          auto koff = k && op == ir::BinOp::Sub ? irb::sub_exact(0, *k) : k;
+          if (koff && (op == ir::BinOp::Add || op == ir::BinOp::Sub)) {
             var = &ix->kids[0];
-            off = op == ir::BinOp::Add ? *k : -*k;
+            off = *koff;
           }
         }
         if (var) {
           auto it = u_.ranges.find((*var)->def);
           if (it != u_.ranges.end() && it->second.lo_const && it->second.hi_const &&
               *it->second.hi_const > *it->second.lo_const) {
-            lo = *it->second.lo_const + off;
-            hi = *it->second.hi_const - 1 + off;
+            // Exact: a wrapped end would "prove" an access far out of bounds.
+            auto l = irb::add_exact(*it->second.lo_const, off), h = irb::add_exact(*it->second.hi_const - 1, off);
+            if (l && h) lo = *l, hi = *h;
           }
           // Only explicit ranges are reported: inferred ones were built to fit.
           if (it != u_.ranges.end() && !it->second.is_explicit) report = false;
