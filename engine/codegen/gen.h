@@ -78,6 +78,8 @@ class Gen {
   // ---- gen_expr.cpp ----
   Val value(const ir::NodeRef& e);
   Val index(const ir::NodeRef& e);  // int64, the interpreter's eval_int rules
+  bool int_ir(const ir::NodeRef& e) const;  // integer IR made by passes (no language type)
+  void emit_check(const ir::NodeRef& check);  // LCheck: the site's code when it fails
   int index_bits(const ir::NodeRef& e);        // |index(e)| < 2^result, from what is known
   std::string wide_index(const ir::NodeRef& e, int site);  // exact 128-bit form of index(e)
   Val convert(const Val& v, DType to);
@@ -100,8 +102,12 @@ class Gen {
     bool simd = false;
     double inner_work = 1;   // static points per iteration (for the parallel threshold)
     std::string simd_clause; // e.g. "reduction(+:acc)"
+    std::string lo_c, hi_c;  // bounds as C text (cache blocks) instead of lo/hi
+    int bits = 64;           // magnitude of lo_c/hi_c (Val::bits)
+    bool order_by_var = false;  // failures ordered by this loop's variable (blocked nests)
   };
   std::string open_loop(const LoopSpec& spec);
+  bool blocked_nest(const ir::NodeRef& outer);  // gen_block.cpp
   void close_loop();
 
   // ---- gen_reduce.cpp ----

@@ -67,6 +67,20 @@ DType Gen::dtype_of(const NodeRef& e) const {
   unsupported(std::string("a value of unknown or non-scalar type (") + ir::kind_name(e->kind) + ")");
 }
 
+bool Gen::int_ir(const NodeRef& e) const {
+  if (e->kind == Kind::IMin || e->kind == Kind::IMax || e->kind == Kind::DimOf) return true;
+  if (e->dt >= 0) return false;
+  ir::TypeRef t = unit->type(e);
+  if (t && ir::rank_of(t) == 0 && ir::elem_of(t) && ir::elem_of(t)->k == ir::Type::K::Scalar) return false;
+  if (e->kind == Kind::IntLit) return true;
+  if (e->kind == Kind::Unary) return int_ir(e->kids[0]);
+  if (e->kind == Kind::Binary) {
+    auto op = static_cast<BinOp>(e->ival);
+    return (op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul) && (int_ir(e->kids[0]) || int_ir(e->kids[1]));
+  }
+  return false;
+}
+
 Val Gen::convert(const Val& v, DType to) {
   if (!kernel_dtype(to) || !kernel_dtype(v.dt)) unsupported("f16/bf16 values");
   DType from = v.index ? DType::I64 : v.dt;
@@ -297,6 +311,17 @@ Val Gen::binary(const NodeRef& e) {
   auto op = static_cast<BinOp>(e->ival);
   if (op == BinOp::And || op == BinOp::Or) return logic(e, op == BinOp::And);
   if (op == BinOp::In) unsupported("`in` in a kernel");
+  const bool compare = op == BinOp::Eq || op == BinOp::Ne || op == BinOp::Lt || op == BinOp::Le ||
+                       op == BinOp::Gt || op == BinOp::Ge;
+  // Comparisons of integer IR built by passes (range and base-case checks: untyped literals,
+  // IMin/IMax/DimOf) compare exact index values, as the interpreter's checks do.
+  if (compare && (int_ir(e->kids[0]) || int_ir(e->kids[1]))) {
+    Val a = index(e->kids[0]), b = index(e->kids[1]);
+    const char* c = op == BinOp::Eq ? "==" : op == BinOp::Ne ? "!=" : op == BinOp::Lt ? "<"
+                  : op == BinOp::Le ? "<=" : op == BinOp::Gt ? ">" : ">=";
+    return em.define(DType::Bool, "bool", "(" + a.c + " " + c + " " + b.c + ")", std::max(a.level, b.level),
+                     Motion::Cheap);
+  }
   Val a = value(e->kids[0]), b = value(e->kids[1]);
   int level = std::max(a.level, b.level);
   const char* cmp = nullptr;
@@ -426,6 +451,11 @@ Val Gen::block(const NodeRef& e) {
   for (size_t i = 0; i + 1 < e->kids.size(); ++i) {
     const NodeRef& s = e->kids[i];
     if (!s || s->kind == Kind::LNop) continue;
+    if (s->kind == Kind::LCheck) {
+      // Run-time checks passes put in blocks (recurrence_cover's base cases): the same code.
+      emit_check(s);
+      continue;
+    }
     if (s->kind != Kind::Let || ir::let_pattern(*s)->kind != Kind::PBind)
       unsupported(std::string("a `") + ir::kind_name(s->kind) + "` statement in a kernel block");
     bind(ir::let_pattern(*s)->def, value(ir::let_value(*s)));

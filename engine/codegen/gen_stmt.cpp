@@ -16,13 +16,24 @@ namespace {
 
 }  // namespace
 
+void Gen::emit_check(const NodeRef& s) {
+  Val c = value(s->kids[0]);
+  int st = site(s->span, s->name, s->aux);
+  em.line("if (!(" + c.c + ")) ein_fail(A, " + std::to_string(st) + ", EIN_E_CHECK, " + ord_ + ", 0, 0, 0);");
+}
+
 std::string Gen::stop_check() const {
   return std::string("if (ein_stop(A, ") + stop_ord_ + ")) " + (loop_is_omp_for ? "continue;" : "break;");
 }
 
 std::string Gen::open_loop(const LoopSpec& sp) {
-  Val lo = index(sp.lo), hi = index(sp.hi);
-  auto trip = static_trip(cx, *unit, sp.lo, sp.hi);
+  auto given = [&](const std::string& c) {
+    Val v{c, DType::I64, em.depth(), true};
+    v.bits = sp.bits;
+    return v;
+  };
+  Val lo = sp.lo_c.empty() ? index(sp.lo) : given(sp.lo_c), hi = sp.hi_c.empty() ? index(sp.hi) : given(sp.hi_c);
+  auto trip = sp.lo_c.empty() ? static_trip(cx, *unit, sp.lo, sp.hi) : std::nullopt;
   bool small = trip && *trip <= 256;
   LoopInfo L;
   L.var = em.fresh("ix");
@@ -96,6 +107,10 @@ std::string Gen::open_loop(const LoopSpec& sp) {
     loop_is_omp_for = omp_for;
     if (!sp.innermost || !small) em.line(stop_check());
   }
+  if (sp.order_by_var) {
+    ord_ = v;
+    stop_ord_ = v;
+  }
   L.level = em.depth();
   L.ord_in = ord_;
   L.stop_in = stop_ord_;
@@ -135,6 +150,7 @@ void Gen::stmt(const NodeRef& s) {
   switch (s->kind) {
     case Kind::LFor: {
       if (contracted_nest(s)) return;
+      if (blocked_nest(s)) return;
       const NodeRef& body = s->kids[2];
       LoopSpec sp;
       sp.lo = s->kids[0];
@@ -188,12 +204,7 @@ void Gen::stmt(const NodeRef& s) {
       bind(s->def, value(v));
       return;
     }
-    case Kind::LCheck: {
-      Val c = value(s->kids[0]);
-      int st = site(s->span, s->name, s->aux);
-      em.line("if (!(" + c.c + ")) ein_fail(A, " + std::to_string(st) + ", EIN_E_CHECK, " + ord_ + ", 0, 0, 0);");
-      return;
-    }
+    case Kind::LCheck: emit_check(s); return;
     case Kind::LNop: return;
     default: unsupported(std::string("a `") + ir::kind_name(s->kind) + "` statement in a kernel");
   }

@@ -145,6 +145,28 @@ def recurrence_cases():
     return src, [("Rlast", h, "f32"), ("Mlast", V, "f64")]
 
 
+def transpose_cases(rng):
+    """Nests that read an operand transposed (cache-blocked in native code): square and
+    rectangular, sizes that are not multiples of the 64 x 64 tile, explicit ranges with an
+    offset read, f32 and f64. Each source has two consumers, so it is stored (not fused)."""
+    src, checks = [], []
+    for c in range(4):
+        dt = rng.choice(["f32", "f64"])
+        npdt = np.float32 if dt == "f32" else np.float64
+        n, m = rng.choice([130, 150, 257]), rng.choice([129, 200, 131])
+        a_src, A = data_expr(f"TA{c}", [n, n], dt, 3 + c)
+        b_src, B = data_expr(f"TB{c}", [m, n], dt, 7 + c)
+        src += [a_src, b_src, f"let TU{c}[i, j] = TB{c}[i, j] + 1.0;",
+                f"let TS{c}[i, j] = TA{c}[i, j] + TA{c}[j, i] * 0.5;",
+                f"let TT{c}[j, i] = TB{c}[i, j] * 2.0 - 1.0;",
+                f"let TO{c}[i in 0..{n - 1}, j in 0..{n - 1}] = TA{c}[j + 1, i] - TA{c}[i, j];"]
+        checks += [(f"TU{c}", (B + npdt(1.0)).astype(npdt), dt),
+                   (f"TS{c}", (A + A.T * npdt(0.5)).astype(npdt), dt),
+                   (f"TT{c}", (B * npdt(2.0) - npdt(1.0)).T.copy(), dt),
+                   (f"TO{c}", (A[1:, :n - 1].T - A[:n - 1, :n - 1]).astype(npdt), dt)]
+    return src, checks
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ein", default=os.path.join(os.path.dirname(__file__), "..", "..", "build", "ein"))
@@ -160,6 +182,10 @@ def main():
     src, rec = recurrence_cases()
     lines += src
     for name, want, dt in rec:
+        checks.append((name, want, dt, name))
+    src, tr = transpose_cases(rng)
+    lines += src
+    for name, want, dt in tr:
         checks.append((name, want, dt, name))
     # Tensors print elided: print sampled points (corners and random ones) instead.
     samples = []
