@@ -311,44 +311,59 @@ void ResolveWalker::process_use(const NodeRef& use, std::unordered_map<std::stri
           "not found in `" + m.path + "`");
   };
 
-  if (use->ival == ir::UsePath) {
-    std::string full = canonical(use->name);
-    auto segs = split_path(use->name);
-    std::string local = use->aux.empty() ? segs.back() : use->aux;
+  // `use a::b::c [as d]`: a module, a value, or both (separate namespaces).
+  auto import_path = [&](const std::string& written, const std::string& alias, Span at) {
+    std::string full = canonical(written);
+    auto segs = split_path(written);
+    std::string local = alias.empty() ? segs.back() : alias;
     if (R.module_exists(full)) {
-      if (!R.load_module(full, use->span, diags)) return;
-      bind_module(local, full, use->span);
+      if (!R.load_module(full, at, diags)) return;
+      bind_module(local, full, at);
       // Modules and values live in separate namespaces (as in Rust): `use std::math::exp;` also
       // imports the function `exp` that std::math re-exports beside its submodule `exp`.
       if (segs.size() >= 2) {
         std::string parent = canonical(join_path(segs, 0, segs.size() - 1));
         if (R.module_exists(parent)) {
           DiagSink quiet;
-          ModuleInfo* m = R.load_module(parent, use->span, quiet);
+          ModuleInfo* m = R.load_module(parent, at, quiet);
           if (m) {
             auto it = m->names.find(segs.back());
             if (it != m->names.end() && (it->second.pub || m == &mod))
-              bind_value(local, it->second.def, use->span);
+              bind_value(local, it->second.def, at);
           }
         }
       }
       return;
     }
     if (segs.size() < 2) {
-      error("E010", "unresolved import: module `" + full + "` not found", use->span,
-            "no such module");
+      error("E010", "unresolved import: module `" + full + "` not found", at, "no such module");
       return;
     }
     std::string parent = canonical(join_path(segs, 0, segs.size() - 1));
-    ModuleInfo* m = R.load_module(parent, use->span, diags);
-    if (m) import_item(*m, segs.back(), use->aux, use->span);
+    ModuleInfo* m = R.load_module(parent, at, diags);
+    if (m) import_item(*m, segs.back(), alias, at);
+  };
+
+  if (use->ival == ir::UsePath) {
+    import_path(use->name, use->aux, use->span);
     return;
   }
   std::string path = canonical(use->name);
   ModuleInfo* m = R.load_module(path, use->span, diags);
   if (!m) return;
   if (use->ival == ir::UseList) {
-    for (auto& item : use->kids) import_item(*m, item->name, item->aux, item->span);
+    // Items of nested groups are paths below the `use` path (`{activations::relu}`); `self`
+    // is the path itself (`use std::ml::{self, relu}` binds `ml` and `relu`).
+    for (auto& item : use->kids) {
+      if (item->name == "self")
+        import_path(use->name, item->aux, item->span);
+      else if (item->name.ends_with("::self"))
+        import_path(use->name + "::" + item->name.substr(0, item->name.size() - 6), item->aux, item->span);
+      else if (item->name.find("::") != std::string::npos)
+        import_path(use->name + "::" + item->name, item->aux, item->span);
+      else
+        import_item(*m, item->name, item->aux, item->span);
+    }
     return;
   }
   for (auto& [n, e] : m->names)

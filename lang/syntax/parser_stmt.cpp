@@ -304,6 +304,35 @@ NodeRef Parser::fn_item(uint32_t lo, bool pub, bool diff) {
 // SPEC §1: after `::` any word is a name, keywords included (`use std::ml::where;`).
 static bool is_word(Tok k) { return k == Tok::Ident || is_keyword_tok(k); }
 
+// The `{...}` of `use path::{...}`. Nested groups flatten into items whose names are paths
+// below the `use` path (`use std::ml::{activations::{relu, gelu}, where}` has the items
+// `activations::relu`, `activations::gelu`, `where`), as in Rust; `self` names the path itself.
+void Parser::use_group(const std::string& prefix, std::vector<NodeRef>& items) {
+  DepthGuard guard(*this);
+  const Token opener = expect(Tok::LBrace);
+  while (!at(Tok::RBrace)) {
+    const uint32_t lo = peek().lo;
+    std::string item = prefix + std::string(text_of(is_word(peek().kind) ? advance() : expect(Tok::Ident)));
+    bool group = false;
+    while (eat(Tok::ColonColon)) {
+      if (at(Tok::LBrace)) {
+        use_group(item + "::", items);
+        group = true;
+        break;
+      }
+      item += "::" + std::string(text_of(is_word(peek().kind) ? advance() : expect(Tok::Ident, "or `{`")));
+    }
+    if (!group) {
+      std::string item_alias;
+      if (eat(Tok::KwAs)) item_alias = std::string(text_of(expect(Tok::Ident)));
+      items.push_back(mk({.kind = Kind::UseItem, .span = span_from(lo), .name = std::move(item),
+                          .aux = std::move(item_alias)}));
+    }
+    if (!eat(Tok::Comma)) break;
+  }
+  expect_close(Tok::RBrace, opener, true);
+}
+
 NodeRef Parser::use_stmt(uint32_t lo, bool pub) {
   std::string path(text_of(expect(Tok::Ident, "(a module path)")));
   int64_t kind = ir::UsePath;
@@ -316,21 +345,7 @@ NodeRef Parser::use_stmt(uint32_t lo, bool pub) {
     }
     if (at(Tok::LBrace)) {
       kind = ir::UseList;
-      const Token opener = advance();
-      while (!at(Tok::RBrace)) {
-        const Token& first = is_word(peek().kind) ? advance() : expect(Tok::Ident);
-        std::string item(text_of(first));
-        while (at(Tok::ColonColon) && is_word(peek(1).kind)) {
-          advance();
-          item += "::" + std::string(text_of(advance()));
-        }
-        std::string item_alias;
-        if (eat(Tok::KwAs)) item_alias = std::string(text_of(expect(Tok::Ident)));
-        items.push_back(mk({.kind = Kind::UseItem, .span = span_from(first.lo),
-                            .name = std::move(item), .aux = std::move(item_alias)}));
-        if (!eat(Tok::Comma)) break;
-      }
-      expect_close(Tok::RBrace, opener, true);
+      use_group("", items);
       break;
     }
     path += "::" + std::string(text_of(is_word(peek().kind) ? advance()
