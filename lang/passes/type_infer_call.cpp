@@ -47,14 +47,16 @@ TypeRef Infer::call(const NodeRef& e) {
   }
 }
 
-// Does t contain inference variables, all of them literal ones (no unconstrained Any)?
+// Does t contain inference variables, all of them literal ones (no unconstrained Any)? The
+// element of an empty literal `[]` counts as one: like a literal, the callee's body types it
+// (`per_axis([], 2)` whose body makes `v[k]` and `1` one type has i32 elements).
 bool Infer::only_literal_vars(const TypeRef& t0) {
   TypeRef t = ts.shallow(t0);
   if (!t) return false;
   if (t->k == Type::K::Var) return t->var_kind != ir::VarKind::Any;
   if (t->k == Type::K::Array || t->k == Type::K::List || t->k == Type::K::Range) {
     TypeRef e = ts.shallow(t->elem);
-    return e && e->k == Type::K::Var && e->var_kind != ir::VarKind::Any;
+    return e && e->k == Type::K::Var && (e->var_kind != ir::VarKind::Any || t->k == Type::K::Array);
   }
   if (t->k == Type::K::Tuple) {
     bool any = false;
