@@ -30,9 +30,11 @@ struct Pool {
   static constexpr size_t kMaxBlocks = 16;
 };
 
+// Never destroyed: its blocks would be freed at exit for nothing, and into the big-block cache
+// of tensor.cpp, whose static lifetime is not ordered against this one.
 Pool& pool() {
-  static Pool p;
-  return p;
+  static Pool* p = new Pool;
+  return *p;
 }
 
 struct CallCtx {

@@ -92,9 +92,12 @@ constexpr size_t kHuge = size_t{2} << 20;
 
 class BigBlockCache {
  public:
+  // Never destroyed: buffers are freed by destructors of other static objects (the kernel
+  // scratch pool, sessions held by globals) that may run after a function-local static cache
+  // would already be gone, and keep() on a destroyed cache corrupts the heap at exit.
   static BigBlockCache& get() {
-    static BigBlockCache c;
-    return c;
+    static BigBlockCache* c = new BigBlockCache;
+    return *c;
   }
   void* take(size_t len) {
     std::lock_guard<std::mutex> lock(mu_);
