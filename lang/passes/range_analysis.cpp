@@ -204,9 +204,15 @@ class SiteSolver {
     return std::nullopt;
   }
 
-  // A range bound as an affine form. `max(a, b)` as a start is at least either part, `min(a, b)`
-  // as an end at most either: taking a part gives a wider hull, so a stricter (still sound) range.
+  // A range bound as an affine form. A bound that no index of this site enters (`min(2, 3)`,
+  // `min(n, len(x))`) is taken whole, as a symbol: exact. Only a bound over other indices
+  // (a dependent inner range, `min(2 - q, 3)`) is reduced to one part: `max(a, b)` as a start is
+  // at least either part, `min(a, b)` as an end at most either; the part over indices is the
+  // one that varies, the constant part is the hull's. (Taking the constant part of an invariant
+  // `min(2, 3)` made the hull too wide and the outer range too narrow: a max over an empty
+  // range printed -inf.)
   Affine bound_affine(const NodeRef& n, bool upper) {
+    if (site_independent(n)) return affine(n);
     NodeRef cur = n;
     for (int i = 0; i < 16 && cur && (cur->kind == (upper ? Kind::IMin : Kind::IMax)); ++i) {
       Affine a = affine(cur->kids[0]);

@@ -7,12 +7,9 @@ import os
 
 KNOWN = {
     # name: (pending reproducer, area, what goes wrong)
-    "strided_index": ("tests/golden/pending/range_where_derived_inner_index.ein", "ranges",
-                      "strided/where-derived uses: `max[q](sum[i](v[i - 1, p] ..) where "
-                      "p = q + i)` empties q's range (prints -inf, exit 0: silent wrong); "
-                      "needs dependent_range off too"),
-    "dependent_range": ("tests/golden/pending/range_where_derived_inner_index.ein", "ranges",
-                        "`sum[k in 0..i + 1](x[i - k])` fails with E002 at run time"),
+    "dependent_range": ("tests/golden/pending/ad_dependent_range_in_fn.ein", "autodiff",
+                        "a derivative through a fn whose local has `sum[n in 0..m](a[m - n])` is "
+                        "E002 `expected an integer, found ()` under EIN_JIT=never"),
     "plain_and_inner_offset_use": (
         "tests/golden/pending/range_inner_offset_out_of_bounds.ein", "ranges",
         "`s[o] + sum[k](s[o + k] * w[k])`: the use with the inner index does not narrow o "
