@@ -26,8 +26,8 @@ constexpr const char* kUsage = R"(usage: ein [options] [FILE.ein | -]
   ein --cells FILE         run FILE as notebook cells separated by `// %%` lines, echoing
                            each cell's trailing expression as `Out[n]: value`
   ein --dump-ir STAGE FILE print the IR of FILE at STAGE (ast, resolved, lowered, or a pass
-                           name such as type_inference, range_analysis, einstein_lowering)
-  ein --timings FILE       run FILE, then print per-phase and per-statement times to stderr
+                           name such as type_infer, range_analysis, lower_einstein)
+  ein --timings FILE       run FILE, then print per-phase, per-pass and per-statement times to stderr
                            (with --cells: after each cell, headed `timing: cell N`)
   ein --version            print the version
 Exit status: 0 on success, 1 on any error (diagnostics go to stderr).

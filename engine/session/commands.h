@@ -24,15 +24,20 @@ struct Error : std::runtime_error {
 };
 
 // One cell's phase times grouped the way %time and `ein --timings` show them: parse; analysis
-// (resolve .. match_check); lowering (einstein_lowering .. frame_layout); codegen (phases the
+// (resolve .. check_match, their reruns over autodiff's rewrites included); lowering
+// (lower_einstein .. contraction_plan); codegen (phases the
 // native tier logs, e.g. "codegen"); compile (CellResult::compile_ms); run.
 struct Phases {
   double parse = 0, analysis = 0, lowering = 0, codegen = 0, compile = 0, run = 0;
   double total() const { return parse + analysis + lowering + codegen + compile + run; }
 };
 Phases group_phases(const CellResult& r);
-// `ein --timings`: "timing: <phase> <ms> ms" per group, "timing: stmt line=<L> <ms> ms" per
-// top-level statement, "kernels: <H> hits, <M> misses, compile <ms> ms".
+// Every compiler pass (and resolve, codegen) with the total time it spent in the cell, runs over
+// autodiff's rewrites included, in the order each first ran.
+std::vector<std::pair<std::string, double>> pass_times(const CellResult& r);
+// `ein --timings`: "timing: <phase> <ms> ms" per group, "timing: pass <name> <ms> ms" per pass
+// (pass_times), "timing: stmt line=<L> <ms> ms" per top-level statement, "kernels: <H> hits,
+// <M> misses, compile <ms> ms".
 std::string timings_report(const CellResult& r);
 // %time's text table and its HTML twin.
 std::string phases_text(const CellResult& r);

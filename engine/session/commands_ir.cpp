@@ -15,11 +15,7 @@ struct Request {
   std::string name;               // set when the IR of a binding was asked for
 };
 
-bool is_pass(const std::string& s) {
-  for (auto& p : pass_names())
-    if (p == s) return true;
-  return false;
-}
+bool is_pass(const std::string& s) { return !canonical_pass_name(s).empty(); }
 
 std::string stage_list() {
   std::string s = "ast, resolved, lowered, kernel, after=PASS (PASS one of";

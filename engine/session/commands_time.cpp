@@ -12,7 +12,7 @@ namespace ein::cmd {
 Phases group_phases(const CellResult& r) {
   Phases p;
   const auto& passes = pass_names();
-  auto lowering_begin = std::find(passes.begin(), passes.end(), "einstein_lowering");
+  auto lowering_begin = std::find(passes.begin(), passes.end(), "lower_einstein");
   for (auto& t : r.timings) {
     if (t.phase == "parse") {
       p.parse += t.ms;
@@ -35,6 +35,17 @@ Phases group_phases(const CellResult& r) {
   return p;
 }
 
+std::vector<std::pair<std::string, double>> pass_times(const CellResult& r) {
+  std::vector<std::pair<std::string, double>> out;
+  for (auto& t : r.timings) {
+    if (t.phase == "parse" || t.phase == "run") continue;
+    auto it = std::find_if(out.begin(), out.end(), [&](auto& p) { return p.first == t.phase; });
+    if (it == out.end()) out.emplace_back(t.phase, t.ms);
+    else it->second += t.ms;
+  }
+  return out;
+}
+
 std::string timings_report(const CellResult& r) {
   Phases p = group_phases(r);
   std::string out;
@@ -44,6 +55,10 @@ std::string timings_report(const CellResult& r) {
                                                  {"compile", p.compile}, {"run", p.run}};
   for (auto& [name, ms] : rows) {
     std::snprintf(buf, sizeof buf, "timing: %s %.3f ms\n", name, ms);
+    out += buf;
+  }
+  for (auto& [name, ms] : pass_times(r)) {
+    std::snprintf(buf, sizeof buf, "timing: pass %s %.3f ms\n", name.c_str(), ms);
     out += buf;
   }
   for (auto& [line, ms] : r.stmt_ms) {

@@ -129,8 +129,9 @@ struct PersistentFacts {
 };
 
 struct PassTiming {
-  std::string pass;
+  std::string pass;  // a name of the pass table (driver.cpp), or a phase of the native tier
   double ms = 0;
+  int round = 0;     // > 0: a run of an analysis over autodiff's rewrite of that round
 };
 
 struct CompileOptions {

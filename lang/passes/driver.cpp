@@ -27,35 +27,63 @@ namespace ein {
 
 namespace {
 
+// What the driver does with a pass besides running it once, in table order. Autodiff rewrites
+// derivative requests into ordinary IR, so everything that analyses the cell runs again over the
+// rewritten cell; the syntactic rewrites before type inference are idempotent and do not.
+enum class Rerun {
+  Never,       // syntactic rewrites, and every pass after autodiff
+  Reanalyse,   // analyses that run again over each autodiff rewrite
+  Fixpoint,    // autodiff itself: repeated while a round rewrote something (at most 8 rounds)
+};
+
+// The pass table is the pipeline: one name per pass, equal to its file's stem, which is what
+// `%ir after=NAME`, `--timings` and `--dump-stage` show. `alias` is the older name still
+// accepted by `%ir after=` (docs/repl.md lists both).
 struct Pass {
   const char* name;
+  const char* alias;
   std::function<void(CompileCtx&)> run;
   bool lowered;  // does the pass work on Unit::lowered (for dumps)?
+  Rerun rerun;
 };
 
 const std::vector<Pass>& passes() {
+  auto body = [](ir::NodeRef (*f)(const ir::NodeRef&, CompileCtx&)) {
+    return [f](CompileCtx& cx) { cx.cell().body = f(cx.cell().body, cx); };
+  };
   static const std::vector<Pass> p = {
-      {"group_einstein", [](CompileCtx& cx) { cx.cell().body = group_einstein(cx.cell().body, cx); }, false},
-      {"classify_where", [](CompileCtx& cx) { cx.cell().body = classify_where(cx.cell().body, cx); }, false},
-      {"inline_literals", [](CompileCtx& cx) { cx.cell().body = inline_literals(cx.cell().body, cx); }, false},
-      {"type_inference", infer_types, false},
-      {"rest_expansion", expand_rest, false},
-      {"range_analysis", analyze_ranges, false},
-      {"shape_analysis", analyze_shapes, false},
-      {"match_check", check_matches, false},
-      {"autodiff", differentiate, false},
-      {"einstein_lowering", lower_einstein, true},
-      {"recurrence_cover", check_recurrence_cover, true},
-      {"recurrence_order", order_recurrences, true},
-      {"storage_windows", infer_storage_windows, true},
-      {"exec_facts", compute_exec_facts, true},
-      {"frame_layout", layout_frames, true},
-      {"contraction_plan", plan_contractions, true},
+      {"group_einstein", "", body(group_einstein), false, Rerun::Never},
+      {"classify_where", "", body(classify_where), false, Rerun::Never},
+      {"inline_literals", "", body(inline_literals), false, Rerun::Never},
+      {"type_infer", "type_inference", infer_types, false, Rerun::Reanalyse},
+      {"expand_rest", "rest_expansion", expand_rest, false, Rerun::Reanalyse},
+      {"range_analysis", "", analyze_ranges, false, Rerun::Reanalyse},
+      {"shape_analysis", "", analyze_shapes, false, Rerun::Reanalyse},
+      {"check_match", "match_check", check_matches, false, Rerun::Reanalyse},
+      {"autodiff", "", differentiate, false, Rerun::Fixpoint},
+      {"lower_einstein", "einstein_lowering", lower_einstein, true, Rerun::Never},
+      {"recurrence_cover", "", check_recurrence_cover, true, Rerun::Never},
+      {"recurrence_order", "", order_recurrences, true, Rerun::Never},
+      {"storage_window", "storage_windows", infer_storage_windows, true, Rerun::Never},
+      {"exec_facts", "", compute_exec_facts, true, Rerun::Never},
+      {"frame_layout", "", layout_frames, true, Rerun::Never},
+      {"contraction_plan", "", plan_contractions, true, Rerun::Never},
   };
   return p;
 }
 
+const Pass* find_pass(const std::string& name) {
+  for (auto& p : passes())
+    if (name == p.name || (*p.alias && name == p.alias)) return &p;
+  return nullptr;
+}
+
 }  // namespace
+
+std::string canonical_pass_name(const std::string& name) {
+  const Pass* p = find_pass(name);
+  return p ? p->name : "";
+}
 
 const std::vector<std::string>& pass_names() {
   static std::vector<std::string> names = [] {
@@ -121,44 +149,50 @@ void remember_definitions(CompileCtx& cx) {
 
 namespace {
 
+// Runs `p` once and logs its time under its own name; `round` > 0 marks a run over an autodiff
+// rewrite (the time still belongs to the pass that spent it).
+void timed(CompileCtx& cx, const Pass& p, int round) {
+  auto t0 = std::chrono::steady_clock::now();
+  p.run(cx);
+  cx.timings.push_back(PassTiming{
+      p.name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), round});
+}
+
+// Derivative requests became ordinary IR: analyse the rewritten cell again with every pass the
+// table marks Reanalyse, and differentiate again while a round rewrote something (requests
+// that depended on the previous round's results).
+bool autodiff_fixpoint(CompileCtx& cx, const Pass& ad, ir::NodeRef before) {
+  int rewrites = 0;
+  for (int round = 1; cx.cell().body != before || cx.ad_rewrites != rewrites; ++round) {
+    rewrites = cx.ad_rewrites;
+    cx.reset_analysis();
+    for (const Pass& q : passes()) {
+      if (&q == &ad) break;
+      if (q.rerun != Rerun::Reanalyse) continue;
+      timed(cx, q, round);
+      if (cx.diags.has_errors()) return false;
+    }
+    before = cx.cell().body;
+    if (round <= 8) timed(cx, ad, round);
+    if (cx.diags.has_errors()) return false;
+  }
+  check_no_autodiff_left(cx);
+  return !cx.diags.has_errors();
+}
+
 bool run_passes(CompileCtx& cx, const ir::NodeRef& program, const PipelineOptions& opt) {
   if (cx.units.empty()) cx.new_unit(Unit::Kind::Cell, "cell");
   cx.cell().body = program;
-  const auto& list = passes();
-  for (size_t i = 0; i < list.size(); ++i) {
-    const Pass& p = list[i];
-    auto t0 = std::chrono::steady_clock::now();
+  const std::string dump_after = canonical_pass_name(opt.dump_after);
+  for (const Pass& p : passes()) {
     ir::NodeRef before = cx.cell().body;
-    p.run(cx);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    cx.timings.push_back(PassTiming{p.name, ms});
-    if (opt.dump && opt.dump_after == p.name) *opt.dump = dump_units(cx, p.lowered);
-    if (cx.diags.has_errors()) return false;
-    // Derivative requests became ordinary IR: analyse the rewritten cell from the start, and
-    // differentiate again while requests that depended on this round's results remain.
-    int rewrites = 0;
-    for (int round = 0; std::string(p.name) == "autodiff" && (cx.cell().body != before || cx.ad_rewrites != rewrites);
-         ++round) {
-      rewrites = cx.ad_rewrites;
-      cx.reset_analysis();
-      for (size_t j = 0; j < i; ++j) {
-        std::string nm = list[j].name;
-        if (nm == "group_einstein" || nm == "classify_where" || nm == "inline_literals") continue;
-        auto t1 = std::chrono::steady_clock::now();
-        list[j].run(cx);
-        cx.timings.push_back(PassTiming{std::string(list[j].name) + "'",
-                                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count()});
-        if (cx.diags.has_errors()) return false;
-      }
-      before = cx.cell().body;
-      if (round < 8) p.run(cx);
-      if (cx.diags.has_errors()) return false;
+    timed(cx, p, 0);
+    if (cx.diags.has_errors()) {
+      if (opt.dump && dump_after == p.name) *opt.dump = dump_units(cx, p.lowered);
+      return false;
     }
-    if (std::string(p.name) == "autodiff") {
-      if (opt.dump && opt.dump_after == p.name) *opt.dump = dump_units(cx, p.lowered);  // every round's rewrites
-      check_no_autodiff_left(cx);
-      if (cx.diags.has_errors()) return false;
-    }
+    if (p.rerun == Rerun::Fixpoint && !autodiff_fixpoint(cx, p, before)) return false;
+    if (opt.dump && dump_after == p.name) *opt.dump = dump_units(cx, p.lowered);  // after every round
   }
   return true;
 }

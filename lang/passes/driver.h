@@ -17,8 +17,12 @@ struct PipelineOptions {
 // Returns true when the cell compiled without errors; the units' lowered bodies are then ready.
 bool run_pipeline(CompileCtx& cx, const ir::NodeRef& resolved_program, const PipelineOptions& opt);
 
-// Names accepted by dump_after, in pipeline order.
+// The pass names, in pipeline order (each is its file's stem).
 const std::vector<std::string>& pass_names();
+
+// The pass table's name for `name` or for an older alias of it ("type_inference" ->
+// "type_infer"); "" when no pass has that name. dump_after accepts both.
+std::string canonical_pass_name(const std::string& name);
 
 // S-expression dump of every unit (the cell first) at its current stage.
 std::string dump_units(const CompileCtx& cx, bool lowered);
