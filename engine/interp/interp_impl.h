@@ -10,6 +10,18 @@ class NativeTier;
 using Wide = __int128;
 std::string wide_str(Wide v);
 
+// The elementwise function of a math intrinsic (is_math_intrinsic(b)): the two enums list the
+// intrinsics in the same order, which the assertions keep true when either grows.
+inline MathFn math_fn_of(Builtin b) {
+  static_assert(static_cast<int>(Builtin::Max2) - static_cast<int>(Builtin::Abs) ==
+                static_cast<int>(MathFn::Max2) - static_cast<int>(MathFn::Abs));
+  static_assert(static_cast<int>(Builtin::Atan2) - static_cast<int>(Builtin::Abs) ==
+                static_cast<int>(MathFn::Atan2) - static_cast<int>(MathFn::Abs));
+  static_assert(static_cast<int>(Builtin::Rsqrt) - static_cast<int>(Builtin::Abs) ==
+                static_cast<int>(MathFn::Rsqrt) - static_cast<int>(MathFn::Abs));
+  return static_cast<MathFn>(static_cast<int>(MathFn::Abs) + static_cast<int>(b) - static_cast<int>(Builtin::Abs));
+}
+
 struct LoopSpan {
   int64_t lo = 0;
   uint64_t n = 0;  // number of points

@@ -210,15 +210,8 @@ class Vectorizer {
         return cast_value(eval(e->kids[0]), *dt);
       }
       case Kind::Call: {
-        static const MathFn map[] = {
-            MathFn::Abs,   MathFn::Sqrt,  MathFn::Exp,   MathFn::Log,   MathFn::Log2,  MathFn::Log10,
-            MathFn::Log1p, MathFn::Expm1, MathFn::Sin,   MathFn::Cos,   MathFn::Tan,   MathFn::Asin,
-            MathFn::Acos,  MathFn::Atan,  MathFn::Sinh,  MathFn::Cosh,  MathFn::Tanh,  MathFn::Asinh,
-            MathFn::Acosh, MathFn::Atanh, MathFn::Floor, MathFn::Ceil,  MathFn::Round, MathFn::Trunc,
-            MathFn::Erf,   MathFn::Sign,  MathFn::Rsqrt, MathFn::Atan2, MathFn::Pow,   MathFn::Fmod,
-            MathFn::Min2,  MathFn::Max2};
         Builtin b = *builtin_of(e->kids[0]->def);
-        MathFn f = map[static_cast<int>(b) - static_cast<int>(Builtin::Abs)];
+        MathFn f = math_fn_of(b);
         if (is_binary_math_intrinsic(b)) return math2(f, eval(e->kids[1]), eval(e->kids[2]));
         return math1(f, eval(e->kids[1]));
       }

@@ -6,6 +6,7 @@
 #include "lang/passes/box_cover.h"
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
+#include "lang/passes/loop_nest.h"
 #include "lang/passes/shape_analysis.h"
 
 namespace ein {
@@ -31,10 +32,7 @@ struct Loop {
   NodeRef lo, hi;
 };
 
-struct Clause {
-  std::vector<NodeRef> loops;  // the LFor chain
-  NodeRef body;
-  std::vector<NodeRef> write;  // store index per axis: Name of a loop variable or a literal
+struct Clause : LoopNest {  // write: per axis, the Name of a loop variable or a literal
   std::vector<std::pair<NodeRef, NodeRef>> bounds;  // per axis [lo, hi) as IR
   Box box;
   bool dependent = false;  // a bound mentions another loop variable of the clause
@@ -186,16 +184,7 @@ class Cover : public ir::Mutator {
 
   Clause clause_of(const NodeRef& nest, DefId self) {
     Clause c;
-    NodeRef cur = nest;
-    while (cur->kind == Kind::LFor) {
-      c.loops.push_back(cur);
-      cur = cur->kids[2];
-    }
-    c.body = cur;
-    ir::for_each_node(cur, [&](const NodeRef& x) {
-      if (x->kind == Kind::LStore && x->def == self && c.write.empty())
-        c.write.assign(x->kids.begin() + 1, x->kids.end());
-    });
+    static_cast<LoopNest&>(c) = peel_nest(nest, self);
     std::unordered_set<DefId> own;
     for (auto& l : c.loops) own.insert(l->def);
     for (auto& w : c.write) {
@@ -206,8 +195,8 @@ class Cover : public ir::Mutator {
       } else if (w->kind == Kind::Name) {
         for (auto& l : c.loops)
           if (l->def == w->def) {
-            lo = l->kids[0];
-            hi = l->kids[1];
+            lo = ir::lfor_lo(*l);
+            hi = ir::lfor_hi(*l);
           }
       }
       if (!lo) {

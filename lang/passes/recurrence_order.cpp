@@ -7,6 +7,7 @@
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
+#include "lang/passes/loop_nest.h"
 #include "lang/passes/shape_analysis.h"
 
 namespace ein {
@@ -26,11 +27,8 @@ struct Read {
   std::vector<NodeRef> idx;
 };
 
-struct Clause {
+struct Clause : LoopNest {  // loops in slot order
   NodeRef nest;
-  std::vector<NodeRef> loops;  // LFor chain, outer to inner, in slot order
-  NodeRef body;                // innermost statement
-  std::vector<NodeRef> write;  // store index per axis
   std::vector<Read> reads;
   std::vector<int> order;      // chosen loop order (indices into loops)
   std::vector<bool> seq;       // per loop (index into loops): carries a dependence
@@ -77,19 +75,14 @@ class RecurrenceOrder : public ir::Mutator {
  private:
   Clause analyze(const NodeRef& nest, DefId def) {
     Clause c;
+    static_cast<LoopNest&>(c) = peel_nest(nest, def);
     c.nest = nest;
-    NodeRef cur = nest;
-    while (cur->kind == Kind::LFor) {
-      c.loops.push_back(cur);
-      cur = cur->kids[2];
-    }
-    c.body = cur;
-    ir::for_each_node(cur, [&](const NodeRef& x) {
-      if (x->kind == Kind::LStore && x->def == def && c.write.empty())
-        c.write.assign(x->kids.begin() + 1, x->kids.end());
-      if (x->kind == Kind::Index && x->kids[0]->kind == Kind::Name && x->kids[0]->def == def)
-        c.reads.push_back(Read{x, std::vector<NodeRef>(x->kids.begin() + 1, x->kids.end())});
-      if (x->kind == Kind::LoopVar) c.reduce_ranges[x->def] = {x->kids[0], x->kids[1]};
+    ir::for_each_node(c.body, [&](const NodeRef& x) {
+      if (x->kind == Kind::Index && ir::index_base(*x)->kind == Kind::Name && ir::index_base(*x)->def == def) {
+        auto idx = ir::index_args(*x);
+        c.reads.push_back(Read{x, std::vector<NodeRef>(idx.begin(), idx.end())});
+      }
+      if (x->kind == Kind::LoopVar) c.reduce_ranges[x->def] = {ir::loopvar_lo(*x), ir::loopvar_hi(*x)};
     });
     for (size_t i = 0; i < c.loops.size(); ++i) c.order.push_back(static_cast<int>(i));
     c.seq.assign(c.loops.size(), false);
