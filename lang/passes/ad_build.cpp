@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "lang/passes/ad_common.h"
+#include "lang/passes/shape_analysis.h"
 #include "lang/resolve/builtins.h"
 
 namespace ein::ad {
@@ -142,6 +143,12 @@ Facts::Facts(CompileCtx& cx) : cx_(cx) {
     units_.push_back(u.get());
     range_maps_.push_back(&u->ranges);
   }
+}
+
+std::optional<int64_t> Facts::fold(const NodeRef& e) const {
+  if (!units_.empty() && units_.front() != &cx_.cell())
+    if (auto v = fold_int(cx_, *units_.front(), e)) return v;
+  return fold_int(cx_, cx_.cell(), e);
 }
 
 void Facts::prefer(const Unit* u) {

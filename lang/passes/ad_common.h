@@ -52,6 +52,9 @@ class Facts {
   // Float element type of n (nullopt: integer/bool/unknown: zero derivative).
   std::optional<DType> float_dtype(const NodeRef& n) const;
   std::optional<DType> float_dtype_of_def(DefId d) const;
+  // An integer expression folded with the shape facts of the unit being differentiated (a
+  // function specialisation knows its parameters' extents), else the cell's.
+  std::optional<int64_t> fold(const NodeRef& e) const;
 
  private:
   CompileCtx& cx_;

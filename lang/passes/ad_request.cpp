@@ -14,10 +14,10 @@ using ir::Kind;
 namespace {
 
 // Number of elements of `v` (rank `r`) when shape analysis knows every extent.
-std::optional<int64_t> numel(CompileCtx& cx, const NodeRef& v, int r) {
+std::optional<int64_t> numel(const Facts& facts, const NodeRef& v, int r) {
   int64_t n = 1;
   for (int a = 0; a < r; ++a) {
-    auto e = fold_int(cx, cx.cell(), irb::dim_of(v, a));
+    auto e = facts.fold(irb::dim_of(v, a));
     if (!e || *e < 0) return std::nullopt;
     n *= *e;
   }
@@ -26,9 +26,9 @@ std::optional<int64_t> numel(CompileCtx& cx, const NodeRef& v, int r) {
 
 // Forward mode (one tangent sweep per parameter element) for a whole Jacobian of `y` (rank ry)
 // with respect to `x` (rank rx): when both sizes are known and x has fewer elements.
-bool prefers_forward(CompileCtx& cx, const NodeRef& y, int ry, const NodeRef& x, int rx) {
+bool prefers_forward(const Facts& facts, const NodeRef& y, int ry, const NodeRef& x, int rx) {
   if (ry <= 0 || rx < 0) return false;
-  auto ny = numel(cx, y, ry), nx = numel(cx, x, rx);
+  auto ny = numel(facts, y, ry), nx = numel(facts, x, rx);
   return ny && nx && *nx < *ny;
 }
 
@@ -279,7 +279,7 @@ NodeRef Rewriter::build(const NodeRef& q, const NodeRef& T, DefId target, const 
 // shape(y) ++ shape(x). nullptr when not preferred or a construct has no forward rule.
 NodeRef Rewriter::jvp(const NodeRef& q, DefId target, const std::string& tname, const NodeRef& X, int ry,
                       int rx, const Tape& tp, std::vector<NodeRef> pre) {
-  if (!prefers_forward(cx_, name(tname, target), ry, X, rx)) return nullptr;
+  if (!prefers_forward(facts_, name(tname, target), ry, X, rx)) return nullptr;
   auto dtx = facts_.float_dtype_of_def(X->def);
   if (!dtx) return nullptr;
   try {

@@ -174,6 +174,60 @@ int self_direction(const NodeRef& sum, const Adjoint& bb) {
   return mixed ? 0 : dir;
 }
 
+// Which way a primal recurrence reads itself: +1 when every self-read is of a higher point (on
+// its outermost differing axis; back substitution `x[i] = .. sum[k in i + 1..n](.. x[k])`), so
+// it runs from high to low; -1 when every read is of a lower point; 0 when unknown. Reads
+// through a reduction index count by the index's range relative to the clause's slot.
+int primal_direction(const Entry& e) {
+  int dir = 0;
+  bool mixed = false;
+  for (auto& cl : e.clauses) {
+    std::unordered_map<DefId, std::pair<NodeRef, NodeRef>> ranges;  // reduction index -> lo, hi
+    ir::for_each_node(cl.value, [&](const NodeRef& n) {
+      if (n->kind != Kind::Reduce) return;
+      for (size_t i = 1; i < n->kids.size(); ++i) {
+        const NodeRef& sl = n->kids[i];
+        if (sl->kind == Kind::IdxIn && !sl->kids.empty() && sl->kids[0]->kind == Kind::RangeLit &&
+            sl->kids[0]->kids.size() >= 2)
+          ranges[sl->def] = {sl->kids[0]->kids[0], sl->kids[0]->kids[1]};
+      }
+    });
+    ir::for_each_node(cl.value, [&](const NodeRef& n) {
+      if (n->kind != Kind::Index || n->kids[0]->kind != Kind::Name || n->kids[0]->def != e.def) return;
+      if (n->kids.size() != cl.slots.size() + 1) {
+        mixed = true;
+        return;
+      }
+      int d = 0;
+      for (size_t a = 0; a < cl.slots.size() && d == 0; ++a) {
+        const NodeRef& sl = cl.slots[a];
+        const NodeRef& ix = n->kids[a + 1];
+        if (sl->kind != Kind::IdxIn && sl->kind != Kind::IdxVar) {
+          auto q = irb::as_lit(ix);
+          if (sl->kind != Kind::IdxLit || !q) { mixed = true; return; }
+          std::optional<int64_t> p = sl->ival;
+          d = *q > *p ? 1 : *q < *p ? -1 : 0;
+          continue;
+        }
+        if (auto o = offset_from(ix, sl->def)) {
+          d = *o > 0 ? 1 : *o < 0 ? -1 : 0;
+          continue;
+        }
+        auto r = ix->kind == Kind::Name ? ranges.find(ix->def) : ranges.end();
+        if (r == ranges.end()) { mixed = true; return; }
+        auto lo = offset_from(r->second.first, sl->def), hi = offset_from(r->second.second, sl->def);
+        if (lo && *lo >= 1) d = 1;
+        else if (hi && *hi <= 0) d = -1;
+        else { mixed = true; return; }
+      }
+      if (d == 0) return;
+      if (dir != 0 && dir != d) mixed = true;
+      dir = d;
+    });
+  }
+  return mixed ? 0 : dir;
+}
+
 // Can a local partial be infinite at finite primal values (a division, a power, a function)?
 bool may_be_infinite(const NodeRef& P) {
   bool inf = false;
@@ -317,11 +371,11 @@ class Sweeper {
  private:
   // Is [lo, hi) exactly 0..dim(base, axis)?
   bool covers_axis(const NodeRef& lo, const NodeRef& hi, const NodeRef& base, int axis) {
-    auto l = fold_int(cx_, cx_.cell(), lo);
+    auto l = facts_.fold(lo);
     if (!l || *l != 0) return false;
     NodeRef ext = irb::dim_of(base, axis);
     if (ir::structurally_equal(hi, ext)) return true;
-    auto h = fold_int(cx_, cx_.cell(), hi), e = fold_int(cx_, cx_.cell(), ext);
+    auto h = facts_.fold(hi), e = facts_.fold(ext);
     return h && e && *h == *e;
   }
 
@@ -402,7 +456,11 @@ Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target
     std::vector<NodeRef> decls;
     // The adjoint runs against the primal's order: from high to low unless it only reads
     // earlier points (the primal ran from high to low).
-    bool rev = self_read && self_direction(sum, bb) >= 0;
+    // When the adjoint's own reads do not tell (reads through reduction indices), the primal's
+    // do: the adjoint runs against them.
+    int sd = self_direction(sum, bb);
+    if (self_read && sd == 0 && primal) sd = -primal_direction(*primal);
+    bool rev = self_read && sd >= 0;
     if (auto sp = split_adjoint(cx, facts, bb, sum, bdt, primal, active, rev)) {
       if (auto src = alias_of(bb, *sp, splits)) {
         // ū is h̄ wherever either can be non-zero: the same tensor, not a copy. Later
