@@ -277,6 +277,16 @@ class SiteSolver {
     if (n->kind == Kind::Where)
       for (size_t i = 1; i < n->kids.size(); ++i)
         if (n->kids[i]->kind == Kind::WDerived) derived_[n->kids[i]->def] = n->kids[i]->kids[0];
+    // A derived index that a guard of the same `where` tests (`cc = c - 1 + k, cc >= 0, cc < C`:
+    // a padded window) is kept in bounds by that guard: its accesses must not narrow the
+    // declaration's indices, or the points whose window is partly outside would be dropped
+    // (silently 0). An access the guard does not keep in bounds is still checked (E005).
+    if (n->kind == Kind::Where)
+      for (auto c : ir::where_clauses(*n))
+        if (c->kind == Kind::WGuard)
+          ir::for_each_node(ir::wguard_cond(*c), [&](const NodeRef& x) {
+            if (x->kind == Kind::Name && derived_.count(x->def)) guarded_derived_.insert(x->def);
+          });
     for (auto& k : n->kids) collect_vars(k, false);
   }
 
@@ -413,10 +423,19 @@ class SiteSolver {
       NodeRef ext = extent(axis);
       if (!ext) continue;
       const NodeRef& ix = n->kids[i];
+      if (mentions_guarded_derived(ix)) continue;
       bool plain = ix->kind == Kind::Name && is_var(ix->def);
       accesses_.push_back(Access{n, axis, affine(ix), ext, base->kind == Kind::Name && base->def == self_,
                                  point_local, plain});
     }
+  }
+
+  bool mentions_guarded_derived(const NodeRef& ix) const {
+    bool found = false;
+    ir::for_each_node(ix, [&](const NodeRef& x) {
+      found = found || (x->kind == Kind::Name && guarded_derived_.count(x->def));
+    });
+    return found;
   }
 
   bool local_outside_site(DefId d) const { return !site_locals_.count(d) && !is_var(d); }
@@ -432,6 +451,7 @@ class SiteSolver {
   std::vector<DefId> order_;
   std::unordered_map<DefId, Span> spans_;
   std::unordered_map<DefId, NodeRef> derived_;
+  std::unordered_set<DefId> guarded_derived_;  // derived indices a guard of their where tests
   std::vector<Access> accesses_;
   std::unordered_map<DefId, std::vector<NodeRef>> self_lo_;
   std::unordered_set<size_t> contributed_;
