@@ -31,6 +31,7 @@
 
 #include "kernel/xhistory.h"
 #include "kernel/xinterpreter.h"
+#include "kernel/xserver.h"
 #endif
 
 namespace {
@@ -83,15 +84,21 @@ int run_kernel(int argc, char** argv) {
   auto context = xeus::make_context<zmq::context_t>();
   ein::kernel::Interpreter* interp = interpreter.get();
   auto history = std::make_unique<ein::kernel::HistoryManager>([interp] { return interp->last_counter(); });
+  ein::kernel::set_execution_count_source([interp] { return interp->last_counter(); });
+  // Output that is not valid UTF-8 (print of a binary file's bytes) is sent with U+FFFD in
+  // place of the bad bytes; the default, strict, would throw and lose the reply.
+  const auto eh = nl::json::error_handler_t::replace;
   if (!file.empty()) {
     xeus::xconfiguration config = xeus::load_configuration(file);
     xeus::xkernel kernel(config, xeus::get_user_name(), std::move(context), std::move(interpreter),
-                         xeus::make_xserver_zmq, std::move(history));
+                         ein::kernel::make_server, std::move(history), nullptr, xeus::make_null_debugger,
+                         nl::json::object(), eh);
     kernel.start();
     detach_session();
   } else {
     xeus::xkernel kernel(xeus::get_user_name(), std::move(context), std::move(interpreter),
-                         xeus::make_xserver_zmq, std::move(history));
+                         ein::kernel::make_server, std::move(history), nullptr, xeus::make_null_debugger,
+                         nl::json::object(), eh);
     std::cout << xeus::print_starting_message(kernel.get_config()) << std::flush;
     kernel.start();
     detach_session();

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 
+#include "engine/session/commands.h"
 #include "kernel/xtext.h"
 #include "lang/syntax/lexer.h"
 
@@ -15,12 +15,17 @@ namespace {
 
 // Names a cell declares before it has run (`let w = ...` above the cursor in the same cell):
 // completing them is what a user typing a long cell expects. A light scan, not a parse: a
-// wrong guess only adds a candidate.
+// wrong guess only adds a candidate. The lexer (linear, never fails) skips comments and
+// strings, so a `let` inside them declares nothing.
 std::set<std::string> names_in_text(const std::string& code) {
-  static const std::regex decl(R"(\b(?:let|const|fn|mod)\s+([A-Za-z_][A-Za-z0-9_]*))");
   std::set<std::string> out;
-  for (std::sregex_iterator it(code.begin(), code.end(), decl), end; it != end; ++it)
-    out.insert((*it)[1].str());
+  std::vector<Token> toks = lex(code);
+  for (size_t i = 0; i + 1 < toks.size(); ++i) {
+    Tok k = toks[i].kind;
+    if ((k == Tok::KwLet || k == Tok::KwConst || k == Tok::KwFn || k == Tok::KwMod) &&
+        toks[i + 1].kind == Tok::Ident)
+      out.insert(code.substr(toks[i + 1].lo, toks[i + 1].hi - toks[i + 1].lo));
+  }
   return out;
 }
 
@@ -110,21 +115,6 @@ std::string inspect(Session& s, const std::string& code, size_t cursor, int deta
   }
   if (sp.begin == sp.end) return "";
   return describe(s, code.substr(sp.begin, sp.end - sp.begin), detail);
-}
-
-std::string help_query(const std::string& code, int* detail) {
-  static const std::regex after(R"(^\s*([A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*)\s*(\?\??)\s*$)");
-  static const std::regex before(R"(^\s*(\?\??)\s*([A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*)\s*$)");
-  std::smatch m;
-  if (std::regex_match(code, m, after)) {
-    if (detail) *detail = m[2].length() == 2 ? 1 : 0;
-    return m[1].str();
-  }
-  if (std::regex_match(code, m, before)) {
-    if (detail) *detail = m[1].length() == 2 ? 1 : 0;
-    return m[2].str();
-  }
-  return "";
 }
 
 }  // namespace ein::kernel

@@ -24,7 +24,4 @@ std::string inspect(Session& s, const std::string& code, size_t cursor, int deta
 // Description of one name or path, as `name?` shows it in the pager.
 std::string describe(Session& s, const std::string& name, int detail);
 
-// `name?`, `name??`, `?name`: the queried name, else "".
-std::string help_query(const std::string& code, int* detail);
-
 }  // namespace ein::kernel

@@ -6,6 +6,7 @@
 
 #include <xeus/xhelper.hpp>
 
+#include "engine/session/commands.h"
 #include "kernel/xcomplete.h"
 #include "kernel/xdisplay.h"
 #include "kernel/xtext.h"
@@ -54,7 +55,7 @@ nl::json Interpreter::execute_request_impl(int counter, const std::string& code,
   // Nothing thrown by a cell may reach xeus: an exception there ends the kernel.
   try {
     int detail = 0;
-    std::string name = help_query(code, &detail);
+    std::string name = cmd::help_query(code, &detail);
     reply = name.empty() ? execute_code(counter, code, silent) : execute_help(code, name, detail);
   } catch (const std::exception& e) {
     sink_.flush();

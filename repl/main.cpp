@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "engine/session/commands.h"
 #include "engine/session/session.h"
+#include "lang/syntax/source.h"
 #include "repl/file_interrupt.h"
 #include "repl/repl.h"
 
@@ -33,19 +33,20 @@ constexpr const char* kUsage = R"(usage: ein [options] [FILE.ein | -]
 Exit status: 0 on success, 1 on any error (diagnostics go to stderr).
 )";
 
-bool read_file(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
-}
 
 std::string dir_of(const std::string& path) {
   std::filesystem::path p(path);
   std::string d = p.parent_path().string();
   return d.empty() ? "." : d;
+}
+
+// A `// %%` line (blanks allowed around `//`) separates cells. A hand-written scan: a line may
+// be 50 000 characters long, which a backtracking regex would have to recurse through.
+bool cell_separator(const std::string& line) {
+  size_t i = line.find_first_not_of(" \t\r");
+  if (i == std::string::npos || line.compare(i, 2, "//") != 0) return false;
+  i = line.find_first_not_of(" \t", i + 2);
+  return i != std::string::npos && line.compare(i, 2, "%%") == 0;
 }
 
 void print_timings(const ein::CellResult& r) {
@@ -84,9 +85,8 @@ int run_cells(const std::string& text, const std::string& name, const std::strin
   std::istringstream in(text);
   std::string line, cur;
   int line_no = 0, start = 0;
-  static const std::regex sep(R"(^\s*//\s*%%.*$)");
   while (std::getline(in, line)) {
-    if (std::regex_match(line, sep)) {
+    if (cell_separator(line)) {
       cells.emplace_back(start, cur);
       cur.clear();
       start = line_no + 1;
@@ -164,8 +164,8 @@ int main(int argc, char** argv) {
   }
   if (file.empty()) return ein::run_repl();
   std::string text;
-  if (!read_file(file, text)) {
-    std::fprintf(stderr, "error[E009]: cannot read `%s`: %s\n", file.c_str(), std::strerror(errno));
+  if (std::string why = ein::read_user_file(file, ein::kMaxSourceBytes, text); !why.empty()) {
+    std::fprintf(stderr, "error[E009]: cannot read `%s`: %s\n", file.c_str(), why.c_str());
     return 1;
   }
   if (cells) return run_cells(text, file, dir_of(file), timings);

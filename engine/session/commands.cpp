@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "engine/jit/jit.h"
+#include "lang/syntax/source.h"
 
 namespace ein {
 
@@ -33,6 +34,25 @@ bool is_identifier_path(std::string_view s) {
     if (s.compare(i, 2, "::") != 0) return false;
     i += 2;
   }
+}
+
+std::string help_query(std::string_view text, int* detail) {
+  std::string t = trim(text);
+  std::string_view v = t;
+  size_t marks = 0;
+  if (!v.empty() && v[0] == '?') {
+    marks = v.size() > 1 && v[1] == '?' ? 2 : 1;
+    v.remove_prefix(marks);
+  } else if (!v.empty() && v.back() == '?') {
+    marks = v.size() > 1 && v[v.size() - 2] == '?' ? 2 : 1;
+    v.remove_suffix(marks);
+  }
+  if (marks == 0) return "";
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
+  if (!is_identifier_path(v)) return "";
+  if (detail) *detail = marks == 2 ? 1 : 0;
+  return std::string(v);
 }
 
 std::string html_escape(std::string_view s) {
@@ -163,15 +183,12 @@ void cmd_load(Call& c) {
   if (path.size() >= 2 && (path.front() == '"' || path.front() == '\'') && path.back() == path.front())
     path = path.substr(1, path.size() - 2);
   if (path.empty()) throw Error("usage: %load FILE");
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error("%load: `" + path + "` is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("%load: cannot read `" + path + "`: " + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
+  std::string text;
+  if (std::string why = read_user_file(path, kMaxSourceBytes, text); !why.empty())
+    throw Error("%load: cannot read `" + path + "`: " + why);
   CellOptions co = c.opt.cell;
   co.source_name = path;
-  c.out.cell = c.session.run_cell(ss.str(), co);
+  c.out.cell = c.session.run_cell(text, co);
   c.out.ok = c.out.cell.ok;
 }
 
@@ -268,12 +285,13 @@ ExecuteResult Session::execute(const std::string& input, const ExecuteOptions& o
       k->run(call);
       return r;
     }
-    bool query_before = !t.empty() && t[0] == '?';
-    bool query_after = t.size() > 1 && t.back() == '?' && cmd::is_identifier_path(cmd::trim(t.substr(0, t.size() - 1)));
-    if (query_before || query_after) {
+    int detail = 0;
+    std::string query = cmd::help_query(t, &detail);
+    if (!query.empty() || (!t.empty() && t[0] == '?')) {
+      // `?` followed by something that is not a name still asks for help: say how to ask.
       r.is_command = true;
-      cmd::Call call{*this, query_before ? t.substr(1) : t.substr(0, t.size() - 1), opt, r};
-      cmd::cmd_doc(call);
+      if (query.empty()) throw cmd::Error("usage: ?NAME, NAME?, NAME?? (or %doc NAME)");
+      r.text = cmd::doc_text(*this, query, detail);
       return r;
     }
     r.cell = run_cell(input, opt.cell);

@@ -72,6 +72,9 @@ void cmd_time(Call& c);
 void cmd_timeit(Call& c);
 void cmd_plot(Call& c);
 void cmd_doc(Call& c);
+// What %doc NAME shows; detail 1 (NAME??) adds the whole defining source. Throws Error for an
+// unknown name.
+std::string doc_text(Session& s, const std::string& name, int detail);
 
 // Builtins' signatures and docs (SPEC §8), for %doc and ?name.
 struct BuiltinDoc {
@@ -86,6 +89,10 @@ std::string signature_of(const ir::NodeRef& fn, const std::string& name);
 // Small text helpers shared by the commands.
 std::string trim(std::string_view s);
 bool is_identifier_path(std::string_view s);  // `x`, `std::math::sin`
+// `name?`, `name??`, `?name`, `??name` (blanks around allowed): the queried path, else "".
+// *detail is 1 for the doubled form (which adds the defining source). A linear scan: the text
+// may be a million characters long.
+std::string help_query(std::string_view text, int* detail);
 std::string html_escape(std::string_view s);
 std::string format_duration(double ms);  // 3 significant digits with ns / µs / ms / s
 // Columns padded to the widest cell; the first row is the header.

@@ -94,8 +94,13 @@ std::string signature_of(const ir::NodeRef& fn, const std::string& name) {
 
 void cmd_doc(Call& c) {
   std::string name = trim(c.args);
-  if (!is_identifier_path(name)) throw Error("usage: %doc NAME   (or ?NAME, NAME?)");
-  Session& s = c.session;
+  int detail = 0;
+  if (std::string q = help_query(name, &detail); !q.empty()) name = q;  // `%doc f??`
+  if (!is_identifier_path(name)) throw Error("usage: %doc NAME   (or ?NAME, NAME?, NAME?\?)");
+  c.out.text = doc_text(c.session, name, detail);
+}
+
+std::string doc_text(Session& s, const std::string& name, int detail) {
   auto info = s.name_info(name);
   if (!info) {
     // Module paths are not bindings; their items say what they are.
@@ -132,10 +137,17 @@ void cmd_doc(Call& c) {
     out = (info->kind == "const" ? "const " : "") + name + (v ? ": " + type_string(*v) : "") + "\n";
     if (!info->doc.empty()) out += indent(info->doc);
   }
-  if (!info->source.empty() && info->kind != "fn") out += "defined at " + info->source_name + ":" +
-      std::to_string(info->line) + ": " + first_line(info->source) + "\n";
-  else if (!info->source_name.empty()) out += "defined at " + info->source_name + ":" + std::to_string(info->line) + "\n";
-  c.out.text = out;
+  if (detail > 0 && !info->source.empty()) {
+    // NAME??: the whole defining source, as IPython shows it.
+    out += "defined at " + info->source_name + ":" + std::to_string(info->line) + "\n" + info->source;
+    if (info->source.back() != '\n') out += "\n";
+  } else if (!info->source.empty() && info->kind != "fn") {
+    out += "defined at " + info->source_name + ":" + std::to_string(info->line) + ": " +
+           first_line(info->source) + "\n";
+  } else if (!info->source_name.empty()) {
+    out += "defined at " + info->source_name + ":" + std::to_string(info->line) + "\n";
+  }
+  return out;
 }
 
 }  // namespace ein::cmd

@@ -3,7 +3,7 @@
 // in the session; its value becomes numbers for engine/plot, which runs gnuplot.
 #include <cmath>
 #include <fstream>
-#include <regex>
+#include <string_view>
 
 #include "engine/plot/plot.h"
 #include "engine/session/commands.h"
@@ -29,43 +29,99 @@ bool is_type_name(const std::string& w) {
   return false;
 }
 
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// A double quote at s[i] that ends a string: not escaped by an odd run of backslashes.
+bool unescaped_quote(std::string_view s, size_t i) {
+  size_t k = i;
+  while (k > 0 && s[k - 1] == '\\') --k;
+  return s[i] == '"' && (i - k) % 2 == 0;
+}
+
+// Removes one option from the end of s (already without trailing blanks) into `a`; false when
+// s does not end in an option. Every step looks only at the option it removes and the blanks
+// around it, so peeling all options off is linear in the length of the text: the argument may
+// be a million characters long (a `std::regex` here once overflowed the stack).
+bool strip_option(std::string_view& s, Args& a) {
+  auto word_before = [&](size_t end, size_t* begin) {  // the blank-delimited word ending at end
+    size_t b = end;
+    while (b > 0 && !blank(s[b - 1])) --b;
+    *begin = b;
+    return s.substr(b, end - b);
+  };
+  auto skip_blanks = [&](size_t end) {
+    while (end > 0 && blank(s[end - 1])) --end;
+    return end;
+  };
+  if (s.empty()) return false;
+  size_t n = s.size();
+  if (s.back() == '"') {
+    // title "T" | --out "F" | --out="F"
+    size_t q = n - 1;
+    do {
+      if (q == 0) return false;
+      --q;
+    } while (!unescaped_quote(s, q));
+    std::string_view body = s.substr(q + 1, n - q - 2);
+    if (q >= 6 && s.substr(q - 6, 6) == "--out=" && (q == 6 || blank(s[q - 7]))) {
+      a.out = std::string(body);
+      s = s.substr(0, skip_blanks(q - 6));
+      return true;
+    }
+    size_t end = skip_blanks(q);
+    if (end == q) return false;  // the quote must be separated from its keyword
+    size_t b = 0;
+    std::string_view kw = word_before(end, &b);
+    if (kw == "--out") {
+      a.out = std::string(body);
+    } else if (kw == "title") {
+      std::string t;
+      for (size_t i = 0; i < body.size(); ++i) t += body[i] == '\\' && i + 1 < body.size() ? body[++i] : body[i];
+      a.title = t;
+    } else {
+      return false;
+    }
+    s = s.substr(0, skip_blanks(b));
+    return true;
+  }
+  size_t b = 0;
+  std::string_view last = word_before(n, &b);
+  if (last.substr(0, 6) == "--out=" && last.size() > 6) {
+    a.out = std::string(last.substr(6));
+    s = s.substr(0, skip_blanks(b));
+    return true;
+  }
+  size_t end = skip_blanks(b);
+  if (end == b || end == 0) return false;
+  size_t kb = 0;
+  std::string_view kw = word_before(end, &kb);
+  if (kw == "--out") {
+    a.out = std::string(last);
+  } else if (kw == "as" && is_identifier_path(last) && last.find(':') == std::string_view::npos &&
+             !is_type_name(std::string(last))) {
+    std::string k(last);
+    if (k == "line") a.kind = plot::Kind::Line;
+    else if (k == "scatter") a.kind = plot::Kind::Scatter;
+    else if (k == "heatmap") a.kind = plot::Kind::Heatmap;
+    else if (k == "bar") a.kind = plot::Kind::Bar;
+    else throw Error("%plot: unknown plot kind `" + k + "` (line, scatter, heatmap, bar)");
+    a.kind_given = true;
+  } else {
+    return false;
+  }
+  s = s.substr(0, skip_blanks(kb));
+  return true;
+}
+
 // Options are recognised at the end of the argument text, in any order; what precedes them is
 // the expression (which may itself contain `as` casts).
 Args parse_args(const std::string& text) {
-  static const std::regex out_re(R"re((^|\s)--out(\s+|=)("[^"]*"|\S+)\s*$)re");
-  static const std::regex title_re(R"re((^|\s)title\s+"((?:[^"\\]|\\.)*)"\s*$)re");
-  static const std::regex as_re(R"re((^|\s)as\s+([A-Za-z_][A-Za-z0-9_]*)\s*$)re");
   Args a;
-  std::string s = trim(text);
-  for (bool again = true; again;) {
-    again = false;
-    std::smatch m;
-    if (std::regex_search(s, m, out_re)) {
-      a.out = m[3].str();
-      if (a.out.size() >= 2 && a.out.front() == '"') a.out = a.out.substr(1, a.out.size() - 2);
-      s = trim(s.substr(0, static_cast<size_t>(m.position(0))));
-      again = true;
-    } else if (std::regex_search(s, m, title_re)) {
-      for (size_t i = 0; i < m[2].str().size(); ++i) {
-        char ch = m[2].str()[i];
-        if (ch == '\\' && i + 1 < m[2].str().size()) ch = m[2].str()[++i];
-        a.title += ch;
-      }
-      s = trim(s.substr(0, static_cast<size_t>(m.position(0))));
-      again = true;
-    } else if (std::regex_search(s, m, as_re) && !is_type_name(m[2].str())) {
-      std::string k = m[2].str();
-      if (k == "line") a.kind = plot::Kind::Line;
-      else if (k == "scatter") a.kind = plot::Kind::Scatter;
-      else if (k == "heatmap") a.kind = plot::Kind::Heatmap;
-      else if (k == "bar") a.kind = plot::Kind::Bar;
-      else throw Error("%plot: unknown plot kind `" + k + "` (line, scatter, heatmap, bar)");
-      a.kind_given = true;
-      s = trim(s.substr(0, static_cast<size_t>(m.position(0))));
-      again = true;
-    }
+  std::string t = trim(text);
+  std::string_view s = t;
+  while (strip_option(s, a)) {
   }
-  a.expr = s;
+  a.expr = std::string(s);
   if (a.expr.empty())
     throw Error("usage: %plot EXPR [as line|scatter|heatmap|bar] [title \"T\"] [--out FILE.svg|FILE.png]");
   return a;

@@ -7,6 +7,7 @@
 
 #include "lang/resolve/resolver_impl.h"
 #include "lang/syntax/parser.h"
+#include "lang/syntax/source.h"
 
 namespace ein {
 
@@ -115,14 +116,12 @@ ModuleInfo* Resolver::Impl::load_module(const std::string& path, Span at, DiagSi
     diags.report(std::move(d));
     return nullptr;
   }
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (!in && !in.eof()) {
-    diags.report(make_diag("E009", "cannot read module file " + file, at));
+  std::string text;
+  if (std::string why = read_user_file(file, kMaxSourceBytes, text); !why.empty()) {
+    diags.report(make_diag("E009", "cannot read module file " + file + ": " + why, at));
     return nullptr;
   }
-  uint32_t fid = sm.add(file, buf.str());
+  uint32_t fid = sm.add(file, std::move(text));
   if (path == "std" || path.rfind("std::", 0) == 0) std_files.insert(fid);
   ParseResult pr = parse_program(sm, fid);
   size_t before = diags.error_count();

@@ -1,6 +1,12 @@
 #include "lang/syntax/source.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 namespace ein {
 
@@ -51,6 +57,37 @@ std::string SourceMap::snippet(Span s) const {
   const File& f = file(s.file);
   if (s.lo >= f.text.size() || s.hi < s.lo) return "";
   return f.text.substr(s.lo, s.hi - s.lo);
+}
+
+std::string read_user_file(const std::string& path, size_t max_bytes, std::string& out) {
+  out.clear();
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::strerror(errno);
+  struct stat st {};
+  std::string why;
+  if (::fstat(fd, &st) != 0) why = std::strerror(errno);
+  else if (S_ISDIR(st.st_mode)) why = "is a directory";
+  else if (!S_ISREG(st.st_mode)) why = "is not a regular file";
+  auto too_large = [&] {
+    return "is larger than " + (max_bytes >= (1u << 20) ? std::to_string(max_bytes >> 20) + " MiB"
+                                                          : std::to_string(max_bytes) + " bytes");
+  };
+  if (why.empty() && static_cast<uint64_t>(st.st_size) > max_bytes) why = too_large();
+  // st_size may be 0 for files whose size the kernel does not know (/proc): read to the end,
+  // but never more than the bound.
+  char buf[1 << 16];
+  while (why.empty()) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) why = std::strerror(errno);
+    if (n <= 0) break;
+    if (out.size() + static_cast<size_t>(n) > max_bytes) why = too_large();
+    else out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  if (!why.empty()) out.clear();
+  return why;
 }
 
 }  // namespace ein

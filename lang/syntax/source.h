@@ -40,4 +40,15 @@ class SourceMap {
   std::vector<File> files_;
 };
 
+// Source files (programs, modules, %load) larger than this are refused: spans hold 32-bit
+// offsets, and nothing of that size is a program a person wrote.
+constexpr size_t kMaxSourceBytes = size_t(64) << 20;
+
+// Reads the whole file a user named (a program, a module, the argument of read_file) into
+// `out`. Refuses what is not a regular file (a directory, /dev/zero, a FIFO: opened without
+// blocking) and files larger than max_bytes, without reading past that bound. Returns "" on
+// success, else the reason: "is a directory", "is not a regular file", "is larger than N MiB",
+// or the system's error text.
+std::string read_user_file(const std::string& path, size_t max_bytes, std::string& out);
+
 }  // namespace ein
