@@ -13,6 +13,7 @@ TEST_PKGS=(
   python3 python3-numpy python3-jupyter-client python3-jupyter-kernel-test
   python3-nbclient python3-nbformat python3-nbconvert python3-ipykernel
   chromium tmux hyperfine
+  clang libclang-rt-14-dev
 )
 
 want=("${BUILD_PKGS[@]}" "${RUN_PKGS[@]}")

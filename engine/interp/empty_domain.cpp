@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "engine/interp/interp_impl.h"
+#include "lang/ir/visitor.h"
 
 namespace ein {
 
@@ -83,6 +84,14 @@ bool Interpreter::Impl::comp_empty(const NodeRef& c) {
     outer.push_back(cl->def);
   }
   return false;
+}
+
+bool Interpreter::Impl::has_empty_reduction(const NodeRef& e) {
+  bool empty = false;
+  ir::for_each_node(e, [&](const NodeRef& n) {
+    if (!empty && n->kind == Kind::LReduce) empty = reduce_empty(n);
+  });
+  return empty;
 }
 
 }  // namespace ein

@@ -81,7 +81,9 @@ void Interpreter::Impl::exec(const NodeRef& s) {
   try {
     switch (s->kind) {
       case Kind::Let:
-        if (native)
+        // A reduction over an empty inner range is instant here; a kernel would walk its outer
+        // loops.
+        if (native && !has_empty_reduction(ir::let_value(*s)))
           if (auto v = native->run_let(*this, s)) {
             bind(ir::let_pattern(*s), *v);
             return;

@@ -93,6 +93,7 @@ struct Interpreter::Impl {
   bool nest_empty(const ir::NodeRef& lfor);  // an LFor chain
   bool reduce_empty(const ir::NodeRef& r);   // an LReduce
   bool comp_empty(const ir::NodeRef& c);     // a comprehension's range generators
+  bool has_empty_reduction(const ir::NodeRef& e);  // any LReduce in e with reduce_empty
 };
 
 // NumPy .npy I/O intrinsics (builtins_io.cpp).

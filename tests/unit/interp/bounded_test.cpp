@@ -178,6 +178,7 @@ TEST(Bounded, LoopsOverAnEmptyDomainCostNothing) {
       {"let h[i in 0..100000, j in 0..100000, k in 0..0] = 1.0; print(h.shape);", "[100000, 100000, 0]\n"},
       {"let n = 0; let h[i in 0..100000, j in 0..100000, k in 0..n] = 1.0; print(len(h));", "100000\n"},
       {"print(sum[i in 0..100000, j in 0..100000, k in 0..0](1.0));", "0.0\n"},
+      {"let s = sum[i in 0..100000, j in 0..100000, k in 0..0](1.0); print(s);", "0.0\n"},
       {"print(sum[i in 0..100000, j in 0..100000, k in 3..=2](1));", "0\n"},
       {"print(all[i in 0..100000, j in 0..100000, k in 0..0](false));", "true\n"},
       {"print(len([1 | i in 0..100000, j in 0..100000, k in 0..0]));", "0\n"},

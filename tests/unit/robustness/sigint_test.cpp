@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,34 +82,97 @@ Outcome interrupt_run(const std::vector<std::string>& args, const std::string& d
 const char* kStart = "print(\"started\"); let n: i64 = 4000000000;\n";
 const char* kLong = "let s = sum[i in 0..n, j in 0..n]((i * j) as f64);\n";
 
-TEST(Sigint, FileModesStopTheStatementWithE007AndExit130) {
+void file_modes_stop(const char* tier) {
   if (testing::ein_binary().empty()) GTEST_SKIP() << "ein binary not found next to the test binary";
   TempDir dir;
   std::string prog = dir.path() + "/long.ein";
-  // The long statement is on line 2 of the file (and of the second cell).
+  // The long statement is on line 2 of the file (and of the first cell).
   std::ofstream(prog) << kStart << kLong << "print(\"not reached\");\n";
   std::string cells = dir.path() + "/cells.ein";
   std::ofstream(cells) << kStart << kLong << "// %%\nprint(\"later cell\");\n";
-  for (const char* tier : {"never", "always"}) {
-    struct Case {
-      std::vector<std::string> args;
-      std::string where;  // the diagnostic's location prefix
-    };
-    Case cases[] = {
-        {{prog}, prog + ":2:"},
-        {{"-c", std::string(kStart) + kLong}, "<command line>:2:"},
-        {{"--cells", cells}, cells + ":2:"},
-    };
-    for (auto& c : cases) {
-      Outcome r = interrupt_run(c.args, dir.path(), tier);
-      EXPECT_EQ(r.status, 130) << tier << " " << c.args[0] << "\n" << r.err;
-      EXPECT_NE(r.err.find("error[E007]"), std::string::npos) << tier << " " << c.args[0] << "\n" << r.err;
-      EXPECT_NE(r.err.find(c.where), std::string::npos) << tier << " " << c.args[0] << "\n" << r.err;
-      EXPECT_EQ(r.out.find("not reached"), std::string::npos) << r.out;
-      EXPECT_EQ(r.out.find("later cell"), std::string::npos) << r.out;
-      EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
-    }
+  struct Case {
+    std::vector<std::string> args;
+    std::string where;  // the diagnostic's location prefix
+  };
+  Case cases[] = {
+      {{prog}, prog + ":2:"},
+      {{"-c", std::string(kStart) + kLong}, "<command line>:2:"},
+      {{"--cells", cells}, cells + ":2:"},
+  };
+  for (auto& c : cases) {
+    Outcome r = interrupt_run(c.args, dir.path(), tier);
+    EXPECT_EQ(r.status, 130) << tier << " " << c.args[0] << "\n" << r.err;
+    EXPECT_NE(r.err.find("error[E007]"), std::string::npos) << tier << " " << c.args[0] << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.where), std::string::npos) << tier << " " << c.args[0] << "\n" << r.err;
+    EXPECT_EQ(r.out.find("not reached"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("later cell"), std::string::npos) << r.out;
+    EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
   }
+}
+
+TEST(Sigint, FileModesStopTheStatementWithE007AndExit130Interpreted) { file_modes_stop("never"); }
+TEST(Sigint, FileModesStopTheStatementWithE007AndExit130InKernels) { file_modes_stop("always"); }
+
+TEST(Sigint, CtrlCWhileTheCompilerRunsStopsTheProgram) {
+  // A terminal's Ctrl-C signals the whole foreground process group. The compiler (here one that
+  // takes ten minutes) must not die behind ein's back and be reported as failed: ein stops it and
+  // the statement with E007, runs nothing interpreted instead, and exits 130.
+  std::string ein = testing::ein_binary();
+  if (ein.empty()) GTEST_SKIP() << "ein binary not found next to the test binary";
+  TempDir dir;
+  std::string slow = dir.path() + "/slow-c++";
+  std::string started = dir.path() + "/compiler-started";  // left by the compiler when it starts
+  std::ofstream(slow) << "#!/bin/sh\ncase \" $* \" in *\" -o \"*) : > '" << started
+                      << "'; exec sleep 600;; esac\nexec c++ \"$@\"\n";
+  chmod(slow.c_str(), 0700);
+  std::string prog = dir.path() + "/p.ein", out = dir.path() + "/out", err = dir.path() + "/err";
+  std::ofstream(prog) << "let x[i in 0..1000] = i * 2;\nprint(\"after\", x[3]);\n";
+  std::vector<std::string> envs = {"EIN_JIT=always", "EIN_CACHE_DIR=" + dir.path() + "/cache", "EIN_CXX=" + slow};
+  for (char** e = environ; *e; ++e) {
+    std::string v = *e;
+    if (v.rfind("EIN_JIT=", 0) != 0 && v.rfind("EIN_CACHE_DIR=", 0) != 0 && v.rfind("EIN_CXX=", 0) != 0)
+      envs.push_back(v);
+  }
+  std::vector<char*> envp;
+  for (auto& e : envs) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> all = {ein, prog};
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);  // a foreground group of its own
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, ein.c_str(), &fa, &attr, argv.data(), envp.data()), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  // The signal is sent once the compiler runs (an event, not a delay: the machine may be loaded).
+  for (int i = 0; i < 3000 && access(started.c_str(), F_OK) != 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(access(started.c_str(), F_OK), 0) << "the compiler never started";
+  kill(-pid, SIGINT);  // the whole group, as a terminal does
+  int st = 0;
+  bool done = false;
+  for (int i = 0; i < 3000 && !done; ++i) {  // well before the fake compiler's ten minutes are over
+    done = waitpid(pid, &st, WNOHANG) == pid;
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!done) {
+    kill(-pid, SIGKILL);
+    waitpid(pid, &st, 0);
+  }
+  ASSERT_TRUE(done) << "ein did not stop the compiler";
+  std::string e = slurp(err);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 130) << e;
+  EXPECT_NE(e.find("error[E007]"), std::string::npos) << e;
+  EXPECT_EQ(e.find("warning"), std::string::npos) << e;
+  EXPECT_EQ(slurp(out).find("after"), std::string::npos) << "the program went on interpreted";
 }
 
 }  // namespace
