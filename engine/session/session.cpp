@@ -12,6 +12,7 @@
 #include "engine/codegen/codegen.h"
 #include "engine/interp/interp.h"
 #include "engine/session/env_view.h"
+#include "engine/session/release.h"
 #include "lang/ir/type.h"
 #include "lang/passes/context.h"
 #include "lang/passes/driver.h"
@@ -88,6 +89,7 @@ struct Session::Impl {
   RuntimeEnv env;
   EnvView view;
   PersistentFacts facts;
+  Releaser releaser;
   int count = 0;
   std::atomic<bool> interrupt_flag{false};
   std::atomic<uint64_t> interrupt_calls{0};
@@ -207,6 +209,8 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
   res.kernel_misses = jit_stats.misses;
   res.compile_ms = jit_stats.compile_ms;
   resolver.settle_cell([&](ir::DefId d) { return env.globals.count(d) > 0; });
+  // Bindings this cell shadowed are released now, unless something still reaches them.
+  if (!opt.whole_program) releaser.sweep(resolver, env, facts);
   for (auto& s : interp.stmt_timings()) res.stmt_ms.emplace_back(s.line - copt.line_offset, s.ms);
   return res;
 }
@@ -222,6 +226,8 @@ std::string Session::render(const std::vector<Diagnostic>& diags, bool color) co
 void Session::reset() {
   impl_->resolver.reset();
   impl_->env.globals.clear();
+  impl_->facts.defs.clear();
+  impl_->facts.differentials.clear();
 }
 
 void Session::interrupt() {

@@ -3,6 +3,9 @@
 #   tests/kernel/test_kernel_protocol.py  Debian's jupyter_kernel_test suite (protocol conformance)
 #   tests/kernel/test_client.py           jupyter_client tests: state, errors, streams, interrupt,
 #                                         rich output, completion, inspection, history
+#   tests/kernel/test_robustness.py       huge and malformed requests, long sessions, rebinding
+#                                         (issues 19 and 20; EIN_LONG_SESSION=1 for 10 000 cells),
+#                                         only with EIN_KERNEL_ROBUSTNESS=1 (kernel_robustness.sh)
 # and prints the kernel's measured startup time (informational, not asserted).
 # Contract: see docs/testing.md (cwd = repo root, EIN_BUILD exported; 77 = skipped).
 set -uo pipefail
@@ -39,6 +42,11 @@ export EIN_CACHE_DIR="$WORK/kernel-cache"
 
 status=0
 cd tests/kernel || exit 1
+if [ "${EIN_KERNEL_ROBUSTNESS:-0}" = 1 ]; then
+  # tests/stages/kernel_robustness.sh: a stage of its own, so that each has its own time limit.
+  $PY -m unittest -v test_robustness.py || status=1
+  exit $status
+fi
 $PY -m unittest -v test_kernel_protocol.py || status=1
 $PY -m unittest -v test_client.py || status=1
 $PY startup_time.py || status=1
