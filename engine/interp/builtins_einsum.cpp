@@ -79,7 +79,7 @@ std::vector<Tensor> operands(const Value& inputs, size_t n_terms, const Term& fi
 
 }  // namespace
 
-Value einsum(const std::string& equation, const Value& inputs) {
+Value einsum(const std::string& equation, const Value& inputs, const std::atomic<bool>* interrupt) {
   std::string eq;
   for (char c : equation)
     if (c != ' ') eq += c;
@@ -181,7 +181,10 @@ Value einsum(const std::string& equation, const Value& inputs) {
   for (int l : inner) n_in *= extent[l];
   bool integer = is_int(dt);
   std::vector<int64_t> idx(all.size());
+  uint32_t polled = 0;
   for (int64_t o = 0; o < n_out; ++o) {
+    if ((++polled & 0xFFFF) == 0 && interrupt && interrupt->load(std::memory_order_relaxed))
+      fault("E007", "interrupted");
     int64_t rem = o;
     for (size_t a = out.size(); a-- > 0;) {
       idx[a] = dims[a] ? rem % dims[a] : 0;
@@ -190,6 +193,10 @@ Value einsum(const std::string& equation, const Value& inputs) {
     double accf = 0;
     int64_t acci = 0;
     for (int64_t q = 0; q < n_in; ++q) {
+      // The work is the product of all extents, which no memory limit bounds: poll the
+      // interrupt (E007) every 2^16 products, as the interpreter's loops do.
+      if ((++polled & 0xFFFF) == 0 && interrupt && interrupt->load(std::memory_order_relaxed))
+        fault("E007", "interrupted");
       int64_t r2 = q;
       for (size_t a = all.size(); a-- > out.size();) {
         idx[a] = r2 % dims[a];

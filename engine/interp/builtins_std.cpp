@@ -257,7 +257,8 @@ Value split(const Value& x, const Value& sizes_v, const Value& axis_v) {
 
 }  // namespace
 
-Value std_builtin(Builtin b, std::vector<Value>& args, const std::string& root_dir) {
+Value std_builtin(Builtin b, std::vector<Value>& args, const std::string& root_dir,
+                  const std::atomic<bool>* interrupt) {
   switch (b) {
     case Builtin::Check: {
       if (args.size() != 3 || args[0].tag != Value::Tag::Bool) fault("E002", "__check(cond, code, message)");
@@ -276,7 +277,7 @@ Value std_builtin(Builtin b, std::vector<Value>& args, const std::string& root_d
     case Builtin::FileSize: return file_size(str_arg(args, 0, "the path"));
     case Builtin::Reshape: return reshape(args[0], args[1]);
     case Builtin::Cast: return cast_value(args[0], cast_target(args[1]));
-    case Builtin::Einsum: return einsum(str_arg(args, 0, "the equation"), args[1]);
+    case Builtin::Einsum: return einsum(str_arg(args, 0, "the equation"), args[1], interrupt);
     case Builtin::Convert: {
       const Value& like = args[1];
       DType to = like.is_tensor() ? like.tensor_ref().dtype() : like.tag == Value::Tag::Bool ? DType::Bool : like.dt;

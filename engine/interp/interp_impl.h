@@ -99,9 +99,12 @@ struct Interpreter::Impl {
 // NumPy .npy I/O intrinsics (builtins_io.cpp).
 Value io_builtin(Builtin b, std::vector<Value>& args);
 // The other std intrinsics (builtins_std.cpp): checks, files, reshape, cast, einsum.
-// `root_dir` is the program's directory (std::io::script_dir).
-Value std_builtin(Builtin b, std::vector<Value>& args, const std::string& root_dir);
-Value einsum(const std::string& equation, const Value& inputs);  // builtins_einsum.cpp
+// `root_dir` is the program's directory (std::io::script_dir). `interrupt` (may be null) is
+// polled by the ones whose work is not bounded by the memory they allocate (einsum).
+Value std_builtin(Builtin b, std::vector<Value>& args, const std::string& root_dir,
+                  const std::atomic<bool>* interrupt);
+Value einsum(const std::string& equation, const Value& inputs,
+             const std::atomic<bool>* interrupt);  // builtins_einsum.cpp
 
 // Flat offset of a full index into t (bounds-checked, E005), honouring a circular window on
 // axis 0 when `window` > 0 with logical extent `logical0`.

@@ -1,5 +1,6 @@
 #include "engine/interp/vectorize.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -16,7 +17,12 @@ using ir::NodeRef;
 
 namespace {
 
-constexpr int64_t kMaxPoints = int64_t(1) << 24;  // temporaries of larger spaces: scalar path
+constexpr int64_t kMaxPoints = int64_t(1) << 24;  // larger spaces: scalar path
+// The space is evaluated in row-major chunks of this many points: each whole-array operation
+// then takes well under a millisecond, so the interrupt is polled between chunks (a 2^24-point
+// clause used to run for tens of seconds between two polls), and temporaries stay small. The
+// points of a vectorised clause are independent, so the chunk order changes no result.
+constexpr int64_t kChunkPoints = int64_t(1) << 14;
 
 struct Loop {
   ir::DefId var;
@@ -60,7 +66,13 @@ class Vectorizer {
     if (empty) return true;  // no points, however large the other axes
     if (too_big) return false;
     if (n_ < min_points()) return false;  // tiny spaces: the scalar path has less overhead
-    exec_stmt(body_, nullptr);
+    const int64_t total = n_;
+    for (base_ = 0; base_ < total; base_ += kChunkPoints) {
+      in_.check_interrupt();
+      n_ = std::min(kChunkPoints, total - base_);
+      lets_.clear();
+      exec_stmt(body_, nullptr);
+    }
     return true;
   }
 
@@ -152,8 +164,8 @@ class Vectorizer {
   }
 
   // ---- evaluation over the iteration space --------------------------------------------------
-  // A grid value is a scalar Value or a rank-1 tensor with one element per point (row-major
-  // over the nest's loops).
+  // A grid value is a scalar Value or a rank-1 tensor with one element per point of the
+  // current chunk (row-major over the nest's loops).
   Value coords(size_t k) {
     const Loop& L = loops_[k];
     Tensor t = Tensor::alloc(L.dt, {n_});
@@ -161,7 +173,7 @@ class Vectorizer {
     for (size_t j = k + 1; j < loops_.size(); ++j) inner *= loops_[j].extent;
     auto fill = [&](auto* d) {
       using T = std::remove_pointer_t<decltype(d)>;
-      for (int64_t p = 0; p < n_; ++p) d[p] = static_cast<T>(L.lo + (p / inner) % L.extent);
+      for (int64_t p = 0; p < n_; ++p) d[p] = static_cast<T>(L.lo + ((base_ + p) / inner) % L.extent);
     };
     switch (L.dt) {
       case DType::I64: fill(t.data_as<int64_t>()); break;
@@ -384,7 +396,8 @@ class Vectorizer {
   std::unordered_set<ir::DefId> nest_vars_, locals_;
   std::unordered_map<ir::DefId, Value> lets_;
   std::vector<Loop> loops_;
-  int64_t n_ = 0;
+  int64_t n_ = 0;     // points in the current chunk
+  int64_t base_ = 0;  // row-major number of the chunk's first point
   const std::vector<bool>* mask_ = nullptr;
 };
 

@@ -113,6 +113,32 @@ void file_modes_stop(const char* tier) {
 TEST(Sigint, FileModesStopTheStatementWithE007AndExit130Interpreted) { file_modes_stop("never"); }
 TEST(Sigint, FileModesStopTheStatementWithE007AndExit130InKernels) { file_modes_stop("always"); }
 
+// Interpreter operations that do a statement's whole work in one call must poll too: a
+// vectorised clause over 2^24 points (it ran for half a minute between two polls, and the next
+// statement ran before E007) and an einsum whose product of extents no memory limit bounds
+// (8 * 10^9 products; it never answered). Line 2 holds the long statement in both programs.
+TEST(Sigint, WholeArrayOperationsOfTheInterpreterPoll) {
+  if (testing::ein_binary().empty()) GTEST_SKIP() << "ein binary not found next to the test binary";
+  TempDir dir;
+  const char* programs[] = {
+      "print(\"started\"); const N = 16777216;\n"
+      "let p[i in 0..N] = (((i % 1000) as f32 * 0.001 + 1.0) * 0.5 - 0.25) * 2.0 + 1.0;\n"
+      "print(\"not reached\");\n",
+      "use std::ml::einsum; let a[i in 0..400, j in 0..400] = 1.0; print(\"started\");\n"
+      "let c = einsum(\"ij,kl->\", [a, a]);\n"
+      "print(\"not reached\", c);\n",
+  };
+  for (const char* text : programs) {
+    std::string prog = dir.path() + "/long.ein";
+    std::ofstream(prog) << text;
+    Outcome r = interrupt_run({prog}, dir.path(), "never");
+    EXPECT_EQ(r.status, 130) << text << "\n" << r.err;
+    EXPECT_NE(r.err.find("error[E007]"), std::string::npos) << text << "\n" << r.err;
+    EXPECT_NE(r.err.find(prog + ":2:"), std::string::npos) << text << "\n" << r.err;
+    EXPECT_EQ(r.out.find("not reached"), std::string::npos) << text << "\n" << r.out;
+  }
+}
+
 TEST(Sigint, CtrlCWhileTheCompilerRunsStopsTheProgram) {
   // A terminal's Ctrl-C signals the whole foreground process group. The compiler (here one that
   // takes ten minutes) must not die behind ein's back and be reported as failed: ein stops it and
