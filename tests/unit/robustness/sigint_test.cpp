@@ -114,15 +114,16 @@ TEST(Sigint, FileModesStopTheStatementWithE007AndExit130Interpreted) { file_mode
 TEST(Sigint, FileModesStopTheStatementWithE007AndExit130InKernels) { file_modes_stop("always"); }
 
 // Interpreter operations that do a statement's whole work in one call must poll too: a
-// vectorised clause over 2^24 points (it ran for half a minute between two polls, and the next
+// vectorised clause over 2^24 points (about a minute of math between two polls; the next
 // statement ran before E007) and an einsum whose product of extents no memory limit bounds
 // (8 * 10^9 products; it never answered). Line 2 holds the long statement in both programs.
 TEST(Sigint, WholeArrayOperationsOfTheInterpreterPoll) {
   if (testing::ein_binary().empty()) GTEST_SKIP() << "ein binary not found next to the test binary";
   TempDir dir;
   const char* programs[] = {
-      "print(\"started\"); const N = 16777216;\n"
-      "let p[i in 0..N] = (((i % 1000) as f32 * 0.001 + 1.0) * 0.5 - 0.25) * 2.0 + 1.0;\n"
+      "use std::math::{sin, cos, exp}; print(\"started\"); const N = 16777216;\n"
+      "let p[i in 0..N] = sin(cos(sin(cos(sin(cos((i % 1000) as f64 * 0.001)))))) +"
+      " exp(sin(cos(sin(cos(sin(cos(sin(cos(sin((i % 7) as f64))))))))));\n"
       "print(\"not reached\");\n",
       "use std::ml::einsum; let a[i in 0..400, j in 0..400] = 1.0; print(\"started\");\n"
       "let c = einsum(\"ij,kl->\", [a, a]);\n"
