@@ -290,8 +290,14 @@ NodeRef Copier::rec(const NodeRef& n, Env& env) {
       std::vector<NodeRef> kids;
       for (auto& k : n->kids) {
         if (k && is_binder(k->kind) && k->def.valid()) {
+          // A range sees the node's other binders (DefIds are unique, so a def it mentions
+          // that the node binds is that binder: `sum[m, n in 0..m + 1]` in an adjoint whose m
+          // was an outer index of the primal), but not its own binder.
+          Env ranges = inner;
+          if (auto o = env.find(k->def); o != env.end()) ranges[k->def] = o->second;
+          else ranges.erase(k->def);
           std::vector<NodeRef> sub;
-          for (auto& x : k->kids) sub.push_back(rec(x, env));  // ranges see the outer scope
+          for (auto& x : k->kids) sub.push_back(rec(x, ranges));
           if (k->kind == Kind::WBind || k->kind == Kind::WDerived || k->kind == Kind::CompLet ||
               k->kind == Kind::CompGen) {
             sub.clear();

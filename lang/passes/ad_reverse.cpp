@@ -438,6 +438,11 @@ Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target
           bool self = false;
           NodeRef contrib = sw.contribution(bb, c, bc, cl, o, rank, &self);
           if (!contrib) continue;
+          // c̄ · ∂c/∂b has c's width; b̄ sums in b's (a cast between float widths in the primal,
+          // `let y = v as [f32]` with v f64).
+          if (c.dt != bdt && is_float(bdt))
+            contrib = ir::make({.kind = Kind::Cast, .kids = {contrib, ir::make({.kind = Kind::TyPrim,
+                                                                                .name = dtype_name(bdt)})}});
           self_read = self_read || self;
           sum = add(sum, contrib);
         }
@@ -481,7 +486,8 @@ Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target
       decls.push_back(ir::make({.kind = Kind::EinDecl, .kids = std::move(kids), .name = bb.name, .def = bb.def}));
     }
     out.stmts.push_back(ir::make({.kind = Kind::EinGroup, .kids = std::move(decls), .name = bb.name,
-                                  .def = bb.def, .flags = rev ? ir::kReverse : 0u}));
+                                  .aux = std::string(kAdjointMark), .def = bb.def,
+                                  .flags = rev ? ir::kReverse : 0u}));
   }
   for (auto& l : leaves) out.results.push_back(name(bars[l.def].name, bars[l.def].def));
   out.result = out.results.front();

@@ -1,6 +1,7 @@
 // Internal to autodiff: the primal tape and the reverse sweep (VJP).
 #pragma once
 #include "lang/passes/ad_common.h"
+#include "lang/passes/autodiff.h"
 
 namespace ein::ad {
 
