@@ -39,7 +39,7 @@ struct Lin {
 
 class Splitter {
  public:
-  Splitter(CompileCtx& cx, const std::vector<NodeRef>& m) : cx_(cx), m_(m) {}
+  Splitter(Facts& facts, const std::vector<NodeRef>& m) : facts_(facts), m_(m) {}
 
   Lin lin(const NodeRef& e, int depth = 0) {
     Lin l;
@@ -57,7 +57,7 @@ class Splitter {
     if (e->kind == Kind::Unary && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg)
       return combine(Lin{}, lin(e->kids[0], depth + 1), -1);
     if (mentions_m(e)) return bad();
-    auto v = fold_int(cx_, cx_.cell(), e);
+    auto v = facts_.fold(e);  // in a function: with its specialisation's facts
     if (!v || *v > kBig || *v < -kBig) return bad();
     l.k = *v;
     return l;
@@ -119,7 +119,7 @@ class Splitter {
     return any;
   }
 
-  CompileCtx& cx_;
+  Facts& facts_;
   const std::vector<NodeRef>& m_;
 };
 
@@ -172,7 +172,7 @@ bool slot_range(CompileCtx& cx, Facts& facts, const NodeRef& s, int64_t* lo, int
   } else {
     return false;
   }
-  auto fl = fold_int(cx, cx.cell(), l), fh = fold_int(cx, cx.cell(), h);
+  auto fl = facts.fold(l), fh = facts.fold(h);
   if (!fl || !fh) return false;
   *lo = *fl;
   *hi = *fh + (inclusive ? 1 : 0);
@@ -237,7 +237,7 @@ std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoin
                                       bool reverse) {
   const size_t rank = t.m.size();
   if (rank == 0 || !sum) return std::nullopt;
-  Splitter sp(cx, t.m);
+  Splitter sp(facts, t.m);
   std::vector<int64_t> ext(rank);
   for (size_t a = 0; a < rank; ++a) {
     int64_t lo = 0;
