@@ -105,10 +105,19 @@ class Lowerer : public ir::Mutator {
     kids.push_back(ir::make({.kind = Kind::LShape, .span = g->span, .kids = extents}));
     std::unordered_set<DefId> vars;
     site_vars(g, vars);
-    for (auto& c : checks_for(vars)) kids.push_back(c);
+    // A check on the extent of a value bound inside a clause (`let xc = x[t - 1];` then
+    // `sum[p](b[p] * xc[p])`) cannot run before the clause: its reduction carries it.
+    auto saved_locals = std::move(group_locals_);
+    group_locals_.clear();
+    ir::for_each_node(g, [&](const NodeRef& k) {
+      if (k->kind == Kind::PBind) group_locals_.insert(k->def);
+    });
+    for (auto& c : checks_for(vars))
+      if (!mentions_local(c)) kids.push_back(c);
     ++in_group_;
     for (auto& c : g->kids) kids.push_back(lower_clause(c, g->def));
     --in_group_;
+    group_locals_ = std::move(saved_locals);
     uint32_t flags = ir::rank_of(t) > static_cast<int>(nslots) ? ir::kHasElem : 0;
     flags |= g->flags & ir::kReverse;
     NodeRef lt = ir::make({.kind = Kind::LTensor, .span = g->span, .kids = std::move(kids),
@@ -201,6 +210,10 @@ class Lowerer : public ir::Mutator {
     if (top) {
       site_vars(r, vars);
       for (auto& c : checks_for(vars)) kids.push_back(c);
+    } else if (in_group_ > 0 && !group_locals_.empty()) {
+      for (size_t i = ir::reduce_slot_begin(); i < r->kids.size(); ++i) vars.insert(r->kids[i]->def);
+      for (auto& c : checks_for(vars))
+        if (mentions_local(c)) kids.push_back(c);
     }
     // Keep the reduction's id: its type stays in the unit's table.
     return ir::edited(r, [&](ir::Node& n) {
@@ -230,8 +243,15 @@ class Lowerer : public ir::Mutator {
     return x;
   }
 
+  bool mentions_local(const NodeRef& n) const {
+    bool any = false;
+    ir::for_each_node(n, [&](const NodeRef& k) { any = any || (k->kind == Kind::Name && group_locals_.count(k->def)); });
+    return any;
+  }
+
   CompileCtx& cx_;
   Unit& u_;
+  std::unordered_set<DefId> group_locals_;  // bound by lets inside the group being lowered
   int in_group_ = 0;
   int in_reduce_ = 0;
 };
