@@ -71,6 +71,7 @@ class Tape {
   const std::unordered_set<DefId>* leaves_ = nullptr;
   const std::unordered_set<DefId>* outer_ = nullptr;
   int inline_depth_ = 0;
+  std::unordered_set<DefId> bound_;  // indices bound around the value being normalised
   bool constant_leaf(DefId d) const;
 };
 

@@ -114,7 +114,9 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
       Clause cl;
       cl.slots.assign(c->kids.begin() + 1, c->kids.end());
       std::unordered_set<DefId> around = binders_in(c);
+      bound_ = around;
       cl.value = whole_reductions(hoist_comps(extract_calls(ir::ein_value(*c)), around));
+      bound_.clear();
       for (auto& s : cl.slots)
         if (s->kind == Kind::IdxRest) unsupported("a rest pattern", s->span);
       e.rank = static_cast<int>(cl.slots.size());
@@ -126,7 +128,9 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
   }
   const NodeRef& pat = ir::let_pattern(*stmt);
   e.name = pat->name;
+  bound_ = binders_in(ir::let_value(*stmt));
   NodeRef v = extract_calls(ir::let_value(*stmt));
+  bound_.clear();
   if (v->kind == Kind::Comp) return comp_entry(d, e.name, v);
   v = whole_reductions(hoist_comps(v, binders_in(v)));
   int r = ir::rank_of(facts_.def_type(d));
@@ -181,10 +185,24 @@ NodeRef Tape::inline_call(const NodeRef& call) {
   bool lambda = fn->kind == Kind::Lambda;
   size_t pb = lambda ? ir::lambda_param_begin() : ir::fn_param_begin();
   Copier cp(cx_, facts_);
+  size_t emitted = emits_.size();
+  auto mentions_bound = [&](const NodeRef& n) {
+    bool any = false;
+    ir::for_each_node(n, [&](const NodeRef& k) {
+      any = any || ((k->kind == Kind::Name || k->kind == Kind::Path) && bound_.count(k->def));
+    });
+    return any;
+  };
   for (size_t i = pb; i < fn->kids.size(); ++i) {
     const NodeRef& p = fn->kids[i];
     size_t a = i - pb + 1;
     if (a >= call->kids.size()) break;
+    if (mentions_bound(call->kids[a])) {
+      // An argument that varies per point of the enclosing clause or reduction (`f(v, n as
+      // f64)` in `w[n in 3..6]`) cannot be a statement before it: the body reads it in place.
+      cp.subst[p->def] = call->kids[a];
+      continue;
+    }
     DefId pf = cx_.resolver.new_def(p->name, DefKind::Local, p->span);
     facts_.note_def_origin(pf, p->def);
     NodeRef let = let_typed(p->name, pf, call->kids[a], facts_.type(call->kids[a]));
@@ -212,6 +230,31 @@ NodeRef Tape::inline_call(const NodeRef& call) {
   // tail position) and may call further functions over arrays: both are unfolded here, or the
   // caller would treat a non-elementwise call as elementwise.
   NodeRef v = hoist_block(body);
+  // Statements that read a per-point argument stay at the point: the value becomes a block
+  // (scalar lets only; forward mode differentiates it per point).
+  std::vector<NodeRef> local;
+  for (size_t i = emitted; i < emits_.size(); ++i) {
+    if (!mentions_bound(emits_[i]) && local.empty()) continue;
+    for (size_t j = i; j < emits_.size(); ++j) {
+      const NodeRef& st = emits_[j];
+      bool scalar_let = st->kind == Kind::Let && ir::let_pattern(*st)->kind == Kind::PBind &&
+                        ir::rank_of(facts_.def_type(ir::let_pattern(*st)->def)) == 0;
+      if (!scalar_let)
+        unsupported("`" + cx_.sm.snippet(call->span) +
+                        "`: a call whose body defines arrays from the indices around the call",
+                    call->span);
+      visible_.erase(ir::let_pattern(*st)->def);
+      local.push_back(st);
+    }
+    emits_.resize(i);
+    break;
+  }
+  if (!local.empty()) {
+    local.push_back(v);
+    TypeRef vt = facts_.type(v);
+    v = ir::make({.kind = Kind::Block, .span = call->span, .kids = std::move(local), .flags = ir::kHasTail});
+    facts_.note_type(v->id, vt);
+  }
   ++inline_depth_;
   v = extract_calls(v);
   --inline_depth_;
