@@ -27,7 +27,8 @@ bool Tape::constant_leaf(DefId d) const {
     default: break;
   }
   if (leaves_ && leaves_->count(d)) return true;
-  if (outer_ && outer_->count(d)) {
+  // In a function body, a global read by a function it calls is as outer as one it reads.
+  if (outer_ && (outer_->count(d) || cx_.resolver.info(d).kind == DefKind::Global)) {
     for (auto& w : wrts_)
       if (outer_->count(w)) return false;
     return true;

@@ -7,35 +7,10 @@ import os
 
 KNOWN = {
     # name: (pending reproducer, area, what goes wrong)
-    "dependent_range": ("tests/golden/pending/ad_dependent_range_in_fn.ein", "autodiff",
-                        "a derivative through a fn whose local has `sum[n in 0..m](a[m - n])` is "
-                        "E002 `expected an integer, found ()` under EIN_JIT=never"),
     "plain_and_inner_offset_use": (
         "tests/golden/pending/range_inner_offset_out_of_bounds.ein", "ranges",
         "`s[o] + sum[k](s[o + k] * w[k])`: the use with the inner index does not narrow o "
         "when o has another use (E005 at run time, or a wrong shape)"),
-    "ad_mixed_float_e002": ("tests/golden/pending/ad_mixed_float_e002.ein", "autodiff",
-                            "some derivative requests whose primal type-checks are E002 "
-                            "`f64 * f32` (a literal in generated adjoint code typed f32); "
-                            "not yet reduced, so the generator cannot leave the construct "
-                            "out: such rejections are printed and not counted as failures"),
-    "ad_scope_fn": ("tests/golden/pending/ad_request_in_fn_point_clauses.ein", "autodiff",
-                    "a request inside a function body is E012 for a recurrence with point "
-                    "clauses (top level and blocks run it)"),
-    "ad_always_array_call": (
-        "tests/golden/pending/jit_always_ad_call_cast_argument.ein", "perf",
-        "EIN_JIT=always: a derivative through `w[n in 3..6] = f(v, n as f64)` (v an array) "
-        "is E002 `cannot cast () to f64`; derivative programs give functions no array "
-        "parameter"),
-    "ad_reverse_recurrence": ("tests/golden/pending/ad_reverse_recurrence_point_target.ein",
-                              "autodiff", "a derivative of one point of a reverse recurrence "
-                              "is E012 on its forward-running adjoint (recurrence_cover checks "
-                              "it); seen once seed 1000446 no longer stopped at an E002"),
-    "ad_guard_else_mixed_float": ("tests/golden/pending/ad_guard_else_mixed_float.ein",
-                                  "autodiff", "a derivative through a guard with `else if` "
-                                  "chain feeding a max reduction with a where-bound `if` is "
-                                  "E002 `f64 * f32` (the primal runs); derivative programs have no "
-                                  "guard `else`"),
 }
 
 
