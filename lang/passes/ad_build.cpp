@@ -68,6 +68,18 @@ NodeRef call_builtin(int b, std::vector<NodeRef> args, Span s) {
 
 NodeRef eq(const NodeRef& a, const NodeRef& b) { return ir::make_binary(ir::BinOp::Eq, a, b); }
 
+bool may_be_infinite(const NodeRef& P) {
+  bool inf = false;
+  ir::for_each_node(P, [&](const NodeRef& n) {
+    if (n->kind == Kind::Call) inf = true;
+    if (n->kind == Kind::Binary) {
+      auto op = static_cast<ir::BinOp>(n->ival);
+      inf = inf || op == ir::BinOp::Div || op == ir::BinOp::Pow;
+    }
+  });
+  return inf;
+}
+
 NodeRef land(const NodeRef& a, const NodeRef& b) {
   if (!a) return b;
   if (!b) return a;

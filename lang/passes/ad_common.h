@@ -106,6 +106,7 @@ class Forward {
 
  private:
   NodeRef call(const NodeRef& e);
+  NodeRef call_rule(const NodeRef& e, std::vector<NodeRef> t);
   NodeRef builtin_rule(int builtin, const NodeRef& e, const std::vector<NodeRef>& t);
   NodeRef block(const NodeRef& b);
   NodeRef where(const NodeRef& w);
@@ -130,6 +131,8 @@ NodeRef neg(const NodeRef& a);
 NodeRef call_builtin(int builtin, std::vector<NodeRef> args, Span s = {});
 NodeRef name(const std::string& n, DefId d);
 NodeRef eq(const NodeRef& a, const NodeRef& b);
+// Can a local partial be infinite at finite primal values (a division, a power, a function)?
+bool may_be_infinite(const NodeRef& P);
 NodeRef land(const NodeRef& a, const NodeRef& b);
 NodeRef ifz(const NodeRef& cond, const NodeRef& then, const NodeRef& zero);
 NodeRef where(NodeRef value, std::vector<NodeRef> items);

@@ -270,6 +270,30 @@ NodeRef Forward::call(const NodeRef& e) {
     any = any || t.back();
   }
   if (!any) return nullptr;
+  // A rule can be infinite where the argument's tangent is exactly 0 (`sqrt` at 0: 0 / 0):
+  // the call's tangent is then 0 (a zero direction), as finite differences see it. Tangents
+  // other than plain names are bound once, so the test does not repeat them.
+  std::vector<NodeRef> lets, zero_tests;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (!t[i]) continue;
+    if (t[i]->kind != Kind::Name && t[i]->kind != Kind::FloatLit) {
+      DefId d = cx_.resolver.new_def("dt", DefKind::Local, e->span);
+      lets.push_back(let_stmt("dt", d, t[i], facts_.float_dtype(e->kids[i + 1])));
+      t[i] = name("dt", d);
+    }
+    zero_tests.push_back(eq(t[i], flit(0.0)));
+  }
+  auto guarded = [&](NodeRef r) -> NodeRef {
+    if (!r) return r;
+    if (!may_be_infinite(r)) return lets.empty() ? r : ad::block(std::move(lets), r);
+    NodeRef all_zero = zero_tests[0];
+    for (size_t i = 1; i < zero_tests.size(); ++i) all_zero = ir::make_binary(BinOp::And, all_zero, zero_tests[i]);
+    return ad::block(std::move(lets), ifz(all_zero, flit(0.0), r));
+  };
+  return guarded(call_rule(e, t));
+}
+
+NodeRef Forward::call_rule(const NodeRef& e, std::vector<NodeRef> t) {
   const NodeRef& callee = e->kids[0];
   if (auto b = builtin_of(callee->def)) return builtin_rule(static_cast<int>(*b), e, t);
   NodeRef fn, body;

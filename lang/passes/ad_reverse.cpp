@@ -228,19 +228,6 @@ int primal_direction(const Entry& e) {
   return mixed ? 0 : dir;
 }
 
-// Can a local partial be infinite at finite primal values (a division, a power, a function)?
-bool may_be_infinite(const NodeRef& P) {
-  bool inf = false;
-  ir::for_each_node(P, [&](const NodeRef& n) {
-    if (n->kind == Kind::Call) inf = true;
-    if (n->kind == Kind::Binary) {
-      auto op = static_cast<ir::BinOp>(n->ival);
-      inf = inf || op == ir::BinOp::Div || op == ir::BinOp::Pow;
-    }
-  });
-  return inf;
-}
-
 class Sweeper {
  public:
   Sweeper(CompileCtx& cx, Facts& facts) : cx_(cx), facts_(facts) {}
