@@ -210,9 +210,13 @@ const RangeFact* Facts::range(DefId d) const {
   return nullptr;
 }
 
-const Unit* Facts::call_target(const NodeRef& call) const {
+const Unit* Facts::call_target(const NodeRef& call, const Unit* within) const {
   uint32_t id = call->id;
   for (int hop = 0; hop < 64; ++hop) {
+    // Specialisations share the nodes their rank tests did not prune: the same call is
+    // `f(rank 3) -> f(rank 2)` in one and `f(rank 4) -> f(rank 3)` in another.
+    if (within)
+      if (auto it = within->call_targets.find(id); it != within->call_targets.end()) return it->second;
     for (const Unit* u : units_)
       if (auto it = u->call_targets.find(id); it != u->call_targets.end()) return it->second;
     auto o = origin_.find(id);

@@ -46,7 +46,8 @@ class Facts {
   // Look in `u`'s tables first (function specialisations share their nodes).
   void prefer(const Unit* u);
   // The specialisation a call node (or the node it was copied from) was compiled against.
-  const Unit* call_target(const NodeRef& call) const;
+  // The callee's specialisation; `within`: the unit whose body the call was copied from.
+  const Unit* call_target(const NodeRef& call, const Unit* within = nullptr) const;
   void add_ranges(const std::unordered_map<DefId, RangeFact>* r) { range_maps_.push_back(r); }
   void add_range(DefId d, RangeFact f) { own_ranges_[d] = std::move(f); }
   // Float element type of n (nullopt: integer/bool/unknown: zero derivative).

@@ -52,6 +52,8 @@ class Tape {
   NodeRef extract_calls(const NodeRef& e);
   NodeRef inline_call(const NodeRef& call);
   NodeRef hoist_block(const NodeRef& body);
+  bool split_tuple_let(const NodeRef& let);
+  void pin_def_type(DefId copy, DefId orig, const Unit* spec);
   NodeRef pointwise(const NodeRef& e, const std::vector<NodeRef>& idx);
   NodeRef whole_reductions(const NodeRef& e);
   // Comprehensions (ad_comp.cpp): an entry linear in per-input Jacobians, and comprehensions
@@ -71,6 +73,8 @@ class Tape {
   const std::unordered_set<DefId>* leaves_ = nullptr;
   const std::unordered_set<DefId>* outer_ = nullptr;
   int inline_depth_ = 0;
+  const Unit* within_ = nullptr;     // the specialisation whose body is being inlined
+  std::unordered_map<uint32_t, const Unit*> stmt_within_;  // hoisted statement -> its body's unit
   std::unordered_set<DefId> bound_;  // indices bound around the value being normalised
   bool constant_leaf(DefId d) const;
 };

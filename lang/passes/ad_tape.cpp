@@ -105,6 +105,15 @@ bool Tape::visit(DefId d) {
 }
 
 Entry Tape::normalise(DefId d, const NodeRef& stmt) {
+  // Calls in a statement of an inlined body resolve in that body's specialisation.
+  const Unit* saved_within = within_;
+  auto sw = stmt_within_.find(stmt->id);
+  within_ = sw == stmt_within_.end() ? nullptr : sw->second;
+  struct Restore {
+    const Unit*& w;
+    const Unit* v;
+    ~Restore() { w = v; }
+  } restore{within_, saved_within};
   Entry e;
   e.def = d;
   e.dt = facts_.float_dtype_of_def(d).value_or(DType::F32);
@@ -177,7 +186,7 @@ NodeRef Tape::inline_call(const NodeRef& call) {
   if (++inline_depth_ > 32) unsupported("deeply nested or recursive calls", call->span);
   TypeRef ct = facts_.type(call->kids[0]);
   NodeRef fn;
-  const Unit* spec = facts_.call_target(call);
+  const Unit* spec = facts_.call_target(call, within_);
   if (spec && spec->body && (spec->body->kind == Kind::Fn || spec->body->kind == Kind::Lambda))
     fn = spec->body;  // the specialised body: rest patterns already expanded
   if (!fn && ct && ct->k == ir::Type::K::FnItem) fn = cx_.resolver.info(ct->def).node;
@@ -206,7 +215,13 @@ NodeRef Tape::inline_call(const NodeRef& call) {
     }
     DefId pf = cx_.resolver.new_def(p->name, DefKind::Local, p->span);
     facts_.note_def_origin(pf, p->def);
-    NodeRef let = let_typed(p->name, pf, call->kids[a], facts_.type(call->kids[a]));
+    if (spec && fn == spec->body) pin_def_type(pf, p->def, spec);
+    // The specialisation's parameter type is the argument's (a lookup by the argument's node
+    // may find another specialisation's type: they share nodes).
+    TypeRef at = facts_.type(call->kids[a]);
+    if (spec && fn == spec->body)
+      if (auto it = spec->def_types.find(p->def); it != spec->def_types.end()) at = it->second;
+    NodeRef let = let_typed(p->name, pf, call->kids[a], at);
     visible_[pf] = let;
     emits_.push_back(let);
     cp.subst[p->def] = name(p->name, pf);
@@ -215,6 +230,9 @@ NodeRef Tape::inline_call(const NodeRef& call) {
   --inline_depth_;
   // The copied indices keep their ranges, with the names inside them copied too
   // (`j in 0..dim(e)` of the inlined `e`).
+  // Specialisations of one function share its DefIds: a copy takes this one's types.
+  if (spec && fn == spec->body)
+    for (auto& [orig, copy] : cp.renamed) pin_def_type(copy, orig, spec);
   std::unordered_map<DefId, NodeRef> to_copy = cp.subst;  // parameters -> their lets
   for (auto& [orig, copy] : cp.renamed) to_copy[orig] = name(cx_.resolver.info(copy).name, copy);
   for (auto& [orig, copy] : cp.renamed) {
@@ -230,6 +248,8 @@ NodeRef Tape::inline_call(const NodeRef& call) {
   // The value may itself be a block (a branch chosen per specialisation leaves its block in
   // tail position) and may call further functions over arrays: both are unfolded here, or the
   // caller would treat a non-elementwise call as elementwise.
+  const Unit* saved_within = within_;
+  if (spec && fn == spec->body) within_ = spec;
   NodeRef v = hoist_block(body);
   // Statements that read a per-point argument stay at the point: the value becomes a block
   // (scalar lets only; forward mode differentiates it per point).
@@ -259,6 +279,7 @@ NodeRef Tape::inline_call(const NodeRef& call) {
   ++inline_depth_;
   v = extract_calls(v);
   --inline_depth_;
+  within_ = saved_within;
   return v;
 }
 
@@ -271,13 +292,48 @@ NodeRef Tape::hoist_block(const NodeRef& body) {
     const NodeRef& s = body->kids[i];
     if (!s) continue;
     if (tail && i + 1 == body->kids.size()) return hoist_block(s);
+    if (s->kind == Kind::Let && ir::let_pattern(*s)->kind == Kind::PTuple && split_tuple_let(s)) continue;
     if (s->kind == Kind::Let && ir::let_pattern(*s)->kind == Kind::PBind)
       visible_[ir::let_pattern(*s)->def] = s;
     else if (s->kind == Kind::EinGroup)
       visible_[s->def] = s;
     if (s->kind != Kind::Fn && s->kind != Kind::DiffFn && s->kind != Kind::Use) emits_.push_back(s);
+    if (within_) stmt_within_[s->id] = within_;
   }
   return flit(0.0);  // a body without a value
+}
+
+void Tape::pin_def_type(DefId copy, DefId orig, const Unit* spec) {
+  if (auto it = spec->def_types.find(orig); it != spec->def_types.end()) facts_.note_def_type(copy, it->second);
+}
+
+// `let (x, y) = f(a, b);` whose value, once f is inlined, is a tuple literal `(e1, e2)`:
+// `let x = e1; let y = e2;` (the library's `broadcast_pair`). False when the value is not a
+// literal of the pattern's arity (the names stay undefined for the tape: E013).
+bool Tape::split_tuple_let(const NodeRef& s) {
+  const NodeRef& pat = ir::let_pattern(*s);
+  for (auto& p : pat->kids)
+    if (p->kind != Kind::PBind) return false;
+  size_t emitted = emits_.size();
+  int depth = inline_depth_;
+  NodeRef v;
+  try {
+    v = hoist_block(extract_calls(ir::let_value(*s)));
+  } catch (const Unsupported&) {
+    v = nullptr;  // the let stays whole: its names are E013 only if a derivative needs them
+    inline_depth_ = depth;
+  }
+  if (!v || v->kind != Kind::TupleLit || v->kids.size() != pat->kids.size()) {
+    emits_.resize(emitted);
+    return false;
+  }
+  for (size_t k = 0; k < pat->kids.size(); ++k) {
+    const NodeRef& p = pat->kids[k];
+    NodeRef let = let_typed(p->name, p->def, v->kids[k], facts_.def_type(p->def));
+    visible_[p->def] = let;
+    emits_.push_back(let);
+  }
+  return true;
 }
 
 // ---- elementwise array expressions ----------------------------------------------------------
@@ -325,8 +381,9 @@ NodeRef Tape::pointwise(const NodeRef& e, const std::vector<NodeRef>& idx) {
   TypeRef t = facts_.type(e);
   int r = ir::rank_of(t);
   if (r == 0) return e;
-  if (r != static_cast<int>(idx.size()))
+  if (r != static_cast<int>(idx.size())) {
     unsupported("an elementwise expression mixing arrays of different ranks", e->span);
+  }
   auto indexed = [&](const NodeRef& base, std::vector<NodeRef> lead) {
     std::vector<NodeRef> kids{base};
     for (auto& l : lead) kids.push_back(l);

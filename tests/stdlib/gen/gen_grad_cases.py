@@ -16,7 +16,6 @@ SELU_A, SELU_G = 1.6732632423543772, 1.0507009873554805
 # name -> why its gradient cannot be taken yet (see /work/wt/FINDINGS.md, [autodiff])
 PENDING = {
     "add_broadcast": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
-    "array_flatten": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "array_transpose": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "average_pool1d": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "average_pool2d": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
@@ -34,7 +33,6 @@ PENDING = {
     "flatten": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "flip": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "gather": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "gather_elements": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "gru": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "inv": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "layer_normalization": "autodiff: type error raised inside the inlined library body (FINDINGS): error[E013]: cannot differentiate through an elementwise expression mixing array",
@@ -49,17 +47,13 @@ PENDING = {
     "mean_variance_normalization": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "multiply_broadcast": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "pad": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "repeat_interleave": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "resize_cubic": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "resize_linear": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "resize_nearest": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "rnn": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "roll": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "scatter_elements": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "softmax_cross_entropy_loss": "autodiff: E013 whole array used inside an indexed expression",
     "solve": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "subtract_broadcast": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
-    "tile": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "topk": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "transpose": "autodiff: E013 comprehension of rows (`[f(row) | row in x]`)",
     "upsample_linear": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
@@ -290,7 +284,8 @@ def tensors():
         ("gather_elements", "gather_elements(x, [[2, 0], [1, 1]], 1)", {"x": x}, ["x"],
          lambda x: np.array([[x[0, 2], x[0, 0]], [x[1, 1], x[1, 1]]])),
         ("scatter_elements", "scatter_elements(x, [[1, 0]], u, 0)", {"x": x, "u": rnd(166, (1, 2))}, ["x", "u"],
-         lambda x, u: np.array([[u[0, 1], x[0, 1], x[0, 2]], [u[0, 0], x[1, 1], x[1, 2]]])),
+         # ONNX: out[indices[i, j], j] = updates[i, j] (the value test's reference)
+         lambda x, u: np.array([[x[0, 0], u[0, 1], x[0, 2]], [u[0, 0], x[1, 1], x[1, 2]]])),
         ("topk", "topk(x, 2, 1).0", {"x": x}, ["x"], lambda x: -np.sort(-x, axis=1)[:, :2]),
     ]
 
