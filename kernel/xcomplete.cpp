@@ -99,17 +99,25 @@ std::string describe(Session& s, const std::string& name, int detail) {
 }
 
 std::string inspect(Session& s, const std::string& code, size_t cursor, int detail) {
-  Span2 sp = path_around(code, std::min(cursor, code.size()));
-  // Nothing right at the cursor: inspect the callee of the call the cursor is in, which is
-  // what shift-tab inside `f(a, |)` means.
-  if (sp.begin == sp.end) {
+  cursor = std::min(cursor, code.size());
+  Span2 sp = path_around(code, cursor);
+  // Inside the arguments of a call, shift-tab means the called function (IPython shows the
+  // signature of `matmul` in `matmul(A, A|`), unless the cursor is in the middle of a name.
+  bool mid_name = sp.begin < cursor && cursor < sp.end;
+  if (!mid_name) {
     int depth = 0;
-    for (size_t i = std::min(cursor, code.size()); i > 0; --i) {
+    for (size_t i = cursor; i > 0; --i) {
       char ch = code[i - 1];
-      if (ch == ')') ++depth;
+      if (ch == ')' || ch == ']') ++depth;
+      if (ch == '[' && depth > 0) --depth;
+      if (ch == ';' || ch == '{' || ch == '}') break;  // the statement ends: no call around
       if (ch == '(' && depth-- == 0) {
-        sp = path_around(code, i - 1);
-        break;
+        Span2 callee = path_around(code, i - 1);
+        if (callee.begin != callee.end) {
+          sp = callee;
+          break;
+        }
+        depth = 0;  // a bracketed group, or `sum[k](`: look further out
       }
     }
   }

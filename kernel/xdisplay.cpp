@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <sstream>
 
+#include "engine/session/echo.h"
 #include "lang/diag/diag.h"
 
 namespace ein::kernel {
@@ -151,7 +152,7 @@ std::string tensor_html(const Tensor& t, const HtmlLimits& lim) {
 
 nlohmann::json value_bundle(const Value& v, const HtmlLimits& lim) {
   nlohmann::json b = nlohmann::json::object();
-  b["text/plain"] = format_value(v);
+  b["text/plain"] = format_echo(v, 80);  // one row per line (console and text/plain)
   if (v.is_tensor() && v.tensor_ref().rank() >= 1) b["text/html"] = tensor_html(v.tensor_ref(), lim);
   return b;
 }

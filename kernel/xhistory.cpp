@@ -3,28 +3,12 @@
 
 #include <set>
 
+#include "engine/session/commands.h"
+
 namespace ein::kernel {
 
-bool glob_match(const std::string& pattern, const std::string& text) {
-  // Iterative matcher with one backtrack point: linear-ish, no recursion on hostile patterns.
-  size_t p = 0, t = 0, star = std::string::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (star != std::string::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
+// The glob matcher is the command layer's (%history -g uses it too).
+bool glob_match(const std::string& pattern, const std::string& text) { return cmd::glob_match(pattern, text); }
 
 void HistoryList::add(int session, int line, const std::string& input,
                       const std::string& output) {

@@ -46,8 +46,20 @@ Interpreter::Interpreter()
 
 Interpreter::~Interpreter() = default;
 
+// Notebook and Lab pages with a widget manager open a widget comm on every page load. Einlang has
+// no widgets; an unregistered target gets its comm_close from xeus, but with an error logged on
+// every load. These targets are known and close the comm at once, as the protocol asks.
+void Interpreter::configure_impl() {
+  auto close_at_once = [](xeus::xcomm&& comm, xeus::xmessage) {
+    comm.close(nl::json::object(), nl::json{{"reason", "the Einlang kernel has no widgets"}},
+               xeus::buffer_sequence());
+  };
+  for (const char* target : {"jupyter.widget", "jupyter.widget.control", "jupyter.widget.version"})
+    comm_manager().register_comm_target(target, close_at_once);
+}
+
 nl::json Interpreter::execute_request_impl(int counter, const std::string& code, bool silent,
-                                           bool /*store_history*/, nl::json /*user_expressions*/,
+                                           bool store_history, nl::json /*user_expressions*/,
                                            bool /*allow_stdin*/) {
   sink_.set_enabled(!silent);
   last_counter_.store(counter);
@@ -56,7 +68,8 @@ nl::json Interpreter::execute_request_impl(int counter, const std::string& code,
   try {
     int detail = 0;
     std::string name = cmd::help_query(code, &detail);
-    reply = name.empty() ? execute_code(counter, code, silent) : execute_help(code, name, detail);
+    reply = name.empty() ? execute_code(counter, code, silent, store_history)
+                         : execute_help(code, name, detail);
   } catch (const std::exception& e) {
     sink_.flush();
     reply = report_error("InternalError", e.what(), {std::string("internal error: ") + e.what()},
@@ -76,9 +89,11 @@ nl::json Interpreter::report_error(const std::string& ename, const std::string& 
   return nl::json{{"status", "error"}, {"ename", ename}, {"evalue", evalue}, {"traceback", traceback}};
 }
 
-nl::json Interpreter::execute_code(int counter, const std::string& code, bool silent) {
+nl::json Interpreter::execute_code(int counter, const std::string& code, bool silent,
+                                   bool store_history) {
   ExecuteOptions opt;
   opt.color = true;
+  opt.number = store_history && !silent ? counter : 0;  // %history lists it as In [counter]
   // Diagnostics name the cell by its In[N] number, so `cell[3]:1:21` points at In [3].
   opt.cell.source_name = "cell[" + std::to_string(counter) + "]";
   ExecuteResult r = session_->execute(code, opt);

@@ -23,7 +23,7 @@ class Interpreter final : public xeus::xinterpreter {
   int last_counter() const { return last_counter_.load(); }
 
  private:
-  void configure_impl() override {}
+  void configure_impl() override;
   nl::json execute_request_impl(int execution_counter, const std::string& code, bool silent,
                                 bool store_history, nl::json user_expressions,
                                 bool allow_stdin) override;
@@ -34,7 +34,7 @@ class Interpreter final : public xeus::xinterpreter {
   nl::json kernel_info_request_impl() override;
   void shutdown_request_impl() override {}
 
-  nl::json execute_code(int counter, const std::string& code, bool silent);
+  nl::json execute_code(int counter, const std::string& code, bool silent, bool store_history);
   nl::json execute_help(const std::string& code, const std::string& name, int detail);
   nl::json report_error(const std::string& ename, const std::string& evalue,
                         const std::vector<std::string>& traceback, bool silent);

@@ -22,7 +22,6 @@ constexpr int kHistorySize = 2000;
 
 // \1 brackets escape sequences so libedit does not count them as prompt columns (EL_PROMPT_ESC).
 // The reset sits before the trailing space: libedit drops an escaped run at the very end.
-const char* kPromptColor = "\1\033[1;32m\1>>>\1\033[0m\1 ";
 const char* kContColor = "\1\033[1;32m\1...\1\033[0m\1 ";
 
 int terminal_width() {
@@ -70,8 +69,18 @@ LineEditor::~LineEditor() {
 const char* LineEditor::prompt_of(EditLine* el) {
   LineEditor* self = self_of(el);
   bool cont = self && self->continuation_;
-  if (self && self->color_) return cont ? kContColor : kPromptColor;
-  return cont ? "... " : ">>> ";
+  if (!self) return cont ? "... " : ">>> ";
+  if (cont) return self->color_ ? kContColor : "... ";
+  return self->prompt_.c_str();
+}
+
+void LineEditor::set_number(int n) { prompt_ = prompt_text(n, color_); }
+
+std::string prompt_text(int n, bool color) {
+  // The input number matches the `cell[N]` of diagnostics and `%history` (dimmed: it is a label).
+  std::string num = "[" + std::to_string(n) + "] ";
+  if (!color) return num + ">>> ";
+  return "\1\033[2m\1" + num + "\1\033[0;1;32m\1>>>\1\033[0m\1 ";
 }
 
 LineEditor::Status LineEditor::read(bool continuation, std::string& line) {

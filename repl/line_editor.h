@@ -11,6 +11,9 @@ namespace ein {
 
 class Session;
 
+// The primary prompt for input number n; with `color`, escapes are bracketed by \1 for libedit.
+std::string prompt_text(int n, bool color);
+
 class LineEditor {
  public:
   enum class Status { Line, Interrupted, Eof };
@@ -25,6 +28,8 @@ class LineEditor {
   bool ok() const { return el_ != nullptr; }
   // Reads one physical line (without its newline). `continuation` selects the "... " prompt.
   Status read(bool continuation, std::string& line);
+  // The next input's number, shown in the prompt (`[3] >>> `).
+  void set_number(int n);
   // Records a whole cell (possibly several lines) and saves the history file.
   void remember(const std::string& cell);
 
@@ -37,6 +42,7 @@ class LineEditor {
   Session& session_;
   bool color_;
   bool continuation_ = false;
+  std::string prompt_ = ">>> ";
   std::string history_file_;
   bool warned_history_ = false;
   editline* el_ = nullptr;

@@ -15,6 +15,7 @@
 #include <iostream>
 #include <string>
 
+#include "engine/session/echo.h"
 #include "engine/session/session.h"
 #include "repl/line_editor.h"
 
@@ -80,6 +81,46 @@ bool only_comments(const std::string& text) {
   return true;
 }
 
+// Brackets still open at the end of text (strings and // comments skipped): inside them an
+// empty line may be part of the code (a blank line in a function body).
+bool inside_brackets(const std::string& text) {
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return depth > 0;
+}
+
+// Python's reflexes, for words that are not bindings of the session: `exit`, `quit` (with or
+// without `()`) leave; `help` / `help()` list the commands and `help(NAME)` documents NAME.
+// Returns the input to run instead ("" = none), or sets *leave.
+std::string python_reflex(const Session& s, const std::string& input, bool* leave) {
+  size_t b = input.find_first_not_of(" \t\r\n"), e = input.find_last_not_of(" \t\r\n;");
+  if (b == std::string::npos || e < b) return "";
+  std::string t = input.substr(b, e - b + 1);
+  std::string word = t.substr(0, t.find('('));
+  if (word != "exit" && word != "quit" && word != "help") return "";
+  for (auto& n : s.session_names())
+    if (n == word) return "";  // the user's own binding wins
+  if (word != "help") {
+    if (t == word || t == word + "()") *leave = true;
+    return "";
+  }
+  if (t == "help" || t == "help()") return "%help";
+  if (t.size() > 6 && t.back() == ')') return "?" + t.substr(5, t.size() - 6);
+  return "";
+}
+
 void write_out(const std::string& s, FILE* f) {
   if (s.empty()) return;
   std::fwrite(s.data(), 1, s.size(), f);
@@ -99,9 +140,11 @@ class Repl {
     std::printf("ein " EIN_VERSION " · Einlang REPL · %%help lists commands · Ctrl-D exits\n");
     std::fflush(stdout);
     std::string buf;
+    bool previous_blank = false;
     while (true) {
       std::string line;
       g_sigint = 0;
+      if (buf.empty()) editor.set_number(number_);
       LineEditor::Status st = editor.ok() ? editor.read(!buf.empty(), line) : read_plain(!buf.empty(), line);
       if (st == LineEditor::Status::Eof) break;
       if (st == LineEditor::Status::Interrupted) {
@@ -111,8 +154,13 @@ class Repl {
         continue;
       }
       bool blank_line = line.find_first_not_of(" \t\r") == std::string::npos;
+      bool ends_input = blank_line && !buf.empty() && (previous_blank || !inside_brackets(buf));
+      previous_blank = blank_line;
       buf += line + "\n";
-      if (session_.is_complete_input(buf) == "incomplete") continue;
+      // An empty line ends an unfinished statement (`let y = 1 +`): it runs, and the parser
+      // says what is missing. Inside brackets it takes two, since a body may hold blank lines.
+      if (!ends_input && session_.is_complete_input(buf) == "incomplete") continue;
+      previous_blank = false;
       if (only_comments(buf)) {
         // A comment typed alone is usually the doc comment of the item on the next line, so
         // the cell goes on; an empty line ends it (there is nothing to run).
@@ -120,7 +168,10 @@ class Repl {
         continue;
       }
       if (editor.ok()) editor.remember(buf);
-      run_input(buf);
+      bool leave = false;
+      std::string instead = python_reflex(session_, buf, &leave);
+      if (leave) break;
+      run_input(instead.empty() ? buf : instead);
       buf.clear();
     }
     std::fputs("\n", stdout);
@@ -130,7 +181,7 @@ class Repl {
 
  private:
   LineEditor::Status read_plain(bool continuation, std::string& line) {
-    std::fputs(continuation ? "... " : ">>> ", stdout);
+    std::fputs(continuation ? "... " : prompt_text(number_, false).c_str(), stdout);
     std::fflush(stdout);
     if (!std::getline(std::cin, line)) {
       if (g_sigint) {
@@ -147,6 +198,9 @@ class Repl {
     eo.terminal = true;
     eo.color = color_out_;
     eo.width = terminal_width();
+    // Diagnostics name the cell by the number its prompt showed; %history lists it under it.
+    eo.number = number_;
+    eo.cell.source_name = "cell[" + std::to_string(number_++) + "]";
     install_sigint(true);
     g_sigint = 0;
     g_cell_running.store(true);
@@ -161,7 +215,7 @@ class Repl {
 
   void show(const ExecuteResult& r) {
     const CellResult& c = r.cell;
-    if (c.value && c.value->tag != Value::Tag::Unit) write_out(format_value(*c.value), stdout);
+    if (c.value && c.value->tag != Value::Tag::Unit) write_out(format_echo(*c.value, terminal_width()), stdout);
     if (!c.diags.empty()) {
       std::string diag;
       if (color_err_) {
@@ -186,6 +240,7 @@ class Repl {
 
   Session session_;
   bool color_out_, color_err_;
+  int number_ = 1;  // the next input's number (In [N], `cell[N]`)
 };
 
 }  // namespace

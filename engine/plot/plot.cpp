@@ -1,6 +1,7 @@
 // gnuplot programs for the plot kinds, and base64 for PNGs in notebook display data.
 #include "engine/plot/plot.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +30,50 @@ std::string num(double v) {
   return buf;
 }
 
+// A line of a million points draws no more than its envelope per pixel column: above 4 points
+// per bucket, each of kBuckets x-intervals keeps its first, lowest, highest and last point (in x
+// order), so every peak and the curve's extent survive while the data shrinks to <= 4 kBuckets
+// points. A non-finite value keeps its point, so gaps stay gaps. Needs x non-decreasing.
+constexpr size_t kBuckets = 2000;  // above the pixel width of any picture we draw
+
+std::vector<size_t> envelope(const Series& ser) {
+  size_t n = ser.y.size();
+  auto x_at = [&](size_t i) { return i < ser.x.size() ? ser.x[i] : static_cast<double>(i); };
+  std::vector<size_t> keep;
+  bool sorted = true;
+  for (size_t i = 1; i < n && sorted; ++i) sorted = x_at(i) >= x_at(i - 1);
+  if (n <= 4 * kBuckets || !sorted || !std::isfinite(x_at(0)) || !std::isfinite(x_at(n - 1))) {
+    for (size_t i = 0; i < n; ++i) keep.push_back(i);
+    return keep;
+  }
+  double lo = x_at(0), span = x_at(n - 1) - x_at(0);
+  size_t i = 0;
+  while (i < n) {
+    size_t b = span > 0 ? std::min(kBuckets - 1, size_t((x_at(i) - lo) / span * double(kBuckets))) : 0;
+    size_t first = i, lowest = n, highest = n;
+    std::vector<size_t> gaps;
+    for (; i < n; ++i) {
+      size_t bi = span > 0 ? std::min(kBuckets - 1, size_t((x_at(i) - lo) / span * double(kBuckets))) : 0;
+      if (bi != b) break;
+      double y = ser.y[i];
+      if (!std::isfinite(y)) {
+        gaps.push_back(i);
+        continue;
+      }
+      if (lowest == n || y < ser.y[lowest]) lowest = i;
+      if (highest == n || y > ser.y[highest]) highest = i;
+    }
+    std::vector<size_t> pts = {first, i - 1};
+    if (lowest != n) pts.push_back(lowest);
+    if (highest != n) pts.push_back(highest);
+    pts.insert(pts.end(), gaps.begin(), gaps.begin() + std::min<size_t>(gaps.size(), 2));
+    std::sort(pts.begin(), pts.end());
+    pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
+    keep.insert(keep.end(), pts.begin(), pts.end());
+  }
+  return keep;
+}
+
 std::string datablocks(const Spec& spec) {
   std::string s;
   if (spec.kind == Kind::Heatmap) {
@@ -42,9 +87,11 @@ std::string datablocks(const Spec& spec) {
   for (size_t k = 0; k < spec.series.size(); ++k) {
     const Series& ser = spec.series[k];
     s += "$d" + std::to_string(k) + " << EOD\n";
-    size_t n = ser.y.size();
     double nser = static_cast<double>(spec.series.size());
-    for (size_t i = 0; i < n; ++i) {
+    std::vector<size_t> shown;
+    if (spec.kind == Kind::Line) shown = envelope(ser);
+    else for (size_t i = 0; i < ser.y.size(); ++i) shown.push_back(i);
+    for (size_t i : shown) {
       double x = i < ser.x.size() ? ser.x[i] : static_cast<double>(i);
       // Grouped bars: each series is shifted inside the unit slot of its x position.
       if (spec.kind == Kind::Bar && nser > 1) x += (static_cast<double>(k) - (nser - 1) / 2) * 0.8 / nser;

@@ -244,6 +244,10 @@ const std::vector<Command>& commands() {
       {"timeit", "CODE", "run CODE repeatedly: mean ± std and best of 7 repeats", cmd_timeit, true},
       {"plot", "EXPR [as line|scatter|heatmap|bar] [title \"T\"] [--out FILE.svg|FILE.png]",
        "plot a 1-D or 2-D array with gnuplot", cmd_plot, true},
+      {"history", "[-n] [N | A-B ...] | -g PATTERN",
+       "inputs of this session (-n: with their numbers; -g: those matching a glob)", cmd_history, false},
+      {"pwd", "", "the working directory", cmd_pwd, false},
+      {"cd", "[DIR | -]", "change the working directory (no DIR: home; -: the previous one)", cmd_cd, false},
       {"doc", "NAME", "signature and documentation of a function, builtin or binding", cmd_doc, false},
       {"cache", "[info|clear]", "native kernel cache: statistics, or remove every kernel", cmd_cache, false},
       {"jit", "[auto|always|never]", "show or set when clauses are compiled to native kernels", cmd_jit,
@@ -265,7 +269,9 @@ Session::CommandState& Session::command_state() {
   return *cmd_;
 }
 
-ExecuteResult Session::execute(const std::string& input, const ExecuteOptions& opt) {
+namespace cmd {
+
+ExecuteResult execute_single(Session& session, const std::string& input, const ExecuteOptions& opt) {
   ExecuteResult r;
   std::string t = cmd::trim(input);
   try {
@@ -281,7 +287,7 @@ ExecuteResult Session::execute(const std::string& input, const ExecuteOptions& o
       }
       if (e < t.size() && !std::isspace(static_cast<unsigned char>(t[e])))
         throw cmd::Error("unknown command `" + t.substr(0, t.find_first_of(" \t\n")) + "`; %help lists them");
-      cmd::Call call{*this, t.substr(e), opt, r};
+      cmd::Call call{session, t.substr(e), opt, r};
       k->run(call);
       return r;
     }
@@ -291,13 +297,14 @@ ExecuteResult Session::execute(const std::string& input, const ExecuteOptions& o
       // `?` followed by something that is not a name still asks for help: say how to ask.
       r.is_command = true;
       if (query.empty()) throw cmd::Error("usage: ?NAME, NAME?, NAME?? (or %doc NAME)");
-      r.text = cmd::doc_text(*this, query, detail);
+      r.text = cmd::doc_text(session, query, detail);
       return r;
     }
-    r.cell = run_cell(input, opt.cell);
+    r.cell = session.run_cell(input, opt.cell);
     r.ok = r.cell.ok;
-    if (command_state().time_every_cell) {
-      cmd::Call call{*this, "", opt, r};
+    if (r.cell.value && r.cell.value->tag != Value::Tag::Unit) session.set_last_result(*r.cell.value);
+    if (session.command_state().time_every_cell) {
+      cmd::Call call{session, "", opt, r};
       cmd::emit(call, cmd::phases_text(r.cell), cmd::phases_html(r.cell));
     }
   } catch (const cmd::Error& e) {
@@ -310,5 +317,7 @@ ExecuteResult Session::execute(const std::string& input, const ExecuteOptions& o
   }
   return r;
 }
+
+}  // namespace cmd
 
 }  // namespace ein

@@ -14,6 +14,8 @@ namespace ein {
 
 struct Session::CommandState {
   bool time_every_cell = false;  // %time on
+  std::vector<std::pair<int, std::string>> inputs;  // (In [N], text) for %history
+  std::string previous_dir;                          // %cd -
 };
 
 namespace cmd {
@@ -67,7 +69,20 @@ struct Command {
 const std::vector<Command>& commands();
 const Command* find_command(std::string_view name);
 
+// One input without command lines inside it: code, `%command args` or `?name`.
+ExecuteResult execute_single(Session& session, const std::string& input, const ExecuteOptions& opt);
+// Completeness of one `%command args` input (its code may still be open).
+std::string command_completeness(const Session& s, const std::string& text);
+// Shell-style glob (`*`, `?`) over the whole text; linear in practice, no recursion.
+bool glob_match(const std::string& pattern, const std::string& text);
+// Code run for a look or a measurement (%plot, %timeit) must bind nothing. An expression binds
+// nothing as it is; code with top-level statements (`let t = f(x); t`) is put in a block.
+bool binds_nothing(const std::string& code);
+
 void cmd_ir(Call& c);
+void cmd_history(Call& c);
+void cmd_pwd(Call& c);
+void cmd_cd(Call& c);
 void cmd_time(Call& c);
 void cmd_timeit(Call& c);
 void cmd_plot(Call& c);

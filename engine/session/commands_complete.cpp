@@ -106,10 +106,8 @@ std::vector<std::string> Session::complete(const std::string& text, size_t curso
   return {out.begin(), out.end()};
 }
 
-std::string Session::is_complete_input(const std::string& text) const {
+std::string cmd::command_completeness(const Session& s, const std::string& text) {
   std::string t = cmd::trim(text);
-  if (!t.empty() && t[0] == '?') return "complete";
-  if (t.empty() || t[0] != '%') return is_complete(text);
   size_t e = 1;
   while (e < t.size() && word_char(t[e])) ++e;
   const cmd::Command* k = cmd::find_command(t.substr(1, e - 1));
@@ -117,9 +115,9 @@ std::string Session::is_complete_input(const std::string& text) const {
   // Code carried by a command may span lines; anything that is not "still open" runs (and a
   // malformed argument gets its error from the command).
   std::string args = cmd::trim(t.substr(e));
-  if (is_complete(args) == "incomplete") return "incomplete";
+  if (s.is_complete(args) == "incomplete") return "incomplete";
   size_t sp = args.find_first_of(" \t\n");  // %ir's stage word is not code
-  return sp != std::string::npos && is_complete(args.substr(sp)) == "incomplete" ? "incomplete" : "complete";
+  return sp != std::string::npos && s.is_complete(args.substr(sp)) == "incomplete" ? "incomplete" : "complete";
 }
 
 }  // namespace ein

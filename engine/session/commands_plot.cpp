@@ -233,7 +233,8 @@ void cmd_plot(Call& c) {
   }
   CellOptions co = c.opt.cell;
   co.source_name = co.source_name.empty() ? "%plot" : co.source_name;
-  CellResult r = c.session.run_cell("{ " + a.expr + "\n}", co);
+  // An expression runs as written, so that its diagnostics show the user's text.
+  CellResult r = c.session.run_cell(binds_nothing(a.expr) ? a.expr : "{ " + a.expr + "\n}", co);
   if (!r.ok) {
     c.out.cell = r;
     c.out.ok = false;
@@ -242,15 +243,18 @@ void cmd_plot(Call& c) {
   if (!r.value) throw Error("%plot: `" + a.expr + "` has no value to plot");
   plot::Spec spec = make_spec(*r.value, a);
 
-  std::vector<plot::Format> formats;
-  if (c.opt.terminal) formats.push_back(plot::Format::Text);
-  else formats = {plot::Format::Svg, plot::Format::Png};
+  // A notebook gets a PNG, not an SVG: nbconvert's HTML export (and the Notebook's "Download as
+  // HTML") prefers image/svg+xml and its sanitiser strips gnuplot's SVG to an empty box, while a
+  // PNG survives every export and viewer. Its text/plain is the terminal drawing, which is what
+  // `jupyter console` shows. `--out FILE.svg` still writes SVG.
+  std::vector<plot::Format> formats = {plot::Format::Text};
+  if (!c.opt.terminal) formats.push_back(plot::Format::Png);
   if (file_fmt && std::find(formats.begin(), formats.end(), *file_fmt) == formats.end())
     formats.push_back(*file_fmt);
   plot::Size size;
   size.cols = std::clamp(c.opt.width, 40, 240) - 1;
   size.rows = std::clamp(size.cols * 3 / 10, 12, 32);
-  size.color = c.opt.color;
+  size.color = c.opt.color && c.opt.terminal;  // text/plain in a notebook has no colours
   plot::Result pr = plot::render(spec, formats, size);
   if (!pr.ok) throw Error("%plot: " + pr.error);
 
@@ -261,17 +265,12 @@ void cmd_plot(Call& c) {
     if (!f) throw Error("%plot: cannot write `" + a.out + "`");
     note = "saved plot to " + a.out + "\n";
   }
-  size_t points = 0;
-  for (auto& s : spec.series) points += s.y.size();
-  for (auto& row : spec.matrix) points += row.size();
-  std::string label = std::string("<") + plot::kind_name(spec.kind) + " plot, " + std::to_string(points) + " points>\n";
   if (c.opt.terminal) {
     c.out.text = pr.out[plot::Format::Text] + note;
   } else {
     c.out.text = note;
-    c.out.displays.push_back(DisplayData{{{"image/svg+xml", pr.out[plot::Format::Svg]},
-                                          {"image/png", plot::base64(pr.out[plot::Format::Png])},
-                                          {"text/plain", label + note}}});
+    c.out.displays.push_back(DisplayData{{{"image/png", plot::base64(pr.out[plot::Format::Png])},
+                                          {"text/plain", pr.out[plot::Format::Text] + note}}});
   }
 }
 

@@ -122,7 +122,7 @@ void cmd_timeit(Call& c) {
   Session& s = c.session;
   CellOptions check = c.opt.cell;
   check.execute = false;
-  std::string body = as_block(code);
+  std::string body = binds_nothing(code) ? code : as_block(code);
   CellResult probe = s.run_cell(body, check);
   if (!probe.ok) {
     // Items such as `use` may not be allowed in a block: time the code as written; then its

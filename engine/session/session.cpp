@@ -235,6 +235,11 @@ void Session::interrupt() {
   impl_->interrupt_calls.fetch_add(1);
 }
 
+void Session::set_last_result(const Value& v) {
+  ir::DefId d = impl_->resolver.bind_session_global("_");
+  impl_->env.globals[d] = v;
+}
+
 int Session::execution_count() const { return impl_->count; }
 
 void Session::set_jit_mode(const std::string& mode) { impl_->opt.jit = mode; }

@@ -62,6 +62,7 @@ struct ExecuteOptions {
   bool color = false;     // render diagnostics with ANSI colours
   int width = 80;         // terminal width for text plots
   CellOptions cell;       // passed through to run_cell for code
+  int number = 0;         // the front end's input number (In [N]); > 0 records it for %history
 };
 
 // What execute() did with one input: a code cell, a %command or a ?name query.
@@ -91,6 +92,8 @@ class Session {
   void reset();
   // Interrupt the running cell (safe to call from a signal handler or another thread).
   void interrupt();
+  // Binds `_` to a cell's value (execute() does it for code whose value is shown, as IPython).
+  void set_last_result(const Value& v);
 
   // Introspection used by commands, completion and inspection.
   std::vector<std::pair<std::string, std::string>> bindings() const;  // name -> type string

@@ -397,6 +397,13 @@ ir::DefId ResolveWalker::lookup_path(const std::string& path, Span span) {
   ModuleInfo* m = R.load_module(modpath, span, diags);
   if (!m) return {};
   auto it = m->names.find(item);
+  if (it == m->names.end() && R.module_exists(canonical(path))) {
+    // `std::math` typed where a value goes: the path exists, it is just not a value.
+    error("E003", "`" + path + "` is a module, not a value", span, "a module",
+          "name one of its items (`" + path + "::NAME`) or import some with `use " + path +
+              "::{...};`; `?" + path + "` lists them");
+    return {};
+  }
   if (it == m->names.end()) {
     error("E003", "cannot find `" + item + "` in module `" + modpath + "`", span,
           "not found in `" + modpath + "`");

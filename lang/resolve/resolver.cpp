@@ -93,6 +93,12 @@ ir::DefId Resolver::lookup_session(const std::string& name) {
   return w.lookup(name, Span{}, false);
 }
 
+ir::DefId Resolver::bind_session_global(const std::string& name) {
+  ir::DefId d = new_def(name, DefKind::Global);
+  impl_->session.names[name] = Entry{d};
+  return d;
+}
+
 void Resolver::reset() {
   impl_->session.names.clear();
   impl_->session.modules.clear();

@@ -82,6 +82,9 @@ class Resolver {
   void rollback_cell();
   void settle_cell(const std::function<bool(ir::DefId)>& has_value);
 
+  // A session global that no cell defines (the front ends' `_`, the last result); the caller
+  // stores its value in the runtime environment.
+  ir::DefId bind_session_global(const std::string& name);
   void reset();  // forget session names (modules stay cached)
   void set_root_dir(std::string dir);
   const std::string& root_dir() const;  // std::io::script_dir() reads it at run time

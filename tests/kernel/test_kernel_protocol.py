@@ -57,17 +57,19 @@ class XeinProtocolTests(jupyter_kernel_test.KernelTests):
     code_execute_result = [
         {"code": "1 + 2", "result": "3"},
         {"code": "6 * 7", "result": "42"},
+        {"code": "1+2+3", "result": "6"},
         {"code": "let v = [1.0, 2.5];\nv", "result": "[1.0, 2.5]"},
         {"code": "let M[i in 0..2, j in 0..3] = (i * 3 + j) as f32;\nM", "mime": "text/html"},
     ]
 
     code_display_data = [
-        {"code": "%plot [1.0, 4.0, 9.0, 16.0]", "mime": "image/svg+xml"},
         {"code": "%plot [1.0, 4.0, 9.0, 16.0]", "mime": "image/png"},
+        {"code": "%plot [1.0, 4.0, 9.0, 16.0]", "mime": "text/plain"},
         {"code": "%time let t = 1 + 1;", "mime": "text/html"},
     ]
 
-    code_history_pattern = "6 * 7"
+    # IPython's glob pattern (jupyter_kernel_test's own example): `?` one character, `*` any run.
+    code_history_pattern = "1?2*"
     supported_history_operations = ("tail", "range", "search")
 
     code_inspect_sample = "print"

@@ -42,20 +42,28 @@ def check(nb, name):
                 problems.append(f"{where}: error name {e.ename!r} is not a diagnostic code")
         if cell.source.lstrip().startswith("%plot"):
             images = [o for o in cell.outputs if o.output_type == "display_data"
-                      and "image/png" in o.data and "image/svg+xml" in o.data]
+                      and "image/png" in o.data]
             if not images:
-                problems.append(f"{where}: %plot produced no SVG+PNG display")
+                problems.append(f"{where}: %plot produced no PNG display")
     return problems
 
 
 def html_exporter():
-    """nbconvert's HTML exporter, preferring PNG to SVG: its sanitiser (lxml's Cleaner) strips
-    the elements of an inline SVG plot and leaves an empty frame. Live front ends render both."""
+    """nbconvert's HTML exporter exactly as a user gets it (`jupyter nbconvert --to html`, the
+    Notebook's "Download as HTML"): default template and mime priority, sanitiser included."""
     from nbconvert import HTMLExporter
-    from traitlets.config import Config
-    order = ["text/html", "text/markdown", "image/png", "image/jpeg", "image/svg+xml",
-             "text/latex", "text/plain"]
-    return HTMLExporter(config=Config({"NbConvertBase": {"display_data_priority": order}}))
+    return HTMLExporter()
+
+
+def check_html(nb, html, name):
+    """Every plot of the notebook is in the export as an <img> with its PNG data inline."""
+    pngs = [o.data["image/png"] for c in nb.cells if c.cell_type == "code"
+            for o in c.outputs if o.output_type == "display_data" and "image/png" in o.get("data", {})]
+    problems = []
+    for k, png in enumerate(pngs):
+        if f'<img src="data:image/png;base64,{png.strip()}' not in html:
+            problems.append(f"{name}: plot {k} is not in the HTML export as an image")
+    return problems
 
 
 def run(path, out_dir):
@@ -76,6 +84,7 @@ def run(path, out_dir):
         nbformat.write(nb, out_dir / path.name)
         html, _ = html_exporter().from_notebook_node(nb)
         (out_dir / path.with_suffix(".html").name).write_text(html, encoding="utf-8")
+        problems += check_html(nb, html, path.name)
     return problems, took
 
 

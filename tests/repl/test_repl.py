@@ -144,7 +144,7 @@ class Suite:
         assert "Einlang REPL" in plain(r.raw), r.raw
         assert "\x1b[" in r.raw, "the prompt is coloured on a terminal"
         out = r.line("1 + 2")
-        assert re.search(r"1 \+ 2\n3\n>>> $", out), out
+        assert re.search(r"1 \+ 2\n3\n\[2\] >>> $", out), out
         r.send("fn add(a, b) {\r")
         r.expect(re.escape(CONT) + "$")
         r.send("  a + b\r")
@@ -164,7 +164,7 @@ class Suite:
         out = r.line("")  # an empty line ends a comment-only cell
         assert "error" not in out, out
         out = r.line("let quiet = 5;")
-        assert re.search(r"let quiet = 5;\n>>> $", out), "a statement echoes nothing: " + out
+        assert re.search(r"let quiet = 5;\n\[\d+\] >>> $", out), "a statement echoes nothing: " + out
         assert r.close() == 0
 
     def test_error_caret_then_next_line(self):
@@ -264,7 +264,7 @@ class Suite:
         r.send("let unfinished = [1,\r")
         r.expect(re.escape(CONT) + "$")
         r.send("\x03")
-        r.expect(r"\^C\n" + re.escape(PROMPT) + "$")
+        r.expect(r"\^C\n\[\d+\] " + re.escape(PROMPT) + "$")
         out = r.line("unfinished")
         assert "error[E003]" in out, "Ctrl-C dropped the whole cell: " + out
         r.send("let slow = sum[i in 0..2000000000](i as f64);\r")
@@ -302,7 +302,7 @@ class Suite:
             r.send(key)
         # The search redraws the prompt as it goes, so wait for the result, not for a prompt.
         r.send("\r")
-        r.expect(r"\n246\n" + re.escape(PROMPT) + "$")
+        r.expect(r"\n246\n\[\d+\] " + re.escape(PROMPT) + "$")
         r.close()
 
     def test_unwritable_history(self):
@@ -313,6 +313,136 @@ class Suite:
         assert "cannot write" not in out, "warned once: " + out
         assert re.search(r"\n4\n", out), out
         assert r.close() == 0
+
+    # ---- issue 15: everyday reflexes ---------------------------------------------------------
+
+    def test_last_let_and_empty_lines(self):
+        r = self.start()
+        out = r.line("let z = 5")  # SPEC §11: a cell's last `let` may omit its `;`
+        assert "error" not in out and "..." not in out, out
+        out = r.line("z * 2")
+        assert re.search(r"\n10\n", out), out
+        # An unfinished statement: one empty line ends it with the parser's diagnostic.
+        r.send("let y = 1 +\r")
+        r.expect(re.escape(CONT) + "$")
+        out = r.line("")
+        assert "error[E001]" in out, out
+        # Inside braces an empty line may be part of the body; a second one ends the input.
+        r.send("fn f(a) {\r")
+        r.expect(re.escape(CONT) + "$")
+        r.send("\r")
+        r.expect(re.escape(CONT) + "$")
+        out = r.line("")
+        assert "error[E001]" in out, out
+        r.send("fn g(a) {\r")
+        r.send("\r")
+        r.send("  a + 1\r")
+        out = r.line("}")
+        assert "error" not in out, out
+        out = r.line("g(1)")
+        assert re.search(r"\n2\n", out), out
+        r.close()
+
+    def test_numbered_prompt_and_cells(self):
+        r = self.start()
+        assert re.search(r"\[1\] >>> $", plain(r.raw)), plain(r.raw)[-200:]
+        out = r.line("1 + 1")
+        assert out.endswith("[2] >>> "), out
+        out = r.line("%timeit 1 + 1", timeout=60)
+        assert "per loop" in out and out.endswith("[3] >>> "), "one number per input: " + out
+        out = r.line("nope")
+        assert "--> cell[3]:1:1" in out, "diagnostics name the prompt's number: " + out
+        out = r.line("%plot typo")
+        assert "--> cell[4]:1:1" in out and "{ typo" not in out, out
+        assert re.search(r"\n1 \| typo\n", out), out
+        r.close()
+
+    def test_python_reflexes(self):
+        r = self.start()
+        out = r.line("help")
+        assert "%timeit" in out and "%history" in out, out
+        out = r.line("6 * 7")
+        out = r.line("_ + 1")
+        assert re.search(r"\n43\n", out), "`_` is the last result: " + out
+        out = r.line("_ * 2")
+        assert re.search(r"\n86\n", out), out
+        r.line("// Doubles.", until=CONT)
+        r.line("fn dbl(a) { a * 2 }")
+        out = r.line("dbl??")
+        assert "fn dbl(a) { a * 2 }" in out, "name?? shows the source: " + out
+        out = r.line("help(dbl)")
+        assert "Doubles." in out, out
+        out = r.line("%history -n")
+        assert re.search(r"\n2: 6 \* 7\n", out) and "3: _ + 1" in out, out
+        out = r.line("%history -g dbl*")
+        assert "fn dbl(a)" in out and "6 * 7" not in out, out
+        out = r.line("%pwd")
+        assert os.path.realpath(self.tmp) in out, out
+        os.makedirs(os.path.join(self.tmp, "sub"), exist_ok=True)
+        out = r.line("%cd sub")
+        assert out.rstrip().splitlines()[-2].endswith("/sub"), out
+        out = r.line("%cd -")
+        assert os.path.realpath(self.tmp) in out, out
+        out = r.line("sqrt(2.0)")
+        assert "std::math" in out, "the help line names the module: " + out
+        out = r.line("std::math")
+        assert "is a module, not a value" in out, out
+        r.send("quit()\r")
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(r.pid, os.WNOHANG)
+            if pid:
+                assert status == 0, status
+                break
+            r.read(0.05)
+        else:
+            raise AssertionError("quit() did not exit")
+        r = self.start()
+        r.line("let exit = 3;")  # a binding named `exit` is a value, not the command
+        out = r.line("exit")
+        assert re.search(r"\n3\n", out), out
+        r.send("exit()\r")  # calling it is an error, not a way out... but `exit` alone is bound
+        r.expect(re.escape(PROMPT) + "$")
+        r.close()
+
+    def test_cell_magics(self):
+        r = self.start()
+        r.send("%%time\r")
+        r.expect(re.escape(CONT) + "$")
+        r.send("let a = 20;\r")
+        r.expect(re.escape(CONT) + "$")
+        r.line("a + 1", until=CONT)
+        out = r.line("")
+        assert re.search(r"\n21\n", out) and re.search(r"\nrun +[0-9.]+ ms\n", out), out
+        out = r.line("a")
+        assert re.search(r"\n20\n", out), "%%time keeps bindings: " + out
+        r.send("%%timeit\r")
+        r.line("a * 2", until=CONT)
+        out = r.line("", timeout=60)
+        assert "per loop" in out, out
+        r.line("%%nosuch", until=CONT)
+        out = r.line("")
+        assert "unknown cell magic" in out, out
+        r.close()
+
+    def test_matrix_echo(self):
+        r = self.start()
+        out = r.line("[[1.0, 2.0], [30.0, 4.5]]")
+        assert "[[ 1.0,  2.0],\n [30.0,  4.5]]\n" in out, out
+        out = r.line("print([[1.0, 2.0], [30.0, 4.5]])")
+        assert "[[1.0, 2.0], [30.0, 4.5]]\n" in out, "print keeps SPEC §8: " + out
+        out = r.line("let B[i in 0..2, j in 0..2, k in 0..2] = i * 100 + j * 10 + k;")
+        out = r.line("B")
+        assert "[[[  0,   1],\n  [ 10,  11]],\n\n [[100, 101],\n  [110, 111]]]" in out, out
+        out = r.line("let M[i in 0..100, j in 0..100] = (i * 100 + j) as f32;")
+        out = r.line("M")
+        lines = out.splitlines()
+        assert "[f32; 100, 100]" in lines, "large arrays give their shape: " + out
+        assert re.search(r"\[\[ +0\.0, +1\.0, +2\.0, \.\.\., +97\.0, +98\.0, +99\.0\],", out), out
+        assert re.search(r"\n \[9900\.0, 9901\.0, 9902\.0, \.\.\., 9997\.0, 9998\.0, 9999\.0\]\]", out), out
+        width = max(len(l) for l in lines)
+        assert width <= 100, "no row wider than the terminal: %d" % width
+        r.close()
 
     def test_startup_time(self):
         times = []

@@ -49,5 +49,6 @@ if [ "${EIN_KERNEL_ROBUSTNESS:-0}" = 1 ]; then
 fi
 $PY -m unittest -v test_kernel_protocol.py || status=1
 $PY -m unittest -v test_client.py || status=1
+$PY -m unittest -v test_everyday.py || status=1
 $PY startup_time.py || status=1
 exit $status
