@@ -58,9 +58,14 @@ Completion complete(Session& s, const std::string& code, size_t cursor) {
   std::vector<std::string> matches = s.complete(code, cursor, &start);
   std::set<std::string> all(matches.begin(), matches.end());
   std::string word = code.substr(start, cursor - start);
-  bool plain_word = !word.empty() && word[0] != '%' && word.find("::") == std::string::npos &&
+  // After `X.` or inside an open `use m::{` group, the session's candidates are members or the
+  // group's items only.
+  size_t group = code.rfind("::{", start);
+  bool in_context = (start > 0 && code[start - 1] == '.') ||
+                    (group != std::string::npos && code.find_first_of("};", group) >= start);
+  bool plain_word = !in_context && !word.empty() && word[0] != '%' && word.find("::") == std::string::npos &&
                     word.find('/') == std::string::npos;
-  if (plain_word || (word.empty() && !matches.empty()))
+  if (plain_word || (!in_context && word.empty() && !matches.empty()))
     for (auto& n : names_in_text(code))
       if (n.rfind(word, 0) == 0 && n != word) all.insert(n);
   c.start = start;

@@ -50,6 +50,42 @@ std::vector<std::string> files(const std::string& word) {
   return out;
 }
 
+// Members after `X.` (SPEC §2: `a.shape`, `a.length`, `a.size` on arrays, `t.0` on tuples): of
+// a session binding by its value; of anything else (a local, a call's result) the array members.
+std::vector<std::string> members(Session& s, const std::string& before, size_t dot) {
+  size_t b = dot;
+  while (b > 0 && word_char(before[b - 1])) --b;
+  std::string name = before.substr(b, dot - b);
+  if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0]))) return {};  // `1.5`
+  if (!name.empty()) {
+    if (auto v = s.value_of(name)) {
+      if (v->tag == Value::Tag::Tuple) {
+        std::vector<std::string> idx;
+        for (size_t i = 0; i < v->items().size(); ++i) idx.push_back(std::to_string(i));
+        return idx;
+      }
+      if (v->tag != Value::Tag::Tensor || v->tensor_ref().rank() == 0) return {};
+    }
+  }
+  return {"length", "shape", "size"};
+}
+
+// The module path of an unclosed `use PATH::{...` group that the word at `b` is in, else "".
+std::string use_group_path(const std::string& before, size_t b) {
+  size_t open = before.rfind("::{", b);
+  if (open == std::string::npos) return "";
+  for (size_t i = open + 3; i < b; ++i) {
+    char c = before[i];
+    if (!(word_char(c) || c == ',' || c == ' ' || c == '\t' || c == '\n' || c == ':')) return "";
+  }
+  size_t p = open;
+  while (p > 0 && (word_char(before[p - 1]) || before[p - 1] == ':')) --p;
+  std::string path = before.substr(p, open - p);
+  size_t kw = before.find_last_not_of(" \t\n", p == 0 ? std::string::npos : p - 1);
+  if (path.empty() || p == 0 || kw == std::string::npos || kw < 2 || before.compare(kw - 2, 3, "use") != 0) return "";
+  return path;
+}
+
 }  // namespace
 
 std::vector<std::string> Session::complete(const std::string& text, size_t cursor, size_t* start) {
@@ -68,7 +104,14 @@ std::vector<std::string> Session::complete(const std::string& text, size_t curso
     command = cmd::find_command(lead.substr(1, e - 1));
   }
   std::string word = before.substr(b);
-  if (is_command_name) {
+  std::string group_path = use_group_path(before, b);
+  if (!is_command_name && b > 0 && before[b - 1] == '.' && word.find(':') == std::string::npos) {
+    // `A.sh<TAB>`: the members of the value before the dot, not every name in scope.
+    pool = members(*this, before, b - 1);
+  } else if (!group_path.empty()) {
+    // `use std::math::{si<TAB>`: the items of the group's module.
+    for (auto& item : module_children(group_path)) pool.push_back(item);
+  } else if (is_command_name) {
     --b;  // include the '%'
     word = "%" + word;
     for (auto& k : cmd::commands()) pool.push_back(std::string("%") + k.name);

@@ -155,6 +155,26 @@ class Reflexes(KernelTestCase):
         cell, tb = self.run_error("sqrt(2.0)")
         self.assertIn("use std::math::sqrt", tb)
 
+    def test_member_completion(self):
+        self.run_ok("let Arr = [[1.0, 2.0]];\nlet tup = (1, 2.0, 3);")
+        def matches(code):
+            reply = self.k.shell_reply(self.k.kc.complete(code, len(code)))
+            return reply["matches"], reply["cursor_start"]
+        self.assertEqual(matches("Arr."), (["length", "shape", "size"], 4))
+        self.assertEqual(matches("let q = 2;\nArr.s"), (["shape", "size"], 15))
+        self.assertEqual(matches("tup.")[0], ["0", "1", "2"])
+        self.assertEqual(matches("1.")[0], [])  # a number, not a member access
+
+    def test_use_group_completion(self):
+        ms, start = (lambda r: (r["matches"], r["cursor_start"]))(
+            self.k.shell_reply(self.k.kc.complete("use std::math::{si", 18)))
+        self.assertIn("sin", ms)
+        self.assertIn("sinh", ms)
+        self.assertTrue(all(m.startswith("si") for m in ms), ms)
+        self.assertEqual(start, 16)
+        ms = self.k.shell_reply(self.k.kc.complete("use std::math::{sin, sq", 23))["matches"]
+        self.assertEqual(ms, ["sqrt", "sqrt2", "sqrt3", "square"])  # share/std/math items
+
     def test_inspect_shows_the_called_function(self):
         self.run_ok("fn mm(X, Y) { X }\nlet M2 = [[1.0]];")
         code = "mm(M2, M2"

@@ -257,6 +257,23 @@ class Suite:
         assert re.search(r"%time +%timeit", listing), listing
         r.send("\x15")  # Ctrl-U: clear the line
         out = r.line("")
+        # Context: after `X.` the members of X; inside `use m::{` the items of m.
+        r.line("let mat = [[1.0, 2.0]];")
+        r.send("mat.sh\t")
+        r.expect(r"mat\.shape$")
+        out = r.line("")
+        assert re.search(r"\n\[1, 2\]\n", out), out
+        r.send("mat.\t\t")
+        listing = r.expect(r"mat\.$")
+        assert re.search(r"length +shape +size", listing) and "alphabet" not in listing, listing
+        r.send("\x15")
+        r.line("")
+        r.send("use std::math::{squ\t")
+        r.expect(r"use std::math::\{square$")
+        out = r.line("};")
+        assert "error" not in out, out
+        out = r.line("square(3.0)")
+        assert re.search(r"\n9\.0\n", out), out
         r.close()
 
     def test_ctrl_c(self):
