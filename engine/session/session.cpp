@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -67,6 +68,15 @@ std::vector<Diagnostic> dedupe(std::vector<Diagnostic> ds) {
   return out;
 }
 
+// Does `_` stand alone as a name in text (not inside `x_1` or `_tmp`)? Strings and comments
+// are not skipped: a false positive only costs one DefId.
+bool mentions_underscore(const std::string& text) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t i = text.find('_'); i != std::string::npos; i = text.find('_', i + 1))
+    if ((i == 0 || !word(text[i - 1])) && (i + 1 == text.size() || !word(text[i + 1]))) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string default_share_dir() {
@@ -93,6 +103,8 @@ struct Session::Impl {
   int count = 0;
   std::atomic<bool> interrupt_flag{false};
   std::atomic<uint64_t> interrupt_calls{0};
+  ir::DefId last_result;          // the DefId `_` names (Session::set_last_result)
+  bool last_result_read = false;  // a cell mentioned `_` since it was bound
 
   explicit Impl(SessionOptions o)
       : opt(std::move(o)),
@@ -122,6 +134,7 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
   res.number = ++count;
   interrupt_flag.store(false);
   std::string name = copt.source_name.empty() ? "cell[" + std::to_string(res.number) + "]" : copt.source_name;
+  last_result_read = last_result_read || mentions_underscore(text);
   uint32_t fid = sm.add(name, std::string(static_cast<size_t>(std::max(0, copt.line_offset)), '\n') + text);
   res.file_id = fid;
   DiagSink diags;
@@ -235,9 +248,19 @@ void Session::interrupt() {
   impl_->interrupt_calls.fetch_add(1);
 }
 
+// `_` changes after most cells. A new DefId each time would keep a DefInfo per cell (issue 20's
+// memory budget); the binding is replaced in place instead while no cell has read `_` since it
+// was made — nothing compiled can then refer to it. Once a cell reads it, the next value gets a
+// new DefId, so what that cell saw stays as it was (SPEC §11).
 void Session::set_last_result(const Value& v) {
-  ir::DefId d = impl_->resolver.bind_session_global("_");
-  impl_->env.globals[d] = v;
+  Impl& m = *impl_;
+  if (m.last_result.valid() && !m.last_result_read && m.resolver.lookup_session("_") == m.last_result) {
+    m.env.globals[m.last_result] = v;
+    return;
+  }
+  m.last_result = m.resolver.bind_session_global("_");
+  m.last_result_read = false;
+  m.env.globals[m.last_result] = v;
 }
 
 int Session::execution_count() const { return impl_->count; }

@@ -123,6 +123,12 @@ class Reflexes(KernelTestCase):
         self.assertEqual(self.run_ok("_ + 1").result(), "43")
         self.run_ok("let nothing_shown = 1;")  # no value: `_` stays
         self.assertEqual(self.run_ok("_").result(), "43")
+        # A function keeps the `_` it saw (SPEC §11), however often `_` changes afterwards.
+        self.run_ok("10")
+        self.run_ok("fn saw() -> i32 { _ + 0 }")
+        for v in ["5", "6", "[1.0]"]:
+            self.run_ok(v)
+        self.assertEqual(self.run_ok("saw()").result(), "10")
 
     def test_history_pwd_cd(self):
         first = self.run_ok("let hist_a = 1;").reply["execution_count"]
