@@ -154,8 +154,14 @@ const char* extension(Format f) {
 
 }  // namespace
 
-Result render(const Spec& spec, const std::vector<Format>& formats, const Size& size) {
+Result render(const Spec& spec, const std::vector<Format>& all_formats, const Size& size) {
   Result res;
+  // A heat map's text drawing is ours (ordered colours, a true colour bar), not gnuplot's.
+  std::vector<Format> formats;
+  for (Format f : all_formats) {
+    if (f == Format::Text && spec.kind == Kind::Heatmap) res.out[f] = text_heatmap(spec, size);
+    else formats.push_back(f);
+  }
   if (formats.empty()) {
     res.ok = true;
     return res;

@@ -51,6 +51,14 @@ std::string script(const Spec& spec, const std::vector<Format>& formats,
 // The gnuplot executable: $EIN_GNUPLOT if set, else "gnuplot" looked up on PATH.
 std::string gnuplot_program();
 
+// A heat map drawn as text without gnuplot (engine/plot/heatmap_text.cpp): a sequential palette
+// (viridis on the xterm 256-colour cube, two pixels per character) or, without colours, a ramp
+// of denser characters; a colour bar labelled with the data's minimum, middle and maximum.
+std::string text_heatmap(const Spec& spec, const Size& size);
+// The palette step (0 .. 15) of v in [lo, hi], -1 for a non-finite value, and its xterm colour.
+int palette_level(double v, double lo, double hi);
+int palette_color(int level);
+
 std::string base64(std::string_view bytes);
 const char* kind_name(Kind k);
 

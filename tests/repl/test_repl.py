@@ -233,6 +233,15 @@ class Suite:
         assert re.search(r"\+-{20,}\+", out), "a frame drawn with text: " + out
         assert re.search(r"\n +25 \|", out), "y tics: " + out
         assert "\x1b[" in r.raw_since(start)
+        # A heat map: ordered 256-colour cells (two pixels per character) and a colour bar
+        # labelled with the data's own extremes (19 * 29 = 551 at the top, 0 at the bottom).
+        r.line("let H[i in 0..20, j in 0..30] = (i * j) as f32;")
+        start = len(r.raw)
+        out = r.line("%plot H")
+        lines = [l.rstrip() for l in out.splitlines() if "\u2580" in l]
+        assert len(lines) >= 5, out
+        assert lines[0].endswith(" 551") and lines[-1].endswith(" 0"), out
+        assert "\x1b[38;5;" in r.raw_since(start), "256-colour cells"
         out = r.line("%plot [1.0] as pie")
         assert "unknown plot kind `pie`" in out, out
         out = r.line("1 + 1")

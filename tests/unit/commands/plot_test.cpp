@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -105,6 +106,62 @@ TEST(PlotCommand, NotebookDisplayHasBase64PngAndTextDrawing) {
   EXPECT_TRUE(is_png(decode_base64(m.at("image/png"))));
   EXPECT_NE(m.at("text/plain").find("+---"), std::string::npos) << m.at("text/plain");
   EXPECT_EQ(m.at("text/plain").find('\033'), std::string::npos);
+}
+
+// The terminal heat map: colours ordered by value along a row, the bar labelled with the data's
+// own extremes (gnuplot's dumb terminal used unordered colours and the palette's range).
+TEST(TextHeatmap, ColoursAreOrderedAndTheBarIsLabelledWithTheData) {
+  plot::Spec spec;
+  spec.kind = plot::Kind::Heatmap;
+  for (int r = 0; r < 4; ++r) {
+    std::vector<double> row;
+    for (int c = 0; c < 8; ++c) row.push_back(10.0 + c * 5.0);  // 10 .. 45 left to right
+    spec.matrix.push_back(row);
+  }
+  plot::Size size;
+  size.cols = 60;
+  size.rows = 12;
+  size.color = true;
+  std::string text = plot::text_heatmap(spec, size);
+  std::string first = text.substr(0, text.find('\n'));
+  std::vector<int> levels;
+  for (size_t at = first.find("\033[38;5;"); at != std::string::npos; at = first.find("\033[38;5;", at + 1)) {
+    int code = std::atoi(first.c_str() + at + 7);
+    int level = -1;
+    for (int l = 0; l < 16; ++l)
+      if (plot::palette_color(l) == code) level = l;
+    ASSERT_GE(level, 0) << code;
+    levels.push_back(level);
+  }
+  ASSERT_GE(levels.size(), 8u);
+  EXPECT_TRUE(std::is_sorted(levels.begin(), levels.end()));
+  EXPECT_EQ(levels.front(), 0);
+  EXPECT_EQ(levels.back(), 15);
+  EXPECT_EQ(first.substr(first.size() - 3), " 45") << first;  // the maximum, at the top
+  std::string rest = text.substr(0, text.rfind('\n', text.size() - 2));
+  std::string last_row = rest.substr(rest.rfind('\n') + 1);
+  EXPECT_EQ(last_row.substr(last_row.size() - 3), " 10") << text;  // the minimum, at the bottom
+  // The palette's colours get lighter with the value (viridis: luminance increases).
+  auto luminance = [](int idx) {
+    int v = idx - 16, r = v / 36, g = (v / 6) % 6, b = v % 6;
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  for (int l = 1; l < 16; ++l) EXPECT_GE(luminance(plot::palette_color(l)), luminance(plot::palette_color(l - 1)) - 0.3);
+  EXPECT_GT(luminance(plot::palette_color(15)), luminance(plot::palette_color(0)) + 3);
+  // Without colours: a ramp of denser characters, ordered too, and NaN left blank.
+  spec.matrix[0][0] = std::nan("");
+  size.color = false;
+  text = plot::text_heatmap(spec, size);
+  std::string row1 = text.substr(text.find("\n 3 ") + 1);  // the last matrix row (no NaN)
+  row1 = row1.substr(0, row1.find('\n'));
+  const std::string ramp = ".,:-=+*#%@";
+  std::vector<size_t> ink;
+  for (size_t i = 3; i < row1.size() && row1[i] != ' '; ++i) ink.push_back(ramp.find(row1[i]));  // after " 0 "
+  ASSERT_GE(ink.size(), 8u) << text;
+  EXPECT_TRUE(std::is_sorted(ink.begin(), ink.end())) << row1;
+  EXPECT_EQ(ink.front(), 0u);
+  EXPECT_EQ(ink.back(), ramp.size() - 1);
+  EXPECT_EQ(text.substr(0, text.find('\n')).find("0  "), 1u) << text;  // NaN at [0][0] is blank
 }
 
 // 10^6 points of a line keep their envelope: every bucket's extremes, far fewer points.
