@@ -14,6 +14,12 @@ void HistoryList::add(int session, int line, const std::string& input,
                       const std::string& output) {
   std::lock_guard<std::mutex> lk(mu_);
   entries_.push_back({session, line, input, output});
+  bytes_ += input.size() + output.size();
+  // The oldest go first; the newest entry stays even when it alone is over the byte bound.
+  while (entries_.size() > 1 && (entries_.size() > kMaxEntries || bytes_ > kMaxBytes)) {
+    bytes_ -= entries_.front().input.size() + entries_.front().output.size();
+    entries_.pop_front();
+  }
 }
 
 nlohmann::json HistoryList::item(const HistoryEntry& e, bool output) const {

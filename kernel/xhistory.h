@@ -1,9 +1,12 @@
 // The kernel's input history, answering history_request (tail, range, search).
 //
 // xeus stores each executed input through store_inputs() when the request asks for it; we keep
-// them in memory for the life of the kernel, which is what a front end's history browser and
-// %history-style tools need. Session number 0 means "this session" in Jupyter's convention.
+// them in memory, which is what a front end's history browser and %history-style tools need.
+// Session number 0 means "this session" in Jupyter's convention. Only the newest kMaxEntries
+// inputs (and at most kMaxBytes of their text) are kept: a kernel that runs for days, or is fed
+// megabyte cells, must not grow without bound (issue 20; docs/jupyter.md).
 #pragma once
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -28,6 +31,8 @@ struct HistoryEntry {
 // [session, line, [input, output]] when output is requested.
 class HistoryList {
  public:
+  static constexpr size_t kMaxEntries = 1000;
+  static constexpr size_t kMaxBytes = size_t(4) << 20;
   void add(int session, int line, const std::string& input, const std::string& output);
   nlohmann::json tail(int n, bool output) const;
   // Lines start <= line < stop; negative start/stop count from the end like IPython.
@@ -39,7 +44,8 @@ class HistoryList {
  private:
   nlohmann::json item(const HistoryEntry& e, bool output) const;
   mutable std::mutex mu_;
-  std::vector<HistoryEntry> entries_;
+  std::deque<HistoryEntry> entries_;
+  size_t bytes_ = 0;  // text held by entries_
 };
 
 bool glob_match(const std::string& pattern, const std::string& text);

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "lang/ir/visitor.h"
+#include "lang/resolve/release.h"
 
 namespace ein {
 
@@ -34,6 +35,18 @@ void value_refs(const Value& v, std::vector<ir::DefId>& out) {
       return;
     default: return;
   }
+}
+
+// The cell's text and line table; the slot of its id stays (SourceMap hands out ids as indices),
+// and a later lookup sees an empty file. SourceMap has no release of its own yet (adding one to
+// lang/syntax/source.h rebuilds every file), so the entry is emptied in place: the File object
+// itself is not const, only the accessor is.
+void release_text(SourceMap& sm, uint32_t id) {
+  if (!sm.has(id)) return;
+  auto& f = const_cast<SourceMap::File&>(sm.file(id));
+  std::string("<released>").swap(f.name);
+  std::string().swap(f.text);
+  std::vector<uint32_t>{0}.swap(f.line_starts);
 }
 
 }  // namespace
@@ -112,7 +125,57 @@ size_t Releaser::sweep(Resolver& resolver, RuntimeEnv& env, PersistentFacts& fac
   }
   for (auto it = facts.differentials.begin(); it != facts.differentials.end();)
     it = !live.count(it->first) && droppable(it->first) ? facts.differentials.erase(it) : std::next(it);
+  live_ = std::move(live);
   return dropped;
+}
+
+void Releaser::begin_cell(uint32_t file_id, uint32_t first_def) {
+  CellRecord r;
+  r.file_id = file_id;
+  r.first_def = std::min(next_def_, first_def);
+  r.end_def = r.first_def;
+  cells_.push_back(std::move(r));
+}
+
+void Releaser::note_tree(const ir::NodeRef& resolved) {
+  if (cells_.empty() || !resolved) return;
+  ir::for_each_node(resolved, [&](const ir::NodeRef& n) {
+    if (n->kind == ir::Kind::Lambda) cells_.back().lambdas.push_back(n->id);
+  });
+}
+
+void Releaser::end_cell(uint32_t end_def) {
+  if (cells_.empty()) return;
+  auto& c = cells_.back();
+  c.end_def = std::max(c.first_def, end_def + 1);
+  c.open = false;
+  next_def_ = c.end_def;
+}
+
+size_t Releaser::release_cells(Resolver& resolver, SourceMap& sm) {
+  size_t released = 0;
+  for (auto it = cells_.begin(); it != cells_.end();) {
+    bool keep = it->open || it->pinned || (it->witness && live_.count(ir::DefId{ir::kUserCrate, it->witness}));
+    if (!keep) it->witness = 0;
+    for (uint32_t i = it->first_def; !keep && i < it->end_def; ++i) {
+      ir::DefId d{ir::kUserCrate, i};
+      const DefInfo& info = resolver.info(d);
+      // Items of a module loaded by this cell share its range; such a cell is kept for good.
+      it->pinned = !info.module.empty() || info.kind == DefKind::Module;
+      if (live_.count(d)) it->witness = i;
+      keep = it->pinned || it->witness != 0;
+    }
+    if (keep) {
+      ++it;
+      continue;
+    }
+    for (uint32_t i = it->first_def; i < it->end_def; ++i) release_def(resolver, ir::DefId{ir::kUserCrate, i});
+    for (uint32_t l : it->lambdas) forget_lambda_captures(resolver, l);
+    release_text(sm, it->file_id);
+    it = cells_.erase(it);
+    ++released;
+  }
+  return released;
 }
 
 }  // namespace ein

@@ -17,6 +17,7 @@
 #include "lang/ir/type.h"
 #include "lang/passes/context.h"
 #include "lang/passes/driver.h"
+#include "lang/resolve/release.h"
 #include "lang/resolve/resolver.h"
 #include "lang/syntax/parser.h"
 
@@ -133,10 +134,19 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
   CellResult res;
   res.number = ++count;
   interrupt_flag.store(false);
+  // Old cells nothing reaches any more are released before this one starts (release.h).
+  if (!opt.whole_program) releaser.release_cells(resolver, sm);
   std::string name = copt.source_name.empty() ? "cell[" + std::to_string(res.number) + "]" : copt.source_name;
   last_result_read = last_result_read || mentions_underscore(text);
   uint32_t fid = sm.add(name, std::string(static_cast<size_t>(std::max(0, copt.line_offset)), '\n') + text);
   res.file_id = fid;
+  // Every way out of this function (compile errors, run-time errors, exceptions) closes the
+  // cell's record, so that a failed cell's definitions can be released too.
+  releaser.begin_cell(fid, user_def_count(resolver) + 1);
+  struct CloseCell {
+    Impl& m;
+    ~CloseCell() { m.releaser.end_cell(user_def_count(m.resolver)); }
+  } close_cell{*this};
   DiagSink diags;
   auto finish_compile_error = [&] {
     res.ok = false;
@@ -163,6 +173,7 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
   t0 = std::chrono::steady_clock::now();
   ir::NodeRef resolved = resolver.resolve_cell(pr.program, diags);
   res.timings.push_back({"resolve", ms_since(t0)});
+  releaser.note_tree(resolved);
   if (copt.dump_stage == "resolved") res.dump = ir::to_sexpr(resolved) + "\n";
   if (diags.has_errors()) return finish_compile_error();
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "lang/resolve/release.h"
 #include "lang/resolve/resolver_impl.h"
 
 namespace ein {
@@ -24,7 +25,7 @@ Resolver::Impl::Impl(SourceMap& s, ResolverOptions o) : sm(s), opt(std::move(o))
 
 ir::DefId Resolver::Impl::alloc(uint32_t crate, DefInfo info) {
   auto& v = defs[crate];
-  v.push_back(std::move(info));
+  v.push_back(std::make_unique<DefInfo>(std::move(info)));
   return ir::DefId{crate, static_cast<uint32_t>(v.size())};
 }
 
@@ -34,8 +35,11 @@ DefInfo& Resolver::Impl::info(ir::DefId d) {
     if (d.index >= 1 && d.index <= builtin_infos.size()) return builtin_infos[d.index - 1];
     return none;
   }
-  if (d.crate > 2 || d.index == 0 || d.index > defs[d.crate].size()) return none;
-  return defs[d.crate][d.index - 1];
+  if (d.crate > 2 || d.index == 0 || d.index > defs[d.crate].size() || !defs[d.crate][d.index - 1]) {
+    none = DefInfo{};  // handed out mutable: what a caller wrote to it is not seen by the next
+    return none;
+  }
+  return *defs[d.crate][d.index - 1];
 }
 
 // ---- Resolver API -------------------------------------------------------------------------------
@@ -54,6 +58,23 @@ ir::DefId Resolver::new_def(std::string name, DefKind kind, Span span) {
   d.span = span;
   return impl_->alloc(ir::kUserCrate, std::move(d));
 }
+
+// ---- long sessions (lang/resolve/release.h) -------------------------------------------------
+
+void ResolveWalker::release_def(Resolver& r, ir::DefId d) {
+  auto& v = r.impl_->defs[ir::kUserCrate];
+  if (d.crate == ir::kUserCrate && d.index >= 1 && d.index <= v.size()) v[d.index - 1].reset();
+}
+
+void ResolveWalker::forget_captures(Resolver& r, uint32_t lambda_id) { r.impl_->captures.erase(lambda_id); }
+
+uint32_t ResolveWalker::user_def_count(const Resolver& r) {
+  return static_cast<uint32_t>(r.impl_->defs[ir::kUserCrate].size());
+}
+
+void release_def(Resolver& r, ir::DefId d) { ResolveWalker::release_def(r, d); }
+void forget_lambda_captures(Resolver& r, uint32_t lambda_id) { ResolveWalker::forget_captures(r, lambda_id); }
+uint32_t user_def_count(const Resolver& r) { return ResolveWalker::user_def_count(r); }
 
 const std::vector<ir::DefId>& Resolver::captures(uint32_t lambda_id) const {
   static const std::vector<ir::DefId> none;

@@ -1,6 +1,7 @@
 // Internal to lang/resolve: the resolver's persistent state and the per-body walker.
 #pragma once
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -39,7 +40,9 @@ struct PendingInit {
 struct Resolver::Impl {
   SourceMap& sm;
   ResolverOptions opt;
-  std::vector<DefInfo> defs[3];  // per crate; index = DefId.index - 1
+  // Per crate; index = DefId.index - 1. By pointer: a long session releases the DefInfo of
+  // definitions nothing reaches any more (Resolver::release), leaving a null pointer.
+  std::vector<std::unique_ptr<DefInfo>> defs[3];
   std::map<std::string, std::unique_ptr<ModuleInfo>> modules;
   ModuleInfo session;
   std::vector<std::string> loading;  // import stack, for cycle detection (E010)
@@ -81,6 +84,11 @@ struct ResolveWalker {
     uint32_t lambda_id = 0;
     std::map<std::string, std::string> modules;  // `use m as q;` inside a body
   };
+
+  // The Resolver's friend, so these reach its state for lang/resolve/release.h.
+  static void release_def(Resolver& r, ir::DefId d);
+  static void forget_captures(Resolver& r, uint32_t lambda_id);
+  static uint32_t user_def_count(const Resolver& r);
 
   Resolver::Impl& R;
   ModuleInfo& mod;
