@@ -115,6 +115,13 @@ namespace {
 void remember_definitions(CompileCtx& cx) {
   if (!cx.persist) return;
   const auto& cell = cx.units[0];
+  // The record's unit points at the cell's other units (call_targets: the specialisations of
+  // the functions it calls, which autodiff follows). They must live as long as the record: it
+  // read them after the cell's CompileCtx had freed them (valgrind: invalid read in
+  // Forward::call_rule for `@y / @xs` over an earlier cell's `sum[i](sq(xs[i]))`). One owner of
+  // all of them, aliased to the cell unit.
+  auto all = std::make_shared<std::vector<std::shared_ptr<Unit>>>(cx.units);
+  std::shared_ptr<const Unit> kept(all, cell.get());
   for (auto& s : cell->body->kids) {
     if (!s) continue;
     ir::DefId d;
@@ -124,7 +131,7 @@ void remember_definitions(CompileCtx& cx) {
     if (!d.valid()) continue;
     DefRecord rec;
     rec.stmt = s;
-    rec.unit = cell;
+    rec.unit = kept;
     ir::for_each_node(s, [&](const ir::NodeRef& n) {
       if (n->kind == ir::Kind::IdxVar || n->kind == ir::Kind::IdxIn) {
         auto it = cell->ranges.find(n->def);

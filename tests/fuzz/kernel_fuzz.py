@@ -62,7 +62,9 @@ def drain_iopub(k):
 
 
 def execute(k, code, args):
-    msg_id = k.send(code)
+    # stop_on_error=False: with it, xeus answers requests that arrive shortly after a failed cell
+    # with a bare {"status": "error"} (an aborted queue), which is the protocol, not a fault.
+    msg_id = k.send(code, stop_on_error=False)
     reply = wait_reply(k, msg_id, args.timeout)
     if reply is None:
         k.km.interrupt_kernel()
@@ -70,7 +72,7 @@ def execute(k, code, args):
         if reply is None:
             raise Failure("hang: no execute reply %ss after an interrupt" % args.grace)
     if reply.get("status") == "error" and not CODE.match(reply.get("ename", "")):
-        raise Failure("execute error without a code: ename %r, evalue %r" % (reply.get("ename"), reply.get("evalue", "")[:300]))
+        raise Failure("execute error without a code: %r" % {k: str(v)[:300] for k, v in reply.items()})
     return reply
 
 

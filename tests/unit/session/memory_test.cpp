@@ -73,7 +73,7 @@ TEST(SessionMemory, EachKindOfCellIsReleased) {
     Quiet q;
     for (int i = 0; i < 200; ++i) q.s->execute(kind);
     size_t h0 = heap_in_use();
-    const int n = 2000;
+    const int n = 1000;
     for (int i = 0; i < n; ++i) q.s->execute(kind);
     double per_cell = (double(heap_in_use()) - double(h0)) / n;
     EXPECT_LT(per_cell, 100.0) << kind;
