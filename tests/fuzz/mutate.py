@@ -26,6 +26,7 @@ import hashlib
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -463,7 +464,9 @@ def fuzz(args, tiers, runner):
             f.result()
     took = time.time() - start
     summary = ", ".join("%s %d" % kv for kv in sorted(counts.items()))
-    print("fuzz: %d inputs x %d tiers in %.0f s (seed %d): %s" % (n, len(tiers), took, args.seed, summary))
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print("fuzz: %d inputs x %d tiers in %.0f s, %.0f s of CPU in ein and its compilers (seed %d): %s"
+          % (n, len(tiers), took, ru.ru_utime + ru.ru_stime, args.seed, summary))
     if len(tiers) > 1:
         print("fuzz: every distinct input ran in EIN_JIT=%s; inputs it rejected in the front end ran in the other"
               " tiers one time in %d (the rest are the same run: the tier is chosen after analysis)"

@@ -3,7 +3,7 @@
 # ../shared/conformance, each run by `ein` under a memory and time limit in both tiers
 # (EIN_JIT=never and always). A crash, a hang (no answer to SIGINT), or an exit without a coded
 # diagnostic fails the stage; the inputs are kept in build/fuzz-findings.
-# It stops after EIN_FUZZ_COUNT inputs (2000; 300 under --quick) or EIN_FUZZ_MINUTES (3) of
+# It stops after EIN_FUZZ_COUNT inputs (2000; 300 under --quick) or EIN_FUZZ_MINUTES (5) of
 # wall-clock time, whichever comes first, so that the whole suite stays within its budget on a
 # loaded machine; the summary line says how many inputs ran. EIN_FUZZ_SEED (1), EIN_FUZZ_JOBS (2).
 # Then the kernel part (tests/fuzz/kernel_fuzz.py, issue 20): EIN_FUZZ_KERNEL_COUNT (300) of the
@@ -23,7 +23,7 @@ count=${EIN_FUZZ_COUNT:-2000}
 kcount=${EIN_FUZZ_KERNEL_COUNT:-300}
 if [ "${EIN_QUICK:-0}" = 1 ]; then count=${EIN_FUZZ_COUNT:-300}; kcount=${EIN_FUZZ_KERNEL_COUNT:-60}; fi
 status=0
-python3 "$ROOT/tests/fuzz/mutate.py" --ein "$EIN" --count "$count" --minutes "${EIN_FUZZ_MINUTES:-3}" \
+python3 "$ROOT/tests/fuzz/mutate.py" --ein "$EIN" --count "$count" --minutes "${EIN_FUZZ_MINUTES:-5}" \
   --seed "${EIN_FUZZ_SEED:-1}" --jobs "${EIN_FUZZ_JOBS:-2}" --out "$BUILD/fuzz-findings" || status=1
 
 PY="env PYENV_VERSION=system python3"
