@@ -88,6 +88,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=300)
     ap.add_argument("--first", type=int, default=0, help="first input number")
+    ap.add_argument("--seconds", type=float, default=0, help="stop after this long (0: no limit)")
     ap.add_argument("--timeout", type=float, default=10.0)
     ap.add_argument("--grace", type=float, default=10.0)
     ap.add_argument("--max-memory", default="1G")
@@ -102,7 +103,11 @@ def main():
     counts = {}
     start = time.time()
     try:
+        ran = 0
         for n in range(args.first, args.first + args.count):
+            if args.seconds and time.time() - start > args.seconds:
+                break
+            ran += 1
             # The same input n as the file runs of mutate.py.
             rng = random.Random("%d:%d" % (args.seed, n))
             name, seed_prog = rng.choice(corpus)
@@ -141,7 +146,7 @@ def main():
         k.close()
     summary = ", ".join("%s %d" % kv for kv in sorted(counts.items()))
     print("kernel fuzz: %d inputs in one xein session in %.0f s (seed %d): %s; %d failures"
-          % (args.count, time.time() - start, args.seed, summary, len(failures)))
+          % (ran, time.time() - start, args.seed, summary, len(failures)))
     return 1 if failures else 0
 
 
