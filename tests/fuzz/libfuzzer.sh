@@ -4,6 +4,9 @@
 # time from a seed corpus of every Einlang program in tests/ and ../shared/conformance.
 #
 #   tests/fuzz/libfuzzer.sh [SECONDS]     default 60; EIN_FUZZ_JOBS workers (default 1)
+# An input still running after EIN_LIBFUZZER_TIMEOUT seconds (60) is a finding: a seed that
+# loads std::ml takes ~1 s of CPU under ASan, and 20 s of wall time on a loaded machine
+# (a nice-19 run on 2 busy cores) reported it as a timeout.
 #
 # Findings (crash-*, timeout-*, oom-* inputs) go to build/fuzz/findings; exit 1 if any.
 # Reproduce one with: build/fuzz/ein_frontend_fuzzer build/fuzz/findings/crash-...
@@ -26,7 +29,7 @@ find "$ROOT/tests" "$ROOT/../shared/conformance" -name '*.ein' -size -64k 2>/dev
 done
 before=$(ls "$OUT/findings" | wc -l)
 # -rss_limit_mb: ASan's shadow memory plus a 1 GiB thread stack reservation per input.
-"$FUZZER" -max_total_time="$SECONDS_BUDGET" -timeout=20 -rss_limit_mb=4096 -max_len=4096 \
+"$FUZZER" -max_total_time="$SECONDS_BUDGET" -timeout="${EIN_LIBFUZZER_TIMEOUT:-60}" -rss_limit_mb=4096 -max_len=4096 \
   -dict="$ROOT/tests/fuzz/einlang.dict" -artifact_prefix="$OUT/findings/" -print_final_stats=1 \
   -jobs="${EIN_FUZZ_JOBS:-1}" -workers="${EIN_FUZZ_JOBS:-1}" \
   "$OUT/corpus" "$OUT/seeds" 2>"$OUT/fuzz.log"
