@@ -1,35 +1,61 @@
 // A long session holds what its bindings hold and nothing more (issue 20, engine/session/
 // release.h): heap in use after many small cells stays where it was after the first few hundred,
 // rebinding a large tensor keeps one copy of it, and what a later binding, function or closure
-// still reads survives the release. Heap is measured with mallinfo2 (bytes the allocator has
-// handed out), which, unlike RSS, does not depend on what the allocator keeps cached.
+// still reads survives the release.
+//
+// What is counted: bytes in live objects made by `new` that are smaller than 64 KiB (this test
+// binary replaces the global operator new/delete to count them), i.e. everything a cell makes
+// on its own -- its text, DefInfos, trees, analyses, map nodes. Left out are the few tables that
+// grow by one slot a cell (the source map's file entries, the resolver's pointer per
+// definition; ~100 bytes a cell, measured as RSS by the kernel's long-session test), which
+// double in steps, and malloc's own bookkeeping, which depends on what earlier tests of the
+// process freed (mallinfo gave 20 bytes a cell alone and 200 after other tests).
 #include <gtest/gtest.h>
 #include <malloc.h>
 
+#include <atomic>
+#include <cstdlib>
+#include <new>
 #include <string>
 
 #include "engine/session/session.h"
 #include "engine/value/value.h"
 
+namespace {
+std::atomic<long long> g_small_bytes{0};
+constexpr size_t kSmall = size_t(64) << 10;
+void* counted_new(size_t n) {
+  void* p = std::malloc(n ? n : 1);
+  if (!p) throw std::bad_alloc();
+  if (size_t u = malloc_usable_size(p); u < kSmall) g_small_bytes += static_cast<long long>(u);
+  return p;
+}
+void counted_delete(void* p) noexcept {
+  if (!p) return;
+  if (size_t u = malloc_usable_size(p); u < kSmall) g_small_bytes -= static_cast<long long>(u);
+  std::free(p);
+}
+}  // namespace
+
+void* operator new(size_t n) { return counted_new(n); }
+void* operator new[](size_t n) { return counted_new(n); }
+void operator delete(void* p) noexcept { counted_delete(p); }
+void operator delete[](void* p) noexcept { counted_delete(p); }
+void operator delete(void* p, size_t) noexcept { counted_delete(p); }
+void operator delete[](void* p, size_t) noexcept { counted_delete(p); }
+
 namespace ein {
 namespace {
 
-// Bytes malloc has handed out from its heap. The few tables that grow by one slot a cell (the
-// source map's file entries, the resolver's pointer per definition; ~100 bytes a cell) pass
-// ~128 KB early and then live in blocks of their own (hblkhd), counted in steps as they double;
-// the kernel's long-session test measures them as RSS. Everything a cell allocates on its own
-// (its text, its DefInfos, trees, analyses) is counted here.
-// The threshold is pinned (glibc otherwise raises it after big frees, and whether a table is
-// counted would depend on what earlier tests of the process did).
-size_t heap_in_use() {
-  static const bool pinned = mallopt(M_MMAP_THRESHOLD, 128 << 10) == 1;
-  (void)pinned;
-  return mallinfo2().uordblks;
+long long heap_in_use() { return g_small_bytes.load(); }
+// Everything malloc has handed out, big blocks included: for the large tensor below.
+long long heap_total() {
+  struct mallinfo2 m = mallinfo2();
+  return static_cast<long long>(m.uordblks + m.hblkhd);
 }
 
 struct Quiet {
   Quiet() {
-    heap_in_use();  // pins the mmap threshold before the session's tables grow
     SessionOptions o;
     o.out = [this](const std::string& t) { out += t; };
     o.jit = "never";
@@ -51,7 +77,7 @@ TEST(SessionMemory, SmallCellsDoNotGrowTheHeap) {
                          "fn f(x) { x + a } f(2)", "let g = |x| x * a; g(3)",
                          "let x[0] = 1.0; let x[t in 1..50] = x[t - 1] * 0.5; x[49]", "let s = \"text {a}\"; s"};
   for (int i = 0; i < 300; ++i) q.s->execute(kinds[i % std::size(kinds)]);
-  size_t h0 = heap_in_use();
+  long long h0 = heap_in_use();
   const int n = 3000;
   for (int i = 0; i < n; ++i) q.s->execute(kinds[i % std::size(kinds)]);
   double per_cell = (double(heap_in_use()) - double(h0)) / n;
@@ -72,7 +98,7 @@ TEST(SessionMemory, EachKindOfCellIsReleased) {
   for (const char* kind : kinds) {
     Quiet q;
     for (int i = 0; i < 200; ++i) q.s->execute(kind);
-    size_t h0 = heap_in_use();
+    long long h0 = heap_in_use();
     const int n = 1000;
     for (int i = 0; i < n; ++i) q.s->execute(kind);
     double per_cell = (double(heap_in_use()) - double(h0)) / n;
@@ -104,9 +130,9 @@ TEST(SessionMemory, RebindingALargeTensorHoldsOneCopy) {
   Quiet q;
   const std::string cell = "let big[i in 0..1000000] = (i % 7) as f64;\nbig[999998]";  // 8 MB
   EXPECT_EQ(q.run(cell), "6.0");
-  size_t h1 = heap_in_use();
+  long long h1 = heap_total();
   for (int i = 0; i < 19; ++i) EXPECT_EQ(q.run(cell), "6.0");
-  double grown_mb = (double(heap_in_use()) - double(h1)) / (1 << 20);
+  double grown_mb = (double(heap_total()) - double(h1)) / (1 << 20);
   RecordProperty("grown_mb", std::to_string(grown_mb));
   EXPECT_LT(grown_mb, 4.0);  // one more copy would be 8 MB
 }
