@@ -1,5 +1,6 @@
 #include "lang/passes/range_analysis.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -188,6 +189,18 @@ class SiteSolver {
       if (!pick) return e;
       DefId u = pick->first;
       Coef c = pick->second;
+      // An index outer to v has one value for each run of v's loop: the bound on v stays
+      // symbolic in it (a dependent range, SPEC §5.2). Taking it over its whole range kept
+      // only the values of v valid for every outer value: `f[o in 0..5] = sum[k](s[o + k])`
+      // summed k in 0..1 at every o (silent wrong sums).
+      if (outer_to(u, v)) {
+        if (c.s) return std::nullopt;  // a strided outer term: no candidate, checked at run time
+        NodeRef ref = irb::ref(cx_.resolver.info(u).name, u, spans_[u]);
+        u_.types[ref->id] = index_type(u);
+        e.drop(u);
+        e.syms.emplace_back(ref, c.c);
+        continue;
+      }
       auto it = u_.ranges.find(u);
       if (it == u_.ranges.end()) return std::nullopt;
       bool upper = (c.c > 0) == max;
@@ -262,12 +275,15 @@ class SiteSolver {
     if (!n) return;
     if (n->kind == Kind::Lambda) return;
     if (!is_root && n->kind == Kind::EinGroup) return;  // a nested definition is its own site
-    if (n->kind == Kind::EinDecl || n->kind == Kind::Reduce) {
+    bool binder = n->kind == Kind::EinDecl || n->kind == Kind::Reduce;
+    if (binder) binders_.push_back(n->id);
+    if (binder) {
       size_t begin = n->kind == Kind::EinDecl ? ir::ein_slot_begin() : ir::reduce_slot_begin();
       for (size_t i = begin; i < n->kids.size(); ++i) {
         const NodeRef& s = n->kids[i];
         if (s->kind != Kind::IdxVar && s->kind != Kind::IdxIn) continue;
         var_set_.insert(s->def);
+        chain_[s->def] = binders_;
         if (n->kind == Kind::Reduce) reduce_vars_.insert(s->def);
         order_.push_back(s->def);
         spans_[s->def] = s->span;
@@ -288,6 +304,23 @@ class SiteSolver {
             if (x->kind == Kind::Name && derived_.count(x->def)) guarded_derived_.insert(x->def);
           });
     for (auto& k : n->kids) collect_vars(k, false);
+    if (binder) binders_.pop_back();
+  }
+
+  // Is u bound by a binder enclosing v's own (a declaration slot seen from a reduction, or an
+  // outer reduction's index)? Indices of one binder are level-mates, not outer.
+  bool outer_to(DefId u, DefId v) const {
+    auto iu = chain_.find(u), iv = chain_.find(v);
+    if (iu == chain_.end() || iv == chain_.end() || iu->second.empty()) return false;
+    uint32_t bu = iu->second.back();
+    const auto& cv = iv->second;
+    if (cv.empty() || cv.back() == bu) return false;
+    return std::find(cv.begin(), cv.end(), bu) != cv.end();
+  }
+
+  ir::TypeRef index_type(DefId u) const {
+    auto it = u_.def_types.find(u);
+    return it != u_.def_types.end() ? it->second : ir::t_scalar(DType::I32);
   }
 
   void add_explicit(const NodeRef& slot) {
@@ -452,6 +485,8 @@ class SiteSolver {
   std::unordered_map<DefId, Span> spans_;
   std::unordered_map<DefId, NodeRef> derived_;
   std::unordered_set<DefId> guarded_derived_;  // derived indices a guard of their where tests
+  std::vector<uint32_t> binders_;                            // enclosing EinDecl/Reduce ids
+  std::unordered_map<DefId, std::vector<uint32_t>> chain_;   // index -> binders down to its own
   std::vector<Access> accesses_;
   std::unordered_map<DefId, std::vector<NodeRef>> self_lo_;
   std::unordered_set<size_t> contributed_;

@@ -112,13 +112,16 @@ class RedGen:
 
     # ------------------------------------------------------------------------------ templates
     def outer(self, ctx):
+        # An explicit outer range is never narrowed: the inner index gets a range dependent on
+        # it (SPEC §5.2, docs/language.md "Dependent inner ranges").
         cands = [v for v in ctx.idx.values() if not v.explicit]
         if self.g.bug_on("plain_and_inner_offset_use"):
             cands = [v for v in cands if not v.det and not v.reserved]
+        cands += [v for v in ctx.idx.values() if v.explicit]
         if not cands:
             return None
         v = self.r.choice(cands)
-        if self.g.bug_on("plain_and_inner_offset_use"):
+        if self.g.bug_on("plain_and_inner_offset_use") and not v.explicit:
             v.reserved = True        # no other use of it from now on
         return v
 

@@ -8,9 +8,10 @@ import os
 KNOWN = {
     # name: (pending reproducer, area, what goes wrong)
     "plain_and_inner_offset_use": (
-        "tests/golden/pending/range_inner_offset_out_of_bounds.ein", "ranges",
-        "`s[o] + sum[k](s[o + k] * w[k])`: the use with the inner index does not narrow o "
-        "when o has another use (E005 at run time, or a wrong shape)"),
+        "tests/golden/ranges/dependent_inner_inferred_outer.ein", "ranges / differential",
+        "`c[o] = s[o] * sum[k](t[o + k])`: ein infers o from s[o] first and gives k the "
+        "dependent range 0..len(t) - o (docs/language.md, Dependent inner ranges); the reference "
+        "counts t[o + k] as a use of o only (k: E004). Explicit outer indices are generated."),
 }
 
 

@@ -21,6 +21,7 @@ import refnum
 
 INDEX = "i32"
 IDX = "#idx"          # env key: the index variables in scope (their names)
+EXPL = "#expl"        # env key: those of them with an explicit range
 MATH1 = {"exp", "ln", "sqrt", "tanh", "atan", "sin", "cos", "abs", "floor", "ceil"}
 
 
@@ -138,10 +139,12 @@ class Evaluator:
                 except RefError:
                     continue          # reported when the declaration is evaluated
                 names = {x.name for x in c.slots if isinstance(x, SlotIdx)}
+                expl = frozenset(x.name for x in c.slots if isinstance(x, SlotIdx) and
+                                 x.rng is not None)
                 for w in c.where:
-                    self.check_reds(w.e if isinstance(w, WBind) else w.c, names)
-                self.check_reds(c.body, names)
-                self.check_reds(c.else_, names)
+                    self.check_reds(w.e if isinstance(w, WBind) else w.c, names, expl)
+                self.check_reds(c.body, names, expl)
+                self.check_reds(c.else_, names, expl)
 
     def const_bounds(self, s):
         """An access whose indices are all literals and out of bounds is E005 at compile time,
@@ -157,29 +160,31 @@ class Evaluator:
                         raise RefError("E005", f"constant index out of bounds in {node.name}",
                                        compile_time=True)
 
-    def check_reds(self, e, names):
+    def check_reds(self, e, names, expl=frozenset()):
         from ir import walk as _walk
         if e is None:
             return
-        stack = [(e, frozenset(names))]
+        stack = [(e, frozenset(names), frozenset(expl))]
         while stack:
-            node, scope = stack.pop()
+            node, scope, ex = stack.pop()
             if isinstance(node, Red):
                 env = dict(self.g)
                 for n in scope:
                     env[n] = (INDEX, 0, 0.0)
                 env[IDX] = scope
+                env[EXPL] = ex
                 red = self.expanded_red(node, env)
                 for r in red.idx:
                     if r.rng is None:
                         self.inferred_red(r, red, env)
                 inner = scope | {r.name for r in red.idx}
+                ex2 = ex | {r.name for r in red.idx if r.rng is not None}
                 for w in red.where:
-                    stack.append((w.e if isinstance(w, WBind) else w.c, inner))
-                stack.append((red.body, inner))
+                    stack.append((w.e if isinstance(w, WBind) else w.c, inner, ex2))
+                stack.append((red.body, inner, ex2))
                 continue
             for child in _children(node):
-                stack.append((child, scope))
+                stack.append((child, scope, ex))
 
     def bind(self, name, val):
         if name in self.overrides:
@@ -395,6 +400,7 @@ class Evaluator:
         items = []
         local = dict(env)
         local[IDX] = env.get(IDX, frozenset()) | {r.name for r in e.idx}
+        local[EXPL] = env.get(EXPL, frozenset()) | {r.name for r in e.idx if r.rng is not None}
 
         def rec(d, coords):
             if d == len(e.idx):
@@ -503,7 +509,10 @@ class Evaluator:
         return out
 
     def inferred_red(self, r, red, env):
-        key = (id(red), r.name, self.shape_key(env))
+        # Outer indices with explicit ranges are known before this one: a use mentioning them
+        # bounds it at their current values (a dependent range, SPEC §5.2).
+        fixed = {n: env[n][1] for n in sorted(env.get(EXPL, ())) if n in env}
+        key = (id(red), r.name, self.shape_key(env), tuple(sorted(fixed.items())))
         if key not in self.range_cache:
             outer = set(self.index_names(env)) | {x.name for x in red.idx}
             level = {x.name for x in red.idx if x.name != r.name}
@@ -511,7 +520,7 @@ class Evaluator:
                                           self.const_fn(env), outer)
             self.range_cache[key] = refranges.infer(
                 r.name, uses, level, self.range_eval(env),
-                lambda rr, rd: self.inferred_red(rr, rd, env), f"reduction `{red.op}`")
+                lambda rr, rd: self.inferred_red(rr, rd, env), f"reduction `{red.op}`", fixed)
         return self.range_cache[key]
 
     def shape_key(self, env):

@@ -118,7 +118,7 @@ def point(ev, d, idx, fill=False):
         return None
     c, _ = cover[0]
     d.state[k] = "busy"
-    from ref import IDX, INDEX
+    from ref import EXPL, IDX, INDEX
     local = dict(d.env)
     names = []
     for s, i in zip(c.slots, idx):
@@ -126,6 +126,7 @@ def point(ev, d, idx, fill=False):
             local[s.name] = (INDEX, i, 0.0)
             names.append(s.name)
     local[IDX] = frozenset(names)
+    local[EXPL] = frozenset(s.name for s in c.slots if isinstance(s, SlotIdx) and s.rng is not None)
     val = None
     for w in c.where:
         if hasattr(w, "name"):

@@ -150,9 +150,12 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None):
     return uses
 
 
-def infer(v, uses, level, eval_range, inferred_range, what):
+def infer(v, uses, level, eval_range, inferred_range, what, fixed=None):
     """The range (lo, hi) of index `v`. `level` are the names bound at v's own level (the other
-    slots of a declaration, the other indices of one reduction) besides the ones outside."""
+    slots of a declaration, the other indices of one reduction) besides the ones outside.
+    `fixed` gives the current values of outer indices with explicit ranges: a use mentioning
+    only those (besides v and indices nested in v) bounds v at those values."""
+    fixed = fixed or {}
     mine = []
     plain = {}
     for u in uses:
@@ -163,8 +166,13 @@ def infer(v, uses, level, eval_range, inferred_range, what):
         chain_names = {r.name for r, _ in u.chain}
         if any(k in level for k in others):
             raise Unspecified(f"access mixes `{v}` with an index of the same level")
-        if any(k not in chain_names for k in others):
-            continue            # it mentions an outer index: a use of that one
+        outer = [k for k in others if k not in chain_names]
+        if any(k not in fixed for k in outer):
+            continue            # it mentions an inferred outer index: a use of that one
+        if outer:
+            aff = {k: c for k, c in u.aff.items() if k not in outer}
+            aff[1] = aff.get(1, 0) + sum(u.aff[k] * fixed[k] for k in outer)
+            u = Use(aff, u.extent, u.chain, False, u.node)
         if coef < 0:
             raise Unspecified(f"negative coefficient of `{v}`")
         if u.plain:

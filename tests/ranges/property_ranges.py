@@ -4,7 +4,8 @@
 Generates random Einstein declarations whose output index `o` has no explicit range, with
 affine index expressions: offsets, negative and non-unit coefficients (strides), reductions
 over constant and dependent inner ranges (`k in 0..o + 1`), where-derived indices, strides
-given at run time (a function parameter), two uses of `o` at once, and array literals.
+given at run time (a function parameter), two uses of `o` at once, and array literals. Kind
+`inner` turns it around: `o` has an explicit range and the inner `k` is inferred, per `o`.
 
 For each one an independent enumerator (plain Python, no ein) decides which `o >= 0` keep
 every access in bounds for every value of the inner indices; SPEC §5.2 makes `o` run over the
@@ -33,7 +34,8 @@ class Case:
         lens = rng.choice([4, 5, 6, 7, 9, 12])
         self.xlen = lens
         self.x = [rng.randint(1, 9) for _ in range(lens)]
-        kind = rng.choice(["offset", "stride", "dep", "two", "where", "param", "literal", "neg", "twoaxis"])
+        kind = rng.choice(["offset", "stride", "dep", "two", "where", "param", "literal", "neg", "twoaxis",
+                           "inner", "inner"])
         self.kind = kind
         a = rng.choice([1, 1, 2, 3])
         b = rng.randint(-4, 4)
@@ -86,6 +88,15 @@ class Case:
             self.expr = "%d - o * %d - k" % (b2, a)
             self.ev = lambda o, k: b2 - o * a - k
             self.krange = ("0", "%d" % K, lambda o: range(0, K))
+        elif kind == "inner":
+            # an explicit outer range, the inner index inferred: x[o * a + k * c + b], and w[k]
+            # when `self.w` is set. The outer range is never narrowed; k gets, at each o, the
+            # values that keep every use in bounds (a dependent range, docs/language.md).
+            self.n_outer = rng.randint(1, lens + 2)
+            self.w = [rng.randint(1, 5) for _ in range(K)] if rng.random() < 0.5 else None
+            self.expr = "o * %d + k * %d + (%d)" % (a, c, b)
+            self.ev = lambda o, k: o * a + k * c + b
+            self.krange = "inner"
         elif kind == "twoaxis":
             # a 2-D array indexed [o + b, k] with k over its second axis (a plain use)
             self.cols = rng.randint(1, 4)
@@ -114,6 +125,15 @@ class Case:
         return sum(self.x[self.ev(o, k)] for k in self.krange[2](o)) + 1
 
     def expected(self):
+        if self.kind == "inner":
+            out = []
+            for o in range(self.n_outer):
+                ks = [k for k in range(0, 80) if 0 <= self.ev(o, k) < self.xlen and
+                      (self.w is None or k < len(self.w))]
+                assert ks == list(range(ks[0], ks[-1] + 1)) if ks else True
+                w = self.w or [1] * 80
+                out.append(sum(self.x[self.ev(o, k)] * w[k] for k in ks) + 1)
+            return out
         ok = [o for o in range(0, 80) if self.valid(o)]
         if not ok:
             return None
@@ -132,6 +152,14 @@ class Case:
             out.append("let %s = [%s];" % (xs, ", ".join("[" + ", ".join(map(str, r)) + "]" for r in self.m)))
             body = "sum[k](%s[%s, k]) + 1" % (xs, self.expr)
             out.append("let %s[o] = %s;" % (self.name, body))
+            return out
+        if self.kind == "inner":
+            out.append("let %s = %s;" % (xs, arr))
+            term = "%s[%s]" % (xs, self.expr)
+            if self.w is not None:
+                out.append("let w_%s = [%s];" % (self.name, ", ".join(map(str, self.w))))
+                term += " * w_%s[k]" % self.name
+            out.append("let %s[o in 0..%d] = sum[k](%s) + 1;" % (self.name, self.n_outer, term))
             return out
         if self.kind == "literal":
             out.append("let %s[o] = %s[%s] + 1;" % (self.name, arr, self.expr))
