@@ -1,4 +1,5 @@
 // Calls: builtins, and monomorphisation of functions and lambdas (thesis §4.5).
+#include <cctype>
 #include <functional>
 
 #include "lang/diag/call_site.h"
@@ -94,6 +95,23 @@ constexpr int kMaxNestedSpecialisations = 256;
 
 }  // namespace
 
+// A literal shape (an array literal of integer literals, `-1` included) or a string literal,
+// written at the call or passed on from the caller's own literal parameter.
+NodeRef Infer::literal_arg(const NodeRef& a) const {
+  if (!a) return nullptr;
+  if (a->kind == Kind::Name && a->def.valid()) {
+    auto it = u.literal_args.find(a->def);
+    return it == u.literal_args.end() ? nullptr : it->second;
+  }
+  if (a->kind == Kind::StrLit) return a;
+  if (a->kind != Kind::ArrayLit || a->kids.empty()) return nullptr;
+  for (auto& k : a->kids) {
+    const NodeRef& x = k->kind == Kind::Unary && static_cast<ir::UnOp>(k->ival) == ir::UnOp::Neg ? k->kids[0] : k;
+    if (x->kind != Kind::IntLit) return nullptr;
+  }
+  return a;
+}
+
 Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const NodeRef& call_node) {
   NodeRef fn_node, body, ret_ann;
   std::vector<NodeRef> params;
@@ -155,6 +173,11 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
       ptypes.push_back(only_literal_vars(open) ? open : ts.deep(args[i], true));
     }
   }
+  // Literal shapes and equations reach builtins inside the body (reshape(x, [2, 3]) has rank 2):
+  // such a specialisation belongs to its call, so another literal never reuses it.
+  std::unordered_map<ir::DefId, NodeRef> lits;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (NodeRef lit = literal_arg(call_node->kids[i + 1])) lits[params[i]->def] = lit;
   std::string tnames;
   key += "(";
   for (size_t i = 0; i < ptypes.size(); ++i) {
@@ -179,7 +202,8 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     }
     // Closed by its own body (`add(one, 2)`: the body makes the 2 an i32), it fits every call
     // of this signature; closed by its first caller's uses, only calls without open literals.
-    if (!reuse && (sh.self_closed.count(it->second) || (!args_open && !is_open(*it->second))))
+    if (!reuse && lits.empty() && it->second->literal_args.empty() &&
+        (sh.self_closed.count(it->second) || (!args_open && !is_open(*it->second))))
       reuse = it->second;
   }
   if (reuse) {
@@ -187,7 +211,7 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
       ts.unify(args[i], reuse->param_types[i]);
     return reuse;
   }
-  if (taken) key += "#" + std::to_string(cx.units.size());
+  if (taken || !lits.empty()) key += "#" + std::to_string(cx.units.size());
   // Specialisations being inferred right now form a chain of calls (f(T) is inferred while
   // inferring its caller). A long chain is a type that grows at every call, such as
   // `fn f(x) { f((x, 1)) }`; stop it before the chain and its type names get expensive.
@@ -217,6 +241,7 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
   unit->fn = callee->k == Type::K::FnItem ? callee->def : ir::DefId{};
   unit->parent = parent;
   unit->param_types = ptypes;
+  unit->literal_args = std::move(lits);
   for (auto& p : params) unit->params.push_back(p->def);
   if (callee->k == Type::K::Lambda) unit->captures = cx.resolver.captures(fn_node->id);
   unit->ret_type = ret_ann ? type_from_annotation(ret_ann, cx) : ts.fresh(ir::VarKind::Any);
@@ -429,13 +454,54 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
     case Builtin::FileSize:
       if (arity(1, 1)) expect(ir::t_str(), args[0], arg_span(0), "a path");
       return ir::t_scalar(DType::I64);
-    case Builtin::Reshape:
+    case Builtin::Reshape: {
+      // The extents are run-time values, but a shape written as a literal (`[2, 3]`, `[-1, 4]`)
+      // fixes the rank, and the elements keep their type: `relu(reshape(x, [2, 3]))` then types
+      // relu's literal 0 as the element type (a dynamic result left it i32: E002 at run time).
+      if (!arity(2, 2)) return ir::t_unknown();
+      TypeRef x = resolved(args[0]);
+      NodeRef target = literal_arg(e->kids[2]);
+      if (x->k == Type::K::Array && target && target->kind == Kind::ArrayLit)
+        return ir::t_array(x->elem, static_cast<int>(target->kids.size()));
+      return ir::t_unknown();
+    }
     case Builtin::Cast:
       arity(2, 2);
-      return ir::t_unknown();  // the shape or type is a run-time value
-    case Builtin::Einsum:
-      if (arity(2, 2)) expect(ir::t_str(), args[0], arg_span(0), "an equation");
-      return ir::t_unknown();
+      return ir::t_unknown();  // the type is a run-time value
+    case Builtin::Einsum: {
+      if (!arity(2, 2)) return ir::t_unknown();
+      expect(ir::t_str(), args[0], arg_span(0), "an equation");
+      // A literal equation fixes the rank of the result: the letters after `->`, or (implicit
+      // form) the letters that occur once. The element type is the operands' common one.
+      NodeRef eq = literal_arg(e->kids[1]);
+      TypeRef ops = resolved(args[1]);
+      TypeRef el;
+      if (ops->k == Type::K::Array) el = ops->elem;
+      if (ops->k == Type::K::Tuple && !ops->elems.empty()) {
+        for (auto& o : ops->elems) {
+          TypeRef r = resolved(o);
+          if (r->k != Type::K::Array || (el && !ts.unify(el, r->elem))) {
+            el = nullptr;
+            break;
+          }
+          el = r->elem;
+        }
+      }
+      if (!eq || eq->kind != Kind::StrLit || !el) return ir::t_unknown();
+      if (TypeRef r = resolved(el); !ir::is_scalar(r) && r->k != Type::K::Var) return ir::t_unknown();
+      const std::string& q = eq->name;
+      if (q.find('.') != std::string::npos) return ir::t_unknown();
+      size_t arrow = q.find("->");
+      int rank = 0;
+      if (arrow != std::string::npos) {
+        for (size_t i = arrow + 2; i < q.size(); ++i) rank += std::isalpha(static_cast<unsigned char>(q[i])) ? 1 : 0;
+      } else {
+        int count[256] = {};
+        for (unsigned char c : q) count[c] += std::isalpha(c) ? 1 : 0;
+        for (int c = 0; c < 256; ++c) rank += count[c] == 1 ? 1 : 0;
+      }
+      return rank == 0 ? el : ir::t_array(el, rank);
+    }
     case Builtin::Split: arity(3, 3); return ir::t_unknown();
     case Builtin::Convert: {
       // x's rank with the element type of `like`: static, unlike a cast to a named type.

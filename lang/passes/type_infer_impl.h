@@ -67,6 +67,7 @@ class Infer {
   ir::TypeRef builtin_call(Builtin b, const ir::NodeRef& e, std::vector<ir::TypeRef>& args);
   bool only_literal_vars(const ir::TypeRef& t);
   bool is_open(const Unit& spec);  // parameters or result still hold inference variables
+  ir::NodeRef literal_arg(const ir::NodeRef& a) const;
   Unit* specialize(const ir::TypeRef& callee, std::vector<ir::TypeRef> args,
                    const ir::NodeRef& call_node);
 
