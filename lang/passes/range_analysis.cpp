@@ -35,6 +35,7 @@ struct Access {
   bool self;
   bool point_local;  // the base is computed inside the site (a where/let local)
   bool written_plain;  // the index is written as a bare name: `X[i]`
+  bool self_bounded = false;  // a self-read whose axis extent the clauses' explicit ranges fix
 };
 
 // Extent of axis `axis` of a literal `[[1, 2], [3, 4]]`: its shape does not depend on the
@@ -53,8 +54,9 @@ class SiteSolver {
  public:
   SiteSolver(CompileCtx& cx, Unit& u) : cx_(cx), u_(u) {}
 
-  void solve(const NodeRef& root, DefId self) {
+  void solve(const NodeRef& root, DefId self, std::vector<NodeRef> self_extents = {}) {
     self_ = self;
+    self_extents_ = std::move(self_extents);
     collect_vars(root, true);
     collect_accesses(root);
     // Self-reads of a recurrence only raise the start (x[t - 1] needs t >= 1).
@@ -115,8 +117,18 @@ class SiteSolver {
 
   // Can access `a` bound index `v`: a non-self use mentioning v whose base may bound it.
   bool bounds(const Access& a, DefId v) const {
-    if (a.self || !a.aff.ok || !a.aff.coef_of(v)) return false;
+    if (!a.aff.ok || !a.aff.coef_of(v)) return false;
+    // A self-read bounds only a reduction index written plainly (`sum[k](x[t - 1, k])`) that
+    // no other array bounds, and only on an axis every clause gives an explicit extent (the
+    // allocation is known). With another source the self-read is no use of it: a state read
+    // on part of its axis (`R[j, k] * S[t - 1, n, k]`, S twice as wide) is fine.
+    if (a.self) return a.self_bounded && a.written_plain && reduce_vars_.count(v) > 0 && !other_source(v);
     return !a.point_local || reduce_vars_.count(v);
+  }
+  bool other_source(DefId v) const {
+    for (auto& b : accesses_)
+      if (!b.self && b.aff.ok && b.aff.coef_of(v) && (!b.point_local || reduce_vars_.count(v))) return true;
+    return false;
   }
   bool others_solved(const Access& a, DefId v) const {
     for (auto& [u, c] : a.aff.vars)
@@ -444,7 +456,11 @@ class SiteSolver {
       // A local computed inside the site is recomputed per point: its extent cannot bound the
       // declaration's own loops, but it can bound a reduction evaluated after it.
       point_local = k == DefKind::Local && !local_outside_site(base->def);
-      extent = [&](int axis) { return irb::dim_of(base, axis); };
+      bool self_read = base->def == self_;
+      extent = [&, self_read](int axis) -> NodeRef {
+        if (!self_read) return irb::dim_of(base, axis);
+        return axis < static_cast<int>(self_extents_.size()) ? self_extents_[axis] : nullptr;
+      };
       access_arity_[n->id] = n->kids.size() - 1;
     } else if (base->kind == Kind::ArrayLit) {
       extent = [&](int axis) { return literal_extent(base, axis); };
@@ -454,12 +470,14 @@ class SiteSolver {
     for (size_t i = 1; i < n->kids.size(); ++i) {
       int axis = static_cast<int>(i - 1);
       NodeRef ext = extent(axis);
+      bool self_read = base->kind == Kind::Name && base->def == self_;
+      bool self_bounded = self_read && ext;
+      if (self_read && !ext) ext = irb::dim_of(base, axis);  // a start fact only (x[t - 1])
       if (!ext) continue;
       const NodeRef& ix = n->kids[i];
       if (mentions_guarded_derived(ix)) continue;
       bool plain = ix->kind == Kind::Name && is_var(ix->def);
-      accesses_.push_back(Access{n, axis, affine(ix), ext, base->kind == Kind::Name && base->def == self_,
-                                 point_local, plain});
+      accesses_.push_back(Access{n, axis, affine(ix), ext, self_read, point_local, plain, self_bounded});
     }
   }
 
@@ -485,6 +503,7 @@ class SiteSolver {
   std::unordered_map<DefId, Span> spans_;
   std::unordered_map<DefId, NodeRef> derived_;
   std::unordered_set<DefId> guarded_derived_;  // derived indices a guard of their where tests
+  std::vector<NodeRef> self_extents_;  // per axis of the definition: its allocation, if explicit
   std::vector<uint32_t> binders_;                            // enclosing EinDecl/Reduce ids
   std::unordered_map<DefId, std::vector<uint32_t>> chain_;   // index -> binders down to its own
   std::vector<Access> accesses_;
@@ -500,7 +519,8 @@ class SiteFinder : public ir::RecursiveVisitor {
  protected:
   bool pre(const NodeRef& n) override {
     if (n->kind == Kind::EinGroup) {
-      for (auto& clause : n->kids) solve(clause, n->def);
+      std::vector<NodeRef> ext = explicit_extents(n);
+      for (auto& clause : n->kids) solve(clause, n->def, ext);
       // Nested sites inside clause bodies (blocks with their own definitions) are still visited.
       return true;
     }
@@ -511,7 +531,36 @@ class SiteFinder : public ir::RecursiveVisitor {
     return true;
   }
 
-  void solve(const NodeRef& root, DefId self) {
+  // The allocation extent of each axis when every clause fixes it (`t in 1..4`, `0`): the
+  // per-axis maximum of the ends (SPEC §5.4); null where some clause infers its range.
+  static std::vector<NodeRef> explicit_extents(const NodeRef& group) {
+    std::vector<NodeRef> out;
+    bool first = true;
+    for (auto& clause : group->kids) {
+      if (clause->kind != Kind::EinDecl) return {};
+      size_t rank = clause->kids.size() - ir::ein_slot_begin();
+      if (first) out.assign(rank, nullptr);
+      if (rank != out.size()) return {};
+      for (size_t a = 0; a < rank; ++a) {
+        const NodeRef& sl = clause->kids[ir::ein_slot_begin() + a];
+        NodeRef end;
+        if (sl->kind == Kind::IdxLit) end = irb::lit(sl->ival + 1);
+        if (sl->kind == Kind::IdxIn && sl->kids[0]->kind == Kind::RangeLit) {
+          const NodeRef& r = sl->kids[0];
+          end = r->has(ir::kInclusive) ? irb::add(r->kids[1], irb::lit(1)) : r->kids[1];
+        }
+        if (!end || (!first && !out[a])) {
+          out[a] = nullptr;
+          continue;
+        }
+        out[a] = first ? end : irb::imax(out[a], end);
+      }
+      first = false;
+    }
+    return out;
+  }
+
+  void solve(const NodeRef& root, DefId self, std::vector<NodeRef> self_extents = {}) {
     SiteSolver s(cx_, u_);
     // Where-bound locals inside the site are per-point values, never range sources.
     ir::for_each_node(root, [&](const NodeRef& n) {
@@ -522,7 +571,7 @@ class SiteFinder : public ir::RecursiveVisitor {
         s.note_site_local(ir::let_pattern(*n)->def);
       if (n->kind == Kind::Reduce) covered_.insert(n->id);
     });
-    s.solve(root, self);
+    s.solve(root, self, std::move(self_extents));
     // Every index of the site must have a range now (nested definitions are their own sites,
     // solved when the walk reaches them).
     std::function<void(const NodeRef&, bool)> check = [&](const NodeRef& n, bool is_root) {
