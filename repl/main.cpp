@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/config/env.h"
 #include "engine/session/commands.h"
 #include "engine/session/session.h"
 #include "lang/syntax/source.h"
@@ -131,6 +132,7 @@ int main(int argc, char** argv) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
       std::fputs(kUsage, stdout);
+      std::fputs(ein::config::help_text().c_str(), stdout);
       return 0;
     } else if (a == "--version") {
       std::puts("ein " EIN_VERSION);

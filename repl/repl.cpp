@@ -15,6 +15,7 @@
 #include <iostream>
 #include <string>
 
+#include "engine/config/env.h"
 #include "engine/session/echo.h"
 #include "engine/session/session.h"
 #include "repl/line_editor.h"
@@ -63,7 +64,7 @@ int terminal_width() {
 
 // $EIN_HISTORY, else ~/.ein_history; EIN_HISTORY= (empty) keeps history in memory only.
 std::string history_path() {
-  if (const char* h = std::getenv("EIN_HISTORY")) return h;
+  if (const char* h = config::raw(config::Env::History)) return h;
   const char* home = std::getenv("HOME");
   return home && *home ? std::string(home) + "/.ein_history" : "";
 }

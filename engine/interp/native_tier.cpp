@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "engine/config/env.h"
 #include "engine/interp/interp_impl.h"
 #include "engine/interp/native_runtime.h"
 #include "engine/jit/jit.h"
@@ -18,9 +19,9 @@ using ir::NodeRef;
 namespace {
 
 double threshold_from_env() {
-  const char* v = std::getenv("EIN_JIT_THRESHOLD");
-  if (!v || !*v) return 32768;
-  double x = std::atof(v);
+  auto v = config::value(config::Env::JitThreshold);
+  if (!v) return 32768;
+  double x = std::atof(v->c_str());
   return x >= 0 ? x : 32768;
 }
 
@@ -64,7 +65,7 @@ NativeTier::NativeTier(CompileCtx& cx, const ExecOptions& opt) : cx_(cx), opt_(o
       if (!kernels_[i]->fn) kernels_[i]->failed = true;
     }
   }
-  if (std::getenv("EIN_JIT_TRACE")) {
+  if (config::is_set(config::Env::JitTrace)) {
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
     std::fprintf(stderr, "jit: plan %.3f ms (%zu kernels, %zu deferred, %zu interpreted), load %.3f ms\n", ms(t0, t1),
                  plan.kernels.size(), plan.deferred.size(), plan.skipped.size(), ms(t1, std::chrono::steady_clock::now()));

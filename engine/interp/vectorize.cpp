@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "engine/config/env.h"
 #include "lang/ir/visitor.h"
 
 namespace ein {
@@ -407,9 +408,9 @@ class Vectorizer {
 // with at least 64 points. Tests run both ways to keep the two strategies identical.
 int64_t min_points() {
   static const int64_t m = [] {
-    const char* e = std::getenv("EIN_INTERP");
-    if (e && std::strcmp(e, "vector") == 0) return int64_t(0);
-    if (e && std::strcmp(e, "scalar") == 0) return INT64_MAX;
+    auto e = config::value(config::Env::Interp);
+    if (e == "vector") return int64_t(0);
+    if (e == "scalar") return INT64_MAX;
     return int64_t(64);
   }();
   return m;

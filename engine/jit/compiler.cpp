@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/config/env.h"
 #include "engine/jit/disk_cache.h"
 #include "engine/jit/sha256.h"
 
@@ -185,8 +186,8 @@ const Compiler& compiler(const DiskCache& memo_cache, const std::string& work_di
   Compiler& c = g_compiler;
   if (g_probed) return c;
   g_probed = true;
-  std::string name = env_or("EIN_CXX", "c++");
-  c.flags = split_words(env_or("EIN_CXXFLAGS", "-O3 -march=native -fopenmp"));
+  std::string name = config::value(config::Env::Cxx).value_or("c++");
+  c.flags = split_words(config::value(config::Env::CxxFlags).value_or("-O3 -march=native -fopenmp"));
   // Fixed flags: kernels are position independent shared objects; math functions do not set
   // errno (nobody can observe it), which lets them vectorise; a*b+c is not contracted to an FMA
   // so that kernels round exactly as the interpreter does; floating-point exceptions are not

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <map>
 
+#include "engine/config/env.h"
 #include "engine/jit/sha256.h"
 
 namespace ein::jit {
@@ -66,22 +67,16 @@ std::string load_or_make_key(const TrustedDir& d, bool writable) {
 }  // namespace
 
 int64_t cache_cap_from_env() {
-  const char* v = std::getenv("EIN_CACHE_MAX");
-  if (!v || !*v) return int64_t{256} << 20;
-  char* end = nullptr;
-  double x = std::strtod(v, &end);
-  if (end && (*end == 'k' || *end == 'K')) x *= 1024;
-  if (end && (*end == 'm' || *end == 'M')) x *= 1024 * 1024;
-  if (end && (*end == 'g' || *end == 'G')) x *= 1024.0 * 1024 * 1024;
-  return x > 0 && x < 9e18 ? static_cast<int64_t>(x) : int64_t{256} << 20;
+  auto v = config::bytes(config::Env::CacheMax);
+  return v && *v > 0 ? *v : int64_t{256} << 20;
 }
 
 DiskCache DiskCache::from_env() {
   DiskCache c;
   c.cap = cache_cap_from_env();
   std::string dir;
-  if (const char* e = std::getenv("EIN_CACHE_DIR"); e && *e) {
-    dir = e;
+  if (auto e = config::value(config::Env::CacheDir)) {
+    dir = *e;
   } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
     dir = std::string(x) + "/ein/kernels";
   } else if (const char* h = std::getenv("HOME"); h && *h) {

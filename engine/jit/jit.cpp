@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "engine/codegen/codegen.h"
+#include "engine/config/env.h"
 #include "engine/jit/compiler.h"
 #include "engine/jit/disk_cache.h"
 #include "engine/jit/sha256.h"
@@ -216,7 +217,7 @@ BatchResult load_kernels(const std::vector<std::string>& sources, const std::ato
     tu += codegen::prelude_text();
     tu += "\n";
     for (size_t i : missing) tu += "\n" + replace_all(sources[i], "EIN_KERNEL", kernel_symbol(keys[i]));
-    const bool keep = std::getenv("EIN_JIT_KEEP") != nullptr;
+    const bool keep = config::is_set(config::Env::JitKeep);
     std::string src = build->path() + "/kernels.cpp", so = build->path() + "/kernels.so";
     if (!build->write("kernels.cpp", tu, true)) r.error = "cannot write the kernel source in " + build->path();
     std::vector<std::string> argv = {cc.path};

@@ -1,6 +1,8 @@
 // gnuplot programs for the plot kinds, and base64 for PNGs in notebook display data.
 #include "engine/plot/plot.h"
 
+#include "engine/config/env.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -177,8 +179,7 @@ std::string script(const Spec& spec, const std::vector<Format>& formats,
 }
 
 std::string gnuplot_program() {
-  const char* e = std::getenv("EIN_GNUPLOT");
-  return e && *e ? e : "gnuplot";
+  return config::value(config::Env::Gnuplot).value_or("gnuplot");
 }
 
 std::string base64(std::string_view bytes) {

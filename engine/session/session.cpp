@@ -11,6 +11,7 @@
 #include <set>
 
 #include "engine/codegen/codegen.h"
+#include "engine/config/env.h"
 #include "engine/interp/interp.h"
 #include "engine/session/env_view.h"
 #include "engine/session/release.h"
@@ -81,7 +82,7 @@ bool mentions_underscore(const std::string& text) {
 }  // namespace
 
 std::string default_share_dir() {
-  if (const char* e = std::getenv("EIN_SHARE_DIR"); e && *e) return e;
+  if (auto e = config::value(config::Env::ShareDir)) return *e;
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
@@ -196,8 +197,7 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
   }
   std::string jit_mode = opt.jit;
   if (jit_mode.empty()) {
-    const char* e = std::getenv("EIN_JIT");
-    jit_mode = e && *e ? e : "auto";
+    jit_mode = config::value(config::Env::Jit).value_or("auto");
   }
   if (copt.dump_stage == "kernel") {
     // `%ir kernel`: the native-kernel plan and generated C++ (as if `always` when kernels are off).
@@ -280,8 +280,7 @@ void Session::set_jit_mode(const std::string& mode) { impl_->opt.jit = mode; }
 
 std::string Session::jit_mode() const {
   if (!impl_->opt.jit.empty()) return impl_->opt.jit;
-  const char* e = std::getenv("EIN_JIT");
-  return e && *e ? e : "auto";
+  return config::value(config::Env::Jit).value_or("auto");
 }
 
 std::vector<std::pair<std::string, std::string>> Session::bindings() const {

@@ -19,6 +19,7 @@
 #include <xtensor/xarray.hpp>
 
 #include "engine/value/value.h"
+#include "engine/config/env.h"
 #include "engine/value/value_detail.h"
 
 namespace ein {
@@ -33,36 +34,8 @@ namespace {
 
 std::atomic<int64_t> g_in_use{0};
 
-// Parses "1048576", "512M", "2g", "64KiB"-ish spellings; nullopt when malformed so that a typo
-// falls back to the default rather than silently allowing 0 bytes.
-std::optional<int64_t> parse_bytes(const char* s) {
-  if (!s) return std::nullopt;
-  std::string t(s);
-  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
-  size_t i = 0;
-  while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
-  size_t digits_begin = i;
-  int64_t n = 0;
-  for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i) {
-    if (n > (std::numeric_limits<int64_t>::max() - 9) / 10) return std::nullopt;
-    n = n * 10 + (t[i] - '0');
-  }
-  if (i == digits_begin) return std::nullopt;
-  std::string suf = t.substr(i);
-  for (char& c : suf) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  int shift = 0;
-  if (suf.empty() || suf == "B") shift = 0;
-  else if (suf == "K" || suf == "KB" || suf == "KIB") shift = 10;
-  else if (suf == "M" || suf == "MB" || suf == "MIB") shift = 20;
-  else if (suf == "G" || suf == "GB" || suf == "GIB") shift = 30;
-  else if (suf == "T" || suf == "TB" || suf == "TIB") shift = 40;
-  else return std::nullopt;
-  if (shift && n > (std::numeric_limits<int64_t>::max() >> shift)) return std::nullopt;
-  return n << shift;
-}
-
 int64_t default_limit() {
-  if (auto v = parse_bytes(std::getenv("EIN_MAX_MEMORY"))) return *v;
+  if (auto v = config::bytes(config::Env::MaxMemory)) return *v;
   long pages = sysconf(_SC_PHYS_PAGES);
   long page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return int64_t{1} << 32;  // unknown machine: 4 GiB
