@@ -16,6 +16,7 @@
 #include <string>
 
 #include "engine/config/env.h"
+#include "engine/session/commands.h"
 #include "engine/session/echo.h"
 #include "engine/session/session.h"
 #include "repl/line_editor.h"
@@ -67,39 +68,6 @@ std::string history_path() {
   if (const char* h = config::raw(config::Env::History)) return h;
   const char* home = std::getenv("HOME");
   return home && *home ? std::string(home) + "/.ein_history" : "";
-}
-
-// True for text with nothing but blank lines and // comments (including no text at all).
-bool only_comments(const std::string& text) {
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    size_t b = text.find_first_not_of(" \t\r", pos);
-    if (b < end && text.compare(b, 2, "//") != 0) return false;
-    pos = end + 1;
-  }
-  return true;
-}
-
-// Brackets still open at the end of text (strings and // comments skipped): inside them an
-// empty line may be part of the code (a blank line in a function body).
-bool inside_brackets(const std::string& text) {
-  int depth = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '"') {
-      for (++i; i < text.size() && text[i] != '"'; ++i)
-        if (text[i] == '\\') ++i;
-    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-      while (i < text.size() && text[i] != '\n') ++i;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return depth > 0;
 }
 
 // Python's reflexes, for words that are not bindings of the session: `exit`, `quit` (with or
@@ -155,14 +123,14 @@ class Repl {
         continue;
       }
       bool blank_line = line.find_first_not_of(" \t\r") == std::string::npos;
-      bool ends_input = blank_line && !buf.empty() && (previous_blank || !inside_brackets(buf));
+      bool ends_input = blank_line && !buf.empty() && (previous_blank || cmd::open_brackets(buf) <= 0);
       previous_blank = blank_line;
       buf += line + "\n";
       // An empty line ends an unfinished statement (`let y = 1 +`): it runs, and the parser
       // says what is missing. Inside brackets it takes two, since a body may hold blank lines.
       if (!ends_input && session_.is_complete_input(buf) == "incomplete") continue;
       previous_blank = false;
-      if (only_comments(buf)) {
+      if (cmd::only_comments(buf)) {
         // A comment typed alone is usually the doc comment of the item on the next line, so
         // the cell goes on; an empty line ends it (there is nothing to run).
         if (blank_line) buf.clear();

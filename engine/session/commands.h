@@ -75,6 +75,11 @@ ExecuteResult execute_single(Session& session, const std::string& input, const E
 std::string command_completeness(const Session& s, const std::string& text);
 // Shell-style glob (`*`, `?`) over the whole text; linear in practice, no recursion.
 bool glob_match(const std::string& pattern, const std::string& text);
+// True for text of nothing but blank lines and // comments (no text at all included).
+bool only_comments(const std::string& text);
+// Brackets ( [ { still open at the end of text, strings and // comments skipped (negative when
+// more close than open); *top_semicolon is set when a `;` stands outside every bracket.
+int open_brackets(const std::string& text, bool* top_semicolon = nullptr);
 // Code run for a look or a measurement (%plot, %timeit) must bind nothing. An expression binds
 // nothing as it is; code with top-level statements (`let t = f(x); t`) is put in a block.
 bool binds_nothing(const std::string& code);

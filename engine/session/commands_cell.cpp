@@ -25,18 +25,6 @@ bool command_line(const std::string& line) {
          std::isalpha(static_cast<unsigned char>(line[b + 1]));
 }
 
-bool blank_or_comments(const std::string& text) {
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    size_t b = text.find_first_not_of(" \t\r", pos);
-    if (b < end && text.compare(b, 2, "//") != 0) return false;
-    pos = end + 1;
-  }
-  return true;
-}
-
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   size_t pos = 0;
@@ -68,12 +56,12 @@ std::vector<Segment> split_cell(const Session& s, const std::string& text) {
   std::vector<std::string> lines = lines_of(text);
   Segment code;
   auto flush = [&] {
-    if (!blank_or_comments(code.text)) out.push_back(code);  // nothing to run otherwise
+    if (!cmd::only_comments(code.text)) out.push_back(code);  // nothing to run otherwise
     code = Segment{};
   };
   for (size_t i = 0; i < lines.size(); ++i) {
     if (command_line(lines[i]) &&
-        (blank_or_comments(code.text) || s.is_complete(code.text) != "incomplete")) {
+        (cmd::only_comments(code.text) || s.is_complete(code.text) != "incomplete")) {
       flush();
       Segment c{true, lines[i], int(i)};
       if (carries_code(lines[i])) {

@@ -33,6 +33,38 @@ bool glob_match(const std::string& pattern, const std::string& text) {
   return p == pattern.size();
 }
 
+bool only_comments(const std::string& text) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    size_t b = text.find_first_not_of(" \t\r", pos);
+    if (b < end && text.compare(b, 2, "//") != 0) return false;
+    pos = end + 1;
+  }
+  return true;
+}
+
+int open_brackets(const std::string& text, bool* top_semicolon) {
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {  // a string: skip to its closing quote
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    } else if (c == ';' && depth <= 0 && top_semicolon) {
+      *top_semicolon = true;
+    }
+  }
+  return depth;
+}
+
 bool binds_nothing(const std::string& code) {
   size_t b = code.find_first_not_of(" \t\r\n");
   if (b == std::string::npos) return true;
@@ -41,23 +73,9 @@ bool binds_nothing(const std::string& code) {
   std::string first = code.substr(b, e - b);
   for (const char* kw : {"let", "fn", "use", "const", "mod", "pub"})
     if (first == kw) return false;
-  int depth = 0;
-  for (size_t i = 0; i < code.size(); ++i) {
-    char c = code[i];
-    if (c == '"') {  // a string: skip to its closing quote
-      for (++i; i < code.size() && code[i] != '"'; ++i)
-        if (code[i] == '\\') ++i;
-    } else if (c == '/' && i + 1 < code.size() && code[i + 1] == '/') {
-      while (i < code.size() && code[i] != '\n') ++i;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      --depth;
-    } else if (c == ';' && depth <= 0) {
-      return false;
-    }
-  }
-  return true;
+  bool statements = false;
+  open_brackets(code, &statements);
+  return !statements;
 }
 
 namespace {

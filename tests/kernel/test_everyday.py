@@ -9,30 +9,16 @@ Run by tests/stages/kernel.sh (which sets JUPYTER_PATH to a freshly installed ke
 """
 import base64
 import os
-import re
 import tempfile
 import unittest
 import uuid
 
-from kernel_client import Kernel
+import test_client
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
+ANSI = test_client.ANSI
 
 
-class KernelTestCase(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.k = Kernel()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.k.close()
-
-    def run_ok(self, code):
-        cell = self.k.run(code)
-        self.assertEqual(cell.status, "ok", f"{code!r} failed: {cell.reply} {cell.outputs}")
-        return cell
-
+class KernelTestCase(test_client.KernelTestCase):
     def run_error(self, code):
         cell = self.k.run(code)
         self.assertEqual(cell.status, "error", f"{code!r} should fail: {cell.outputs}")
