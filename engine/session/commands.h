@@ -3,6 +3,7 @@
 // commands.cpp (dispatch, %help %who %reset %load %cache %jit), commands_ir.cpp, commands_time.cpp,
 // commands_doc.cpp, commands_plot.cpp, commands_complete.cpp.
 #pragma once
+#include <deque>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -14,7 +15,13 @@ namespace ein {
 
 struct Session::CommandState {
   bool time_every_cell = false;  // %time on
-  std::vector<std::pair<int, std::string>> inputs;  // (In [N], text) for %history
+  // (In [N], text) for %history: the newest kMaxInputs inputs and at most kMaxInputBytes of
+  // text, as the kernel's history keeps (a long session's memory stays flat, issue 20).
+  std::deque<std::pair<int, std::string>> inputs;
+  size_t input_bytes = 0;
+  static constexpr size_t kMaxInputs = 1000;
+  static constexpr size_t kMaxInputBytes = size_t{4} << 20;
+  void record_input(int number, const std::string& text);
   std::string previous_dir;                          // %cd -
 };
 

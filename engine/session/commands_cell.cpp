@@ -109,8 +109,17 @@ void run_cell_magic(Session& s, const std::string& name, const std::string& head
 
 }  // namespace
 
+void Session::CommandState::record_input(int number, const std::string& text) {
+  inputs.emplace_back(number, text);
+  input_bytes += text.size();
+  while (inputs.size() > 1 && (inputs.size() > kMaxInputs || input_bytes > kMaxInputBytes)) {
+    input_bytes -= inputs.front().second.size();
+    inputs.pop_front();
+  }
+}
+
 ExecuteResult Session::execute(const std::string& input, const ExecuteOptions& opt) {
-  if (opt.number > 0) command_state().inputs.emplace_back(opt.number, input);
+  if (opt.number > 0) command_state().record_input(opt.number, input);
   std::string t = cmd::trim(input);
   std::string magic, head, body;
   if (cell_magic(t, &magic, &head, &body)) {

@@ -177,3 +177,28 @@ TEST(CommandHelpers, Durations) {
 
 }  // namespace
 }  // namespace ein::testing_commands
+
+namespace ein::testing_commands {
+namespace {
+
+// %history keeps what the kernel's history keeps: the newest 1000 inputs (issue 20: a long
+// session's memory stays flat), in order, by their In [N] numbers.
+TEST(CommandHistory, KeepsTheNewestThousandInputs) {
+  TestSession t;
+  for (int n = 1; n <= 1205; ++n) {
+    ExecuteOptions o;
+    o.number = n;
+    t.s.execute("1 + " + std::to_string(n), o);
+  }
+  auto& inputs = t.s.command_state().inputs;
+  ASSERT_EQ(inputs.size(), 1000u);
+  EXPECT_EQ(inputs.front().first, 206);
+  EXPECT_EQ(inputs.back().first, 1205);
+  EXPECT_EQ(inputs.back().second, "1 + 1205");
+  ExecuteResult r = t.term("%history -n 1204-1205");
+  EXPECT_NE(r.text.find("1 + 1204"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("1 + 20\n"), std::string::npos) << r.text;
+}
+
+}  // namespace
+}  // namespace ein::testing_commands

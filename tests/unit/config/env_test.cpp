@@ -16,10 +16,15 @@ using ein::config::Env;
 
 namespace {
 
+// __FILE__ may be relative to the build directory; the test binary lives in it.
 fs::path repo_root() {
-  fs::path p = fs::path(__FILE__).parent_path();
-  while (!p.empty() && !fs::exists(p / "engine" / "config")) p = p.parent_path();
-  return p;
+  std::error_code ec;
+  fs::path exe_dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  for (fs::path p : {fs::absolute(fs::path(__FILE__), ec), exe_dir / fs::path(__FILE__)}) {
+    for (p = p.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+      if (fs::exists(p / "engine" / "config")) return p;
+  }
+  return {};
 }
 
 }  // namespace
