@@ -273,7 +273,9 @@ class Suite:
         out = r.line("")
         assert re.search(r"\n\[1, 2\]\n", out), out
         r.send("mat.\t\t")
-        listing = r.expect(r"mat\.$")
+        # The line's own echo "mat." comes before the listing: wait for the listing and the
+        # re-drawn line after it (matching the echo alone raced the listing).
+        listing = r.expect(r"length.*\n.*mat\.$")
         assert re.search(r"length +shape +size", listing) and "alphabet" not in listing, listing
         r.send("\x15")
         r.line("")

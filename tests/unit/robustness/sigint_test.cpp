@@ -4,7 +4,6 @@
 // the kernel, and either way it is E007.
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,12 +13,13 @@
 #include <thread>
 
 #include "tests/unit/jit/jit_fixture.h"
+#include "tests/unit/robustness/spawn_ein.h"
 
-extern char** environ;
 
 namespace ein {
 namespace {
 
+using testing::slurp;
 using testing::TempDir;
 
 struct Outcome {
@@ -27,36 +27,15 @@ struct Outcome {
   std::string out, err;
 };
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // Starts ein with `args`, waits until its stdout contains "started", sends SIGINT, waits.
 Outcome interrupt_run(const std::vector<std::string>& args, const std::string& dir, const std::string& tier) {
   std::string ein = testing::ein_binary();
   std::string out = dir + "/out", err = dir + "/err";
-  std::vector<std::string> envs = {"EIN_JIT=" + tier, "EIN_CACHE_DIR=" + dir + "/cache"};
-  for (char** e = environ; *e; ++e) {
-    std::string v = *e;
-    if (v.rfind("EIN_JIT=", 0) != 0 && v.rfind("EIN_CACHE_DIR=", 0) != 0) envs.push_back(v);
-  }
-  std::vector<char*> envp;
-  for (auto& e : envs) envp.push_back(e.data());
-  envp.push_back(nullptr);
   std::vector<std::string> all = {ein};
   all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t pid = -1;
   Outcome r;
-  if (posix_spawn(&pid, ein.c_str(), &fa, nullptr, argv.data(), envp.data()) != 0) return r;
-  posix_spawn_file_actions_destroy(&fa);
+  pid_t pid = testing::spawn_ein(all, dir, tier);
+  if (pid < 0) return r;
   for (int i = 0; i < 1200 && slurp(out).find("started") == std::string::npos; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside the long statement
@@ -154,31 +133,8 @@ TEST(Sigint, CtrlCWhileTheCompilerRunsStopsTheProgram) {
   chmod(slow.c_str(), 0700);
   std::string prog = dir.path() + "/p.ein", out = dir.path() + "/out", err = dir.path() + "/err";
   std::ofstream(prog) << "let x[i in 0..1000] = i * 2;\nprint(\"after\", x[3]);\n";
-  std::vector<std::string> envs = {"EIN_JIT=always", "EIN_CACHE_DIR=" + dir.path() + "/cache", "EIN_CXX=" + slow};
-  for (char** e = environ; *e; ++e) {
-    std::string v = *e;
-    if (v.rfind("EIN_JIT=", 0) != 0 && v.rfind("EIN_CACHE_DIR=", 0) != 0 && v.rfind("EIN_CXX=", 0) != 0)
-      envs.push_back(v);
-  }
-  std::vector<char*> envp;
-  for (auto& e : envs) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> all = {ein, prog};
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);  // a foreground group of its own
-  posix_spawnattr_setpgroup(&attr, 0);
-  pid_t pid = -1;
-  ASSERT_EQ(posix_spawn(&pid, ein.c_str(), &fa, &attr, argv.data(), envp.data()), 0);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
+  pid_t pid = testing::spawn_ein({ein, prog}, dir.path(), "always", {"EIN_CXX=" + slow}, true);
+  ASSERT_GT(pid, 0);
   // The signal is sent once the compiler runs (an event, not a delay: the machine may be loaded).
   for (int i = 0; i < 3000 && access(started.c_str(), F_OK) != 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
