@@ -285,6 +285,13 @@ def flat(v):
     return list(v.vals) if isinstance(v, Tensor) else [v[1]]
 
 
+def flat_err(v):
+    """The reference's error bound of each element plus its f64 rounding: a difference
+    quotient cannot resolve a change below these (a term of 1e-5 in a sum of 2e9)."""
+    vals, errs = (v.vals, v.errs) if isinstance(v, Tensor) else ([v[1]], [v[2]])
+    return [abs(e) + 2.3e-16 * abs(x) for x, e in zip(vals, errs)]
+
+
 def expected(req, bugs=None):
     """(Jacobian as a flat list in row-major order of shape(y) ++ shape(x), error estimates) or
     None when the program is not differentiable at this point."""
@@ -308,13 +315,14 @@ def expected(req, bugs=None):
             if tp != trace0 or tm != trace0:
                 return None
             ests.append([(a - b) / (2 * step) for a, b in zip(flat(yp), flat(ym))])
+            noise = [(a + b) / (2 * step) for a, b in zip(flat_err(yp), flat_err(ym))]
         d1, d2 = ests
         if not all(math.isfinite(v) for v in d1 + d2):
             return None             # infinities in y: finite differences cannot judge
         if any(abs(a - b) > 0.01 * max(abs(a), abs(b)) + 1e-7 for a, b in zip(d1, d2)):
             return None             # h and h/4 disagree: too curved here to difference
         cols.append([(16 * b - a) / 15 for a, b in zip(d1, d2)])
-        errs.append([abs(a - b) + f32_noise * abs(b) for a, b in zip(d1, d2)])
+        errs.append([abs(a - b) + f32_noise * abs(b) + n for a, b, n in zip(d1, d2, noise)])
     jac = [cols[k][j] for j in range(ny) for k in range(nx)]
     err = [errs[k][j] for j in range(ny) for k in range(nx)]
     return jac, err

@@ -8,42 +8,64 @@ default type, f32 / i32. The generator keeps such expressions at their default t
 them an anchor `+ (0 as T)`; the shrinker refuses candidates that break this, so a shrunk
 program does not slide into a different question of literal typing than the one it shows.
 """
-from ir import (Access, Bin, Block, Call, Cast, Clause, If, Lit, Red, Ref, SFn, SLet, WBind,
-                walk)
+from ir import (Access, Bin, Block, Call, Cast, Clause, Comp, If, Lit, Red, Ref, SFn, SLet,
+                WBind, walk)
 
 DEFAULT_TYPES = ("f32", "i32", "bool")
 CMP = ("<", "<=", ">", ">=", "==", "!=", "&&", "||")
 
 
-def anchored(e, annotated):
+def anchored(e, annotated, env=None):
     """Does `e` have its type without help from its context? `annotated(fn)` tells whether a
-    user function's result type is written."""
+    user function's result type is written. `env`: block and where locals in scope, name ->
+    value: a local bound to literals only takes its type from its uses (SPEC §3, inference per
+    unit), so reading it anchors nothing (`{ let b = tanh(-0.5); b + b }` is f32)."""
+    env = env or {}
+    rec = lambda x: anchored(x, annotated, env)
     if isinstance(e, Lit):
         return e.dt == "bool"
-    if isinstance(e, (Ref, Access, Cast)):
+    if isinstance(e, Ref):
+        return e.name not in env or env[e.name] is None or rec(env[e.name])
+    if isinstance(e, (Access, Cast)):
         return True
+    if isinstance(e, Block):
+        inner = dict(env)
+        for x in e.lets:
+            if isinstance(x, tuple):
+                inner[x[0]] = x[1] if not anchored(x[1], annotated, inner) else None
+        return anchored(e.result, annotated, inner)
+    if isinstance(e, Red):
+        if e.op in ("all", "any", "argmax", "argmin"):
+            return True
+        inner = dict(env)
+        for w in e.where:
+            if isinstance(w, WBind):
+                inner[w.name] = w.e if not anchored(w.e, annotated, inner) else None
+        return anchored(e.body, annotated, inner)
+    if isinstance(e, Comp):
+        inner = dict(env)
+        for w in e.items:
+            if isinstance(w, WBind):
+                inner[w.name] = w.e if not anchored(w.e, annotated, inner) else None
+        return anchored(e.body, annotated, inner)
     if isinstance(e, Bin):
         if e.op in CMP:
             return True
         if e.op == "**":
-            return anchored(e.a, annotated)
-        return anchored(e.a, annotated) or anchored(e.b, annotated)
+            return rec(e.a)
+        return rec(e.a) or rec(e.b)
     if hasattr(e, "op") and hasattr(e, "a") and not hasattr(e, "b"):     # Un
-        return e.op == "!" or anchored(e.a, annotated)
+        return e.op == "!" or rec(e.a)
     if isinstance(e, If):
-        return anchored(e.a, annotated) or anchored(e.b, annotated)
-    if isinstance(e, Block):
-        return anchored(e.result, annotated)
-    if isinstance(e, Red):
-        return e.op in ("all", "any", "argmax", "argmin") or anchored(e.body, annotated)
+        return rec(e.a) or rec(e.b)
     if isinstance(e, Call):
         if e.fn in ("sum", "max", "min", "prod"):
             return True
         if not e.fn.startswith("std::"):
             # A user function's parameters are separately generic unless its body ties them:
             # `f(t_f32, 1.0)` with body `sin(b)` leaves the result's type to the call's uses.
-            return annotated(e.fn) or all(anchored(a, annotated) for a in e.args)
-        return any(anchored(a, annotated) for a in e.args)
+            return annotated(e.fn) or all(rec(a) for a in e.args)
+        return any(rec(a) for a in e.args)
     return True
 
 
