@@ -103,8 +103,11 @@ TypeRef Infer::comp(const NodeRef& e) {
       expect(ir::t_bool(), t, c->kids[0]->span, "a comprehension guard");
       continue;
     }
+    // A binding of literals keeps its literal type variable, as a where-binding and a `let` do
+    // (SPEC §3): `[z + v[i] | i in 0..3, z = 1.5]` with v f64 makes z f64.
     if (c->kind == Kind::CompLet) {
-      set_def(c->def, ts.deep(t, true), false);
+      ts.require_int(t, true);
+      set_def(c->def, t, false);
       continue;
     }
     TypeRef r = resolved(t);

@@ -174,11 +174,14 @@ class ExprGen:
         info = self.g.fn_info(fn)
         return info is not None and info.annotated
 
-    def fix(self, e, dt):
+    def fix(self, e, dt, lets=()):
         """`e` in a position where nothing outside types it (a statement's value, a cast's
         operand, a local binding): literals-only expressions of a non-default type get an
-        anchor `+ (0 as T)` so that the program means what the generator intends."""
-        if dt in DEFAULT_TYPES or self.anchored(e):
+        anchor `+ (0 as T)` so that the program means what the generator intends. `lets`: the
+        block locals or where-bindings (WBind) `e` may read."""
+        lets = [(w.name, w.e) if isinstance(w, WBind) else w for w in lets
+                if isinstance(w, (WBind, tuple))]
+        if dt in DEFAULT_TYPES or self.anchored(Block(lets, e) if lets else e):
             return e
         self.g.tag("literal_anchor")
         return Bin("+", e, Cast(Lit(0, "i32"), dt))

@@ -48,7 +48,9 @@ class FnGen:
         res = self.x.expr(dt, ctx, 3)
         annotate = r.random() < 0.6
         if not annotate:
-            res = self.x.fix(res, dt)
+            # Judged with the locals in scope: `let b = <literals>; b` is as unanchored as the
+            # literals themselves.
+            res = self.x.fix(res, dt, lets)
         g.tag("fn_annotated" if annotate else "fn_generic")
         sparams = [(p, None if (s is not None or not annotate) else d) for p, d, s in params]
         fn = SFn(name, sparams, dt if annotate else None, Block(lets, res) if lets else res)

@@ -10,9 +10,10 @@ def mentions(e, names):
     return any(isinstance(n, Ref) and n.name in names for n in walk(e))
 
 
-def val(g, dt, ctx, depth):
-    """A statement-level value: nothing outside types its literals."""
-    return g.ex.fix(g.ex.expr(dt, ctx, depth), dt)
+def val(g, dt, ctx, depth, where=()):
+    """A statement-level value: nothing outside types its literals (nor the where-bindings
+    `where` it may read, which take their type from it)."""
+    return g.ex.fix(g.ex.expr(dt, ctx, depth), dt, where)
 
 
 def observe(g, name, whole_p=0.8):
@@ -58,7 +59,7 @@ def einstein(g):
         where.append(WBind(z, g.reds.binding_value(zdt, ctx, 2)))
         ctx.vars[z] = zdt
         g.tag("where_bind")
-    body = val(g, dt, ctx, 3)
+    body = val(g, dt, ctx, 3, where)
     if r.random() < 0.25:
         where.append(WGuard(g.ex.boolean(ctx, 1)))
         g.tag("where_guard_decl")
@@ -83,7 +84,7 @@ def scalar_red(g):
     if not isinstance(red, Red):
         return [], []
     if red.op in ("sum", "prod", "max", "min"):
-        red.body = g.ex.fix(red.body, dt)     # the statement's value: nothing else types it
+        red.body = g.ex.fix(red.body, dt, red.where)   # the statement's value: nothing else types it
     if red.where and g.r.random() < 0.5 and \
             all(mentions(w.e if isinstance(w, WBind) else w.c, {i.name for i in red.idx})
                 for w in red.where):
@@ -504,7 +505,7 @@ def comprehension(g):
     dt = g.num_type()
     name = g.fresh("c")
     g.tag("comprehension")
-    return [SLet(name, Comp(val(g, dt, ctx, 2), items))], [SPrint([Ref(name)])]
+    return [SLet(name, Comp(val(g, dt, ctx, 2, items), items))], [SPrint([Ref(name)])]
 
 
 # ------------------------------------------------------------ functions with local tensors

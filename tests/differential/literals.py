@@ -98,7 +98,7 @@ def check(prog, bugs):
             gray.append(s.body.result if isinstance(s.body, Block) else s.body)
     for n in walk(prog.stmts):
         if isinstance(n, Clause):
-            gray.append(n.body)
+            gray.append(Block([(w.name, w.e) for w in n.where if isinstance(w, WBind)], n.body))
             if n.else_ is not None:
                 gray.append(n.else_)
         elif isinstance(n, Cast):
