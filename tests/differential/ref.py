@@ -516,7 +516,9 @@ class Evaluator:
         if key not in self.range_cache:
             outer = set(self.index_names(env)) | {x.name for x in red.idx}
             level = {x.name for x in red.idx if x.name != r.name}
-            uses = refranges.collect_uses(list(red.where) + [red.body], self.shape_fn(env),
+            # ("where", ...): its bindings are derived indices of the body's accesses
+            # (`y[q, p] where p = n + q` bounds q), not only expressions to search.
+            uses = refranges.collect_uses([("where", red.where), red.body], self.shape_fn(env),
                                           self.const_fn(env), outer)
             self.range_cache[key] = refranges.infer(
                 r.name, uses, level, self.range_eval(env),
