@@ -8,6 +8,9 @@ parameter x and a later one as the target y, and `@y / @x` is requested at a ran
   fn      `fn d(x) { <the same statements>; @y' / @x } print(d(x));`
   einstein `let G[i in 0..m] = { <statements>; @z / @x } where z = y' * (i + 1) as f64`
           (scalar y only; one request per point, SPEC §7)
+  recurrence `let R[0] = 0.0; let R[t in 1..m] = R[t - 1] + { <statements>; @z / @x }` with
+          z = y' * t (scalar x and y; a request per step of a recurrence, SPEC §7 / thesis §2.3:
+          R[t] = J t (t + 1) / 2)
 
 The expected value is the Jacobian shape(y) ++ shape(x) by central differences of the
 reference evaluator, with x's binding replaced by x ± h (statements that do not depend on x
@@ -23,13 +26,13 @@ import refnum
 from compare import Num, parse_line
 from gen import Gen, Stats
 from ir import (Access, Bin, Block, Cast, Clause, Diff, Lit, Program, Range, Ref, SDecl, SFn,
-                SInput, SLet, SPrint, SlotIdx, clone, walk)
+                SInput, SLet, SPrint, SlotIdx, SlotLit, clone, walk)
 from ref import Evaluator, GenBug, Tensor
 from refnum import IllConditioned, RefError, Unspecified
 from render import render
 from runner import Expect, MODES, run_batch
 
-SCOPES = {"top": 5, "block": 2, "fn": 2, "einstein": 1}
+SCOPES = {"top": 5, "block": 2, "fn": 2, "einstein": 1, "recurrence": 1}
 SCOPE_BUGS = {"block": "ad_scope_block", "fn": "ad_scope_fn", "einstein": "ad_scope_einstein"}
 MAX_X, MAX_Y = 6, 8
 MODES_DERIV = ("never", "always")
@@ -61,6 +64,7 @@ class Request:
         self.prog, self.x, self.y, self.scope = prog, x, y, scope
         self.yshape, self.xshape, self.sel = tuple(yshape), tuple(xshape), sel
         self.cut = cut                                   # statements up to y (for FD)
+        self.rec_elem = 0        # recurrence scope: the flat element of @y/@x each step reads
 
     @property
     def shape(self):
@@ -71,6 +75,8 @@ class Request:
             s = self.xshape
         else:
             s = self.yshape[1:] + self.xshape
+        if self.scope == "recurrence":
+            return (REC_POINTS,)
         return ((EIN_POINTS,) + s) if self.scope == "einstein" else s
 
     def printed(self, jac, err):
@@ -87,6 +93,10 @@ class Request:
             ry = math.prod(self.yshape[1:]) * nx
             lo, hi = self.sel[1] * ry, (self.sel[1] + 1) * ry
         vals, errs = jac[lo:hi], err[lo:hi]
+        if self.scope == "recurrence":
+            k = self.rec_elem
+            tri = [t * (t + 1) // 2 for t in range(REC_POINTS)]
+            return [vals[k] * c for c in tri], [errs[k] * c for c in tri]
         if self.scope != "einstein":
             return vals, errs
         return ([v * (p + 1) for p in range(EIN_POINTS) for v in vals],
@@ -117,8 +127,13 @@ def derivative_program(seed, bugs, stats=None):
         if not pool:
             continue
         ky, sy = r.choice(pool)
-        scope = pick_scope(r, bugs, ev.g[sy.name])
-        prog = build(stmts, kx, ky, scope, r)
+        scope = pick_scope(r, bugs, ev.g[sy.name], ev.g[sx.name])
+        xv0, elem = ev.g[sx.name], ()
+        if scope == "recurrence" and isinstance(xv0, Tensor):
+            if 0 in xv0.shape:
+                continue
+            elem = tuple(r.randrange(n) for n in xv0.shape)
+        prog = build(stmts, kx, ky, scope, r, elem)
         if prog is None:
             continue
         yv, xv = ev.g[sy.name], ev.g[sx.name]
@@ -141,7 +156,10 @@ def derivative_program(seed, bugs, stats=None):
             scope_tag = f"ad_scope_{scope}"
         prog.seed, prog.kind = seed, "deriv"
         prog.tags = set(base.tags) | {scope_tag}
-        return prog, Request(prog, sx.name, sy.name, scope, yshape, xshape, stmts[:ky + 1], sel)
+        req = Request(prog, sx.name, sy.name, scope, yshape, xshape, stmts[:ky + 1], sel)
+        for i, n in zip(elem, xshape):
+            req.rec_elem = req.rec_elem * n + i
+        return prog, req
     return None
 
 
@@ -153,18 +171,21 @@ def depends(stmts, kx, ky):
     return stmts[ky].name in need
 
 
-def pick_scope(r, bugs, yval):
+def pick_scope(r, bugs, yval, xval):
     w = {k: v for k, v in SCOPES.items() if SCOPE_BUGS.get(k) not in bugs}
     if isinstance(yval, Tensor):
         w.pop("einstein", None)
+    if isinstance(yval, Tensor):
+        w.pop("recurrence", None)      # a recurrence's elements are scalars (E011 otherwise)
     keys = sorted(w)
     return r.choices(keys, [w[k] for k in keys])[0]
 
 
 EIN_POINTS = 2
+REC_POINTS = 3
 
 
-def build(stmts, kx, ky, scope, r):
+def build(stmts, kx, ky, scope, r, elem=()):
     x, y = stmts[kx].name, stmts[ky].name
     if scope == "top":
         return Program(list(stmts[:ky + 1]) + [SPrint([Diff(y, x)])])
@@ -185,6 +206,18 @@ def build(stmts, kx, ky, scope, r):
         f = "d_" + y
         return Program(list(stmts) + [SFn(f, [(x, None)], None, Block(lets, Diff(yl, x))),
                                       SPrint([Call_(f, [Ref(x)])])])
+    if scope == "recurrence":
+        t, z, R = "t_d", "z_d", "R_" + y
+        step = Block(lets + [(z, Bin("*", Ref(yl), Cast(Ref(t), "f64")))], Diff(z, x))
+        if elem:       # a tensor x: each step reads one element of the gradient
+            gname = "g_d"
+            step = Block(step.lets + [(gname, step.result)],
+                         Access(gname, [Lit(i, "i32") for i in elem]))
+        body = Bin("+", Access(R, [Bin("-", Ref(t), Lit(1, "i32"))]), step)
+        decl = SDecl(R, [Clause([SlotLit(0)], Lit(0.0, "f64")),
+                         Clause([SlotIdx(t, Range(Lit(1, "i32"), Lit(REC_POINTS, "i32")))], body)],
+                     dt="f64")
+        return Program(list(stmts) + [decl, SPrint([Ref(R)])])
     # einstein: one request per point, scaled by the point's index
     i = "i_d"
     z = "z_d"
