@@ -201,23 +201,41 @@ def infer(v, uses, level, eval_range, inferred_range, what, fixed=None):
 
 
 def ok(u, v, c, eval_range, inferred_range):
-    """Is access `u` in bounds at v = c for every value of the indices nested inside v?"""
+    """Is access `u` in bounds at v = c for every value of the indices nested inside v?
+
+    A nested range that is empty at this point (`max[j in 0..i](x[i - 1 + j])` at i = 0) still
+    bounds v by its end points, as interval arithmetic does: the smallest access takes the
+    lower end of a positive coefficient, the largest its upper end (docs/language.md, "Empty
+    nested ranges"). On non-empty ranges this is the same as trying every value."""
     chain = u.chain
     vals = {v: c}
 
     def rec(depth):
+        """(smallest, largest) access over the nested indices from `depth` on."""
         if depth == len(chain):
             x = sum(coef * (1 if k == 1 else vals[k]) for k, coef in u.aff.items())
-            return 0 <= x < u.extent
+            return x, x
         r, red = chain[depth]
         if r.rng is None:
             lo, hi = inferred_range(r, red)
         else:
             lo, hi = eval_range(r.rng, vals)
-        for x in range(lo, hi):
-            vals[r.name] = x
-            if not rec(depth + 1):
-                return False
+        if hi > lo:
+            mn = mx = None
+            for x in range(lo, hi):
+                vals[r.name] = x
+                a, b = rec(depth + 1)
+                mn = a if mn is None else min(mn, a)
+                mx = b if mx is None else max(mx, b)
+            vals.pop(r.name, None)
+            return mn, mx
+        coef = u.aff.get(r.name, 0)
+        small, large = (lo, hi - 1) if coef >= 0 else (hi - 1, lo)
+        vals[r.name] = small
+        mn = rec(depth + 1)[0]
+        vals[r.name] = large
+        mx = rec(depth + 1)[1]
         vals.pop(r.name, None)
-        return True
-    return rec(0)
+        return mn, mx
+    mn, mx = rec(0)
+    return 0 <= mn and mx < u.extent
