@@ -9,7 +9,7 @@
 #define EIN_CODEGEN_PRELUDE_H
 #include <stdint.h>
 
-#define EIN_ABI_VERSION 4
+#define EIN_ABI_VERSION 5
 
 // Error codes in ein_err::code (the runtime turns them into diagnostics with the site's span).
 #define EIN_OK 0
@@ -65,6 +65,9 @@ typedef struct ein_rt {
                 const float* x, float beta, float* y);
   void (*dgemv)(int ta, int64_t m, int64_t n, double alpha, const double* a, int64_t lda,
                 const double* x, double beta, double* y);
+  // Sets the number of threads of each later BLAS call and returns the previous one: a loop of
+  // small calls over batch points runs them in parallel, one thread each.
+  int (*blas_threads)(int n);
 } ein_rt;
 
 typedef struct ein_args {

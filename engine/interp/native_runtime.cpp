@@ -134,7 +134,15 @@ void rt_dgemv(int ta, int64_t m, int64_t n, double alpha, const double* a, int64
   cblas_dgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, int(m), int(n), alpha, a, int(lda), x, 1, beta, y, 1);
 }
 
-const ein_rt kRuntime = {rt_alloc, rt_release, rt_sgemm, rt_dgemm, rt_sgemv, rt_dgemv};
+// OpenBLAS (the pthread build Debian links by default) has one global thread count; kernels set
+// it to 1 around a parallel loop of calls and restore it after.
+int rt_blas_threads(int n) {
+  int prev = openblas_get_num_threads();
+  if (n > 0 && n != prev) openblas_set_num_threads(n);
+  return prev;
+}
+
+const ein_rt kRuntime = {rt_alloc, rt_release, rt_sgemm, rt_dgemm, rt_sgemv, rt_dgemv, rt_blas_threads};
 
 // ---- argument binding ---------------------------------------------------------------------
 
