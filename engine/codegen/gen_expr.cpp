@@ -350,6 +350,14 @@ Val Gen::arith(BinOp op, const Val& a, const Val& b, DType dt, const NodeRef& e)
   int level = std::max(a.level, b.level);
   const std::string T = ctype(dt);
   if (op == BinOp::Pow) {
+    if (is_float(a.dt) && a.dt == dt && e && e->kind == Kind::Binary && ir::bin_rhs(e)->kind == Kind::IntLit &&
+        ir::bin_rhs(e)->ival == 2) {
+      // x ** 2 below: the double square of a float is exact (48 significant bits), so its one
+      // rounding gives the float square bit for bit — and a float multiply vectorises at full
+      // width where pow's double round trip runs at half width with two conversions. (A double
+      // square is what GCC makes of pow(x, 2.0) anyway.)
+      return em.define(dt, T, "(" + a.c + " * " + a.c + ")", level, Motion::Cheap);
+    }
     if (is_float(a.dt) && is_int(b.dt)) {
       // engine/value: float ** int is computed in double and rounded once.
       return em.define(dt, T, "((" + T + ")pow((double)" + a.c + ", (double)" + b.c + "))", level,
