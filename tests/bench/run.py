@@ -24,11 +24,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 
 try:
     import numpy as np
 except ImportError:  # pragma: no cover
     sys.exit("numpy is missing: run with `PYENV_VERSION=system python3` (Debian python3-numpy)")
+import transformer_np  # noqa: E402 (needs numpy)
 
 # name, ein program, C++ program (+ argument), target: (baseline, max ratio)
 BENCHES = [
@@ -52,6 +54,8 @@ BENCHES = [
     ("stencil", "stencil.ein", ("everyday.cpp", "stencil"), ("numpy", 0.5)),
     ("rnn", "rnn.ein", ("everyday.cpp", "rnn"), ("cpp", 1.5)),
     ("maxplus", "maxplus.ein", ("everyday.cpp", "maxplus"), ("cpp", 1.5)),
+    # A real workload: conv1d front end and one transformer block (GEMM-bound, so 1.1 × NumPy).
+    ("transformer", "transformer.ein", ("transformer.cpp", None), ("numpy", 1.1)),
 ]
 
 
@@ -285,6 +289,7 @@ NUMPY = {
     "heat": np_heat, "attention": np_attention, "rotation": lambda r: np_rotation(r, True),
     "linear": np_linear, "chain": np_chain, "bmm": np_bmm, "sqdist": np_sqdist, "transpose": np_transpose,
     "stencil": np_stencil, "rnn": np_rnn, "maxplus": np_maxplus,
+    "transformer": lambda reps: transformer_np.run(best_of, reps),
 }
 
 # ---- ein --------------------------------------------------------------------------------------
