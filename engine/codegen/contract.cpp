@@ -125,6 +125,19 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
   c.sizes_at_entry = level == 0;
   for (auto& o : p.c.operands) c.bufs.push_back(buffer_of(o.read->kids[0]));
   auto ext = [&](DefId d) { return c.ext[def_key(d)].c; };
+  // Under a branch the contraction also runs at points the branch skips, whose reads the range
+  // analysis may not have checked: every operand axis must hold its variable's whole range.
+  if (p.guarded)
+    for (size_t i = 0; i < p.c.operands.size(); ++i) {
+      const ContractionOperand& o = p.c.operands[i];
+      for (size_t a = 0; a < o.axes.size(); ++a) {
+        if (!o.axes[a].valid()) {
+          c.ok = false;
+          return c;
+        }
+        c.guards.push_back("(" + ext(o.axes[a]) + " <= " + extent(c.bufs[i], static_cast<int>(a)) + ")");
+      }
+    }
   // Destination: the clause's tensor (store order), or scratch over the free variables.
   c.dest.axes = p.dest;
   if (p.in_place) {

@@ -95,15 +95,41 @@ class Planner {
     if (parts.empty()) return;
     for (size_t i = 0; i + 1 < parts.size(); ++i)
       if (parts[i]->kind != Kind::LLet) return;
-    const NodeRef& store = parts.back();
-    if (store->kind != Kind::LStore || store->def != tensor->def) return;
-    std::vector<NodeRef> reds;
-    for (auto& p : parts) unconditional(p->kids[0], reds);
-    for (auto& r : reds) plan(tensor, loops, vars, parts, store, r);
+    // One store into the tensor, or a piecewise clause (`where cond else v`, if/else chains):
+    // branches that each store into it. A contraction under a branch is computed for every
+    // point, the branch then reads it where it runs: float and wrapping-integer products cannot
+    // fail, and codegen checks the operands' extents at run time (ContractionPlan::guarded).
+    // A path that stores nothing leaves its point as it was (0): then the contraction must not
+    // be computed into the tensor itself.
+    std::vector<NodeRef> stores;
+    bool guarded = false, ok = true, every_path = true;
+    std::function<void(const NodeRef&)> branches = [&](const NodeRef& s) {
+      if (s->kind == Kind::LStore && s->def == tensor->def) {
+        stores.push_back(s);
+      } else if (s->kind == Kind::LIf) {
+        guarded = true;
+        branches(ir::lif_then(s));
+        if (s->kids.size() > 2 && s->kids[2]) branches(ir::lif_else(s));
+        else every_path = false;
+      } else {
+        ok = false;
+      }
+    };
+    branches(parts.back());
+    if (!ok || stores.empty()) return;
+    in_place_ok_ = every_path;
+    dest_taken_ = false;
+    for (size_t s = 0; s < stores.size(); ++s) {
+      std::vector<NodeRef> reds;
+      if (s == 0)
+        for (size_t i = 0; i + 1 < parts.size(); ++i) unconditional(parts[i]->kids[0], reds);
+      unconditional(ir::lstore_value(stores[s]), reds);
+      for (auto& r : reds) plan(tensor, loops, vars, parts, stores[s], r, guarded);
+    }
   }
 
   void plan(const NodeRef& tensor, const std::vector<NodeRef>& loops, const std::vector<DefId>& vars,
-            const std::vector<NodeRef>& parts, const NodeRef& store, const NodeRef& r) {
+            const std::vector<NodeRef>& parts, const NodeRef& store, const NodeRef& r, bool guarded) {
     // Where-lets of the nest change at every point, like its variables.
     std::vector<DefId> locals;
     for (auto& q : parts)
@@ -120,6 +146,7 @@ class Planner {
     p->nest_root = loops.front()->id;
     p->nest = vars;
     p->dest = p->c.free;
+    p->guarded = guarded;
     DType rdt = r->dt >= 0 ? static_cast<DType>(r->dt) : DType::Bool;
     if (rdt == DType::Bool || rdt == DType::F16 || rdt == DType::BF16) return;
     // In place: the store writes exactly the contraction's points, in some axis order.
@@ -134,12 +161,12 @@ class Planner {
           !contains(at, store->kids[a]->def))
         at.push_back(store->kids[a]->def);
     if (at.size() == store->kids.size() - 1 && at.size() == vars.size() && p->c.free.size() == vars.size() &&
-        !self_read && !tensor->has(ir::kWindowed) && !tensor->has(ir::kHasElem) &&
+        !self_read && in_place_ok_ && !dest_taken_ && !tensor->has(ir::kWindowed) && !tensor->has(ir::kHasElem) &&
         static_cast<DType>(tensor->ival) == rdt) {
       p->in_place = true;
       p->dest = at;
     }
-    if (p->in_place && parts.size() == 1) whole(*p, store->kids[0]);
+    if (p->in_place && parts.size() == 1 && !guarded) whole(*p, store->kids[0]);
     // Result layouts to try: the tensor's (in place), then scratch laid out for the kernel —
     // batch variables first, then each operand's own variables in its axis order.
     const auto& ops = p->c.operands;
@@ -164,6 +191,7 @@ class Planner {
       }
       p->dest = l;
       u_.contractions[r->id] = p;
+      dest_taken_ = dest_taken_ || p->in_place;
     };
     // BLAS: a float product of two operands of the result's type with a GEMM layout.
     bool float_operands = rdt == DType::F32 || rdt == DType::F64;
@@ -220,6 +248,10 @@ class Planner {
 
   CompileCtx& cx_;
   Unit& u_;
+  bool in_place_ok_ = true;  // of the nest being planned
+  // The tensor holds one contraction's results at a time: a second one in the same nest
+  // (`sum(..) + sum(..)`, one per branch) would overwrite the first before the loops read it.
+  bool dest_taken_ = false;
 };
 
 std::string names(const std::vector<DefId>& ds, const std::unordered_map<DefId, std::string>& nm) {
@@ -266,7 +298,8 @@ std::string describe_contractions(const Unit& u) {
     }
     out += ";;   contraction " + s + ": " + how + ", into " +
            (p->in_place ? std::string("the tensor") : "scratch [" + names(p->dest, nm) + "]") +
-           (p->whole ? " (whole store value)" : ", then the loops") + "\n";
+           (p->whole ? " (whole store value)" : ", then the loops") +
+           (p->guarded ? " (piecewise: computed at every point, read where its branch runs)" : "") + "\n";
   }
   return out;
 }

@@ -33,6 +33,7 @@ struct ContractionPlan {
   std::vector<ir::DefId> dest;     // the result's axes (c.free in storage order)
   bool in_place = false;           // the result is stored in the clause's tensor
   bool whole = false;              // the store value is α·R or R / d: no loop after it
+  bool guarded = false;            // under a branch: operands' extents are checked at run time
   std::vector<ir::NodeRef> alpha;  // whole: invariant factors of the store value outside R
   ir::NodeRef divisor;             // whole: the d of R / d
   GemmShape gemm;                  // Blas
