@@ -196,11 +196,13 @@ TEST(CodegenBlas, ModeProductChainsAreGemmCalls) {
 
 TEST(CodegenBlas, OtherContractionsAreTiledOrLoops) {
   std::string m = kMats;
-  // Not a pure product, integer elements: register-tiled kernels; a guard: ordinary loops.
+  // Not a pure product, integer elements: register-tiled kernels. A guard on the clause: the
+  // GEMM runs for every point and the branch reads it; a guard inside the sum: ordinary loops.
   EXPECT_EQ(strategy_of(m + "let C[i, j] = sum[k](A[i, k] * B[k, j] + 1.0);", "C"), "tiled");
   EXPECT_EQ(strategy_of("let P[i in 0..3, j in 0..3] = i + j;\nlet C[i, j] = sum[k](P[i, k] * P[k, j]);", "C"),
             "tiled");
-  EXPECT_EQ(strategy_of(m + "let C[i, j] = sum[k](A[i, k] * B[k, j]) where i != j;", "C"), "parallel");
+  EXPECT_EQ(strategy_of(m + "let C[i, j] = sum[k](A[i, k] * B[k, j]) where i != j;", "C"), "gemm");
+  EXPECT_EQ(strategy_of(m + "let C[i, j] = sum[k](A[i, k] * B[k, j] where k != i);", "C"), "parallel");
 }
 
 // ---- storage windows --------------------------------------------------------------------------
