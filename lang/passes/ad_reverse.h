@@ -61,6 +61,11 @@ class Tape {
   Entry comp_entry(DefId d, const std::string& name, const NodeRef& comp);
   NodeRef hoist_comps(const NodeRef& e, const std::unordered_set<DefId>& around);
   NodeRef extent_of(const NodeRef& e, int axis);
+  // Compile-time branches (ad_branch.cpp): an integer or boolean folded through the inlined
+  // parameters' lets and the shape facts, and the branch of an `if` whose condition folds.
+  std::optional<int64_t> fold_scalar(const NodeRef& e, int depth) const;
+  NodeRef taken_branch(const NodeRef& e) const;
+  NodeRef through_renames(const NodeRef& e) const;
 
   CompileCtx& cx_;
   Facts& facts_;

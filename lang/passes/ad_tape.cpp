@@ -138,8 +138,13 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
   }
   const NodeRef& pat = ir::let_pattern(*stmt);
   e.name = pat->name;
-  bound_ = binders_in(ir::let_value(*stmt));
-  NodeRef v = extract_calls(ir::let_value(*stmt));
+  NodeRef raw = ir::let_value(*stmt);
+  // Only the branch a constant condition takes is taped (its statements become tape statements).
+  bool took = false;
+  for (NodeRef br; (br = taken_branch(raw)); took = true) raw = br;
+  if (took) raw = hoist_block(raw);
+  bound_ = binders_in(raw);
+  NodeRef v = extract_calls(raw);
   bound_.clear();
   if (v->kind == Kind::Comp) return comp_entry(d, e.name, v);
   v = whole_reductions(hoist_comps(v, binders_in(v)));
@@ -291,7 +296,11 @@ NodeRef Tape::hoist_block(const NodeRef& body) {
   for (size_t i = 0; i < body->kids.size(); ++i) {
     const NodeRef& s = body->kids[i];
     if (!s) continue;
-    if (tail && i + 1 == body->kids.size()) return hoist_block(s);
+    if (tail && i + 1 == body->kids.size()) {
+      NodeRef t = s;
+      for (NodeRef br; (br = taken_branch(t));) t = br;
+      return hoist_block(t);
+    }
     if (s->kind == Kind::Let && ir::let_pattern(*s)->kind == Kind::PTuple && split_tuple_let(s)) continue;
     if (s->kind == Kind::Let && ir::let_pattern(*s)->kind == Kind::PBind)
       visible_[ir::let_pattern(*s)->def] = s;

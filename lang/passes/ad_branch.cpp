@@ -1,0 +1,128 @@
+// Compile-time branches in inlined bodies: `if len(shape(X)) == 3 { .. } else { .. }`,
+// `if len(B) == 0 { .. }`, `if kind == 0 { .. }` with `kind` a constant argument. Library
+// functions dispatch on rank, on an empty optional argument or on a mode code this way; their
+// branches hold statements (and arrays of other ranks) that the tape cannot treat as one
+// elementwise value. When the condition folds to a constant, only the branch the primal takes
+// is taped. A condition that does not fold keeps the `if` (the elementwise rule or an E013).
+#include "lang/passes/ad_reverse.h"
+#include "lang/passes/ir_build.h"
+#include "lang/resolve/builtins.h"
+
+namespace ein::ad {
+
+using ir::Kind;
+
+namespace {
+
+// A Name that only renames another value (`let B' = B;` of an inlined parameter).
+const NodeRef* renamed_value(const std::unordered_map<DefId, NodeRef>& visible, const NodeRef& e) {
+  if (e->kind != Kind::Name && e->kind != Kind::Path) return nullptr;
+  auto it = visible.find(e->def);
+  if (it == visible.end() || it->second->kind != Kind::Let) return nullptr;
+  if (ir::let_pattern(*it->second)->kind != Kind::PBind) return nullptr;
+  return &ir::let_value(*it->second);
+}
+
+}  // namespace
+
+// The value an inlined parameter stands for, through chains of renaming lets: the name the
+// caller (or the cell) bound, whose shape facts the analysis has.
+NodeRef Tape::through_renames(const NodeRef& e) const {
+  NodeRef cur = e;
+  for (int depth = 0; depth < 64; ++depth) {
+    const NodeRef* v = renamed_value(visible_, cur);
+    if (!v || ((*v)->kind != Kind::Name && (*v)->kind != Kind::Path)) return cur;
+    cur = *v;
+  }
+  return cur;
+}
+
+std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth) const {
+  if (!e || depth > 64) return std::nullopt;
+  switch (e->kind) {
+    case Kind::IntLit:
+    case Kind::BoolLit: return e->ival;
+    case Kind::Name:
+    case Kind::Path: {
+      if (const NodeRef* v = renamed_value(visible_, e)) {
+        // Only integer and boolean values decide branches: a float literal is never folded.
+        TypeRef t = facts_.type(*v);
+        if (ir::rank_of(t) == 0 && !facts_.float_dtype(*v)) return fold_scalar(*v, depth + 1);
+        return std::nullopt;
+      }
+      return facts_.fold(e);
+    }
+    case Kind::Unary: {
+      auto v = fold_scalar(e->kids[0], depth + 1);
+      if (!v) return std::nullopt;
+      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Not) return *v == 0 ? 1 : 0;
+      if (*v == INT64_MIN) return std::nullopt;
+      return -*v;
+    }
+    case Kind::Binary: {
+      auto op = static_cast<ir::BinOp>(e->ival);
+      auto a = fold_scalar(e->kids[0], depth + 1);
+      // `&&` and `||` decide on their left side alone, as the primal's evaluation does.
+      if (op == ir::BinOp::And && a && *a == 0) return 0;
+      if (op == ir::BinOp::Or && a && *a != 0) return 1;
+      auto b = fold_scalar(e->kids[1], depth + 1);
+      if (!a || !b) return std::nullopt;
+      switch (op) {
+        case ir::BinOp::Eq: return *a == *b;
+        case ir::BinOp::Ne: return *a != *b;
+        case ir::BinOp::Lt: return *a < *b;
+        case ir::BinOp::Le: return *a <= *b;
+        case ir::BinOp::Gt: return *a > *b;
+        case ir::BinOp::Ge: return *a >= *b;
+        case ir::BinOp::And: return *a != 0 && *b != 0;
+        case ir::BinOp::Or: return *a != 0 || *b != 0;
+        case ir::BinOp::Add: return irb::add_exact(*a, *b);
+        case ir::BinOp::Sub: return irb::sub_exact(*a, *b);
+        case ir::BinOp::Mul: return irb::mul_exact(*a, *b);
+        default: return std::nullopt;  // division rounding and overflow stay the primal's
+      }
+    }
+    case Kind::Block:
+      // `{ 0 }`, the body of a function returning a code.
+      if (e->has(ir::kHasTail) && e->kids.size() == 1) return fold_scalar(e->kids[0], depth + 1);
+      return std::nullopt;
+    case Kind::Call: {
+      const NodeRef& callee = e->kids[0];
+      auto b = builtin_of(callee->def);
+      if (b && *b == Builtin::Len && e->kids.size() == 2) {
+        const NodeRef& arg = e->kids[1];
+        // len(shape(x)) is x's rank, which its type states.
+        if (arg->kind == Kind::Call && arg->kids.size() == 2 && builtin_of(arg->kids[0]->def) &&
+            *builtin_of(arg->kids[0]->def) == Builtin::Shape) {
+          int r = ir::rank_of(facts_.type(arg->kids[1]));
+          if (r < 0) r = ir::rank_of(facts_.type(through_renames(arg->kids[1])));
+          if (r >= 0) return r;
+          return std::nullopt;
+        }
+        NodeRef root = through_renames(arg);
+        if (root->kind != Kind::Name && root->kind != Kind::Path) return std::nullopt;
+        return facts_.fold(irb::dim_of(root, 0));
+      }
+      if (b || e->kids.size() != 1) return std::nullopt;
+      // A call of a function without parameters whose body is a constant (`fn MAXP() { 0 }`).
+      TypeRef ct = facts_.type(callee);
+      NodeRef fn = ct && ct->k == ir::Type::K::FnItem ? cx_.resolver.info(ct->def).node
+                                                       : cx_.resolver.info(callee->def).node;
+      if (!fn || fn->kind != Kind::Fn || ir::fn_params_count(*fn) != 0) return std::nullopt;
+      return fold_scalar(ir::fn_body(*fn), depth + 1);
+    }
+    default: return std::nullopt;
+  }
+}
+
+// `if c { A } else { B }` whose c folds: the branch taken (a block or an expression; a missing
+// else is the unit value, which no array-valued body has). nullptr when c does not fold.
+NodeRef Tape::taken_branch(const NodeRef& e) const {
+  if (!e || e->kind != Kind::If) return nullptr;
+  auto c = fold_scalar(ir::if_cond(*e), 0);
+  if (!c) return nullptr;
+  if (*c != 0) return ir::if_then(*e);
+  return ir::if_else(*e);
+}
+
+}  // namespace ein::ad
