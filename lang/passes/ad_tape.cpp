@@ -427,6 +427,17 @@ NodeRef Tape::pointwise(const NodeRef& e, const std::vector<NodeRef>& idx) {
       bool rule = ct && ct->k == ir::Type::K::FnItem && cx_.resolver.info(ct->def).diff_rule;
       bool math = b && ((*b >= Builtin::Abs && *b <= Builtin::Max2) ||
                         ((*b == Builtin::Max || *b == Builtin::Min) && e->kids.size() == 3));
+      // `__convert(a, like)` is `a` in like's element type: at a point, the scalar cast
+      // `a[i] as T` (like only lends its type), which forward mode differentiates.
+      if (b && *b == Builtin::Convert && e->kids.size() == 3) {
+        if (auto dt = facts_.float_dtype(e->kids[2])) {
+          NodeRef n = ir::make({.kind = Kind::Cast, .span = e->span,
+                                .kids = {pointwise(e->kids[1], idx),
+                                         ir::make({.kind = Kind::TyPrim, .name = dtype_name(*dt)})}});
+          facts_.note_type(n->id, ir::elem_of(t));
+          return n;
+        }
+      }
       if (!rule && !math)
         unsupported("`" + cx_.sm.snippet(e->span) + "`, a call over arrays that is not elementwise", e->span);
       std::vector<NodeRef> kids{e->kids[0]};
