@@ -37,23 +37,29 @@ NodeRef Tape::through_renames(const NodeRef& e) const {
   return cur;
 }
 
-std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth) const {
+std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const FoldEnv* env) const {
   if (!e || depth > 64) return std::nullopt;
   switch (e->kind) {
     case Kind::IntLit:
     case Kind::BoolLit: return e->ival;
     case Kind::Name:
     case Kind::Path: {
+      // Inside a function being evaluated only its folded parameters and locals are known (a
+      // specialisation's facts would belong to some other call of it).
+      if (env) {
+        if (auto it = env->find(e->def); it != env->end()) return it->second;
+        return std::nullopt;
+      }
       if (const NodeRef* v = renamed_value(visible_, e)) {
         // Only integer and boolean values decide branches: a float literal is never folded.
         TypeRef t = facts_.type(*v);
-        if (ir::rank_of(t) == 0 && !facts_.float_dtype(*v)) return fold_scalar(*v, depth + 1);
+        if (ir::rank_of(t) == 0 && !facts_.float_dtype(*v)) return fold_scalar(*v, depth + 1, env);
         return std::nullopt;
       }
       return facts_.fold(e);
     }
     case Kind::Unary: {
-      auto v = fold_scalar(e->kids[0], depth + 1);
+      auto v = fold_scalar(e->kids[0], depth + 1, env);
       if (!v) return std::nullopt;
       if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Not) return *v == 0 ? 1 : 0;
       if (*v == INT64_MIN) return std::nullopt;
@@ -61,11 +67,11 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth) const {
     }
     case Kind::Binary: {
       auto op = static_cast<ir::BinOp>(e->ival);
-      auto a = fold_scalar(e->kids[0], depth + 1);
+      auto a = fold_scalar(e->kids[0], depth + 1, env);
       // `&&` and `||` decide on their left side alone, as the primal's evaluation does.
       if (op == ir::BinOp::And && a && *a == 0) return 0;
       if (op == ir::BinOp::Or && a && *a != 0) return 1;
-      auto b = fold_scalar(e->kids[1], depth + 1);
+      auto b = fold_scalar(e->kids[1], depth + 1, env);
       if (!a || !b) return std::nullopt;
       switch (op) {
         case ir::BinOp::Eq: return *a == *b;
@@ -82,14 +88,27 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth) const {
         default: return std::nullopt;  // division rounding and overflow stay the primal's
       }
     }
-    case Kind::Block:
-      // `{ 0 }`, the body of a function returning a code.
-      if (e->has(ir::kHasTail) && e->kids.size() == 1) return fold_scalar(e->kids[0], depth + 1);
-      return std::nullopt;
+    case Kind::Block: {
+      // A function body evaluated for its integer result (`fn MAXP() { 0 }`, `norm_axis`):
+      // scalar integer lets are bound, other statements (`__check`) are the primal's to run.
+      if (!e->has(ir::kHasTail)) return std::nullopt;
+      FoldEnv local = env ? *env : FoldEnv{};
+      for (size_t i = 0; i + 1 < e->kids.size(); ++i) {
+        const NodeRef& st = e->kids[i];
+        if (!st || st->kind != Kind::Let || ir::let_pattern(*st)->kind != Kind::PBind) continue;
+        if (auto v = fold_scalar(ir::let_value(*st), depth + 1, &local)) local[ir::let_pattern(*st)->def] = *v;
+      }
+      return fold_scalar(e->kids.back(), depth + 1, &local);
+    }
+    case Kind::If: {
+      auto c = fold_scalar(ir::if_cond(*e), depth + 1, env);
+      if (!c) return std::nullopt;
+      return fold_scalar(*c ? ir::if_then(*e) : ir::if_else(*e), depth + 1, env);
+    }
     case Kind::Call: {
       const NodeRef& callee = e->kids[0];
       auto b = builtin_of(callee->def);
-      if (b && *b == Builtin::Len && e->kids.size() == 2) {
+      if (b && *b == Builtin::Len && e->kids.size() == 2 && !env) {
         const NodeRef& arg = e->kids[1];
         // len(shape(x)) is x's rank, which its type states.
         if (arg->kind == Kind::Call && arg->kids.size() == 2 && builtin_of(arg->kids[0]->def) &&
@@ -103,13 +122,20 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth) const {
         if (root->kind != Kind::Name && root->kind != Kind::Path) return std::nullopt;
         return facts_.fold(irb::dim_of(root, 0));
       }
-      if (b || e->kids.size() != 1) return std::nullopt;
-      // A call of a function without parameters whose body is a constant (`fn MAXP() { 0 }`).
+      if (b) return std::nullopt;
+      // A call of a function whose arguments fold, evaluated on them (`fn MAXP() { 0 }`,
+      // `norm_axis(axis, len(shape(X)))`).
       TypeRef ct = facts_.type(callee);
       NodeRef fn = ct && ct->k == ir::Type::K::FnItem ? cx_.resolver.info(ct->def).node
                                                        : cx_.resolver.info(callee->def).node;
-      if (!fn || fn->kind != Kind::Fn || ir::fn_params_count(*fn) != 0) return std::nullopt;
-      return fold_scalar(ir::fn_body(*fn), depth + 1);
+      if (!fn || fn->kind != Kind::Fn || ir::fn_params_count(*fn) != e->kids.size() - 1) return std::nullopt;
+      FoldEnv args;
+      for (size_t i = 1; i < e->kids.size(); ++i) {
+        auto v = fold_scalar(e->kids[i], depth + 1, env);
+        if (!v) return std::nullopt;
+        args[ir::fn_params(*fn)[i - 1]->def] = *v;
+      }
+      return fold_scalar(ir::fn_body(*fn), depth + 1, &args);
     }
     default: return std::nullopt;
   }
@@ -119,7 +145,7 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth) const {
 // else is the unit value, which no array-valued body has). nullptr when c does not fold.
 NodeRef Tape::taken_branch(const NodeRef& e) const {
   if (!e || e->kind != Kind::If) return nullptr;
-  auto c = fold_scalar(ir::if_cond(*e), 0);
+  auto c = fold_scalar(ir::if_cond(*e), 0, nullptr);
   if (!c) return nullptr;
   if (*c != 0) return ir::if_then(*e);
   return ir::if_else(*e);

@@ -63,7 +63,8 @@ class Tape {
   NodeRef extent_of(const NodeRef& e, int axis);
   // Compile-time branches (ad_branch.cpp): an integer or boolean folded through the inlined
   // parameters' lets and the shape facts, and the branch of an `if` whose condition folds.
-  std::optional<int64_t> fold_scalar(const NodeRef& e, int depth) const;
+  using FoldEnv = std::unordered_map<DefId, int64_t>;  // parameters of a function being folded
+  std::optional<int64_t> fold_scalar(const NodeRef& e, int depth, const FoldEnv* env) const;
   NodeRef taken_branch(const NodeRef& e) const;
   NodeRef through_renames(const NodeRef& e) const;
 
