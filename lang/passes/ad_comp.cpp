@@ -187,4 +187,80 @@ NodeRef Tape::hoist_comps(const NodeRef& e, const std::unordered_set<DefId>& aro
   return changed ? ir::with_kids(e, std::move(kids)) : e;
 }
 
+// ---- comprehensions over rows -----------------------------------------------------------------
+// `[f(row) | row in X]` (and `[g(k) | k in 0..n, e = h(k)]`) whose elements are arrays, or whose
+// generator walks the rows of an array, is no elementwise value and no linear entry of scalars.
+// With a generator extent known at compile time it is the array literal `[f(X[0]), .., f(X[n-1])]`,
+// whose elements are inlined as any call and stacked per point by `pointwise`. Library functions
+// that work along an axis recurse this way (`[lp_at(row, a - 1) | row in X]`), so the unrolled
+// elements may unroll again; the total is bounded, and past it the request is E013.
+
+std::optional<int64_t> Tape::fold_extent(const NodeRef& a, int axis) const {
+  if (a->kind == Kind::Index) {
+    const NodeRef& base = a->kids[0];
+    for (size_t i = 1; i < a->kids.size(); ++i)
+      if (a->kids[i]->kind == Kind::RangeLit || ir::rank_of(facts_.type(a->kids[i])) != 0) return std::nullopt;
+    return fold_extent(base, axis + static_cast<int>(a->kids.size()) - 1);
+  }
+  if (a->kind != Kind::Name && a->kind != Kind::Path) return std::nullopt;
+  if (auto it = visible_.find(a->def); it != visible_.end() && it->second->kind == Kind::Let &&
+                                        ir::let_pattern(*it->second)->kind == Kind::PBind) {
+    const NodeRef& v = ir::let_value(*it->second);
+    if (v->kind == Kind::Name || v->kind == Kind::Path || v->kind == Kind::Index) return fold_extent(v, axis);
+  }
+  return facts_.fold(irb::dim_of(a, axis));
+}
+
+NodeRef Tape::unroll_rows(const NodeRef& comp) {
+  auto clauses = ir::comp_clauses(*comp);
+  if (clauses.empty() || clauses[0]->kind != Kind::CompGen) return nullptr;
+  for (size_t i = 1; i < clauses.size(); ++i)
+    if (clauses[i]->kind != Kind::CompLet) return nullptr;
+  const NodeRef& g = clauses[0];
+  const NodeRef& iter = ir::compgen_iter(*g);
+  bool rows = ir::rank_of(facts_.type(iter)) >= 2;
+  bool array_elems = ir::rank_of(facts_.type(comp)) >= 2;
+  if (!rows && !array_elems) return nullptr;  // scalars over a vector: comp_entry's linear form
+  std::optional<int64_t> lo, n;
+  if (iter->kind == Kind::RangeLit) {
+    lo = fold_scalar(ir::range_lo(*iter), 0, nullptr);
+    auto hi = fold_scalar(ir::range_hi(*iter), 0, nullptr);
+    if (lo && hi) n = *hi - *lo + (iter->has(ir::kInclusive) ? 1 : 0);
+  } else if (ir::rank_of(facts_.type(iter)) >= 1) {
+    lo = 0;
+    n = fold_extent(iter, 0);
+  }
+  if (!n || !lo) unsupported("a comprehension over rows whose extent is not known at compile time", comp->span);
+  unrolled_ += std::max<int64_t>(*n, 0);
+  if (*n < 1 || unrolled_ > 4096)
+    unsupported(*n < 1 ? "an empty comprehension over rows" : "a comprehension over too many rows to unroll",
+                comp->span);
+  // The generated elements carry the comprehension's type minus its leading axis.
+  TypeRef elem_t = facts_.type(ir::comp_elem(*comp));
+  TypeRef row_t = facts_.def_type(g->def);
+  std::vector<NodeRef> elems;
+  for (int64_t k = 0; k < *n; ++k) {
+    Copier cp(cx_, facts_);
+    NodeRef at = ir::make_int(*lo + k);
+    if (iter->kind == Kind::RangeLit) {
+      cp.subst[g->def] = at;
+    } else {
+      NodeRef row = ir::make({.kind = Kind::Index, .span = g->span, .kids = {iter, at}});
+      facts_.note_type(row->id, row_t);
+      cp.subst[g->def] = row;
+    }
+    for (size_t i = 1; i < clauses.size(); ++i) {
+      NodeRef v = cp.copy(ir::complet_value(*clauses[i]));
+      cp.subst[clauses[i]->def] = v;
+    }
+    NodeRef el = cp.copy(ir::comp_elem(*comp));
+    if (within_) pin_node_types(ir::comp_elem(*comp), el, within_);
+    facts_.note_type(el->id, elem_t);
+    elems.push_back(el);
+  }
+  NodeRef lit = ir::make({.kind = Kind::ArrayLit, .span = comp->span, .kids = std::move(elems)});
+  facts_.note_type(lit->id, facts_.type(comp));
+  return lit;
+}
+
 }  // namespace ein::ad

@@ -54,6 +54,7 @@ class Tape {
   NodeRef hoist_block(const NodeRef& body);
   bool split_tuple_let(const NodeRef& let);
   void pin_def_type(DefId copy, DefId orig, const Unit* spec);
+  void pin_node_types(const NodeRef& orig, const NodeRef& copy, const Unit* spec);
   NodeRef pointwise(const NodeRef& e, const std::vector<NodeRef>& idx);
   NodeRef whole_reductions(const NodeRef& e);
   // Comprehensions (ad_comp.cpp): an entry linear in per-input Jacobians, and comprehensions
@@ -67,6 +68,11 @@ class Tape {
   std::optional<int64_t> fold_scalar(const NodeRef& e, int depth, const FoldEnv* env) const;
   NodeRef taken_branch(const NodeRef& e) const;
   NodeRef through_renames(const NodeRef& e) const;
+  // A comprehension over rows as the array literal of its elements (ad_comp.cpp), nullptr when it
+  // is not of that form; the extent of an array expression's axis, folded.
+  NodeRef unroll_rows(const NodeRef& comp);
+  std::optional<int64_t> fold_extent(const NodeRef& a, int axis) const;
+  int64_t unrolled_ = 0;
 
   CompileCtx& cx_;
   Facts& facts_;

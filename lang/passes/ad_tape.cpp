@@ -172,6 +172,8 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
 
 NodeRef Tape::extract_calls(const NodeRef& e) {
   if (!e || e->kind == Kind::Lambda) return e;
+  if (e->kind == Kind::Comp)
+    if (NodeRef lit = unroll_rows(e)) return extract_calls(lit);
   std::vector<NodeRef> kids;
   for (auto& k : e->kids) kids.push_back(extract_calls(k));
   NodeRef n = ir::with_kids(e, std::move(kids));
@@ -236,8 +238,10 @@ NodeRef Tape::inline_call(const NodeRef& call) {
   // The copied indices keep their ranges, with the names inside them copied too
   // (`j in 0..dim(e)` of the inlined `e`).
   // Specialisations of one function share its DefIds: a copy takes this one's types.
-  if (spec && fn == spec->body)
+  if (spec && fn == spec->body) {
     for (auto& [orig, copy] : cp.renamed) pin_def_type(copy, orig, spec);
+    pin_node_types(lambda ? ir::lambda_body(*fn) : ir::fn_body(*fn), body, spec);
+  }
   std::unordered_map<DefId, NodeRef> to_copy = cp.subst;  // parameters -> their lets
   for (auto& [orig, copy] : cp.renamed) to_copy[orig] = name(cx_.resolver.info(copy).name, copy);
   for (auto& [orig, copy] : cp.renamed) {
@@ -314,6 +318,17 @@ NodeRef Tape::hoist_block(const NodeRef& body) {
 
 void Tape::pin_def_type(DefId copy, DefId orig, const Unit* spec) {
   if (auto it = spec->def_types.find(orig); it != spec->def_types.end()) facts_.note_def_type(copy, it->second);
+}
+
+// Specialisations share the nodes of their function: a copied node's type is looked up in the
+// specialisation it was inlined from, not in whichever one has the node first (`Y` of
+// `lp_first` is rank 2 in one and rank 1 in another). The copy has the original's structure
+// except where a parameter was substituted, which ends the walk of that subtree.
+void Tape::pin_node_types(const NodeRef& orig, const NodeRef& copy, const Unit* spec) {
+  if (!orig || !copy) return;
+  if (auto it = spec->types.find(orig->id); it != spec->types.end()) facts_.note_type(copy->id, it->second);
+  if (orig->kind != copy->kind || orig->kids.size() != copy->kids.size()) return;
+  for (size_t i = 0; i < orig->kids.size(); ++i) pin_node_types(orig->kids[i], copy->kids[i], spec);
 }
 
 // `let (x, y) = f(a, b);` whose value, once f is inlined, is a tuple literal `(e1, e2)`:
