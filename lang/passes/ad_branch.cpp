@@ -134,7 +134,6 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
         auto v = fold_scalar(e->kids[i], depth + 1, env);
         if (!v) return std::nullopt;
         args[ir::fn_params(*fn)[i - 1]->def] = *v;
-        if (getenv("EIN_AD_DEBUG")) fprintf(stderr, "  arg %s = %ld\n", ir::fn_params(*fn)[i - 1]->name.c_str(), (long)*v);
       }
       return fold_scalar(ir::fn_body(*fn), depth + 1, &args);
     }
@@ -148,7 +147,6 @@ NodeRef Tape::taken_branch(const NodeRef& e) const {
   if (!e || e->kind != Kind::If) return nullptr;
   auto c = fold_scalar(ir::if_cond(*e), 0, nullptr);
   if (!c) return nullptr;
-  if (getenv("EIN_AD_DEBUG")) fprintf(stderr, "fold %s -> %ld\n", cx_.sm.snippet(ir::if_cond(*e)->span).c_str(), (long)*c);
   if (*c != 0) return ir::if_then(*e);
   return ir::if_else(*e);
 }

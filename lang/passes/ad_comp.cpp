@@ -211,6 +211,31 @@ std::optional<int64_t> Tape::fold_extent(const NodeRef& a, int axis) const {
   return facts_.fold(irb::dim_of(a, axis));
 }
 
+// `X[k][j]` (a row read at a point) as `X[k, j]`, the only form the sweeps index through.
+NodeRef Tape::flat_index(const NodeRef& e) {
+  if (!e || e->kind == Kind::Lambda) return e;
+  std::vector<NodeRef> kids;
+  bool changed = false;
+  for (auto& k : e->kids) {
+    kids.push_back(flat_index(k));
+    changed = changed || kids.back() != k;
+  }
+  NodeRef n = changed ? ir::with_kids(e, std::move(kids)) : e;
+  if (changed) facts_.note_type(n->id, facts_.type(e));
+  if (n->kind != Kind::Index || n->kids[0]->kind != Kind::Index) return n;
+  const NodeRef& inner = n->kids[0];
+  std::vector<NodeRef> all(inner->kids.begin(), inner->kids.end());
+  for (auto& k : all)
+    if (k->kind == Kind::RangeLit) return n;
+  for (size_t i = 1; i < n->kids.size(); ++i) {
+    if (n->kids[i]->kind == Kind::RangeLit) return n;
+    all.push_back(n->kids[i]);
+  }
+  NodeRef m = ir::make({.kind = Kind::Index, .span = n->span, .kids = std::move(all)});
+  facts_.note_type(m->id, facts_.type(e));
+  return m;
+}
+
 NodeRef Tape::unroll_rows(const NodeRef& comp) {
   auto clauses = ir::comp_clauses(*comp);
   if (clauses.empty() || clauses[0]->kind != Kind::CompGen) return nullptr;
@@ -255,6 +280,7 @@ NodeRef Tape::unroll_rows(const NodeRef& comp) {
     }
     NodeRef el = cp.copy(ir::comp_elem(*comp));
     if (within_) pin_node_types(ir::comp_elem(*comp), el, within_);
+    el = flat_index(el);
     facts_.note_type(el->id, elem_t);
     elems.push_back(el);
   }

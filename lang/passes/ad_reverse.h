@@ -71,6 +71,7 @@ class Tape {
   // A comprehension over rows as the array literal of its elements (ad_comp.cpp), nullptr when it
   // is not of that form; the extent of an array expression's axis, folded.
   NodeRef unroll_rows(const NodeRef& comp);
+  NodeRef flat_index(const NodeRef& e);
   std::optional<int64_t> fold_extent(const NodeRef& a, int axis) const;
   int64_t unrolled_ = 0;
 
