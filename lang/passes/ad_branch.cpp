@@ -71,6 +71,8 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
       // `&&` and `||` decide on their left side alone, as the primal's evaluation does.
       if (op == ir::BinOp::And && a && *a == 0) return 0;
       if (op == ir::BinOp::Or && a && *a != 0) return 1;
+      if ((op == ir::BinOp::Eq || op == ir::BinOp::Ne) && !env)
+        if (auto same = same_shape(e->kids[0], e->kids[1])) return op == ir::BinOp::Eq ? *same : !*same;
       auto b = fold_scalar(e->kids[1], depth + 1, env);
       if (!a || !b) return std::nullopt;
       switch (op) {
@@ -118,9 +120,7 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
           if (r >= 0) return r;
           return std::nullopt;
         }
-        NodeRef root = through_renames(arg);
-        if (root->kind != Kind::Name && root->kind != Kind::Path) return std::nullopt;
-        return facts_.fold(irb::dim_of(root, 0));
+        return fold_extent(arg, 0);
       }
       if (b) return std::nullopt;
       // A call of a function whose arguments fold, evaluated on them (`fn MAXP() { 0 }`,
@@ -139,6 +139,27 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
     }
     default: return std::nullopt;
   }
+}
+
+// `shape(a) == shape(b)` (the library's test for operands that need no broadcasting), decided
+// when both ranks and every extent are known at compile time.
+std::optional<bool> Tape::same_shape(const NodeRef& l, const NodeRef& r) const {
+  auto shape_arg = [](const NodeRef& c) -> NodeRef {
+    if (c->kind != Kind::Call || c->kids.size() != 2) return nullptr;
+    auto b = builtin_of(c->kids[0]->def);
+    return b && *b == Builtin::Shape ? c->kids[1] : nullptr;
+  };
+  NodeRef a = shape_arg(l), b = shape_arg(r);
+  if (!a || !b) return std::nullopt;
+  int ra = ir::rank_of(facts_.type(a)), rb = ir::rank_of(facts_.type(b));
+  if (ra < 0 || rb < 0) return std::nullopt;
+  if (ra != rb) return false;
+  for (int k = 0; k < ra; ++k) {
+    auto ea = fold_extent(a, k), eb = fold_extent(b, k);
+    if (!ea || !eb) return std::nullopt;
+    if (*ea != *eb) return false;
+  }
+  return true;
 }
 
 // `if c { A } else { B }` whose c folds: the branch taken (a block or an expression; a missing

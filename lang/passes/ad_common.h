@@ -112,6 +112,7 @@ class Forward {
   NodeRef block(const NodeRef& b);
   NodeRef where(const NodeRef& w);
   NodeRef reduce(const NodeRef& r);
+  NodeRef domain_nonempty(const NodeRef& r);
   NodeRef pow(const NodeRef& e, const NodeRef& ta, const NodeRef& tb);
   CompileCtx& cx_;
   Facts& facts_;

@@ -441,6 +441,23 @@ NodeRef Forward::where(const NodeRef& w) {
   return ad::where(tm ? tm : flit(0.0), std::move(items));
 }
 
+// `any[slots](true where guards, nz = value)` over fresh copies of r's indices: whether r's
+// domain has a point (its ranges and guards; where-bindings stay, the guards may read them).
+NodeRef Forward::domain_nonempty(const NodeRef& r) {
+  const NodeRef& body = ir::reduce_body(*r);
+  std::vector<NodeRef> items;
+  if (body->kind == Kind::Where)
+    for (size_t i = 1; i < body->kids.size(); ++i)
+      if (body->kids[i]->kind != Kind::WElse) items.push_back(body->kids[i]);
+  // The body's value, bound after the guards, keeps the accesses its indices' ranges come from.
+  DefId v = cx_.resolver.new_def("nz", DefKind::Local, r->span);
+  items.push_back(wbind("nz", v, body->kind == Kind::Where ? body->kids[0] : body));
+  NodeRef yes = ir::make({.kind = Kind::BoolLit, .span = r->span, .ival = 1});
+  Copier cp(cx_, facts_);
+  return cp.copy(ad::reduce("any", ad::where(yes, std::move(items)),
+                            std::vector<NodeRef>(r->kids.begin() + 1, r->kids.end())));
+}
+
 NodeRef Forward::reduce(const NodeRef& r) {
   const std::string& op = r->name;
   if (op == "all" || op == "any" || op == "argmax" || op == "argmin") return nullptr;
@@ -474,10 +491,17 @@ NodeRef Forward::reduce(const NodeRef& r) {
       if (open) items.push_back(wguard(eq(var(slots[a]), name("am", am))));
       at[slots[a]->def] = name("am", am);
     }
-    if (open) return ad::where(tb, std::move(items));
+    // Over an empty domain the extremum is the constant ±inf (SPEC §5.3) with no arg-extremum:
+    // the argmax bindings would be E006 at run time, so they are reached only when some point
+    // passes the guards (and the tangent is 0 otherwise).
+    NodeRef nonempty = domain_nonempty(r);
+    if (open) {
+      items.insert(items.begin(), wguard(nonempty));
+      return ad::where(tb, std::move(items));
+    }
     Copier cp(cx_, facts_);
     cp.subst = at;
-    return ad::where(cp.copy(tb), std::move(items));
+    return ifz(nonempty, ad::where(cp.copy(tb), std::move(items)), flit(0.0));
   }
   if (op == "prod") {
     // The product of the other factors. A guarded body keeps its where-items as the body of

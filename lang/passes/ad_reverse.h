@@ -68,6 +68,7 @@ class Tape {
   std::optional<int64_t> fold_scalar(const NodeRef& e, int depth, const FoldEnv* env) const;
   NodeRef taken_branch(const NodeRef& e) const;
   NodeRef through_renames(const NodeRef& e) const;
+  std::optional<bool> same_shape(const NodeRef& l, const NodeRef& r) const;
   // A comprehension over rows as the array literal of its elements (ad_comp.cpp), nullptr when it
   // is not of that form; the extent of an array expression's axis, folded.
   NodeRef unroll_rows(const NodeRef& comp);

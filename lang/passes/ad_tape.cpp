@@ -39,6 +39,25 @@ bool Tape::constant_leaf(DefId d) const {
   return true;
 }
 
+namespace {
+
+// Whether a value of type t holds floats somewhere (a tuple of them, a list of such tuples).
+bool carries_float(const TypeRef& t) {
+  if (!t) return false;
+  switch (t->k) {
+    case ir::Type::K::Scalar: return is_float(t->dtype);
+    case ir::Type::K::Array:
+    case ir::Type::K::List: return carries_float(t->elem);
+    case ir::Type::K::Tuple:
+      for (auto& e : t->elems)
+        if (carries_float(e)) return true;
+      return false;
+    default: return false;
+  }
+}
+
+}  // namespace
+
 bool Tape::visit(DefId d) {
   if (wrts_.count(d) && wrts_.size() == 1) return true;
   if (auto m = memo_.find(d); m != memo_.end()) return m->second;
@@ -53,6 +72,22 @@ bool Tape::visit(DefId d) {
       facts_.add_unit(it2->second.unit.get());
       facts_.add_ranges(&it2->second.ranges);
     }
+  }
+  if (stmt && !facts_.float_dtype_of_def(d) && carries_float(facts_.def_type(d))) {
+    // Tuples (and lists of them) hold floats but are no float value: one that depends on the
+    // parameter would otherwise count as a constant, a silent zero derivative.
+    visiting_.insert(d);
+    std::unordered_set<DefId> inner = binders_in(stmt);
+    bool active = false;
+    ir::for_each_node(stmt, [&](const NodeRef& n) {
+      if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def.valid() && n->def != d &&
+          !inner.count(n->def) && cx_.resolver.info(n->def).kind != DefKind::Fn && visit(n->def))
+        active = true;
+    });
+    visiting_.erase(d);
+    if (active)
+      unsupported("`" + cx_.resolver.info(d).name + "`, a tuple-valued binding that depends on the parameter",
+                  stmt->span);
   }
   if (!stmt || !facts_.float_dtype_of_def(d)) {
     // A float value whose definition cannot be seen from the request: following it is
@@ -144,7 +179,7 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
   for (NodeRef br; (br = taken_branch(raw)); took = true) raw = br;
   if (took) raw = hoist_block(raw);
   bound_ = binders_in(raw);
-  NodeRef v = extract_calls(raw);
+  NodeRef v = flat_index(extract_calls(raw));
   bound_.clear();
   if (v->kind == Kind::Comp) return comp_entry(d, e.name, v);
   v = whole_reductions(hoist_comps(v, binders_in(v)));
@@ -179,7 +214,18 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
   NodeRef n = ir::with_kids(e, std::move(kids));
   if (n->kind != Kind::Call) return n;
   const NodeRef& callee = n->kids[0];
-  if (builtin_of(callee->def)) return n;
+  if (auto b = builtin_of(callee->def)) {
+    // `__convert(c, X)` of a scalar c is `c as T` (X only lends its float type): the whole
+    // array X must not look like a value the point reads.
+    if (*b == Builtin::Convert && n->kids.size() == 3 && ir::rank_of(facts_.type(e->kids[1])) == 0)
+      if (auto dt = facts_.float_dtype(e->kids[2])) {
+        NodeRef c = ir::make({.kind = Kind::Cast, .span = n->span,
+                              .kids = {n->kids[1], ir::make({.kind = Kind::TyPrim, .name = dtype_name(*dt)})}});
+        facts_.note_type(c->id, facts_.type(e));
+        return c;
+      }
+    return n;
+  }
   bool arrays = ir::rank_of(facts_.type(e)) > 0;
   for (size_t i = 1; i < n->kids.size(); ++i) arrays = arrays || ir::rank_of(facts_.type(e->kids[i])) > 0;
   if (!arrays) return n;  // a scalar call: differentiated per point by forward mode

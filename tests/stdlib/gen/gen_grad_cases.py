@@ -21,9 +21,6 @@ PENDING = {
     "flip": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "gru": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "inv": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
-    "lp_pool1d": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "lp_pool2d": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "lp_pool3d": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "lstm": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "mean_variance_normalization": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "multiply_broadcast": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
@@ -32,10 +29,8 @@ PENDING = {
     "resize_nearest": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "rnn": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "softmax_cross_entropy_loss": "autodiff: E013 whole array used inside an indexed expression",
-    "subtract_broadcast": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "topk": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "upsample_linear": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "where": "autodiff: E013 through a tuple literal `(a, b)` (rank-generic broadcasting helper)",
 }
 
 

@@ -65,7 +65,7 @@ const Hostile kCases[] = {
     {"let x = 2.0; let g = @x / @x; print(g);", ""},
     {"let x = 2.0; let g = @g / @x;", "E003"},
     {"let x = 2.0; let y = x * x; print(@y / @x / @x);", nullptr},
-    {"let x = [[1.0, 2.0]]; let y = [r[0] * 2.0 | r in x]; print(@y / @x);", "E013"},
+    {"let x = [[1.0, 2.0]]; let p = [(r[0], 1.0) | r in x]; let y = [q.0 * 2.0 | q in p]; print(@y / @x);", "E013"},
     {"@fn nothing(x) { @x }", "E003"},
     {"print(@);", "E001"},
     // Matches and control flow.

@@ -507,10 +507,10 @@ TEST(Autodiff, UnnamedParameterIsE013) {
 }
 
 TEST(Autodiff, UnsupportedConstructIsE013AtTheConstruct) {
-  // A generator over the rows of a differentiated matrix is not differentiable: the error
-  // names it at its own line.
-  auto c = compile("let M = [[1.0, 2.0], [3.0, 4.0]];\nlet y = [r[0] * 2.0 | r in M];\nlet s = sum(y);\n"
-                   "let g = @s / @M;\n");
+  // A comprehension of tuples that depend on the parameter is not differentiable (it was a
+  // silent zero): the error names it at its own line.
+  auto c = compile("let M = [[1.0, 2.0], [3.0, 4.0]];\nlet p = [(r[0], r[1]) | r in M];\n"
+                   "let y = [q.0 * 2.0 | q in p];\nlet s = sum(y);\nlet g = @s / @M;\n");
   const Diagnostic* d = c->diag("E013");
   ASSERT_NE(d, nullptr) << c->rendered();
   EXPECT_EQ(c->line_of(d->primary), 2);
