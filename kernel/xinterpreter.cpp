@@ -2,6 +2,8 @@
 #ifdef EIN_HAVE_XEUS
 #include "kernel/xinterpreter.h"
 
+#include <unistd.h>
+
 #include <exception>
 
 #include <xeus/xhelper.hpp>
@@ -40,6 +42,11 @@ Interpreter::Interpreter()
   SessionOptions opt;
   opt.out = [this](const std::string& text) { sink_.write("stdout", text); };
   session_ = std::make_unique<Session>(std::move(opt));
+  progress_ = std::make_unique<ProgressMonitor>(
+      *session_,
+      ProgressMonitor::View{[this](const ProgressSnapshot& p, double s) { show_progress(p, s); },
+                            [this] { hide_progress(); }},
+      std::chrono::milliseconds(1000), std::chrono::milliseconds(500));
   // The request handlers need the publisher that xkernel registers after construction.
   xeus::register_interpreter(this);
 }
@@ -96,7 +103,13 @@ nl::json Interpreter::execute_code(int counter, const std::string& code, bool si
   opt.number = store_history && !silent ? counter : 0;  // %history lists it as In [counter]
   // Diagnostics name the cell by its In[N] number, so `cell[3]:1:21` points at In [3].
   opt.cell.source_name = "cell[" + std::to_string(counter) + "]";
+  if (!silent) {
+    static uint64_t cells = 0;
+    progress_id_ = "ein-progress-" + std::to_string(getpid()) + "-" + std::to_string(++cells);
+    progress_->begin();
+  }
   ExecuteResult r = session_->execute(code, opt);
+  if (!silent) progress_->end();
 
   // Order on the wire: program output, command text, warnings, rich displays, then the result
   // or the error — the order in which things happened.
@@ -124,6 +137,31 @@ nl::json Interpreter::execute_code(int counter, const std::string& code, bool si
   if (!silent && r.cell.value && r.cell.value->tag != Value::Tag::Unit)
     publish_execution_result(counter, value_bundle(*r.cell.value), nl::json::object());
   return xeus::create_successful_reply();
+}
+
+void Interpreter::show_progress(const ProgressSnapshot& p, double seconds) {
+  std::string text = progress_text(p, seconds, 100);
+  if (progress_shown_ && text == progress_last_) return;
+  nl::json data = {{"text/plain", text}, {"text/html", progress_html(p, seconds)}};
+  nl::json transient = {{"display_id", progress_id_}};
+  bool first = !progress_shown_;
+  sink_.publish_after_streams([&] {
+    if (first) display_data(data, nl::json::object(), transient);
+    else update_display_data(data, nl::json::object(), transient);
+  });
+  progress_shown_ = true;
+  progress_last_ = text;
+}
+
+// The display stays in the output area (a display cannot be removed without clearing the
+// cell's other outputs), emptied.
+void Interpreter::hide_progress() {
+  if (!progress_shown_) return;
+  nl::json data = {{"text/plain", ""}, {"text/html", ""}};
+  nl::json transient = {{"display_id", progress_id_}};
+  sink_.publish_after_streams([&] { update_display_data(data, nl::json::object(), transient); });
+  progress_shown_ = false;
+  progress_last_.clear();
 }
 
 // `name?` opens the pager, as in IPython: the text goes in a payload, not on the output stream.

@@ -9,6 +9,7 @@
 
 #include <xeus/xinterpreter.hpp>
 
+#include "engine/session/progress_monitor.h"
 #include "engine/session/session.h"
 #include "kernel/xio.h"
 
@@ -39,9 +40,18 @@ class Interpreter final : public xeus::xinterpreter {
   nl::json report_error(const std::string& ename, const std::string& evalue,
                         const std::vector<std::string>& traceback, bool silent);
 
+  // Progress of long cells: one display_data per cell, updated by display_id (transient, so
+  // a saved notebook does not keep the id), emptied when the cell ends (docs/jupyter.md).
+  void show_progress(const ProgressSnapshot& p, double seconds);
+  void hide_progress();
+
   OutputSink sink_;
   std::atomic<int> last_counter_{0};
   std::unique_ptr<Session> session_;
+  std::string progress_id_;     // display_id of the running cell's progress display
+  bool progress_shown_ = false;  // (both used by the monitor's thread only)
+  std::string progress_last_;
+  std::unique_ptr<ProgressMonitor> progress_;
 };
 
 }  // namespace ein::kernel

@@ -43,9 +43,7 @@ void OutputSink::set_enabled(bool on) {
 
 void OutputSink::flush() { flush_locked_out(); }
 
-// Takes both buffers and publishes them, stdout first: program output and the warnings that
-// follow it are rarely interleaved within one 50 ms batch.
-void OutputSink::flush_locked_out() {
+void OutputSink::publish_after_streams(const std::function<void()>& publish) {
   std::lock_guard<std::mutex> pub(pub_mu_);
   std::string out, err;
   {
@@ -53,9 +51,17 @@ void OutputSink::flush_locked_out() {
     out.swap(out_);
     err.swap(err_);
   }
-  if (!publish_) return;
-  if (!out.empty()) publish_("stdout", out);
-  if (!err.empty()) publish_("stderr", err);
+  if (publish_) {
+    if (!out.empty()) publish_("stdout", out);
+    if (!err.empty()) publish_("stderr", err);
+  }
+  publish();
+}
+
+// Takes both buffers and publishes them, stdout first: program output and the warnings that
+// follow it are rarely interleaved within one 50 ms batch.
+void OutputSink::flush_locked_out() {
+  publish_after_streams([] {});
 }
 
 void OutputSink::run() {

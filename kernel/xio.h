@@ -28,6 +28,9 @@ class OutputSink {
   // Publishes everything buffered; returns when it has been sent.
   void flush();
   void set_enabled(bool on);
+  // Publishes what is buffered, then runs `publish` (which sends other messages, such as a
+  // progress display) in the same turn on the socket: another thread may call it.
+  void publish_after_streams(const std::function<void()>& publish);
 
  private:
   void run();

@@ -13,11 +13,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <mutex>
 #include <string>
 
 #include "engine/config/env.h"
 #include "engine/session/commands.h"
 #include "engine/session/echo.h"
+#include "engine/session/progress_monitor.h"
 #include "engine/session/session.h"
 #include "repl/line_editor.h"
 
@@ -97,9 +99,66 @@ void write_out(const std::string& s, FILE* f) {
   std::fflush(f);
 }
 
+// The progress bar of long cells (engine/session/progress_monitor.h) on standard error, only
+// when that is a terminal; never on standard output, so piped output stays byte-identical. It
+// is one line redrawn in place and erased when the cell ends; program output written while it
+// shows erases it first (the next tick draws it again below that output).
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled) {}
+  void show(const ProgressSnapshot& p, double seconds) {
+    std::string line = progress_text(p, seconds, terminal_width());
+    std::lock_guard<std::mutex> lk(mu_);
+    std::string out = "\r" + line;
+    size_t cols = 0;
+    for (unsigned char c : line) cols += (c & 0xC0) != 0x80;
+    if (cols < shown_) out += std::string(shown_ - cols, ' ') + "\r" + line;
+    shown_ = cols;
+    std::fputs(out.c_str(), stderr);
+    std::fflush(stderr);
+  }
+  void hide() {
+    std::lock_guard<std::mutex> lk(mu_);
+    erase_locked();
+  }
+  // print() output of the running cell.
+  void program_output(const std::string& s) {
+    std::lock_guard<std::mutex> lk(mu_);
+    erase_locked();
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    std::fflush(stdout);
+  }
+  bool enabled() const { return enabled_; }
+
+ private:
+  void erase_locked() {
+    if (!shown_) return;
+    std::fputs(("\r" + std::string(shown_, ' ') + "\r").c_str(), stderr);
+    std::fflush(stderr);
+    shown_ = 0;
+  }
+  const bool enabled_;
+  std::mutex mu_;
+  size_t shown_ = 0;  // columns of the line on the screen, 0 = none
+};
+
+SessionOptions repl_options(ProgressBar& bar) {
+  SessionOptions o;
+  o.out = [&bar](const std::string& s) { bar.program_output(s); };
+  return o;
+}
+
 class Repl {
  public:
-  Repl() : color_out_(color_wanted(STDOUT_FILENO)), color_err_(color_wanted(STDERR_FILENO)) {}
+  Repl()
+      : color_out_(color_wanted(STDOUT_FILENO)),
+        color_err_(color_wanted(STDERR_FILENO)),
+        bar_(isatty(STDERR_FILENO) != 0),
+        session_(repl_options(bar_)),
+        monitor_(session_,
+                 ProgressMonitor::View{[this](const ProgressSnapshot& p, double s) { bar_.show(p, s); },
+                                       [this] { bar_.hide(); }},
+                 std::chrono::milliseconds(1000), std::chrono::milliseconds(200)) {}
 
   int run() {
     g_session = &session_;
@@ -173,7 +232,9 @@ class Repl {
     install_sigint(true);
     g_sigint = 0;
     g_cell_running.store(true);
+    if (bar_.enabled()) monitor_.begin();
     ExecuteResult r = session_.execute(input, eo);
+    if (bar_.enabled()) monitor_.end();
     g_cell_running.store(false);
     install_sigint(false);
     // The terminal echoed ^C in the middle of a line; start the report on a fresh one.
@@ -207,8 +268,10 @@ class Repl {
                 stderr);
   }
 
-  Session session_;
   bool color_out_, color_err_;
+  ProgressBar bar_;
+  Session session_;
+  ProgressMonitor monitor_;
   int number_ = 1;  // the next input's number (In [N], `cell[N]`)
 };
 

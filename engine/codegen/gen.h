@@ -185,6 +185,10 @@ class Gen {
   int site(Span span, const std::string& code = "", const std::string& message = "");
   const std::string& ord() const { return ord_; }
   std::string stop_check() const;  // "if (ein_stop(...)) break;" for the current loop
+  // Progress for the front ends (prelude.h ein_progress): only the kernel's outermost loop
+  // reports, once per iteration or strip, so the cost is one store per outer iteration.
+  bool reports_progress() const { return loops.empty() && !in_parallel; }
+  void emit_progress(const std::string& done, bool parallel);
 
   // ---- bindings (stack discipline, for inlining and loops) ----
   void bind(ir::DefId d, Val v) { env_.emplace_back(d, std::move(v)); }

@@ -71,6 +71,8 @@ bool Gen::blocked_nest(const NodeRef& outer) {
   std::snprintf(work, sizeof work, "%.0f", std::max(1.0, std::min(static_work(inner), 1e12)));
   const std::string cond = "ein_imul(ein_isub(" + hi_i.c + ", " + lo_i.c + "), " + work + "LL) >= " +
                            std::to_string(parallel_threshold) + "LL";
+  const bool report = reports_progress();
+  if (report) em.line("ein_progress_total(A, ein_isub(" + hi_i.c + ", " + lo_i.c + "));");
   em.open("#pragma omp parallel for schedule(static) if(" + cond + ")\nfor (int64_t " + ib + " = " + lo_i.c + "; " +
               ib + " < " + hi_i.c + "; " + ib + " += " + T + ") {",
           false);
@@ -79,6 +81,7 @@ bool Gen::blocked_nest(const NodeRef& outer) {
   stop_ord_ = ib;
   loop_is_omp_for = true;
   em.line(stop_check());
+  if (report) emit_progress("ein_isub(" + ib + ", " + lo_i.c + ")", true);
   loop_is_omp_for = false;
   em.open("for (int64_t " + jb + " = " + lo_j.c + "; " + jb + " < " + hi_j.c + "; " + jb + " += " + T + ") {", false);
   em.line(stop_check());

@@ -26,6 +26,12 @@ std::string Gen::stop_check() const {
   return std::string("if (ein_stop(A, ") + stop_ord_ + ")) " + (loop_is_omp_for ? "continue;" : "break;");
 }
 
+void Gen::emit_progress(const std::string& done, bool parallel) {
+  // A parallel loop's static schedule gives thread 0 the first block: its share, scaled.
+  if (parallel) em.line("if (omp_get_thread_num() == 0) ein_progress(A, ein_imul(" + done + ", omp_get_num_threads()));");
+  else em.line("ein_progress(A, " + done + ");");
+}
+
 std::string Gen::open_loop(const LoopSpec& sp) {
   auto given = [&](const std::string& c) {
     Val v{c, DType::I64, em.depth(), true};
@@ -62,6 +68,13 @@ std::string Gen::open_loop(const LoopSpec& sp) {
       L.twin_cond = cond;
     }
   }
+  // The kernel's outermost loop reports its progress: the total before it, then the
+  // iterations done at each poll of the interrupt flag.
+  const bool report = reports_progress();
+  if (report) em.line("ein_progress_total(A, ein_isub(" + L.hi + ", " + L.lo + "));");
+  auto progress = [&](const std::string& at, bool parallel) {
+    emit_progress(sp.reverse ? "ein_isub(" + L.hi + ", " + at + ")" : "ein_isub(" + at + ", " + L.lo + ")", parallel);
+  };
   L.head_level = em.depth() + 1;
   const std::string v = L.var;
   auto enter_parallel = [&](const std::string& order_var) {
@@ -83,6 +96,7 @@ std::string Gen::open_loop(const LoopSpec& sp) {
     if (omp_for) enter_parallel(s);
     loop_is_omp_for = omp_for;
     em.line(stop_check());
+    if (report) progress(s, omp_for);
     std::string pr = simd ? "#pragma omp simd " + sp.simd_clause + "\n" : "";
     if (sp.reverse) {
       em.line("const int64_t " + e + " = ((uint64_t)" + s + " - (uint64_t)" + L.lo + " > EIN_STRIP) ? " + s +
@@ -106,6 +120,7 @@ std::string Gen::open_loop(const LoopSpec& sp) {
     if (omp_for) enter_parallel(v);
     loop_is_omp_for = omp_for;
     if (!sp.innermost || !small) em.line(stop_check());
+    if (report && !(sp.innermost && small)) progress(sp.reverse ? "ein_iadd(" + v + ", 1)" : v, omp_for);
   }
   if (sp.order_by_var) {
     ord_ = v;

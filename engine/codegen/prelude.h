@@ -80,6 +80,7 @@ typedef struct ein_args {
   const unsigned char* interrupt;  // std::atomic<bool> of the session, polled in outer loops
   const ein_rt* rt;
   void* rt_ctx;
+  int64_t* progress;        // [0] iterations done, [1] count, of the kernel's outermost loop
 } ein_args;
 
 typedef int (*ein_kernel_fn)(ein_args*);
@@ -146,6 +147,16 @@ static inline int ein_stop(ein_args* A, int64_t order) {
   }
   return EIN_UNLIKELY(__atomic_load_n(&A->err->code, __ATOMIC_RELAXED) != 0) &&
          __atomic_load_n(&A->err->order, __ATOMIC_RELAXED) <= order;
+}
+
+// Progress of the kernel's outermost loop for the front ends (engine/interp/progress.h): one
+// relaxed store per outer iteration (or per strip of an innermost loop), read by a timer thread.
+static inline void ein_progress_total(ein_args* A, int64_t total) {
+  __atomic_store_n(&A->progress[0], 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&A->progress[1], total, __ATOMIC_RELAXED);
+}
+static inline void ein_progress(ein_args* A, int64_t done) {
+  __atomic_store_n(&A->progress[0], done, __ATOMIC_RELAXED);
 }
 
 static inline int64_t ein_imin(int64_t a, int64_t b) { return a < b ? a : b; }

@@ -65,6 +65,7 @@ struct Acc {
 }  // namespace
 
 Value Interpreter::Impl::reduce(const NodeRef& r) {
+  InLoop in_loop(loop_depth);  // a function called per point must not report progress
   std::vector<const ir::Node*> vars;
   for (size_t i = 1; i < r->kids.size(); ++i) {
     const NodeRef& k = r->kids[i];
@@ -184,6 +185,7 @@ Value Interpreter::Impl::reduce(const NodeRef& r) {
 }
 
 Value Interpreter::Impl::comp(const NodeRef& c) {
+  InLoop in_loop(loop_depth);
   std::vector<Value> out;
   // The result grows under a reservation that is checked before each growth (E008), so a
   // comprehension over 2e9 points fails before allocating rather than with bad_alloc.

@@ -49,6 +49,7 @@ std::optional<Value> Interpreter::Impl::run_cell() {
     const NodeRef& s = prog->kids[i];
     if (!s || s->kind == Kind::LNop) continue;
     auto t0 = std::chrono::steady_clock::now();
+    if (opt.progress) opt.progress->start_statement(static_cast<int32_t>(cx.sm.start(s->span).line));
     try {
       if (tail && i + 1 == prog->kids.size()) result = eval(s);
       else exec(s);
@@ -124,17 +125,19 @@ void Interpreter::Impl::exec_for(const NodeRef& f) {
   if (sp.n == 0 || (sp.n > 1 && nest_empty(f))) return;
   const NodeRef& body = f->kids[2];
   Value& var = (*frame)[static_cast<size_t>(f->slot)];
-  if (f->has(ir::kReverse)) {
-    for (uint64_t k = sp.n; k-- > 0;) {
-      var = Value::integer(sp.at(k), idt);
-      if ((++poll & 1023) == 0) check_interrupt();
-      exec(body);
-    }
-    return;
+  // The statement's outermost loop reports its iterations (a relaxed store each: the
+  // interpreter spends far more per iteration).
+  std::atomic<int64_t>* done = nullptr;
+  if (opt.progress && loop_depth == 0) {
+    opt.progress->enter_loop(cx.sm.start(f->span).line, static_cast<int64_t>(sp.n));
+    done = &opt.progress->steps[0];
   }
-  for (uint64_t k = 0; k < sp.n; ++k) {
-    var = Value::integer(sp.at(k), idt);
+  InLoop in_loop(loop_depth);
+  const bool reverse = f->has(ir::kReverse);
+  for (uint64_t i = 0; i < sp.n; ++i) {
+    var = Value::integer(sp.at(reverse ? sp.n - 1 - i : i), idt);
     if ((++poll & 1023) == 0) check_interrupt();
+    if (done) done->store(static_cast<int64_t>(i), std::memory_order_relaxed);
     exec(body);
   }
 }

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/interp/progress.h"
 #include "engine/value/value.h"
 #include "lang/passes/context.h"
 
@@ -43,6 +44,7 @@ struct ExecOptions {
   std::string jit = "never";                   // "auto" | "always" | "never" (native kernels)
   JitStats* jit_stats = nullptr;               // filled when kernels are looked up or compiled
   const std::atomic<bool>* interrupt = nullptr;  // set asynchronously (SIGINT) to stop the cell
+  Progress* progress = nullptr;                  // where the cell reports how far it got (progress.h)
   std::function<void(const std::string&)> out;   // where print() writes
 };
 

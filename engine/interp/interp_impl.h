@@ -36,6 +36,10 @@ struct Interpreter::Impl {
   std::vector<Value>* frame = nullptr;
   int depth = 0;
   uint32_t poll = 0;
+  // Loops, reductions and comprehensions being executed around the current point. Only the
+  // outermost loop of a statement (loop_depth 0) reports progress; a function called inside a
+  // loop must not reset the statement's count.
+  int loop_depth = 0;
   std::vector<StmtTiming> timings;
   std::unordered_map<ir::DefId, Value> fn_values;  // cached function values
   std::unordered_map<ir::DefId, std::vector<int64_t>> pending_shapes;  // kHasElem tensors
@@ -51,6 +55,11 @@ struct Interpreter::Impl {
   void exec_for(const ir::NodeRef& f);
   void bind(const ir::NodeRef& pattern, const Value& v);
   void set_def(const ir::NodeRef& n, Value v);  // slot or global
+  struct InLoop {
+    int& d;
+    explicit InLoop(int& x) : d(++x) {}
+    ~InLoop() { --d; }
+  };
   void check_interrupt() {
     if (opt.interrupt && opt.interrupt->load(std::memory_order_relaxed))
       fault("E007", "interrupted");

@@ -300,6 +300,14 @@ int call_native_kernel(Interpreter::Impl& in, NativeKernel& nk, Value* result, c
   a.result = &res;
   a.err = &err;
   a.interrupt = interrupt ? reinterpret_cast<const unsigned char*>(interrupt) : &never;
+  // Only a kernel that is the statement's outermost loop reports progress; one called inside
+  // an interpreted loop writes to a sink nobody reads.
+  static int64_t unread[2];
+  a.progress = unread;
+  if (in.opt.progress && in.loop_depth == 0) {
+    in.opt.progress->enter_loop(in.cx.sm.start(k.stmt->span).line, 0);  // the kernel stores the count
+    a.progress = in.opt.progress->raw_steps();
+  }
   a.rt = &kRuntime;
   a.rt_ctx = &ctx;
   int rc = nk.fn(&a);

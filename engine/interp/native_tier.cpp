@@ -13,6 +13,22 @@
 
 namespace ein {
 
+namespace {
+// Loads (compiling when not cached) kernels; the front ends show "compiling" meanwhile.
+jit::BatchResult load(const std::vector<std::string>& sources, const ExecOptions& opt) {
+  struct Flag {
+    Progress* p;
+    explicit Flag(Progress* q) : p(q) {
+      if (p) p->compiling.store(true, std::memory_order_relaxed);
+    }
+    ~Flag() {
+      if (p) p->compiling.store(false, std::memory_order_relaxed);
+    }
+  } flag(opt.progress);
+  return jit::load_kernels(sources, opt.interrupt);
+}
+}  // namespace
+
 using ir::Kind;
 using ir::NodeRef;
 
@@ -49,7 +65,7 @@ NativeTier::NativeTier(CompileCtx& cx, const ExecOptions& opt) : cx_(cx), opt_(o
     kernels_.push_back(std::move(nk));
   }
   if (!sources.empty()) {
-    jit::BatchResult r = jit::load_kernels(sources, opt.interrupt);
+    jit::BatchResult r = load(sources, opt);
     if (opt.jit_stats) {
       opt.jit_stats->hits += r.hits;
       opt.jit_stats->misses += r.misses;
@@ -136,7 +152,7 @@ bool NativeTier::ready(Interpreter::Impl& in, NativeKernel& nk) {
   double pts = runtime_points(in, nk.k.stmt);
   if (pts < popt_.threshold) return false;
   nk.deferred = false;
-  jit::BatchResult r = jit::load_kernels({nk.k.source}, opt_.interrupt);
+  jit::BatchResult r = load({nk.k.source}, opt_);
   if (opt_.jit_stats) {
     opt_.jit_stats->hits += r.hits;
     opt_.jit_stats->misses += r.misses;

@@ -136,10 +136,18 @@ void cmd_timeit(Call& c) {
     body = code;
   }
   uint64_t interrupts = s.interrupt_count();
+  // The front ends' progress display says where the measurement is (it can take minutes when
+  // one loop takes seconds); the label goes away however this command ends.
+  struct Label {
+    Session& s;
+    ~Label() { s.set_progress_label(""); }
+  } label{s};
+  std::string stage = "%timeit: choosing the loop count";
   auto batch = [&](long number, double& run_ms, double& wall_ms, double& compile_ms) -> bool {
     run_ms = compile_ms = 0;
     auto t0 = std::chrono::steady_clock::now();
     for (long i = 0; i < number; ++i) {
+      s.set_progress_label(stage + " · loop " + std::to_string(i + 1) + " of " + std::to_string(number));
       CellResult r = s.run_cell(body, c.opt.cell);
       if (!r.ok || s.interrupt_count() != interrupts) {
         c.out.ok = false;
@@ -164,6 +172,7 @@ void cmd_timeit(Call& c) {
   std::vector<double> per_loop;
   double compile_total = 0;
   for (int rep = 0; rep < 7; ++rep) {
+    stage = "%timeit: run " + std::to_string(rep + 1) + " of 7";
     if (!batch(number, run_ms, wall_ms, compile_ms)) return;
     per_loop.push_back(run_ms / static_cast<double>(number));
     compile_total += compile_ms;

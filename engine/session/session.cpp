@@ -3,11 +3,13 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <mutex>
 #include <set>
 
 #include "engine/codegen/codegen.h"
@@ -105,6 +107,14 @@ struct Session::Impl {
   int count = 0;
   std::atomic<bool> interrupt_flag{false};
   std::atomic<uint64_t> interrupt_calls{0};
+  // Progress of the running cell (Session::progress): counters written by the cell's thread,
+  // the cell's text and a command's label behind a mutex (the timer thread reads them).
+  Progress progress;
+  mutable std::mutex progress_mu;
+  std::string running_text;  // the executing cell's text ("" when none runs)
+  int running_offset = 0;    // its CellOptions::line_offset
+  bool running = false;
+  std::string progress_label;
   ir::DefId last_result;          // the DefId `_` names (Session::set_last_result)
   bool last_result_read = false;  // a cell mentioned `_` since it was bound
 
@@ -220,8 +230,25 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
   eopt.jit = jit_mode;
   JitStats jit_stats;
   eopt.jit_stats = &jit_stats;
+  eopt.progress = &progress;
+  progress.start_statement(0);
+  {
+    std::lock_guard<std::mutex> lk(progress_mu);
+    running_text = text;
+    running_offset = copt.line_offset;
+    running = true;
+  }
+  struct Stopped {
+    Impl& m;
+    ~Stopped() {
+      std::lock_guard<std::mutex> lk(m.progress_mu);
+      m.running = false;
+      std::string().swap(m.running_text);  // a large cell's copy is not kept
+    }
+  };
   Interpreter interp(cx, env, eopt);
   try {
+    Stopped stopped{*this};
     res.value = interp.run_cell();
   } catch (const DiagError& e) {
     res.ok = false;
@@ -314,6 +341,33 @@ std::string Session::doc_of(const std::string& name) {
 // ---- for the command layer ---------------------------------------------------------------------
 
 uint64_t Session::interrupt_count() const { return impl_->interrupt_calls.load(); }
+
+void Session::set_progress_label(const std::string& label) {
+  std::lock_guard<std::mutex> lk(impl_->progress_mu);
+  impl_->progress_label = label;
+}
+
+ProgressSnapshot Session::progress() const {
+  const Impl& m = *impl_;
+  ProgressSnapshot p;
+  std::lock_guard<std::mutex> lk(m.progress_mu);
+  p.label = m.progress_label;
+  p.running = m.running;
+  if (!p.running) return p;
+  p.compiling = m.progress.compiling.load(std::memory_order_relaxed);
+  p.line = m.progress.line.load(std::memory_order_relaxed) - m.running_offset;
+  p.total = m.progress.steps[1].load(std::memory_order_relaxed);
+  p.done = std::clamp<int64_t>(m.progress.steps[0].load(std::memory_order_relaxed), 0, std::max<int64_t>(p.total, 0));
+  if (p.line > 0) {
+    size_t at = 0;
+    for (int l = 1; l < p.line && at != std::string::npos; ++l) {
+      at = m.running_text.find('\n', at);
+      if (at != std::string::npos) ++at;
+    }
+    if (at != std::string::npos) p.statement = m.running_text.substr(at, m.running_text.find('\n', at) - at);
+  }
+  return p;
+}
 
 std::optional<Session::NameInfo> Session::name_info(const std::string& name) {
   ir::DefId d = impl_->resolver.lookup_session(name);

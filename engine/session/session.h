@@ -75,6 +75,17 @@ struct ExecuteResult {
   std::string error;                  // a command's error message (ok == false), if not a cell error
 };
 
+// What the running input is doing, for a front end's progress display (Session::progress).
+struct ProgressSnapshot {
+  bool running = false;     // a cell's statements are executing (else: compiling it, or idle)
+  bool compiling = false;   // the C++ compiler is building native kernels
+  int line = 0;             // line (in the cell) of the top-level statement running, 0 = none
+  std::string statement;    // that line's text
+  int64_t done = 0;         // iterations done of that statement's outermost loop
+  int64_t total = 0;        // its iteration count; 0 = not in a loop (or not known)
+  std::string label;        // what a command is doing (%timeit: "run 3 of 7 · 500 loops each")
+};
+
 class Session {
  public:
   explicit Session(SessionOptions opt = {});
@@ -92,6 +103,8 @@ class Session {
   void reset();
   // Interrupt the running cell (safe to call from a signal handler or another thread).
   void interrupt();
+  // How far the running input has got (any thread; a front end's timer polls it).
+  ProgressSnapshot progress() const;
   // Binds `_` to a cell's value (execute() does it for code whose value is shown, as IPython).
   void set_last_result(const Value& v);
 
@@ -115,6 +128,8 @@ class Session {
   // Counts interrupt() calls. run_cell() clears the per-cell flag when it starts, so commands
   // that run several cells (%timeit) compare this counter to notice a Ctrl-C between cells.
   uint64_t interrupt_count() const;
+  // What a command running several cells is doing (ProgressSnapshot::label); "" clears it.
+  void set_progress_label(const std::string& label);
   // What a session name or path (`f`, `x`, `std::math::sin`) refers to.
   struct NameInfo {
     std::string name;

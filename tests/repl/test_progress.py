@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Live progress of long cells in the `ein` REPL (issue 15, "Beyond IPython"), in a pty.
+
+The REPL runs with standard input and output on one pseudo-terminal and standard error on a
+second one, so the test sees exactly which bytes go where: a cell running longer than a second
+draws a one-line bar on stderr (the statement's line, the recurrence's percentage), redrawn in
+place with `\\r` and erased when the cell ends; stdout carries only what it carried before
+(prompt, echo, print output); a short cell draws nothing; Ctrl-C still interrupts; %timeit
+shows which run it is in; with stderr not a terminal nothing is drawn. Both tiers. No timing
+assertion beyond "a cell of several seconds shows progress": long cells wait for the bar.
+
+    python3 tests/repl/test_progress.py --ein build/ein [-v] [-k NAME]
+"""
+import argparse
+import fcntl
+import os
+import re
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+import traceback
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
+BAR = re.compile(r"\r(line (\d+): [^\r]*?)  \[([\u2588\u2591]{20})\] +(\d+)%  [0-9.kMG]+/[0-9.kMG]+ \u00b7 [0-9.]+ s")
+PROMPT_END = r">>> $"
+LONG = ("let y = { let x[0] = 0.0; let x[t in 1..2000000000] = "
+        "x[t - 1] + 1.0 / (1.0 + x[t - 1] * x[t - 1]); x[1999999999] };")
+
+
+def plain(raw):
+    return ANSI.sub("", raw).replace("\r", "")
+
+
+def winsize(fd, rows=40, cols=120):
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
+class Repl:
+    """`ein` with stdin/stdout on one pty and stderr on another (or on a pipe)."""
+
+    def __init__(self, ein, env, cwd, stderr_tty=True):
+        self.out_m, out_s = os.openpty()
+        if stderr_tty:
+            self.err_m, err_s = os.openpty()
+        else:
+            self.err_m, err_s = os.pipe()
+        winsize(self.out_m)
+        if stderr_tty:
+            winsize(self.err_m)
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                os.setsid()
+                fcntl.ioctl(out_s, termios.TIOCSCTTY, 0)
+                os.dup2(out_s, 0)
+                os.dup2(out_s, 1)
+                os.dup2(err_s, 2)
+                os.chdir(cwd)
+                os.execve(ein, [ein], env)
+            finally:
+                os._exit(127)
+        os.close(out_s)
+        os.close(err_s)
+        self.out = ""
+        self.err = ""
+        self.mark = 0
+
+    def pump(self, timeout):
+        r, _, _ = select.select([self.out_m, self.err_m], [], [], timeout)
+        for fd in r:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                data = b""
+            text = data.decode("utf-8", "replace")
+            if fd == self.out_m:
+                self.out += text
+            else:
+                self.err += text
+        return bool(r)
+
+    def wait_for(self, what, pattern, timeout):
+        rx = re.compile(pattern, re.S)
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.out if what == "out" else self.err
+            m = rx.search(text)
+            if m:
+                return m
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("timed out waiting for %r on std%s; it has:\n%r" % (pattern, what, text[-2000:]))
+            self.pump(min(left, 0.2))
+
+    def expect_prompt(self, timeout=60.0):
+        """Waits for the next prompt on stdout; returns stdout's plain text since the last one."""
+        rx = re.compile(PROMPT_END)
+        deadline = time.monotonic() + timeout
+        while True:
+            text = plain(self.out)[self.mark:]
+            m = rx.search(text)
+            if m:
+                self.mark += m.end()
+                return text[: m.end()]
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("no prompt; stdout since mark:\n%r\nstderr:\n%r" % (text[-2000:], self.err[-500:]))
+            self.pump(min(left, 0.2))
+
+    def send(self, keys):
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline and self.pump(0.03):
+            pass
+        os.write(self.out_m, keys.encode())
+
+    def line(self, text, timeout=60.0):
+        self.send(text + "\r")
+        return self.expect_prompt(timeout)
+
+    def close(self):
+        try:
+            self.send("\x04")
+        except OSError:
+            pass
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                return status
+            self.pump(0.05)
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        raise AssertionError("ein did not exit on Ctrl-D")
+
+
+def bars(err):
+    return list(BAR.finditer(err))
+
+
+class Suite:
+    def __init__(self, ein, verbose):
+        self.ein = os.path.abspath(ein)
+        self.verbose = verbose
+        self.tmp = tempfile.mkdtemp(prefix="ein-progress-test-")
+
+    def env(self, **extra):
+        e = {k: v for k, v in os.environ.items() if not k.startswith("EIN_") or k == "EIN_SHARE_DIR"}
+        e.update(TERM="xterm", HOME=self.tmp, EIN_HISTORY="", EIN_JIT="never", LANG="C.UTF-8",
+                 EIN_CACHE_DIR=os.path.join(self.tmp, "cache"))
+        e.pop("NO_COLOR", None)
+        e.update(extra)
+        return e
+
+    def start(self, stderr_tty=True, **env):
+        r = Repl(self.ein, self.env(**env), self.tmp, stderr_tty)
+        r.expect_prompt(10)
+        return r
+
+    def long_cell_interrupted(self, jit):
+        r = self.start(EIN_JIT=jit)
+        r.line("let kept = 5;")
+        assert r.err == "", "nothing on stderr for short cells: %r" % r.err
+        out_before = len(r.out)
+        r.send(LONG + "\r")
+        # The bar appears (after a second), on stderr, and is redrawn with the statement's line.
+        m = r.wait_for("err", BAR.pattern, 180)
+        assert m.group(2) == "1", m.group(0)
+        assert "let x[t in 1..2000000000]" in m.group(1) or "let y = {" in m.group(1), m.group(0)
+        first = len(bars(r.err))
+        r.wait_for("err", r"(?:%s.*){%d}" % (BAR.pattern, first + 1), 30)  # redrawn in place
+        assert "\n" not in r.err, "the bar never moves to a new line: %r" % r.err[-300:]
+        levels = [int(b.group(4)) for b in bars(r.err)]
+        assert levels == sorted(levels), "the percentage only grows: %r" % levels
+        r.send("\x03")
+        out = r.expect_prompt(60)
+        assert "error[E007]" in out or "error[E007]" in plain(r.err), (out, r.err[-500:])
+        # The bar was erased: after its last drawing, a carriage return, blanks, a carriage return.
+        last = bars(r.err)[-1]
+        assert re.match(r"\r +\r", r.err[last.end():]), repr(r.err[last.end():last.end() + 200])
+        # stdout got no part of the bar.
+        assert "\u2588" not in r.out[out_before:] and "\u2591" not in r.out[out_before:], r.out[out_before:]
+        err_len = len(r.err)
+        out = r.line("kept + 1")
+        assert re.search(r"\n6\n", out), out
+        assert r.err[err_len:] == "", "a short cell draws nothing: %r" % r.err[err_len:]
+        r.close()
+
+    def test_interpreter_long_cell(self):
+        self.long_cell_interrupted("never")
+
+    def test_native_long_cell(self):
+        # The statement line comes from the kernel's clause; the steps from the generated code.
+        self.long_cell_interrupted("always")
+
+    def test_stdout_unchanged(self):
+        # Several seconds in the interpreter, with print output before, inside the bar's time and
+        # after; stdout must hold exactly what a run without a terminal on stderr writes.
+        cell = ('print("before"); let z = { let x[0] = 0.0; let x[t in 1..10000000] = '
+                'x[t - 1] + 1.0 / (1.0 + x[t - 1] * x[t - 1]); x[9999999] }; print("after"); z > 0.0')
+        r = self.start()
+        at = len(r.out)
+        r.send(cell + "\r")
+        r.expect_prompt(600)
+        shown = r.out[at:]
+        r.close()
+        assert bars(r.err), "a cell of several seconds shows progress: %r" % r.err[-300:]
+        assert re.search(r"\r +\r$", r.err), "erased at the end: %r" % r.err[-200:]
+        q = self.start(stderr_tty=False)
+        at = len(q.out)
+        q.send(cell + "\r")
+        q.expect_prompt(600)
+        quiet = q.out[at:]
+        q.close()
+        assert q.err == "", "no bar when stderr is not a terminal: %r" % q.err[-300:]
+        strip = lambda s: re.sub(r"\[\d+\] ", "", s)  # the prompt's number is the same too
+        assert strip(shown) == strip(quiet), (shown, quiet)
+        assert re.search(r"\r\nbefore\r\nafter\r\ntrue\r\n", shown), repr(shown)
+
+    def test_timeit_progress(self):
+        r = self.start()
+        at = len(r.out)
+        r.send("%timeit { let x[0] = 0.0; let x[t in 1..1000000] = x[t - 1] + 1.0 / (1.0 + x[t - 1] * x[t - 1]); x[999999] }\r")
+        out = r.expect_prompt(900)
+        assert re.search(r"per loop \(mean ± std\. dev\. of 7 runs", out), out
+        assert re.search(r"\r%timeit: (choosing the loop count|run \d of 7) \u00b7 loop \d+ of \d+ \u00b7 line 1: ", r.err), r.err[-500:]
+        assert "%timeit:" not in r.out[at:], "the label stays on stderr"
+        r.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ein", default="build/ein")
+    ap.add_argument("-k", default="", help="run only tests whose name contains this")
+    ap.add_argument("-v", action="store_true")
+    args = ap.parse_args()
+    if not os.access(args.ein, os.X_OK):
+        print("test_progress: %s is not an executable" % args.ein, file=sys.stderr)
+        return 2
+    suite = Suite(args.ein, args.v)
+    names = [n for n in sorted(dir(suite)) if n.startswith("test_") and args.k in n]
+    failed = 0
+    try:
+        for n in names:
+            t0 = time.monotonic()
+            try:
+                getattr(suite, n)()
+                print("PASS %s (%.1f s)" % (n, time.monotonic() - t0))
+            except Exception as e:
+                failed += 1
+                print("FAIL %s: %s" % (n, e))
+                if args.v:
+                    traceback.print_exc()
+    finally:
+        shutil.rmtree(suite.tmp, ignore_errors=True)
+    print("%d passed, %d failed" % (len(names) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
