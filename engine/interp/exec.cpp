@@ -129,7 +129,7 @@ void Interpreter::Impl::exec_for(const NodeRef& f) {
   // interpreter spends far more per iteration).
   std::atomic<int64_t>* done = nullptr;
   if (opt.progress && loop_depth == 0) {
-    opt.progress->enter_loop(cx.sm.start(f->span).line, static_cast<int64_t>(sp.n));
+    opt.progress->enter_loop(progress_line(f), static_cast<int64_t>(sp.n));
     done = &opt.progress->steps[0];
   }
   InLoop in_loop(loop_depth);

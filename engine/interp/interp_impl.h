@@ -60,6 +60,12 @@ struct Interpreter::Impl {
     explicit InLoop(int& x) : d(++x) {}
     ~InLoop() { --d; }
   };
+  // The line a progress display names for a loop statement: a recurrence's time loop carries
+  // the span of the whole tensor (its first clause), its body the span of the clause it runs.
+  int32_t progress_line(const ir::NodeRef& n) const {
+    const ir::NodeRef& at = n->kind == ir::Kind::LFor && ir::lfor_body(n) ? ir::lfor_body(n) : n;
+    return static_cast<int32_t>(cx.sm.start(at->span).line);
+  }
   void check_interrupt() {
     if (opt.interrupt && opt.interrupt->load(std::memory_order_relaxed))
       fault("E007", "interrupted");

@@ -305,7 +305,7 @@ int call_native_kernel(Interpreter::Impl& in, NativeKernel& nk, Value* result, c
   static int64_t unread[2];
   a.progress = unread;
   if (in.opt.progress && in.loop_depth == 0) {
-    in.opt.progress->enter_loop(in.cx.sm.start(k.stmt->span).line, 0);  // the kernel stores the count
+    in.opt.progress->enter_loop(in.progress_line(k.stmt), 0);  // the kernel stores the count
     a.progress = in.opt.progress->raw_steps();
   }
   a.rt = &kRuntime;

@@ -1,7 +1,7 @@
 // The terminal heat map (see plot.h, text_heatmap). gnuplot's dumb terminal maps an image's
 // values to its few ANSI colours in no perceptual order and labels its colour box with the
 // palette's range rather than the data's, so the REPL draws heat maps itself: a sequential
-// palette (viridis, anchored at five of its colours, on the xterm 256-colour cube) with two
+// palette (viridis on the xterm 256-colour cube, 16 steps of increasing luminance) with two
 // pixels per character cell (upper half block, foreground = upper pixel, background = lower),
 // and a colour bar labelled with the data's own minimum, middle and maximum.
 #include <algorithm>
@@ -16,19 +16,14 @@ namespace ein::plot {
 namespace {
 
 // Light to dark would read as "more ink is more"; viridis goes dark purple (low) to yellow
-// (high) with luminance increasing monotonically, which is what makes it readable.
-constexpr double kAnchors[5][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
-constexpr int kLevels = 16;                       // distinct colours shown
+// (high) with luminance increasing monotonically, which is what makes it readable. Sampling
+// viridis and rounding to the 6x6x6 cube gave only ten distinct colours, one of them darker
+// than the step below it; these sixteen cube colours are the closest to viridis at 16 equal
+// steps under the constraint that each is distinct and at least 5% more luminous (WCAG
+// relative luminance of the xterm cube's sRGB values) than the one before.
+constexpr int kLevels = 16;  // distinct colours shown
+constexpr int kPalette[kLevels] = {53, 54, 55, 59, 60, 61, 30, 31, 66, 36, 72, 77, 114, 149, 184, 220};
 constexpr const char* kRamp = ".,:-=+*#%@";  // without colours: more ink, higher value (NaN: blank)
-
-int cube_index(double t) {
-  t = std::clamp(t, 0.0, 1.0) * 4.0;
-  int a = std::min(3, int(t));
-  double f = t - a, rgb[3];
-  for (int k = 0; k < 3; ++k) rgb[k] = kAnchors[a][k] + (kAnchors[a + 1][k] - kAnchors[a][k]) * f;
-  auto level = [](double v) { return int(std::lround(v / 255.0 * 5.0)); };
-  return 16 + 36 * level(rgb[0]) + 6 * level(rgb[1]) + level(rgb[2]);
-}
 
 std::string label(double v) {
   char buf[32];
@@ -44,7 +39,7 @@ int palette_level(double v, double lo, double hi) {
   return std::clamp(int((v - lo) / (hi - lo) * kLevels), 0, kLevels - 1);
 }
 
-int palette_color(int level) { return cube_index((level + 0.5) / kLevels); }
+int palette_color(int level) { return kPalette[std::clamp(level, 0, kLevels - 1)]; }
 
 std::string text_heatmap(const Spec& spec, const Size& size) {
   const auto& m = spec.matrix;

@@ -242,6 +242,30 @@ class Suite:
         assert len(lines) >= 5, out
         assert lines[0].endswith(" 551") and lines[-1].endswith(" 0"), out
         assert "\x1b[38;5;" in r.raw_since(start), "256-colour cells"
+        # A recurrence's trajectory (logistic maps, one per column): the bar's labels are the
+        # data's extremes, computed here in f32, and its colours get lighter towards the top.
+        r.line("let x[0, k in 0..32] = 0.5;")
+        r.line("let x[t in 1..24, k in 0..32] = (2.5 + (k as f32) * 0.04) * x[t - 1, k] * (1.0 - x[t - 1, k]);")
+        f32 = lambda v: struct.unpack("f", struct.pack("f", v))[0]
+        traj = [[0.5] * 32]
+        for t in range(1, 24):
+            traj.append([f32(f32(f32(2.5 + f32(k * f32(0.04))) * traj[-1][k]) * f32(1.0 - traj[-1][k])) for k in range(32)])
+        lo, hi = min(map(min, traj)), max(map(max, traj))
+        start = len(r.raw)
+        out = r.line("%plot x")
+        lines = [l.rstrip() for l in out.splitlines() if "\u2580" in l]
+        assert len(lines) >= 5, out
+        top, bottom = float(lines[0].split()[-1]), float(lines[-1].split()[-1])
+        assert abs(top - hi) <= 1e-3 * abs(hi) and abs(bottom - lo) <= 1e-3 * abs(lo), (top, bottom, hi, lo)
+        bar = [int(c) for c in re.findall(r"\x1b\[48;5;(\d+)m  \x1b\[0m", r.raw_since(start))]
+        assert len(bar) == len(lines), (bar, len(lines))
+        step = [0, 95, 135, 175, 215, 255]
+        def luminance(i):
+            rgb = [step[(i - 16) // 36], step[(i - 16) // 6 % 6], step[(i - 16) % 6]]
+            lin = [c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+            return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+        lum = [luminance(c) for c in bar]
+        assert all(a >= b for a, b in zip(lum, lum[1:])) and lum[0] > lum[-1], bar
         out = r.line("%plot [1.0] as pie")
         assert "unknown plot kind `pie`" in out, out
         out = r.line("1 + 1")

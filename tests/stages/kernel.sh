@@ -3,6 +3,7 @@
 #   tests/kernel/test_kernel_protocol.py  Debian's jupyter_kernel_test suite (protocol conformance)
 #   tests/kernel/test_client.py           jupyter_client tests: state, errors, streams, interrupt,
 #                                         rich output, completion, inspection, history
+#   tests/kernel/test_progress.py         progress displays of long cells (issue 15)
 #   tests/kernel/test_robustness.py       huge and malformed requests, long sessions, rebinding
 #                                         (issues 19 and 20; EIN_LONG_SESSION=1 for 10 000 cells),
 #                                         only with EIN_KERNEL_ROBUSTNESS=1 (kernel_robustness.sh)
@@ -50,5 +51,6 @@ fi
 $PY -m unittest -v test_kernel_protocol.py || status=1
 $PY -m unittest -v test_client.py || status=1
 $PY -m unittest -v test_everyday.py || status=1
+$PY -m unittest -v test_progress.py || status=1
 $PY startup_time.py || status=1
 exit $status

@@ -141,13 +141,24 @@ TEST(TextHeatmap, ColoursAreOrderedAndTheBarIsLabelledWithTheData) {
   std::string rest = text.substr(0, text.rfind('\n', text.size() - 2));
   std::string last_row = rest.substr(rest.rfind('\n') + 1);
   EXPECT_EQ(last_row.substr(last_row.size() - 3), " 10") << text;  // the minimum, at the bottom
-  // The palette's colours get lighter with the value (viridis: luminance increases).
+  // The palette's colours are distinct and get strictly lighter with the value (viridis):
+  // relative luminance (WCAG) of the xterm cube's sRGB levels 0, 95, 135, 175, 215, 255.
   auto luminance = [](int idx) {
-    int v = idx - 16, r = v / 36, g = (v / 6) % 6, b = v % 6;
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    const int v = idx - 16, lv[3] = {v / 36, (v / 6) % 6, v % 6}, step[6] = {0, 95, 135, 175, 215, 255};
+    const double w[3] = {0.2126, 0.7152, 0.0722};
+    double y = 0;
+    for (int k = 0; k < 3; ++k) {
+      double c = step[lv[k]] / 255.0;
+      y += w[k] * (c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
+    }
+    return y;
   };
-  for (int l = 1; l < 16; ++l) EXPECT_GE(luminance(plot::palette_color(l)), luminance(plot::palette_color(l - 1)) - 0.3);
-  EXPECT_GT(luminance(plot::palette_color(15)), luminance(plot::palette_color(0)) + 3);
+  for (int l = 0; l < 16; ++l) {
+    EXPECT_GE(plot::palette_color(l), 16) << l;  // the 6x6x6 cube, whose sRGB values are fixed
+    EXPECT_LE(plot::palette_color(l), 231) << l;
+  }
+  for (int l = 1; l < 16; ++l)
+    EXPECT_GT(luminance(plot::palette_color(l)), luminance(plot::palette_color(l - 1)) * 1.04) << l;
   // Without colours: a ramp of denser characters, ordered too, and NaN left blank.
   spec.matrix[0][0] = std::nan("");
   size.color = false;
