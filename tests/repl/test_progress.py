@@ -11,48 +11,39 @@ assertion beyond "a cell of several seconds shows progress": long cells wait for
 
     python3 tests/repl/test_progress.py --ein build/ein [-v] [-k NAME]
 """
-import argparse
 import fcntl
 import os
 import re
 import select
-import shutil
-import signal
 import struct
-import subprocess
 import sys
 import tempfile
 import termios
 import time
-import traceback
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_repl  # noqa: E402  (the Repl driver and the test runner)
+
 BAR = re.compile(r"\r(line (\d+): [^\r]*?)  \[([\u2588\u2591]{20})\] +(\d+)%  [0-9.kMG]+/[0-9.kMG]+ \u00b7 [0-9.]+ s")
 PROMPT_END = r">>> $"
 LONG = ("let y = { let x[0] = 0.0; let x[t in 1..2000000000] = "
         "x[t - 1] + 1.0 / (1.0 + x[t - 1] * x[t - 1]); x[1999999999] };")
 
 
-def plain(raw):
-    return ANSI.sub("", raw).replace("\r", "")
-
-
 def winsize(fd, rows=40, cols=120):
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
 
-class Repl:
-    """`ein` with stdin/stdout on one pty and stderr on another (or on a pipe)."""
+class Repl(test_repl.Repl):
+    """`ein` with stdin/stdout on one pty (self.fd, self.raw: the base class's expect/line/send/
+    close work on it) and stderr on another pty or a pipe (self.err)."""
 
     def __init__(self, ein, env, cwd, stderr_tty=True):
-        self.out_m, out_s = os.openpty()
+        self.fd, out_s = os.openpty()
+        self.err_fd, err_s = os.openpty() if stderr_tty else os.pipe()
+        winsize(self.fd)
         if stderr_tty:
-            self.err_m, err_s = os.openpty()
-        else:
-            self.err_m, err_s = os.pipe()
-        winsize(self.out_m)
-        if stderr_tty:
-            winsize(self.err_m)
+            winsize(self.err_fd)
         self.pid = os.fork()
         if self.pid == 0:
             try:
@@ -67,76 +58,38 @@ class Repl:
                 os._exit(127)
         os.close(out_s)
         os.close(err_s)
-        self.out = ""
+        self.raw = ""
         self.err = ""
         self.mark = 0
 
-    def pump(self, timeout):
-        r, _, _ = select.select([self.out_m, self.err_m], [], [], timeout)
+    def read(self, timeout):
+        r, _, _ = select.select([self.fd, self.err_fd], [], [], timeout)
         for fd in r:
             try:
                 data = os.read(fd, 65536)
             except OSError:
                 data = b""
             text = data.decode("utf-8", "replace")
-            if fd == self.out_m:
-                self.out += text
+            if fd == self.fd:
+                self.raw += text
             else:
                 self.err += text
         return bool(r)
 
-    def wait_for(self, what, pattern, timeout):
+    def wait_for_err(self, pattern, timeout):
         rx = re.compile(pattern, re.S)
         deadline = time.monotonic() + timeout
         while True:
-            text = self.out if what == "out" else self.err
-            m = rx.search(text)
+            m = rx.search(self.err)
             if m:
                 return m
             left = deadline - time.monotonic()
             if left <= 0:
-                raise AssertionError("timed out waiting for %r on std%s; it has:\n%r" % (pattern, what, text[-2000:]))
-            self.pump(min(left, 0.2))
+                raise AssertionError("timed out waiting for %r on stderr; it has:\n%r" % (pattern, self.err[-2000:]))
+            self.read(min(left, 0.2))
 
-    def expect_prompt(self, timeout=60.0):
-        """Waits for the next prompt on stdout; returns stdout's plain text since the last one."""
-        rx = re.compile(PROMPT_END)
-        deadline = time.monotonic() + timeout
-        while True:
-            text = plain(self.out)[self.mark:]
-            m = rx.search(text)
-            if m:
-                self.mark += m.end()
-                return text[: m.end()]
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError("no prompt; stdout since mark:\n%r\nstderr:\n%r" % (text[-2000:], self.err[-500:]))
-            self.pump(min(left, 0.2))
-
-    def send(self, keys):
-        deadline = time.monotonic() + 1.0
-        while time.monotonic() < deadline and self.pump(0.03):
-            pass
-        os.write(self.out_m, keys.encode())
-
-    def line(self, text, timeout=60.0):
-        self.send(text + "\r")
-        return self.expect_prompt(timeout)
-
-    def close(self):
-        try:
-            self.send("\x04")
-        except OSError:
-            pass
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                return status
-            self.pump(0.05)
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
-        raise AssertionError("ein did not exit on Ctrl-D")
+    def prompt(self, timeout=60.0):
+        return self.expect(PROMPT_END, timeout)
 
 
 def bars(err):
@@ -159,32 +112,32 @@ class Suite:
 
     def start(self, stderr_tty=True, **env):
         r = Repl(self.ein, self.env(**env), self.tmp, stderr_tty)
-        r.expect_prompt(10)
+        r.prompt(10)
         return r
 
     def long_cell_interrupted(self, jit):
         r = self.start(EIN_JIT=jit)
         r.line("let kept = 5;")
         assert r.err == "", "nothing on stderr for short cells: %r" % r.err
-        out_before = len(r.out)
+        out_before = len(r.raw)
         r.send(LONG + "\r")
         # The bar appears (after a second), on stderr, and is redrawn with the statement's line.
-        m = r.wait_for("err", BAR.pattern, 180)
+        m = r.wait_for_err(BAR.pattern, 180)
         assert m.group(2) == "1", m.group(0)
         assert "let x[t in 1..2000000000]" in m.group(1) or "let y = {" in m.group(1), m.group(0)
         first = len(bars(r.err))
-        r.wait_for("err", r"(?:%s.*){%d}" % (BAR.pattern, first + 1), 30)  # redrawn in place
+        r.wait_for_err(r"(?:%s.*){%d}" % (BAR.pattern, first + 1), 30)  # redrawn in place
         assert "\n" not in r.err, "the bar never moves to a new line: %r" % r.err[-300:]
         levels = [int(b.group(4)) for b in bars(r.err)]
         assert levels == sorted(levels), "the percentage only grows: %r" % levels
         r.send("\x03")
-        out = r.expect_prompt(60)
-        assert "error[E007]" in out or "error[E007]" in plain(r.err), (out, r.err[-500:])
+        out = r.prompt(60)
+        assert "error[E007]" in out or "error[E007]" in test_repl.plain(r.err), (out, r.err[-500:])
         # The bar was erased: after its last drawing, a carriage return, blanks, a carriage return.
         last = bars(r.err)[-1]
         assert re.match(r"\r +\r", r.err[last.end():]), repr(r.err[last.end():last.end() + 200])
         # stdout got no part of the bar.
-        assert "\u2588" not in r.out[out_before:] and "\u2591" not in r.out[out_before:], r.out[out_before:]
+        assert "\u2588" not in r.raw[out_before:] and "\u2591" not in r.raw[out_before:], r.raw[out_before:]
         err_len = len(r.err)
         out = r.line("kept + 1")
         assert re.search(r"\n6\n", out), out
@@ -204,18 +157,18 @@ class Suite:
         cell = ('print("before"); let z = { let x[0] = 0.0; let x[t in 1..10000000] = '
                 'x[t - 1] + 1.0 / (1.0 + x[t - 1] * x[t - 1]); x[9999999] }; print("after"); z > 0.0')
         r = self.start()
-        at = len(r.out)
+        at = len(r.raw)
         r.send(cell + "\r")
-        r.expect_prompt(600)
-        shown = r.out[at:]
+        r.prompt(600)
+        shown = r.raw[at:]
         r.close()
         assert bars(r.err), "a cell of several seconds shows progress: %r" % r.err[-300:]
         assert re.search(r"\r +\r$", r.err), "erased at the end: %r" % r.err[-200:]
         q = self.start(stderr_tty=False)
-        at = len(q.out)
+        at = len(q.raw)
         q.send(cell + "\r")
-        q.expect_prompt(600)
-        quiet = q.out[at:]
+        q.prompt(600)
+        quiet = q.raw[at:]
         q.close()
         assert q.err == "", "no bar when stderr is not a terminal: %r" % q.err[-300:]
         strip = lambda s: re.sub(r"\[\d+\] ", "", s)  # the prompt's number is the same too
@@ -224,43 +177,14 @@ class Suite:
 
     def test_timeit_progress(self):
         r = self.start()
-        at = len(r.out)
+        at = len(r.raw)
         r.send("%timeit { let x[0] = 0.0; let x[t in 1..1000000] = x[t - 1] + 1.0 / (1.0 + x[t - 1] * x[t - 1]); x[999999] }\r")
-        out = r.expect_prompt(900)
+        out = r.prompt(900)
         assert re.search(r"per loop \(mean ± std\. dev\. of 7 runs", out), out
         assert re.search(r"\r%timeit: (choosing the loop count|run \d of 7) \u00b7 loop \d+ of \d+ \u00b7 line 1: ", r.err), r.err[-500:]
-        assert "%timeit:" not in r.out[at:], "the label stays on stderr"
+        assert "%timeit:" not in r.raw[at:], "the label stays on stderr"
         r.close()
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ein", default="build/ein")
-    ap.add_argument("-k", default="", help="run only tests whose name contains this")
-    ap.add_argument("-v", action="store_true")
-    args = ap.parse_args()
-    if not os.access(args.ein, os.X_OK):
-        print("test_progress: %s is not an executable" % args.ein, file=sys.stderr)
-        return 2
-    suite = Suite(args.ein, args.v)
-    names = [n for n in sorted(dir(suite)) if n.startswith("test_") and args.k in n]
-    failed = 0
-    try:
-        for n in names:
-            t0 = time.monotonic()
-            try:
-                getattr(suite, n)()
-                print("PASS %s (%.1f s)" % (n, time.monotonic() - t0))
-            except Exception as e:
-                failed += 1
-                print("FAIL %s: %s" % (n, e))
-                if args.v:
-                    traceback.print_exc()
-    finally:
-        shutil.rmtree(suite.tmp, ignore_errors=True)
-    print("%d passed, %d failed" % (len(names) - failed, failed))
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(test_repl.main(Suite, __doc__))

@@ -508,8 +508,11 @@ class Suite:
               (statistics.median(times), max(times)))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(suite_class=None, doc=None):
+    """Runs the test_* methods of suite_class (this file's Suite by default); also the runner of
+    tests/repl/test_progress.py."""
+    suite_class = suite_class or Suite
+    ap = argparse.ArgumentParser(description=(doc or __doc__).splitlines()[0])
     ap.add_argument("--ein", default="build/ein")
     ap.add_argument("-k", default="", help="run only tests whose name contains this")
     ap.add_argument("-v", action="store_true")
@@ -517,7 +520,7 @@ def main():
     if not os.access(args.ein, os.X_OK):
         print("test_repl: %s is not an executable" % args.ein, file=sys.stderr)
         return 2
-    suite = Suite(args.ein, args.v)
+    suite = suite_class(args.ein, args.v)
     names = [n for n in sorted(dir(suite)) if n.startswith("test_") and args.k in n]
     failed = 0
     try:
