@@ -9,7 +9,7 @@
 #define EIN_CODEGEN_PRELUDE_H
 #include <stdint.h>
 
-#define EIN_ABI_VERSION 5
+#define EIN_ABI_VERSION 6
 
 // Error codes in ein_err::code (the runtime turns them into diagnostics with the site's span).
 #define EIN_OK 0
