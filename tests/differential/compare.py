@@ -12,7 +12,7 @@ import numpy as np
 from ref import Tensor
 
 TOL_FACTOR = 2.0
-TOKEN = re.compile(r"\s*(\[|\]|,|\(|\)|true|false|-?inf|-?nan|[-+]?(?:\d+\.\d*|\.\d+|\d+)"
+TOKEN = re.compile(r"\s*(\.\.\.|\[|\]|,|\(|\)|true|false|-?inf|-?nan|[-+]?(?:\d+\.\d*|\.\d+|\d+)"
                    r"(?:[eE][-+]?\d+)?)")
 
 
@@ -52,6 +52,8 @@ def parse_line(line):
                     raise ParseError(f"unexpected {toks[i]!r}")
         if t in ("true", "false"):
             return t == "true", i + 1
+        if t == "...":
+            return ELLIPSIS, i + 1
         if re.fullmatch(r"[-+]?\d+", t):
             return int(t), i + 1
         if t in ("]", ",", "(", ")"):
@@ -65,6 +67,26 @@ def parse_line(line):
     except IndexError:
         raise ParseError("truncated value")
     return out
+
+
+class _Ellipsis:
+    def __repr__(self):
+        return "..."
+
+
+ELLIPSIS = _Ellipsis()   # `...` of a summarised array (SPEC §8)
+SUMMARY_ABOVE, EDGE = 1000, 3
+
+
+def summarised(x):
+    """The nested list as SPEC §8 prints an array of more than 1000 elements: on every axis
+    longer than 2·3, the first and last three items around `...`."""
+    if not isinstance(x, list):
+        return x
+    items = [summarised(y) for y in x]
+    if len(items) > 2 * EDGE:
+        items = items[:EDGE] + [ELLIPSIS] + items[-EDGE:]
+    return items
 
 
 class Num(float):
@@ -112,12 +134,16 @@ def check_value(got, ref, where):
             return None if got == [] else f"{where}: expected an empty array, got {got!r}"
         vals = ref.nested()
         errs = ref.nested(errs=True)
+        if math.prod(ref.shape) > SUMMARY_ABOVE:
+            vals, errs = summarised(vals), summarised(errs)
         return check_nested(got, vals, errs, ref.dt, where, 0, len(ref.shape))
     dt, v, e = ref
     return check_scalar(got, dt, v, e, where)
 
 
 def check_nested(got, vals, errs, dt, where, depth, rank):
+    if vals is ELLIPSIS:
+        return None if got is ELLIPSIS else f"{where}: expected `...` (a summarised array), got {got!r}"
     if depth == rank:
         return check_scalar(got, dt, vals, errs, where)
     if not isinstance(got, list):

@@ -119,6 +119,13 @@ def arith(dt, op, a, b):
 
 def farith(dt, op, x, ex, y, ey):
     u = U[dt]
+    # A pole or an infinite operand is a singular point of the chain rule (d(1/h) = -1/h² at
+    # h = 0 times a zero partial is nan, while y may be smooth there: 2.2 / (1 / h) = 2.2 h):
+    # it goes into the trace, so finite differences around it are skipped, not compared.
+    if not (math.isfinite(x) and math.isfinite(y)):
+        trace(("nonfinite", op))
+    if op == "/" and y == 0:
+        trace(("pole",))
     if op == "+":
         v = rnd(dt, x + y)
         return finish(dt, v, slack(dt, v, ex + ey))
