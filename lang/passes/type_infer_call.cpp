@@ -25,6 +25,12 @@ TypeRef Infer::call(const NodeRef& e) {
     }
     case Type::K::FnItem:
     case Type::K::Lambda: {
+      // An argument whose type an error already made unknown (`add(x, [true, 2.0])`) would be
+      // specialised afresh at every call inside the body: a std::ml function then spent
+      // minutes before its limit (libFuzzer). The cell has failed; its calls stay unknown.
+      if (cx.diags.has_errors())
+        for (auto& a : args)
+          if (mentions_unknown(a)) return ir::t_unknown();
       Unit* spec = specialize(rc, args, e);
       if (!spec) return ir::t_unknown();
       u.call_targets[e->id] = spec;
@@ -68,6 +74,16 @@ bool Infer::only_literal_vars(const TypeRef& t0) {
     }
     return any;
   }
+  return false;
+}
+
+bool Infer::mentions_unknown(const TypeRef& t0, int depth) const {
+  if (!t0 || depth > 64) return false;
+  TypeRef t = ts.shallow(t0);
+  if (t->k == Type::K::Unknown) return true;
+  if (t->elem && mentions_unknown(t->elem, depth + 1)) return true;
+  for (auto& e : t->elems)
+    if (mentions_unknown(e, depth + 1)) return true;
   return false;
 }
 

@@ -68,6 +68,8 @@ class Infer {
   bool only_literal_vars(const ir::TypeRef& t);
   bool is_open(const Unit& spec);  // parameters or result still hold inference variables
   ir::NodeRef literal_arg(const ir::NodeRef& a) const;
+  // Does t (through arrays, tuples and bound variables) contain the unknown type of an error?
+  bool mentions_unknown(const ir::TypeRef& t, int depth = 0) const;
   Unit* specialize(const ir::TypeRef& callee, std::vector<ir::TypeRef> args,
                    const ir::NodeRef& call_node);
 
