@@ -1,7 +1,12 @@
 #include "lang/passes/storage_window.h"
 
 #include <algorithm>
+#include <climits>
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
 
+#include "lang/ir/layout.h"
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
@@ -85,10 +90,76 @@ class WindowPass {
           });
       // The cell's value (a trailing expression) is an observation too; scan covered it.
     }
-    if (!ok) return;
+    if (!ok || !rows_in_order(c.tensor, def)) return;
     int64_t w = std::max<int64_t>(c.lookback + 1, tail);
     if (auto e = fold_int(cx_, u_, c.extent); e && w >= *e) return;
     windows_[def] = w;
+  }
+
+  // A circular buffer holds the last W rows *written*, so it equals the last W rows of the
+  // tensor only if rows are written in increasing order: a base clause scheduled before the
+  // recurrence but lying after its start (`h[0] = a; h[5] = 7.0; h[t in 1..5] = 2 h[t - 1]`)
+  // would be overwritten by the row W below it (h[5] read back as h[3]: a silent wrong answer
+  // until 2026-11-24). Each statement of the tensor must write rows at or above everything the
+  // statements before it wrote; anything not provably so keeps the whole tensor.
+  bool rows_in_order(const NodeRef& tensor, DefId def) {
+    int64_t done = INT64_MIN;  // one past the highest row written so far
+    for (const NodeRef& st : ir::ltensor_stmts(*tensor)) {
+      auto rows = rows_written(st, def);
+      if (!rows) return false;
+      if (rows->first >= rows->second) continue;  // writes nothing
+      if (rows->first < done) return false;
+      done = rows->second;
+    }
+    return true;
+  }
+
+  // The axis-0 rows [lo, hi) a statement of the tensor stores, {0, 0} if none; nullopt when
+  // they are not known at compile time, not written in increasing order (a loop from high to
+  // low), or written at more than one kind of row (a constant row and a loop's row).
+  std::optional<std::pair<int64_t, int64_t>> rows_written(const NodeRef& st, DefId def) {
+    std::unordered_map<DefId, const ir::Node*> loop_of;  // loop variable (or a let of it) -> LFor
+    std::optional<int64_t> row;                           // all stores at this constant row
+    const ir::Node* loop = nullptr;                       // all stores at this loop's row
+    // Constant rows stored inside a loop (a point clause run at its step, `if t == 1000`): they
+    // must lie within that loop's rows.
+    std::vector<std::pair<int64_t, const ir::Node*>> inner_points;
+    bool known = true, any = false;
+    std::function<void(const NodeRef&, const ir::Node*)> walk = [&](const NodeRef& n, const ir::Node* outer) {
+      if (!n || !known) return;
+      if (n->kind == Kind::LFor) {
+        loop_of[n->def] = n.get();
+        if (!outer) outer = n.get();
+      }
+      if (n->kind == Kind::LLet && ir::llet_value(*n)->kind == Kind::Name)
+        if (auto it = loop_of.find(ir::llet_value(*n)->def); it != loop_of.end()) loop_of[n->def] = it->second;
+      if (n->kind == Kind::LStore && n->def == def) {
+        any = true;
+        const NodeRef& ix = ir::lstore_index(*n)[0];
+        auto r = fold_int(cx_, u_, ix);
+        auto it = ix->kind == Kind::Name ? loop_of.find(ix->def) : loop_of.end();
+        if (r && outer) inner_points.emplace_back(*r, outer);
+        else if (r && !loop && (!row || *row == *r)) row = r;
+        else if (!r && it != loop_of.end() && !row && (!loop || loop == it->second)) loop = it->second;
+        else known = false;
+      }
+      for (auto& k : n->kids) walk(k, outer);
+    };
+    walk(st, nullptr);
+    if (!any) return std::pair<int64_t, int64_t>{0, 0};
+    if (!known) return std::nullopt;
+    if (!loop) {  // only constant rows (loops over other axes around them): one row
+      for (auto& [r, in] : inner_points)
+        if (row && *row != r) return std::nullopt;
+        else row = r;
+      return std::pair<int64_t, int64_t>{*row, *row + 1};
+    }
+    if (row || loop->has(ir::kReverse)) return std::nullopt;
+    auto lo = fold_int(cx_, u_, ir::lfor_lo(*loop)), hi = fold_int(cx_, u_, ir::lfor_hi(*loop));
+    if (!lo || !hi) return std::nullopt;
+    for (auto& [r, in] : inner_points)
+      if (in != loop || r < *lo || r >= *hi) return std::nullopt;
+    return std::pair<int64_t, int64_t>{*lo, std::max(*lo, *hi)};
   }
 
   // For an index expression `e` and the axis extent `ext`, k such that e == ext - k.

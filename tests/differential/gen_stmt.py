@@ -187,12 +187,21 @@ def rec1(g):
     if not any(isinstance(x, Access) and x.name == name for x in _walk(body)):
         body = Bin(r.choice("+*"), make(), body)
     clauses.append(Clause([SlotIdx(t, Range(Lit(lo, "i32"), Lit(hi, "i32")))], body))
+    # A point past the loop's end, given by its own clause: scheduled before the loop, it must
+    # survive a storage window (ein's window once let the loop overwrite it).
+    extra = not reverse and r.random() < 0.15
+    if extra:
+        clauses.insert(r.randrange(len(clauses) + 1), Clause([SlotLit(T)], val(g, dt, g.ctx(), 2)))
+        g.tag("rec_point_after_loop")
     if r.random() < 0.2 and not (g.bug_on("generic_call_on_later_typed_self_read")
                                  and generic_call(body)):
         clauses.reverse()
         g.tag("rec_clauses_reordered")
     g.tag("rec1_reverse" if reverse else "rec1")
     last = 0 if reverse else T - 1
+    if extra:
+        return [SDecl(name, clauses, dt=dt)], [SPrint([Access(name, [Lit(T, "i32")]),
+                                                       Access(name, [Lit(T - 1, "i32")])])]
     return [SDecl(name, clauses, dt=dt)], window(g, name, [last])
 
 
