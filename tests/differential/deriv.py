@@ -26,7 +26,7 @@ import refnum
 from compare import Num, parse_line
 from gen import Gen, Stats
 from ir import (Access, Bin, Block, Cast, Clause, Diff, Lit, Program, Range, Ref, SDecl, SFn,
-                SInput, SLet, SPrint, SlotIdx, SlotLit, clone, walk)
+                SInput, SLet, SPrint, SlotIdx, SlotLit, WBind, clone, walk)
 from ref import Evaluator, GenBug, Tensor
 from refnum import IllConditioned, RefError, Unspecified
 from render import render
@@ -127,7 +127,7 @@ def derivative_program(seed, bugs, stats=None):
         if not pool:
             continue
         ky, sy = r.choice(pool)
-        scope = pick_scope(r, bugs, ev.g[sy.name], ev.g[sx.name])
+        scope = pick_scope(r, bugs, ev.g[sy.name], ev.g[sx.name], stmts[kx + 1:ky + 1])
         xv0, elem = ev.g[sx.name], ()
         if scope == "recurrence" and isinstance(xv0, Tensor):
             if 0 in xv0.shape:
@@ -171,8 +171,23 @@ def depends(stmts, kx, ky):
     return stmts[ky].name in need
 
 
-def pick_scope(r, bugs, yval, xval):
+def two_index_access(stmts):
+    """Known bug ad_local_scope_two_index_access: an access index (or a where-binding) that
+    mentions two or more names."""
+    def names(e):
+        return {n.name for n in walk(e) if isinstance(n, Ref)}
+    for n in walk(stmts):
+        if isinstance(n, Access) and any(len(names(i)) >= 2 for i in n.idx):
+            return True
+        if isinstance(n, WBind) and len(names(n.e)) >= 2:
+            return True
+    return False
+
+
+def pick_scope(r, bugs, yval, xval, between=()):
     w = {k: v for k, v in SCOPES.items() if SCOPE_BUGS.get(k) not in bugs}
+    if bugs and "ad_local_scope_two_index_access" in bugs and two_index_access(list(between)):
+        w = {"top": w["top"]}
     if isinstance(yval, Tensor):
         w.pop("einstein", None)
     if isinstance(yval, Tensor):
