@@ -372,6 +372,10 @@ def expected(req, bugs=None):
         cols.append([(16 * b - a) / 15 for a, b in zip(d1, d2)])
         errs.append([abs(a - b) + f32_noise * abs(b) + n for a, b, n in zip(d1, d2, noise)])
     jac = [cols[k][j] for j in range(ny) for k in range(nx)]
+    # An adjoint is computed at its value's precision (PyTorch and JAX do the same): through an
+    # f32 value, a derivative beyond f32's range is inf in ein and finite here (seed 21000175).
+    if f32_noise and any(abs(v) > 3.4e38 for v in jac):
+        return None
     err = [errs[k][j] for j in range(ny) for k in range(nx)]
     return jac, err
 
