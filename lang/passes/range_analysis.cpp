@@ -431,7 +431,10 @@ class SiteSolver {
       if (n->kind == Kind::Name && n->def.valid()) {
         if (is_var(n->def) || derived_.count(n->def)) ok = false;
         DefKind k = cx_.resolver.info(n->def).kind;
-        if (k == DefKind::Local || k == DefKind::Index) ok = false;  // where-locals, outer loops
+        // A local bound before the site (a block's `let a = ..` above the declaration) has one
+        // value for the whole site: `dim(a)` is a symbol like a global's extent. Where-locals
+        // and lets inside the site are per point; outer loop indices vary.
+        if ((k == DefKind::Local && !local_outside_site(n->def)) || k == DefKind::Index) ok = false;
       }
       if (n->kind == Kind::Reduce || n->kind == Kind::Lambda) ok = false;
     });
@@ -569,6 +572,7 @@ class SiteFinder : public ir::RecursiveVisitor {
         s.note_site_local(n->def);
       if (n->kind == Kind::Let && ir::let_pattern(*n)->kind == Kind::PBind)
         s.note_site_local(ir::let_pattern(*n)->def);
+      if (n->kind == Kind::PBind) s.note_site_local(n->def);  // tuple patterns, match arms
       if (n->kind == Kind::Reduce) covered_.insert(n->id);
     });
     s.solve(root, self, std::move(self_extents));

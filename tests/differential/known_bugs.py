@@ -12,12 +12,6 @@ KNOWN = {
         "`c[o] = s[o] * sum[k](t[o + k])`: ein infers o from s[o] first and gives k the "
         "dependent range 0..len(t) - o (docs/language.md, Dependent inner ranges); the reference "
         "counts t[o + k] as a use of o only (k: E004). Explicit outer indices are generated."),
-    "ad_local_scope_two_index_access": (
-        "tests/golden/pending/diff_1000144_never_ad_rejected_e004_fn.ein", "autodiff",
-        "a derivative request in a block, function, Einstein or recurrence body that "
-        "recomputes an access whose index mixes two indices (`v[m + n]` with n nested in m, "
-        "`x[p] where p = m + q`, `a[i * 2 + j]`) is E004 for the outer index (top level works): "
-        "such programs get top-level requests only."),
 }
 
 
