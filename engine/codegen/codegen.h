@@ -103,8 +103,12 @@ struct FusionMap {
 std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const ir::NodeRef& tensor,
                                  const ir::NodeRef& clause, const FusionMap& fusion,
                                  std::string* why);
-std::optional<Kernel> gen_expr(const CompileCtx& cx, const Unit& u, const ir::NodeRef& let,
+// A scalar statement's kernel: a `let` bound to a reduction, an expression statement, or the
+// trailing expression of a cell (echoed as Out[n]) — tiered alike.
+std::optional<Kernel> gen_expr(const CompileCtx& cx, const Unit& u, const ir::NodeRef& stmt,
                                std::string* why);
+// The value such a statement computes (the let's value, the statement's expression, or itself).
+const ir::NodeRef& expr_kernel_value(const ir::NodeRef& stmt);
 
 // `%ir kernel`: the plan of every kernel and, with sources, the generated C++.
 std::string describe(const CompileCtx& cx, const CellPlan& plan, bool with_source);

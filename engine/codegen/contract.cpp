@@ -125,6 +125,42 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
   c.sizes_at_entry = level == 0;
   for (auto& o : p.c.operands) c.bufs.push_back(buffer_of(o.read->kids[0]));
   auto ext = [&](DefId d) { return c.ext[def_key(d)].c; };
+  // Gathered operands: a packed copy over their variables, allocated once at entry when it pays:
+  // each value it holds takes part in 16 or more multiply-adds (else the pointer stays null and
+  // the plain nest runs).
+  c.packs.resize(p.c.operands.size());
+  std::vector<std::string> all;
+  for (auto& [key, v] : c.ext) all.push_back(v.c);
+  for (size_t i = 0; i < p.c.operands.size(); ++i) {
+    const ContractionOperand& o = p.c.operands[i];
+    if (!o.gathered) continue;
+    if (!c.sizes_at_entry) {
+      c.ok = false;
+      return c;
+    }
+    Dest& pk = c.packs[i];
+    pk.axes = o.axes;
+    std::vector<std::string> exts;
+    for (DefId d : o.axes) exts.push_back(ext(d));
+    for (size_t a = 0; a < exts.size(); ++a)
+      pk.strides.push_back(prod(std::vector<std::string>(exts.begin() + static_cast<long>(a) + 1, exts.end())));
+    std::string key = "gather|" + std::to_string(p.c.reduce->id) + "|" + std::to_string(i);
+    auto hit = scratch_.find(key);
+    if (hit != scratch_.end()) {
+      pk.base = hit->second;
+    } else {
+      pk.base = em.fresh("gp");
+      scratch_[key] = pk.base;
+      Emitter::Detour d(em, 0);
+      std::string worth = em.fresh("gw");
+      em.line("const bool " + worth + " = " + prod(all) + " >= ein_imul(16LL, " + prod(exts) + ");");
+      std::string T = ctype(dt);
+      std::string bytes = "ein_smul(" + prod(exts) + ", " + std::to_string(dtype_storage_bytes(dt)) + "LL)";
+      em.line(T + "* " + pk.base + " = " + worth + " ? (" + T + "*)A->rt->alloc(A->rt_ctx, " + bytes + ") : nullptr;");
+      em.line("if (" + worth + " && !" + pk.base + ") { ein_fail(A, " + std::to_string(site(p.c.reduce->span)) +
+              ", EIN_E_NOMEM, 0, " + bytes + ", 0, 0); return A->err->code; }");
+    }
+  }
   // Under a branch the contraction also runs at points the branch skips, whose reads the range
   // analysis may not have checked: every operand axis must hold its variable's whole range.
   if (p.guarded)
@@ -188,12 +224,18 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
                                  (buf >= 0 ? extent(buf, static_cast<int>(a)) : ext((*grp)[i])) + ")");
     };
     std::vector<DefId> gm = g.m, gn = g.n, gk = g.k;
-    whole_groups(p.c.operands[static_cast<size_t>(g.a)].axes, c.bufs[static_cast<size_t>(g.a)], {&gm, &gk});
-    whole_groups(p.c.operands[static_cast<size_t>(g.b)].axes, c.bufs[static_cast<size_t>(g.b)], {&gk, &gn});
+    // (A packed copy has exactly the variables' extents.)
+    auto buf_or_pack = [&](int i) {
+      return c.packs[static_cast<size_t>(i)].base.empty() ? c.bufs[static_cast<size_t>(i)] : -1;
+    };
+    whole_groups(p.c.operands[static_cast<size_t>(g.a)].axes, buf_or_pack(g.a), {&gm, &gk});
+    whole_groups(p.c.operands[static_cast<size_t>(g.b)].axes, buf_or_pack(g.b), {&gk, &gn});
     if (p.in_place) whole_groups(p.dest, out_buf, {&gm, &gn});
     c.guards.push_back("(" + c.M + " > 0) && (" + c.N + " > 0) && (" + c.K + " > 0)");
     // Below a few thousand multiply-adds a BLAS call costs more than the loops.
     c.guards.push_back("(ein_imul(ein_imul(" + c.M + ", " + c.N + "), " + c.K + ") >= 4096LL)");
+    for (auto& pk : c.packs)
+      if (!pk.base.empty()) c.guards.push_back("(" + pk.base + " != 0)");
   } else {
     std::vector<std::string> ks;
     for (DefId d : p.c.summed) ks.push_back(ext(d));
@@ -275,6 +317,8 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
   const ContractionOperand& B = p.c.operands[static_cast<size_t>(g.b)];
   int ba = c.bufs[static_cast<size_t>(g.a)], bb = c.bufs[static_cast<size_t>(g.b)];
   const std::string f = c.dt == DType::F32 ? "s" : "d";
+  for (size_t i = 0; i < p.c.operands.size(); ++i)
+    if (!c.packs[i].base.empty()) emit_gather(p.c.operands[i], c, c.packs[i]);
   Val alpha = alpha_of(p, c.dt, p.whole);
   k.accesses += 2;
   // Batch points: one flat loop over all of them, split into the batch variables. Small calls
@@ -311,8 +355,26 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
       bind(g.batch[i], x);
     }
   }
-  std::string pa = "b" + std::to_string(ba) + " + " + block_offset(A, ba, g.batch);
-  std::string pb = "b" + std::to_string(bb) + " + " + block_offset(B, bb, g.batch);
+  const Dest& packA = c.packs[static_cast<size_t>(g.a)];
+  const Dest& packB = c.packs[static_cast<size_t>(g.b)];
+  // A packed copy's block at the batch point, and its axis strides.
+  auto pack_offset = [&](const Dest& pk) {
+    std::string off;
+    for (size_t a = 0; a < pk.axes.size(); ++a)
+      if (std::find(g.batch.begin(), g.batch.end(), pk.axes[a]) != g.batch.end())
+        off += " + ein_imul(" + lookup(pk.axes[a])->c + ", " + pk.strides[a] + ")";
+    return off;
+  };
+  std::string pa = packA.base.empty() ? "b" + std::to_string(ba) + " + " + block_offset(A, ba, g.batch)
+                                      : packA.base + pack_offset(packA);
+  std::string pb = packB.base.empty() ? "b" + std::to_string(bb) + " + " + block_offset(B, bb, g.batch)
+                                      : packB.base + pack_offset(packB);
+  auto sa = [&](int axis) {
+    return packA.base.empty() ? axis_stride(ba, axis) : packA.strides[static_cast<size_t>(axis)];
+  };
+  auto sb = [&](int axis) {
+    return packB.base.empty() ? axis_stride(bb, axis) : packB.strides[static_cast<size_t>(axis)];
+  };
   std::string off;
   for (size_t a = 0; a < c.dest.axes.size(); ++a)
     if (std::find(g.batch.begin(), g.batch.end(), c.dest.axes[a]) != g.batch.end())
@@ -326,19 +388,19 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
   };
   std::string call, what;
   if (!g.m.empty() && !g.n.empty()) {
-    std::string lda = g.ta ? axis_stride(ba, pos(A, g.k)) : axis_stride(ba, pos(A, g.m));
-    std::string ldb = g.tb ? axis_stride(bb, pos(B, g.n)) : axis_stride(bb, pos(B, g.k));
+    std::string lda = g.ta ? sa(pos(A, g.k)) : sa(pos(A, g.m));
+    std::string ldb = g.tb ? sb(pos(B, g.n)) : sb(pos(B, g.k));
     call = f + "gemm(" + std::to_string(g.ta) + ", " + std::to_string(g.tb) + ", " + c.M + ", " + c.N + ", " + c.K +
            ", " + alpha.c + ", " + pa + ", " + lda + ", " + pb + ", " + ldb + ", 0, " + pc + ", " + dest_ld(g.m) + ")";
     what = f + "gemm";
   } else if (g.n.empty()) {  // y[m] = A(m, k) x(k)
-    std::string lda = g.ta ? axis_stride(ba, pos(A, g.k)) : axis_stride(ba, pos(A, g.m));
+    std::string lda = g.ta ? sa(pos(A, g.k)) : sa(pos(A, g.m));
     std::string rows = g.ta ? c.K : c.M, cols = g.ta ? c.M : c.K;
     call = f + "gemv(" + std::to_string(g.ta) + ", " + rows + ", " + cols + ", " + alpha.c + ", " + pa + ", " + lda +
            ", " + pb + ", 0, " + pc + ")";
     what = f + "gemv";
   } else {  // y[n] = x(k) B(k, n) = Bᵀ x
-    std::string ldb = g.tb ? axis_stride(bb, pos(B, g.n)) : axis_stride(bb, pos(B, g.k));
+    std::string ldb = g.tb ? sb(pos(B, g.n)) : sb(pos(B, g.k));
     std::string rows = g.tb ? c.N : c.K, cols = g.tb ? c.K : c.N;
     call = f + "gemv(" + std::to_string(g.tb ? 0 : 1) + ", " + rows + ", " + cols + ", " + alpha.c + ", " + pb +
            ", " + ldb + ", " + pa + ", 0, " + pc + ")";
@@ -350,10 +412,34 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
   unbind_to(m0);
   std::string kind = g.batch.empty() ? (what.find("gemv") != std::string::npos ? "gemv" : "gemm") : "batched-gemm";
   if (contraction_strategy_.empty()) contraction_strategy_ = kind;
+  for (size_t i = 0; i < p.c.operands.size(); ++i)
+    if (!c.packs[i].base.empty())
+      k.plan.push_back("gather: " + p.c.operands[i].read->kids[0]->name + " packed into " +
+                       std::to_string(c.packs[i].axes.size()) + "-axis scratch before the BLAS call");
   k.plan.push_back("BLAS: " + what + "(" + A.read->kids[0]->name + (g.ta ? "ᵀ" : "") + ", " + B.read->kids[0]->name +
                    (g.tb ? "ᵀ" : "") + ")" + (g.batch.empty() ? "" : " per batch point (in parallel, one BLAS thread each, when small or many)") +
                    (p.in_place ? " into the tensor" : " into scratch") +
                    (p.whole ? "" : ", then the loops read it") + " (loops when M·N·K < 4096)");
+}
+
+// Fills a gathered operand's packed copy: the read evaluated at every point of its variables
+// (the values the nest would read; its bounds are proven or checked at entry like the nest's).
+void Gen::emit_gather(const ContractionOperand& o, const Contract& c, const Dest& pk) {
+  size_t m1 = mark();
+  std::string idx;
+  for (size_t a = 0; a < pk.axes.size(); ++a) {
+    std::string v = em.fresh("gv");
+    em.open("for (int64_t " + v + " = 0; " + v + " < " + c.ext.at(def_key(pk.axes[a])).c + "; ++" + v + ") {", false);
+    if (a == 0) em.line("if (ein_stop(A, INT64_MAX)) break;");
+    Val x{v, DType::I64, em.depth(), true};
+    x.bits = kExtentBits;
+    bind(pk.axes[a], x);
+    idx += (idx.empty() ? "" : " + ") + (pk.strides[a] == "1LL" ? v : "ein_imul(" + v + ", " + pk.strides[a] + ")");
+  }
+  Val val = convert(value(o.read), c.dt);
+  em.line(pk.base + "[" + (idx.empty() ? "0" : idx) + "] = " + val.c + ";");
+  for (size_t a = 0; a < pk.axes.size(); ++a) em.close();
+  unbind_to(m1);
 }
 
 }  // namespace ein::codegen

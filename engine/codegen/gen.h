@@ -149,6 +149,7 @@ class Gen {
     DType dt = DType::F32;
     std::map<std::string, Val> ext;  // def_key -> extent
     std::vector<int> bufs;           // per operand
+    std::vector<Dest> packs;         // per operand: its packed copy when gathered (base empty else)
     Dest dest;
     std::vector<std::string> guards; // run-time conditions of the fast version
     std::string M, N, K;
@@ -165,6 +166,7 @@ class Gen {
   void emit_contraction(const ContractionPlan& p, const Contract& c, const ir::NodeRef& root);
   Val alpha_of(const ContractionPlan& p, DType dt, bool with_store_factors);
   void emit_blas(const ContractionPlan& p, const Contract& c);
+  void emit_gather(const ContractionOperand& o, const Contract& c, const Dest& pack);
   void emit_tiled(const ContractionPlan& p, const Contract& c);
   Val load_precomputed(const ir::NodeRef& r, const Dest& d);
   std::unordered_map<uint32_t, Dest> precomputed_;     // LReduce id -> its values

@@ -282,7 +282,7 @@ void Gen::clause(const NodeRef& tensor, const NodeRef& cl) {
 }
 
 void Gen::expr_let(const NodeRef& let) {
-  const NodeRef& v = ir::let_value(*let);
+  const NodeRef& v = expr_kernel_value(let);
   DType dt = dtype_of(v);
   k.result_dt = dt;
   Val r = (v->kind == Kind::LReduce) ? reduce_parallel(v) : value(v);

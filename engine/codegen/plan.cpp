@@ -104,6 +104,12 @@ std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const Node
   return k;
 }
 
+const NodeRef& expr_kernel_value(const NodeRef& stmt) {
+  if (stmt->kind == Kind::Let) return ir::let_value(*stmt);
+  if (stmt->kind == Kind::ExprStmt) return stmt->kids[0];
+  return stmt;
+}
+
 std::optional<Kernel> gen_expr(const CompileCtx& cx, const Unit& u, const NodeRef& let, std::string* why) {
   Kernel k;
   k.kind = KernelKind::Expr;
@@ -111,7 +117,7 @@ std::optional<Kernel> gen_expr(const CompileCtx& cx, const Unit& u, const NodeRe
   k.stmt = let;
   FusionMap none;
   try {
-    if (ir::let_pattern(*let)->kind != Kind::PBind) unsupported("a destructuring `let`");
+    if (let->kind == Kind::Let && ir::let_pattern(*let)->kind != Kind::PBind) unsupported("a destructuring `let`");
     Gen g(cx, u, none, k);
     g.expr_let(let);
     k.source = g.finish();
@@ -120,7 +126,7 @@ std::optional<Kernel> gen_expr(const CompileCtx& cx, const Unit& u, const NodeRe
     if (why) *why = e.why;
     return std::nullopt;
   }
-  auto pts = static_points(cx, u, ir::let_value(*let));
+  auto pts = static_points(cx, u, expr_kernel_value(let));
   k.work = pts ? *pts : -1;
   return k;
 }
@@ -146,6 +152,7 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
         plan.deferred.push_back(std::move(*k));
       }
     };
+    NodeRef tail;
     std::function<void(const NodeRef&)> walk = [&](const NodeRef& n) {
       if (!n || n->kind == Kind::Lambda) return;
       if (n->kind == Kind::LTensor) {
@@ -177,12 +184,18 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
         bool group = false;
         for (auto& cd : cands) group = group || (cd.k && big(*cd.k));
         for (auto& cd : cands) admit(std::move(cd.k), cd.stmt, cd.why, group && cd.k && cd.k->work >= 0);
-      } else if (n->kind == Kind::Let && has_reduce(ir::let_value(*n))) {
+      } else if ((n->kind == Kind::Let ||
+                  ((n->kind == Kind::ExprStmt || n == tail) && expr_kernel_value(n)->kind != Kind::Call)) &&
+                 has_reduce(expr_kernel_value(n))) {
+        // (Calls as statements — `print(sum(..))` — keep their reductions in the interpreter.)
         std::string why;
         admit(gen_expr(cx, u, n, &why), n, why);
       }
       for (auto& k : n->kids) walk(k);
     };
+    // A cell's trailing expression (typed as a REPL line or a notebook cell's last line).
+    if (u.kind == Unit::Kind::Cell && u.lowered && u.lowered->has(ir::kHasTail) && !u.lowered->kids.empty())
+      tail = u.lowered->kids.back();
     walk(u.lowered);
   }
   return plan;
@@ -196,7 +209,9 @@ std::string describe(const CompileCtx& cx, const CellPlan& plan, bool with_sourc
     return s;
   };
   auto one = [&](const Kernel& k, const char* state) {
-    std::string name = k.kind == KernelKind::Clause ? k.tensor->name : ir::let_pattern(*k.stmt)->name;
+    std::string name = k.kind == KernelKind::Clause ? k.tensor->name
+                       : k.stmt->kind == Kind::Let  ? ir::let_pattern(*k.stmt)->name
+                                                    : std::string("(expression)");
     out += "kernel `" + name + "` (" + where(k.unit, k.stmt) + ") " + state + ": strategy=" + k.strategy;
     out += "\n";
     for (auto& p : k.plan) out += "  " + p + "\n";

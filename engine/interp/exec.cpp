@@ -51,7 +51,7 @@ std::optional<Value> Interpreter::Impl::run_cell() {
     auto t0 = std::chrono::steady_clock::now();
     if (opt.progress) opt.progress->start_statement(static_cast<int32_t>(cx.sm.start(s->span).line));
     try {
-      if (tail && i + 1 == prog->kids.size()) result = eval(s);
+      if (tail && i + 1 == prog->kids.size()) result = eval_statement_value(s, s);
       else exec(s);
     } catch (const Fault& f) {
       rethrow_at(f, s);
@@ -81,16 +81,7 @@ void Interpreter::Impl::bind(const NodeRef& p, const Value& v) {
 void Interpreter::Impl::exec(const NodeRef& s) {
   try {
     switch (s->kind) {
-      case Kind::Let:
-        // A reduction over an empty inner range is instant here; a kernel would walk its outer
-        // loops.
-        if (native && !has_empty_reduction(ir::let_value(*s)))
-          if (auto v = native->run_let(*this, s)) {
-            bind(ir::let_pattern(*s), *v);
-            return;
-          }
-        bind(ir::let_pattern(*s), eval(ir::let_value(*s)));
-        return;
+      case Kind::Let: bind(ir::let_pattern(*s), eval_statement_value(s, ir::let_value(*s))); return;
       case Kind::LTensor: exec_tensor(s); return;
       case Kind::LStore: exec_store(s); return;
       case Kind::LFor: exec_for(s); return;
@@ -111,12 +102,21 @@ void Interpreter::Impl::exec(const NodeRef& s) {
       }
       case Kind::LNop:
       case Kind::Error: return;
-      case Kind::ExprStmt: eval(s->kids[0]); return;
+      case Kind::ExprStmt: eval_statement_value(s, s->kids[0]); return;
       default: eval(s); return;
     }
   } catch (const Fault& f) {
     rethrow_at(f, s);
   }
+}
+
+// The value of a `let`, an expression statement or a cell's trailing expression: the native
+// kernel when the plan has one (tiered alike), else the interpreter. A reduction over an empty
+// inner range is instant here; a kernel would walk its outer loops.
+Value Interpreter::Impl::eval_statement_value(const NodeRef& stmt, const NodeRef& value) {
+  if (native && !has_empty_reduction(value))
+    if (auto v = native->run_let(*this, stmt)) return std::move(*v);
+  return eval(value);
 }
 
 void Interpreter::Impl::exec_for(const NodeRef& f) {

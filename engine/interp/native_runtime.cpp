@@ -237,7 +237,7 @@ bool native_inputs_fit(Interpreter::Impl& in, const NativeKernel& nk) {
 double runtime_points(Interpreter::Impl& in, const NodeRef& stmt, bool* past_i64) {
   double pts = 1;
   try {
-    NodeRef cur = stmt->kind == Kind::Let ? ir::let_value(*stmt) : stmt;
+    NodeRef cur = stmt->kind == Kind::Let || stmt->kind == Kind::ExprStmt ? codegen::expr_kernel_value(stmt) : stmt;
     while (cur) {
       // Exact arithmetic: a bound past i64 (`0..=i64::MAX`) is counted, never wrapped.
       auto extent = [&](const NodeRef& var) {

@@ -55,6 +55,27 @@ bool invariant_int(const NodeRef& e, const std::vector<DefId>& inner) {
   return ok;
 }
 
+// The variables of an affine subscript `a + b`, `2 * t + a`, `t + a - 1`: sums of variables of
+// `inner`, each with an integer literal factor or none, plus invariant terms.
+bool affine_vars(const NodeRef& e, const std::vector<DefId>& inner, std::vector<DefId>& out) {
+  if (e->kind == Kind::Name && contains(inner, e->def)) {
+    out.push_back(e->def);
+    return true;
+  }
+  if (invariant_int(e, inner)) return true;
+  if (e->kind != Kind::Binary) return false;
+  auto op = static_cast<BinOp>(e->ival);
+  if (op == BinOp::Add) return affine_vars(e->kids[0], inner, out) && affine_vars(e->kids[1], inner, out);
+  if (op == BinOp::Sub) return affine_vars(e->kids[0], inner, out) && invariant_int(e->kids[1], inner);
+  if (op == BinOp::Mul) {
+    const NodeRef& l = e->kids[0];
+    const NodeRef& r = e->kids[1];
+    if (l->kind == Kind::IntLit && r->kind == Kind::Name && contains(inner, r->def)) return affine_vars(r, inner, out);
+    if (r->kind == Kind::IntLit && l->kind == Kind::Name && contains(inner, l->def)) return affine_vars(l, inner, out);
+  }
+  return false;
+}
+
 bool has_read(const NodeRef& e) {
   bool hit = false;
   ir::for_each_node(e, [&](const NodeRef& x) { hit = hit || x->kind == Kind::Index; });
@@ -86,7 +107,8 @@ bool scalar_function(const Unit* callee) {
   return ok;
 }
 
-std::optional<Contraction> match_contraction(const NodeRef& r, const std::vector<DefId>& nest, const Unit* u) {
+std::optional<Contraction> match_contraction(const NodeRef& r, const std::vector<DefId>& nest, const Unit* u,
+                                             bool gather) {
   if (!r || r->kind != Kind::LReduce) return std::nullopt;
   auto op = ir::reduce_op_from_name(r->name);
   if (!op || (*op != ir::ReduceOp::Sum && *op != ir::ReduceOp::Max && *op != ir::ReduceOp::Min))
@@ -120,6 +142,8 @@ std::optional<Contraction> match_contraction(const NodeRef& r, const std::vector
         }
         ContractionOperand op;
         op.read = x;
+        std::vector<DefId> vars;  // every variable of every subscript, for a gathered read
+        bool plain = true;
         for (size_t a = 1; a < x->kids.size(); ++a) {
           const NodeRef& s = x->kids[a];
           if (s->kind == Kind::Name && contains(inner, s->def)) {
@@ -128,8 +152,17 @@ std::optional<Contraction> match_contraction(const NodeRef& r, const std::vector
           } else if (invariant_int(s, inner)) {
             op.axes.push_back(DefId{});
           } else {
-            ok = false;
+            plain = false;
           }
+          if (gather && !affine_vars(s, inner, vars)) ok = false;
+        }
+        if (!plain) {
+          if (!gather) ok = false;
+          for (size_t i = 0; i < vars.size() && ok; ++i)
+            for (size_t j = 0; j < i; ++j)
+              if (vars[i] == vars[j]) ok = false;  // `x[t + a, a]`: no one axis per variable
+          op.gathered = true;
+          op.axes = vars;
         }
         if (!ok) return;
         for (auto& o : c.operands)

@@ -21,6 +21,11 @@ struct Unit;
 struct ContractionOperand {
   ir::NodeRef read;             // the Index node; its base is a Name
   std::vector<ir::DefId> axes;  // per axis: the variable, or invalid when fixed
+  // Gathered (match_contraction with `gather`): a subscript combines variables — a convolution's
+  // `mel[c, t + a]`, a strided `h[c, 2 * t + a]`. `axes` is then the layout of a packed copy with
+  // one axis per variable (any order the contraction plan picks), which codegen fills by
+  // evaluating the read at every point before the BLAS call.
+  bool gathered = false;
   bool uses(ir::DefId d) const;
   int axis_of(ir::DefId d) const;  // -1 when absent
 };
@@ -43,7 +48,7 @@ struct Contraction {
 // names, math intrinsics and calls of functions of `u` whose lowered body is a scalar expression
 // (std::math's wrappers; no other reads, no nested reductions).
 std::optional<Contraction> match_contraction(const ir::NodeRef& r, const std::vector<ir::DefId>& nest,
-                                             const Unit* u = nullptr);
+                                             const Unit* u = nullptr, bool gather = false);
 
 // A product contraction of two operands as one GEMM per batch point:
 //   C[batch.., m.., n..] = α · A(m.., k..) · B(k.., n..)

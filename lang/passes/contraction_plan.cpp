@@ -139,8 +139,11 @@ class Planner {
       if ((x->kind == Kind::Name || x->kind == Kind::Path) && contains(locals, x->def)) local = true;
     });
     if (local) return;
-    auto c = match_contraction(r, vars, &u_);
+    auto c = match_contraction(r, vars, &u_, /*gather=*/true);
     if (!c || c->operands.size() != 2) return;
+    bool gathered = false;
+    for (auto& o : c->operands) gathered = gathered || o.gathered;
+    if (gathered && (guarded || !c->product)) return;
     auto p = std::make_shared<ContractionPlan>();
     p->c = std::move(*c);
     p->nest_root = loops.front()->id;
@@ -204,6 +207,29 @@ class Planner {
           p->gemm = *g;
           return choose(l);
         }
+    // A float product of plain reads whose layouts make no GEMM (`att[h, t, e] · Wo[h, e, d]`
+    // summed over h and e: t sits between them) packs one operand, then both, into a layout
+    // that does — a copy of the operand against a GEMM over it.
+    if (!gathered && !guarded && float_operands && p->c.product) {
+      for (int mask : {1, 2, 3}) {
+        auto saved = p->c.operands;
+        for (size_t i = 0; i < 2; ++i)
+          if (mask & (1 << i)) {
+            auto& o = p->c.operands[i];
+            std::vector<DefId> vars;
+            for (DefId d : o.axes)
+              if (d.valid()) vars.push_back(d);
+            o.axes = vars;
+            o.gathered = true;
+          }
+        if (try_gathered(*p, layouts, choose)) return;
+        p->c.operands = saved;
+      }
+    }
+    if (gathered) {
+      if (float_operands) try_gathered(*p, layouts, choose);
+      return;
+    }
     // Tiled: the operand that has the result's innermost variable gives the columns.
     for (DefId s : p->c.summed)
       if (!ops[0].uses(s) || !ops[1].uses(s)) return;
@@ -216,6 +242,40 @@ class Planner {
       p->kernel = ContractionKernel::Tiled;
       return choose(l);
     }
+  }
+
+  // Gathered operands: a packed copy can take any axis order — the first (in the
+  // permutations' order) that makes a GEMM. Only a GEMM is worth the copy (a GEMV reads each
+  // packed value once: a stencil with a small filter stays a loop nest); codegen also wants
+  // M·N·K ≥ 16 × the copy.
+  bool try_gathered(ContractionPlan& p, const std::vector<std::vector<DefId>>& layouts,
+                    const std::function<void(const std::vector<DefId>&)>& choose) {
+    std::vector<size_t> gs;
+    for (size_t i = 0; i < p.c.operands.size(); ++i)
+      if (p.c.operands[i].gathered && p.c.operands[i].axes.size() > 5) return false;  // 6! orders: too many
+    for (size_t i = 0; i < p.c.operands.size(); ++i)
+      if (p.c.operands[i].gathered) {
+        gs.push_back(i);
+        std::sort(p.c.operands[i].axes.begin(), p.c.operands[i].axes.end());
+      }
+    std::function<bool(size_t)> perms = [&](size_t at) {
+      if (at == gs.size()) {
+        for (auto& l : layouts)
+          if (auto g = gemm_shape(p.c, l); g && !g->m.empty() && !g->n.empty()) {
+            p.kernel = ContractionKernel::Blas;
+            p.gemm = *g;
+            choose(l);
+            return true;
+          }
+        return false;
+      }
+      auto& axes = p.c.operands[gs[at]].axes;
+      do {
+        if (perms(at + 1)) return true;
+      } while (std::next_permutation(axes.begin(), axes.end()));
+      return false;
+    };
+    return perms(0);
   }
 
   // The store value is R times invariant factors, or R divided by one.
@@ -283,7 +343,9 @@ std::string describe_contractions(const Unit& u) {
     std::unordered_map<DefId, std::string> nm;
     for (auto& o : p->c.operands)
       for (size_t a = 1; a < o.read->kids.size(); ++a)
-        if (o.read->kids[a]->kind == Kind::Name) nm[o.read->kids[a]->def] = o.read->kids[a]->name;
+        ir::for_each_node(o.read->kids[a], [&](const NodeRef& x) {
+          if (x->kind == Kind::Name) nm[x->def] = x->name;
+        });
     std::string s = std::string(ir::reduce_op_name(p->c.op)) + "[" + names(p->c.summed, nm) + "](" +
                     contraction_text(p->c) + ")";
     std::string how;
@@ -296,6 +358,8 @@ std::string describe_contractions(const Unit& u) {
     } else {
       how = "register-tiled, columns from " + p->c.operands[static_cast<size_t>(p->y)].read->kids[0]->name;
     }
+    for (auto& o : p->c.operands)
+      if (o.gathered) how += ", " + o.read->kids[0]->name + " gathered into [" + names(o.axes, nm) + "] first";
     out += ";;   contraction " + s + ": " + how + ", into " +
            (p->in_place ? std::string("the tensor") : "scratch [" + names(p->dest, nm) + "]") +
            (p->whole ? " (whole store value)" : ", then the loops") +
