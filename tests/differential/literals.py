@@ -34,17 +34,11 @@ def anchored(e, annotated, env=None):
             if isinstance(x, tuple):
                 inner[x[0]] = x[1] if not anchored(x[1], annotated, inner) else None
         return anchored(e.result, annotated, inner)
-    if isinstance(e, Red):
-        if e.op in ("all", "any", "argmax", "argmin"):
-            return True
+    if isinstance(e, Red) and e.op in ("all", "any", "argmax", "argmin"):
+        return True
+    if isinstance(e, (Red, Comp)):
         inner = dict(env)
-        for w in e.where:
-            if isinstance(w, WBind):
-                inner[w.name] = w.e if not anchored(w.e, annotated, inner) else None
-        return anchored(e.body, annotated, inner)
-    if isinstance(e, Comp):
-        inner = dict(env)
-        for w in e.items:
+        for w in (e.where if isinstance(e, Red) else e.items):
             if isinstance(w, WBind):
                 inner[w.name] = w.e if not anchored(w.e, annotated, inner) else None
         return anchored(e.body, annotated, inner)
