@@ -327,6 +327,10 @@ class Cover : public ir::Mutator {
 
   // ---- diagnostics and checks -------------------------------------------------------------------
   std::string help_for(const NodeRef& t, const Clause& c, const std::vector<Box>& points) {
+    // No box when the read's index has no affine form this check follows (33 nested `-`:
+    // the fuzzer's crash): a general help instead of reading points[0] of nothing.
+    if (points.empty())
+      return "define every point the clause reads with another clause of `" + t->name + "`";
     const Box& first = points[0];
     std::string slots;
     for (size_t a = 0; a < first.size(); ++a) {
