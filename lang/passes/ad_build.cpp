@@ -168,6 +168,11 @@ void Facts::prefer(const Unit* u) {
   range_maps_.insert(range_maps_.begin(), &u->ranges);
 }
 
+void Facts::unprefer() {
+  units_.erase(units_.begin());
+  range_maps_.erase(range_maps_.begin());
+}
+
 TypeRef Facts::type(const NodeRef& n) const {
   uint32_t id = n->id;
   for (int hop = 0; hop < 64; ++hop) {

@@ -45,6 +45,7 @@ class Facts {
   void add_unit(const Unit* u) { units_.push_back(u); }
   // Look in `u`'s tables first (function specialisations share their nodes).
   void prefer(const Unit* u);
+  void unprefer();  // undoes the last prefer()
   // The specialisation a call node (or the node it was copied from) was compiled against.
   // The callee's specialisation; `within`: the unit whose body the call was copied from.
   const Unit* call_target(const NodeRef& call, const Unit* within = nullptr) const;

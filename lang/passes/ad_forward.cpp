@@ -316,9 +316,11 @@ NodeRef Forward::call_rule(const NodeRef& e, std::vector<NodeRef> t) {
   if (!fn) unsupported("a call of a function value that cannot be resolved statically", e->span);
   if (g_inline_depth >= kMaxInline) unsupported("a recursive function", e->span);
   // The specialisation's body: derivative requests inside it are already rewritten there.
-  if (const Unit* spec = facts_.call_target(e);
-      spec && spec->body && spec->body->kind == fn->kind && (fn->kind == Kind::Fn || fn->kind == Kind::Lambda))
+  const Unit* spec = facts_.call_target(e, unit);
+  if (spec && spec->body && spec->body->kind == fn->kind && (fn->kind == Kind::Fn || fn->kind == Kind::Lambda))
     fn = spec->body;
+  else
+    spec = nullptr;
   // A custom rule `@fn f(x) { ... }`: its value is the tangent of the result given `@x`.
   if (info && info->diff_rule) {
     NodeRef rule = info->diff_rule;  // a copy: new_def below may move the DefInfo table
@@ -355,16 +357,28 @@ NodeRef Forward::call_rule(const NodeRef& e, std::vector<NodeRef> t) {
     }
   }
   ++g_inline_depth;
+  // Specialisations share the function's nodes: the body's types (a local's width, a literal
+  // typed by the call) and its calls' targets are this specialisation's, not the first one
+  // that has the node (`f(k_f64)` next to `f(1.0)`).
+  const Unit* saved_unit = unit;
+  if (spec) {
+    facts_.prefer(spec);
+    unit = spec;
+  }
+  auto restore = [&]() {
+    --g_inline_depth;
+    tangents = saved;
+    if (spec) facts_.unprefer();
+    unit = saved_unit;
+  };
   NodeRef tb;
   try {
     tb = tangent(body);
   } catch (...) {
-    --g_inline_depth;
-    tangents = saved;
+    restore();
     throw;
   }
-  --g_inline_depth;
-  tangents = saved;
+  restore();
   if (!tb) return nullptr;
   return ad::block(std::move(stmts), tb);
 }

@@ -86,7 +86,8 @@ NodeRef Rewriter::lazy_use(const NodeRef& n) {
   fixed_rows_ = rows;
   NodeRef row;
   try {
-    row = quotient(*q);
+    // Generated code carries the request's span: a later pass's diagnostic on it has a caret.
+    row = spanned(quotient(*q), (*q)->span);
   } catch (...) {
     fixed_rows_.clear();
     throw;
@@ -127,7 +128,7 @@ NodeRef Rewriter::column_use(const NodeRef& q, const NodeRef& use, const std::ve
   auto whole = [&]() {
     std::vector<NodeRef> all = rows;
     for (auto& c : cols) all.push_back(c);
-    return index_into(place(quotient(q), "jacobian_whole", q->span), all, use->span);
+    return index_into(place(spanned(quotient(q), q->span), "jacobian_whole", q->span), all, use->span);
   };
   int rx = X->kind == Kind::Name && X->def.valid() ? ir::rank_of(facts_.def_type(X->def)) : -1;
   if (T->kind != Kind::Name || rx < 0 || static_cast<int>(cols.size()) != rx) return whole();
@@ -145,7 +146,7 @@ NodeRef Rewriter::column_use(const NodeRef& q, const NodeRef& use, const std::ve
     }
     Tangents t = forward_sweep(cx_, facts_, tp, T->def, X->def, seed);
     for (auto& st : t.stmts) stmts.push_back(st);
-    NodeRef col = place(with_span(block(std::move(stmts), t.result), q->span), "jacobian_col", q->span);
+    NodeRef col = place(spanned(block(std::move(stmts), t.result), q->span), "jacobian_col", q->span);
     return index_into(col, rows, use->span);
   } catch (const Unsupported&) {
     return whole();

@@ -339,15 +339,28 @@ class Sweeper {
       }
     }
     std::vector<NodeRef> summed;
+    std::unordered_set<DefId> summed_defs;
     for (auto& s : W) {
       if (solved.count(s->def)) continue;
       auto [lo, hi] = ranges[s->def];
       summed.push_back(idx_in(s->name, s->def, lo, hi));
+      summed_defs.insert(s->def);
     }
-    std::vector<NodeRef> items;
-    for (auto& g : guards) items.push_back(wguard(g));
-    NodeRef body = where(term, std::move(items));
+    // A guard free of the summed indices stands outside the sum, where the index-set split
+    // sees it: a read whose point never meets this adjoint's point (`s[n, 0]` in the clause of
+    // `s̄[m, 1]`) then drops out of that clause instead of staying as a same-point self-read
+    // (E012 "reads the point being defined") under a guard that is always false.
+    std::vector<NodeRef> inner, outer;
+    for (auto& g : guards) {
+      bool free = true;
+      ir::for_each_node(g, [&](const NodeRef& n) {
+        if (n->kind == Kind::Name && summed_defs.count(n->def)) free = false;
+      });
+      (free && !summed.empty() ? outer : inner).push_back(wguard(g));
+    }
+    NodeRef body = where(term, std::move(inner));
     NodeRef expr = summed.empty() ? body : reduce("sum", body, summed);
+    if (!outer.empty()) expr = where(expr, std::move(outer));
     Copier cp(cx_, facts_);
     cp.subst = solved;
     return cp.copy(expr);
