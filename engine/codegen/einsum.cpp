@@ -102,6 +102,86 @@ void Gen::mode_product_chain(const std::vector<EinsumTerm>& terms, const std::ve
                    " calls when the extents are the arrays' own (pairwise loops otherwise)");
 }
 
+// One pairwise step as a GEMM when its operands are matrices in disguise: X's indices are its
+// kept ones M then the summed ones S (or S then M), Y's are S then its kept ones N (or N then S),
+// S in the same order in both, and the result is [M.., N..] (an intermediate takes that layout;
+// the output must already have it, or [N.., M..] with the operands swapped). Transposed storage
+// is a BLAS flag, so every layout of a matrix chain runs at GEMM speed, not only
+// A[i,k] B[k,l] C[l,j]. Emitted as `if (extents are the arrays' own and non-empty) { gemm }
+// else {` with the pairwise loops as the else branch; the caller closes it. beta = 1 keeps
+// the loops' `+=` into zeroed storage.
+bool Gen::gemm_step(const EinsumTerm& x0, const EinsumTerm& y0, EinsumTerm& result, bool last,
+                    const std::vector<std::string>& sum, std::map<std::string, std::string>& n,
+                    const std::string& alpha, DType dt) {
+  if (sum.empty()) return false;
+  auto has = [](const std::vector<std::string>& v, const std::string& k) {
+    return std::find(v.begin(), v.end(), k) != v.end();
+  };
+  auto unique = [](const std::vector<std::string>& v) { return std::set<std::string>(v.begin(), v.end()).size() == v.size(); };
+  if (!unique(x0.idx) || !unique(y0.idx)) return false;
+  // Splits t's layout into [kept.., S..] (s_last) or [S.., kept..]; S must be contiguous.
+  auto split = [&](const EinsumTerm& t, std::vector<std::string>& kept, std::vector<std::string>& s, bool& s_last) {
+    size_t n_s = 0;
+    for (auto& i : t.idx) n_s += has(sum, i) ? 1 : 0;
+    if (n_s != sum.size()) return false;  // a summed index missing here: not a product of two matrices
+    size_t lead = 0;
+    while (lead < t.idx.size() && has(sum, t.idx[lead])) ++lead;
+    if (lead == n_s) {
+      s_last = false;
+    } else {
+      size_t first = t.idx.size() - n_s;
+      for (size_t a = first; a < t.idx.size(); ++a)
+        if (!has(sum, t.idx[a])) return false;
+      if (lead != 0) return false;
+      s_last = true;
+    }
+    for (auto& i : t.idx) (has(sum, i) ? s : kept).push_back(i);
+    return true;
+  };
+  for (int swap = 0; swap < 2; ++swap) {
+    const EinsumTerm& x = swap ? y0 : x0;
+    const EinsumTerm& y = swap ? x0 : y0;
+    std::vector<std::string> m, sx, nn, sy;
+    bool x_s_last = false, y_s_last = false;
+    if (!split(x, m, sx, x_s_last) || !split(y, nn, sy, y_s_last) || sx != sy) return false;
+    for (auto& i : m)
+      if (has(nn, i)) return false;  // a batch index: not one GEMM
+    std::vector<std::string> want = m;
+    want.insert(want.end(), nn.begin(), nn.end());
+    if (last && want != result.idx) continue;
+    auto prod = [&](const std::vector<std::string>& v) {
+      std::string e = "1";
+      for (auto& i : v) e = "ein_smul(" + e + ", " + n[i] + ")";
+      return e;
+    };
+    std::string M = prod(m), N = prod(nn), K = prod(sx);
+    std::string cond = "(" + M + " > 0) && (" + N + " > 0) && (" + K + " > 0) && (" + M + " <= 2147483647LL) && (" +
+                       N + " <= 2147483647LL) && (" + K + " <= 2147483647LL)";
+    auto own = [&](const EinsumTerm& t) {
+      if (t.buf < 0) return;
+      for (size_t a = 0; a < t.idx.size(); ++a)
+        cond += " && (" + n[t.idx[a]] + " == " + extent(t.buf, static_cast<int>(a)) + ")";
+    };
+    own(x);
+    own(y);
+    if (last)
+      for (size_t a = 0; a < result.idx.size(); ++a)
+        cond += " && (" + n[result.idx[a]] + " == " + extent(0, static_cast<int>(a)) + ")";
+    else
+      result.idx = want;
+    auto base = [](const EinsumTerm& t) { return t.buf >= 0 ? "b" + std::to_string(t.buf) : t.tmp; };
+    const std::string fn = dt == DType::F32 ? "sgemm" : "dgemm", one = dt == DType::F32 ? "1.0f" : "1.0";
+    em.open("if (" + cond + ") {", true);
+    em.line("A->rt->" + fn + "(" + (x_s_last ? "0" : "1") + ", " + (y_s_last ? "1" : "0") + ", " + M + ", " + N + ", " +
+            K + ", " + (last ? alpha : one) + ", " + base(x) + ", " + (x_s_last ? K : M) + ", " + base(y) + ", " +
+            (y_s_last ? K : N) + ", " + one + ", " + (last ? std::string("b0") : result.tmp) + ", " + N + ");");
+    em.close();
+    em.open("else {", true);
+    return true;
+  }
+  return false;
+}
+
 bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
   // Index keys double as C names (e_<key>).
   auto ekey = [](ir::DefId d) { return std::to_string(d.crate) + "_" + std::to_string(d.index); };
@@ -271,6 +351,7 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
   mode_product_chain(terms, out, summed, n, alpha.c, dt, st);
   std::vector<EinsumTerm> live = terms;
   std::string plan;
+  int gemm_steps = 0;
   for (size_t si = 0; si < steps.size(); ++si) {
     const Step& s = steps[si];
     bool last = si + 1 == steps.size();
@@ -287,6 +368,8 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
       em.line("if (!" + result.tmp + ") { ein_fail(A, " + std::to_string(st) + ", EIN_E_NOMEM, 0, ein_smul(" + count +
               ", " + std::to_string(dt == DType::F32 ? 4 : 8) + "), 0, 0); return A->err->code; }");
     }
+    bool blas = gemm_step(live[s.a], live[s.b], result, last, s.sum, n, alpha.c, dt);
+    if (blas) gemm_steps += 1;
     // Loop order: kept indices but the last, the summed ones, the last kept one innermost.
     std::vector<std::string> order(result.idx.begin(), result.idx.end());
     std::string inner = order.empty() ? "" : order.back();
@@ -311,6 +394,7 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
     if (last) rhs = alpha.c + " * " + rhs;
     em.line(addr(result) + " += " + rhs + ";");
     for (size_t d = 0; d < order.size(); ++d) em.close();
+    if (blas) em.close();
     // The two inputs are replaced by the result.
     live.erase(live.begin() + static_cast<long>(s.b));
     live.erase(live.begin() + static_cast<long>(s.a));
@@ -320,7 +404,10 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
   k.strategy = "einsum";
   k.plan.push_back("contraction factorised into " + std::to_string(steps.size()) + " pairwise steps (" + plan +
                    "), cost " + std::to_string(static_cast<long long>(total)) + " instead of " +
-                   std::to_string(static_cast<long long>(naive)));
+                   std::to_string(static_cast<long long>(naive)) +
+                   (gemm_steps ? ", " + std::to_string(gemm_steps) + " of them as " +
+                                     (dt == DType::F32 ? "sgemm" : "dgemm") + " calls when the extents are the arrays' own"
+                               : std::string()));
   k.accesses += static_cast<int>(tensors.size());
   return true;
 }

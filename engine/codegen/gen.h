@@ -72,6 +72,9 @@ class Gen {
   void mode_product_chain(const std::vector<EinsumTerm>& terms, const std::vector<std::string>& out,
                           const std::set<std::string>& summed, std::map<std::string, std::string>& n,
                           const std::string& alpha, DType dt, int st);
+  bool gemm_step(const EinsumTerm& x, const EinsumTerm& y, EinsumTerm& result, bool last,
+                 const std::vector<std::string>& sum, std::map<std::string, std::string>& n,
+                 const std::string& alpha, DType dt);
   void expr_let(const ir::NodeRef& let);
   std::string finish();
 

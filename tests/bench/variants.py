@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""Variants: programs of issue 14's everyday classes that the code generator was NOT tuned on.
+
+tests/bench/run.py measures one program per class; a rule that only fits that program would
+look fine there. Here each class appears again with other names, sizes, dtypes, layouts
+(transposed operands, batch axes), surroundings (activations, functions, std library calls)
+and neighbours, written the way a user would write them. Each row is timed against the same
+computation in idiomatic NumPy, in one run, with the targets of issue 14:
+contraction-shaped ≤ 1.1 × NumPy, fusable or loop-shaped ≤ 0.5 × NumPy; recurrences are
+compared with NumPy's Python loop (no C++ here) and must simply not lose to it (≤ 1.0 ×).
+
+Usage: PYENV_VERSION=system python3 tests/bench/variants.py [--ein build/ein] [--reps 5] [-k NAME]
+Not part of scripts/test.sh: timings are facts about a machine, not pass/fail conditions.
+The results of a run also compare checksums with NumPy (a mismatch is printed and flagged).
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import run as bench  # noqa: E402  (best_of, with_warmup, run_ein, numbers, close)
+
+np = bench.np
+f32, f64 = np.float32, np.float64
+
+
+def grid(*shape):
+    return np.indices(shape)
+
+
+def vals(shape, a, b, m, scale, off, dt):
+    """((a*i + b*j) % m) * scale - off, the inputs every variant builds the same way in ein."""
+    i, j = grid(*shape)
+    return ((i * a + j * b) % m).astype(dt) * dt(scale) - dt(off)
+
+
+V = []  # (name, class, ein source, numpy(reps) -> (ms, checks))
+
+
+def variant(name, klass, src):
+    def deco(fn):
+        V.append((name, klass, src, fn))
+        return fn
+    return deco
+
+
+@variant("linear_relu_f64_wt", "contraction", """
+// Dense layer with a transposed weight (W[k, d], as stored by most frameworks), bias and ReLU, f64.
+let X[s in 0..768, d in 0..384] = ((s * 7 + d * 3) % 17) as f64 * 0.1 - 0.8;
+let W[k in 0..1024, d in 0..384] = ((k * 5 + d * 11) % 13) as f64 * 0.01 - 0.06;
+let b[k in 0..1024] = (k % 7) as f64 * 0.1 - 0.3;
+// bench: begin
+let y[s, k] = std::math::max(sum[d](X[s, d] * W[k, d]) + b[k], 0.0);
+// bench: end
+print(y[3, 5], y[700, 1000]);
+""")
+def np_linear_relu(reps):
+    X = vals((768, 384), 7, 3, 17, 0.1, 0.8, f64)
+    W = vals((1024, 384), 5, 11, 13, 0.01, 0.06, f64)
+    b = (np.arange(1024) % 7).astype(f64) * 0.1 - 0.3
+    ms, y = bench.best_of(reps, lambda: np.maximum(X @ W.T + b, 0.0))
+    return ms, (y[3, 5], y[700, 1000])
+
+
+@variant("mlp_fn", "contraction", """
+// Two dense layers through a user function, tanh between them, f32.
+fn dense(x, w, b) { let y[n, o] = sum[i](x[n, i] * w[i, o]) + b[o]; y }
+let X[n in 0..512, i in 0..256] = ((n * 7 + i * 3) % 17) as f32 * 0.1 - 0.8;
+let W1[i in 0..256, o in 0..512] = ((i * 5 + o * 11) % 13) as f32 * 0.01 - 0.06;
+let b1[o in 0..512] = (o % 7) as f32 * 0.1 - 0.3;
+let W2[i in 0..512, o in 0..128] = ((i * 3 + o * 7) % 11) as f32 * 0.01 - 0.05;
+let b2[o in 0..128] = (o % 5) as f32 * 0.1 - 0.2;
+// bench: begin
+let h1 = dense(X, W1, b1);
+let a1[n, o] = std::math::tanh(h1[n, o]);
+let out = dense(a1, W2, b2);
+// bench: end
+print(out[3, 5], out[500, 100]);
+""")
+def np_mlp(reps):
+    X = vals((512, 256), 7, 3, 17, 0.1, 0.8, f32)
+    W1 = vals((256, 512), 5, 11, 13, 0.01, 0.06, f32)
+    b1 = (np.arange(512) % 7).astype(f32) * f32(0.1) - f32(0.3)
+    W2 = vals((512, 128), 3, 7, 11, 0.01, 0.05, f32)
+    b2 = (np.arange(128) % 5).astype(f32) * f32(0.1) - f32(0.2)
+    ms, y = bench.best_of(reps, lambda: np.tanh(X @ W1 + b1) @ W2 + b2)
+    return ms, (y[3, 5], y[500, 100])
+
+
+@variant("bmm_bt_scaled", "contraction", """
+// Batched product with the second operand transposed and a scale (attention scores), f32.
+let Q[b in 0..64, n in 0..128, d in 0..64] = ((b * 3 + n * 7 + d * 5) % 17) as f32 * 0.1 - 0.8;
+let K[b in 0..64, m in 0..128, d in 0..64] = ((b * 5 + m * 3 + d * 11) % 13) as f32 * 0.1 - 0.6;
+// bench: begin
+let S[b, n, m] = 0.125 * sum[d](Q[b, n, d] * K[b, m, d]);
+// bench: end
+print(S[3, 5, 7], S[63, 120, 100]);
+""")
+def np_bmm_bt(reps):
+    b, n, d = grid(64, 128, 64)
+    Q = ((b * 3 + n * 7 + d * 5) % 17).astype(f32) * f32(0.1) - f32(0.8)
+    K = ((b * 5 + n * 3 + d * 11) % 13).astype(f32) * f32(0.1) - f32(0.6)
+    ms, S = bench.best_of(reps, lambda: f32(0.125) * (Q @ K.transpose(0, 2, 1)))
+    return ms, (S[3, 5, 7], S[63, 120, 100])
+
+
+@variant("gemv_tanh", "contraction", """
+// Matrix-vector product inside an activation, f32.
+let A[i in 0..4096, j in 0..2048] = ((i * 7 + j * 3) % 17) as f32 * 0.1 - 0.8;
+let x[j in 0..2048] = ((j * 5) % 11) as f32 * 0.1 - 0.5;
+// bench: begin
+let y[i] = std::math::tanh(0.01 * sum[j](A[i, j] * x[j]));
+// bench: end
+print(y[3], y[4000]);
+""")
+def np_gemv(reps):
+    A = vals((4096, 2048), 7, 3, 17, 0.1, 0.8, f32)
+    x = (np.arange(2048) * 5 % 11).astype(f32) * f32(0.1) - f32(0.5)
+    ms, y = bench.best_of(reps, lambda: np.tanh(f32(0.01) * (A @ x)))
+    return ms, (y[3], y[4000])
+
+
+@variant("chain_bt", "contraction", """
+// A three-factor chain whose middle factor is stored transposed, f32.
+let A[i in 0..400, k in 0..300] = ((i * 7 + k * 3) % 17) as f32 * 0.01 - 0.08;
+let B[l in 0..350, k in 0..300] = ((l * 5 + k * 11) % 13) as f32 * 0.01 - 0.06;
+let C[l in 0..350, j in 0..500] = ((l * 3 + j * 13) % 11) as f32 * 0.01 - 0.05;
+// bench: begin
+let D[i, j] = sum[k, l](A[i, k] * B[l, k] * C[l, j]);
+// bench: end
+print(D[3, 5], D[399, 499]);
+""")
+def np_chain_bt(reps):
+    A = vals((400, 300), 7, 3, 17, 0.01, 0.08, f32)
+    B = vals((350, 300), 5, 11, 13, 0.01, 0.06, f32)
+    C = vals((350, 500), 3, 13, 11, 0.01, 0.05, f32)
+    ms, D = bench.best_of(reps, lambda: A @ B.T @ C)
+    return ms, (D[3, 5], D[399, 499])
+
+
+@variant("dist_f64_sqrt", "fusable", """
+// Euclidean distances (not squared) in 16 dimensions, f64, written as a product of differences.
+let P[a in 0..1500, c in 0..16] = ((a * 7 + c * 3) % 17) as f64 * 0.1 - 0.8;
+let R[b in 0..1200, c in 0..16] = ((b * 5 + c * 11) % 13) as f64 * 0.1 - 0.6;
+// bench: begin
+let d[a, b] = std::math::sqrt(sum[c]((P[a, c] - R[b, c]) * (P[a, c] - R[b, c])));
+// bench: end
+print(d[3, 5], d[1400, 1100]);
+""")
+def np_dist(reps):
+    P = vals((1500, 16), 7, 3, 17, 0.1, 0.8, f64)
+    R = vals((1200, 16), 5, 11, 13, 0.1, 0.6, f64)
+    ms, D = bench.best_of(reps, lambda: np.sqrt(np.maximum(
+        (P * P).sum(1)[:, None] + (R * R).sum(1)[None, :] - 2.0 * (P @ R.T), 0.0)))
+    return ms, (D[3, 5], D[1400, 1100])
+
+
+@variant("transpose_f64_mix", "fusable", """
+// Antisymmetric part with a scale, f64, 3000^2.
+let A[i in 0..3000, j in 0..3000] = ((i * 7 + j * 3) % 17) as f64 * 0.1 - 0.8;
+// bench: begin
+let S[i, j] = 0.5 * (A[i, j] - A[j, i]);
+// bench: end
+print(S[3, 5], S[2900, 17]);
+""")
+def np_transpose(reps):
+    A = vals((3000, 3000), 7, 3, 17, 0.1, 0.8, f64)
+    ms, S = bench.best_of(reps, lambda: 0.5 * (A - A.T))
+    return ms, (S[3, 5], S[2900, 17])
+
+
+@variant("stencil9_f64", "fusable", """
+// 9-point box blur on a 1500^2 f64 image (boundary stays 0).
+let u[i in 0..1500, j in 0..1500] = ((i * 7 + j * 3) % 17) as f64 * 0.1 - 0.8;
+// bench: begin
+let B[i, j] = (u[i - 1, j - 1] + u[i - 1, j] + u[i - 1, j + 1] + u[i, j - 1] + u[i, j] + u[i, j + 1] + u[i + 1, j - 1] + u[i + 1, j] + u[i + 1, j + 1]) / 9.0;
+// bench: end
+print(B[3, 5], B[1400, 17]);
+""")
+def np_stencil9(reps):
+    u = vals((1500, 1500), 7, 3, 17, 0.1, 0.8, f64)
+
+    def blur():
+        B = np.zeros_like(u)
+        acc = np.zeros((1498, 1498))
+        for di in (0, 1, 2):
+            for dj in (0, 1, 2):
+                acc += u[di:di + 1498, dj:dj + 1498]
+        B[1:-1, 1:-1] = acc / 9.0
+        return B
+    ms, B = bench.best_of(reps, blur)
+    return ms, (B[3, 5], B[1400, 17])
+
+
+@variant("layernorm_rows", "fusable", """
+// Row-wise layer normalisation of a 2048 x 1024 f32 matrix.
+let X[r in 0..2048, c in 0..1024] = ((r * 7 + c * 3) % 17) as f32 * 0.1 - 0.8;
+// bench: begin
+let mu[r] = sum[c](X[r, c]) / 1024.0;
+let var[r] = sum[c]((X[r, c] - mu[r]) * (X[r, c] - mu[r])) / 1024.0;
+let Y[r, c] = (X[r, c] - mu[r]) / std::math::sqrt(var[r] + 0.00001);
+// bench: end
+print(Y[3, 5], Y[2000, 1000]);
+""")
+def np_layernorm(reps):
+    X = vals((2048, 1024), 7, 3, 17, 0.1, 0.8, f32)
+
+    def ln():
+        mu = X.mean(1, keepdims=True)
+        var = ((X - mu) ** 2).mean(1, keepdims=True)
+        return (X - mu) / np.sqrt(var + f32(1e-5))
+    ms, Y = bench.best_of(reps, ln)
+    return ms, (Y[3, 5], Y[2000, 1000])
+
+
+@variant("poly_f64", "fusable", """
+// A cubic in Horner form with an intermediate, 2^23 f64.
+let x[i in 0..8388608] = (i % 1000) as f64 * 0.001;
+// bench: begin
+let q[i] = (x[i] * 0.3 + 0.2) * x[i];
+let p[i] = (q[i] - 1.5) * x[i] + 2.0;
+// bench: end
+print(p[12345], p[8388607]);
+""")
+def np_poly(reps):
+    x = (np.arange(8388608) % 1000).astype(f64) * 0.001
+    ms, p = bench.best_of(reps, lambda: ((x * 0.3 + 0.2) * x - 1.5) * x + 2.0)
+    return ms, (p[12345], p[8388607])
+
+
+@variant("lstm_like", "recurrence", """
+// A recurrence with two contractions per step (state and input), bias, f32, H = 128, T = 800.
+let W[j in 0..128, k in 0..128] = ((j * 7 + k * 3) % 17) as f32 * 0.004 - 0.03;
+let U[j in 0..128, k in 0..64] = ((j * 5 + k * 11) % 13) as f32 * 0.01 - 0.06;
+let x[t in 0..800, k in 0..64] = ((t * 3 + k * 7) % 11) as f32 * 0.05 - 0.25;
+let b[j in 0..128] = (j % 7) as f32 * 0.01;
+// bench: begin
+let h[0, j in 0..128] = 0.0;
+let h[t in 1..800, j in 0..128] = std::math::tanh(sum[k](W[j, k] * h[t - 1, k]) + sum[m](U[j, m] * x[t, m]) + b[j]);
+// bench: end
+print(h[799, 3], h[799, 100]);
+""")
+def np_lstm_like(reps):
+    W = vals((128, 128), 7, 3, 17, 0.004, 0.03, f32)
+    U = vals((128, 64), 5, 11, 13, 0.01, 0.06, f32)
+    x = vals((800, 64), 3, 7, 11, 0.05, 0.25, f32)
+    b = (np.arange(128) % 7).astype(f32) * f32(0.01)
+
+    def run():
+        h = np.zeros(128, f32)
+        for t in range(1, 800):
+            h = np.tanh(W @ h + U @ x[t] + b)
+        return h
+    ms, h = bench.best_of(reps, run)
+    return ms, (h[3], h[100])
+
+
+@variant("minplus_f64", "recurrence", """
+// Min-plus relaxation (shortest paths with at most t edges), 300 nodes, 300 steps, f64.
+let A[p in 0..300, s in 0..300] = ((p * 7 + s * 3) % 17) as f64 * 0.1 + 0.1;
+// bench: begin
+let D[0, s in 0..300] = ((s * 5) % 13) as f64;
+let D[t in 1..300, s in 0..300] = min[p](D[t - 1, p] + A[p, s]);
+// bench: end
+print(D[299, 3], D[299, 250]);
+""")
+def np_minplus(reps):
+    A = vals((300, 300), 7, 3, 17, 0.1, -0.1, f64)
+    d0 = (np.arange(300) * 5 % 13).astype(f64)
+
+    def run():
+        D = d0.copy()
+        for _ in range(1, 300):
+            D = (D[:, None] + A).min(axis=0)
+        return D
+    ms, D = bench.best_of(reps, run)
+    return ms, (D[3], D[250])
+
+
+TARGET = {"contraction": 1.1, "fusable": 0.5, "recurrence": 1.0}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ein", default=os.path.join(bench.ROOT, "build", "ein"))
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("-k", default="")
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="ein-variants-")
+    env = dict(os.environ, EIN_CACHE_DIR=os.path.join(tmp, "cache"), EIN_JIT="auto")
+    rows = []
+    for name, klass, src, np_fn in V:
+        if args.k not in name:
+            continue
+        path = os.path.join(tmp, name + ".ein")
+        with open(path, "w") as f:
+            f.write(src.lstrip("\n"))
+        prog, first, measured = bench.with_warmup(path, tmp)
+        try:
+            bench.run_ein(args.ein, prog, [first, measured], env)  # cold: compiles
+            runs = [bench.run_ein(args.ein, prog, [first, measured], env) for _ in range(args.reps)]
+        except RuntimeError as e:
+            print(f"{name:20s} ein FAILED: {str(e).splitlines()[-1]}", flush=True)
+            rows.append((name, klass, float("nan"), float("nan"), "failed"))
+            continue
+        ein_ms = min(r[0][1] for r in runs)
+        np_ms, np_check = np_fn(args.reps)
+        ok = bench.close(tuple(bench.numbers(runs[0][2])), tuple(float(v) for v in np_check))
+        ratio = ein_ms / np_ms
+        met = "yes" if ratio <= TARGET[klass] else "**no**"
+        if not ok:
+            met += " (CHECKSUM MISMATCH)"
+        rows.append((name, klass, ein_ms, np_ms, met))
+        print(f"{name:20s} {klass:12s} ein {bench.fmt(ein_ms):>8} ms  numpy {bench.fmt(np_ms):>8} ms  "
+              f"ein/numpy {ratio:.2f}  target ≤ {TARGET[klass]}  {met}", flush=True)
+    print("\n| variant | class | ein ms | NumPy ms | ein/NumPy | target | met |\n|---|---|---:|---:|---:|---|---|")
+    for name, klass, e, n, met in rows:
+        print(f"| {name} | {klass} | {bench.fmt(e)} | {bench.fmt(n)} | {e / n:.2f} | ≤ {TARGET[klass]} × NumPy | {met} |")
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
