@@ -12,6 +12,7 @@ import os
 import pty
 import re
 import select
+import signal
 import sys
 import time
 
@@ -58,11 +59,33 @@ class Repl:
         return self.until_prompt()
 
     def close(self):
-        try:
-            os.write(self.fd, b"\x04")
-        except OSError:
-            pass
+        """Ctrl-D, as a person would end the session. libedit switches the terminal mode around
+        its prompt, and a key that arrives in that instant is lost (tests/repl/test_repl.py says
+        the same); so wait until the output is quiet, and press it again if the REPL is still
+        there a second later. A REPL that ignores three presses is a failure, never a hang."""
+        for _ in range(3):
+            quiet = time.monotonic() + 1.0
+            while time.monotonic() < quiet:
+                r, _, _ = select.select([self.fd], [], [], 0.05)
+                if not r:
+                    break
+                try:
+                    os.read(self.fd, 65536)
+                except OSError:
+                    break
+            try:
+                os.write(self.fd, b"\x04")
+            except OSError:
+                pass
+            deadline = time.monotonic() + 1.5
+            while time.monotonic() < deadline:
+                pid, _ = os.waitpid(self.pid, os.WNOHANG)
+                if pid:
+                    return
+                time.sleep(0.05)
+        os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
+        raise AssertionError("the REPL did not exit on three Ctrl-D presses")
 
 
 def main():
