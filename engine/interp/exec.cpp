@@ -1,10 +1,13 @@
 // Statements and lowered tensor code: LTensor allocation, clause loop nests, stores.
 #include <chrono>
 #include <limits>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "engine/interp/interp_impl.h"
 #include "engine/interp/vectorize.h"
 #include "engine/interp/native_tier.h"
+#include "lang/ir/visitor.h"
 
 namespace ein {
 
@@ -22,6 +25,53 @@ namespace {
 // Converts a Fault raised while executing `n` into a diagnostic at n's span.
 [[noreturn]] void rethrow_at(const Fault& f, const NodeRef& n) {
   throw DiagError(make_diag(f.code, f.what(), n->span));
+}
+
+// A file run (whole program) can observe a top-level binding only through a later statement:
+// no later cell exists. So after the statement that mentions a binding last, the interpreter
+// drops its reference, and a program of large intermediates (`let A = ..; let s = sum(A);
+// let B = ..;`) holds one at a time instead of all of them (the buffer goes to the allocator's
+// cache and is reused by the next tensor of its size). Bindings a function or lambda mentions
+// stay: a call can read them at any later time; so do a module's lets. Returns, per top-level statement, the
+// bindings whose last mention it is, as (def, frame slot or -1).
+std::vector<std::vector<std::pair<ir::DefId, int>>> last_mentions(const NodeRef& prog, const NodeRef& resolved,
+                                                                   Resolver& resolver) {
+  std::vector<std::vector<std::pair<ir::DefId, int>>> out(prog->kids.size());
+  std::unordered_map<ir::DefId, int> bound;  // top-level binding -> slot
+  std::unordered_set<ir::DefId> pinned;
+  auto pin_inside = [&](const NodeRef& root) {
+    ir::for_each_node(root, [&](const NodeRef& n) {
+      if (n->kind != Kind::Fn && n->kind != Kind::Lambda) return;
+      ir::for_each_node(n, [&](const NodeRef& m) {
+        if (m->def.valid()) pinned.insert(m->def);
+      });
+    });
+  };
+  if (resolved) pin_inside(resolved);
+  std::unordered_map<ir::DefId, size_t> last;
+  for (size_t i = 0; i < prog->kids.size(); ++i) {
+    const NodeRef& s = prog->kids[i];
+    if (!s) continue;
+    pin_inside(s);
+    if (s->kind == Kind::LTensor && s->def.valid()) bound.emplace(s->def, s->slot);
+    if (s->kind == Kind::Let && !s->kids.empty() && s->kids[0])
+      ir::for_each_node(s->kids[0], [&](const NodeRef& n) {
+        if (n->kind == Kind::PBind && n->def.valid()) bound.emplace(n->def, n->slot);
+      });
+    ir::for_each_node(s, [&](const NodeRef& n) {
+      if (n->def.valid()) last[n->def] = i;
+    });
+  }
+  // A module's top-level lets run inside the program too, but its functions (not in this
+  // tree) may read them: only the session's own globals are dropped.
+  auto own = [&](ir::DefId d) {
+    if (d.crate != ir::kUserCrate) return false;
+    const DefInfo& info = resolver.info(d);
+    return info.module.empty() && info.kind == DefKind::Global;
+  };
+  for (auto& [d, slot] : bound)
+    if (!pinned.count(d) && last.count(d) && own(d)) out[last[d]].push_back({d, slot});
+  return out;
 }
 
 }  // namespace
@@ -45,6 +95,8 @@ std::optional<Value> Interpreter::Impl::run_cell() {
   const NodeRef& prog = cell.lowered;
   bool tail = prog->has(ir::kHasTail);
   std::optional<Value> result;
+  std::vector<std::vector<std::pair<ir::DefId, int>>> dead_after;
+  if (cx.opt.whole_program) dead_after = last_mentions(prog, cell.body, cx.resolver);
   for (size_t i = 0; i < prog->kids.size(); ++i) {
     const NodeRef& s = prog->kids[i];
     if (!s || s->kind == Kind::LNop) continue;
@@ -58,6 +110,11 @@ std::optional<Value> Interpreter::Impl::run_cell() {
     }
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     timings.push_back(StmtTiming{cx.sm.start(s->span).line, ms});
+    if (i < dead_after.size())
+      for (auto& [d, slot] : dead_after[i]) {
+        if (slot >= 0 && static_cast<size_t>(slot) < frame->size()) (*frame)[static_cast<size_t>(slot)] = Value();
+        else env.globals.erase(d);
+      }
   }
   return result;
 }
