@@ -186,12 +186,32 @@ TEST(CodegenBlas, ModeProductChainsAreGemmCalls) {
   bool chain = false;
   for (auto& l : lines) chain = chain || l.find("4 mode products as sgemm") != std::string::npos;
   EXPECT_TRUE(chain) << src;
+  // The chain's calls write with beta = 0 (the fallback's pairwise GEMM steps accumulate, beta = 1).
   size_t calls = 0;
-  for (size_t at = 0; (at = src.find("A->rt->sgemm(1, ", at)) != std::string::npos; ++at) ++calls;
+  for (size_t at = 0; (at = src.find("A->rt->sgemm(1, ", at)) != std::string::npos; ++at) {
+    std::string call = src.substr(at, src.find(';', at) - at);
+    if (call.find(", 0, g") != std::string::npos || call.find(", 0, b0,") != std::string::npos) ++calls;
+  }
   EXPECT_EQ(calls, 4u);
-  // Not a chain (a factor pairs two summed indices): no GEMM calls.
+  // Not a chain (a factor pairs two summed indices): no mode products.
   lines = contraction_plan(3, "[i, k] = sum[a, b, c](g[a, b] * g[c, i] * g[b, k] * T[a, b, c])", &src);
   for (auto& l : lines) EXPECT_EQ(l.find("mode products"), std::string::npos) << l;
+}
+
+TEST(CodegenBlas, PairwiseStepsOfMatrixShapeAreGemmCalls) {
+  // A chain whose middle factor is stored transposed is no mode-product chain, but each of its
+  // two pairwise steps multiplies two matrices: both are GEMM calls (transposition flags).
+  std::string src;
+  auto lines = contraction_plan(2, "[i, j] = sum[k, l](g[i, k] * g[l, k] * g[l, j])", &src);
+  bool said = false;
+  for (auto& l : lines) said = said || l.find("2 of them as sgemm calls") != std::string::npos;
+  EXPECT_TRUE(said) << src;
+  size_t calls = 0;
+  for (size_t at = 0; (at = src.find("A->rt->sgemm(", at)) != std::string::npos; ++at) ++calls;
+  EXPECT_EQ(calls, 2u) << src;
+  // A batch index shared by both operands of a step: no single GEMM for that step.
+  lines = contraction_plan(3, "[b, i, j] = sum[k, l](T[b, i, k] * T[b, k, l] * T[b, l, j])", &src);
+  for (auto& l : lines) EXPECT_EQ(l.find("as sgemm calls"), std::string::npos) << l;
 }
 
 TEST(CodegenBlas, OtherContractionsAreTiledOrLoops) {
