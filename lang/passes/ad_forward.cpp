@@ -29,6 +29,34 @@ NodeRef replace_diffs(const NodeRef& n, const std::unordered_map<DefId, NodeRef>
   return ir::with_kids(n, std::move(kids));
 }
 
+// A rule that can be infinite where its arguments' tangents are exactly 0 (`sqrt` at 0, `a / b`
+// at b = 0): the tangent is then 0 (a zero direction), as finite differences see it, and not
+// 0 * inf = nan — which a select written as a blend (`(1 - m) * @a + m * @b`) would carry even
+// from the branch it does not take (`max(x, c / 0.0)`). Tangents other than plain names are bound
+// once so the test does not repeat them; a nonzero literal tangent (the reverse sweep's marker)
+// needs no test. `of[i]` is the argument whose tangent t[i] is (for its float width).
+NodeRef zero_direction(CompileCtx& cx, Facts& facts, std::vector<NodeRef>& t, const std::vector<NodeRef>& of,
+                       const std::function<NodeRef()>& rule, Span span) {
+  std::vector<NodeRef> lets, zero_tests;
+  bool nonzero = false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (!t[i]) continue;
+    if (t[i]->kind == Kind::FloatLit && t[i]->fval != 0.0) nonzero = true;
+    if (t[i]->kind != Kind::Name && t[i]->kind != Kind::FloatLit) {
+      DefId d = cx.resolver.new_def("dt", DefKind::Local, span);
+      lets.push_back(let_stmt("dt", d, t[i], facts.float_dtype(of[i])));
+      t[i] = name("dt", d);
+    }
+    zero_tests.push_back(eq(t[i], flit(0.0)));
+  }
+  NodeRef r = rule();
+  if (!r) return r;
+  if (nonzero || zero_tests.empty() || !may_be_infinite(r)) return lets.empty() ? r : ad::block(std::move(lets), r);
+  NodeRef all_zero = zero_tests[0];
+  for (size_t i = 1; i < zero_tests.size(); ++i) all_zero = ir::make_binary(BinOp::And, all_zero, zero_tests[i]);
+  return ad::block(std::move(lets), ifz(all_zero, flit(0.0), r));
+}
+
 }  // namespace
 
 NodeRef Forward::tangent(const NodeRef& e) {
@@ -88,8 +116,10 @@ NodeRef Forward::tangent(const NodeRef& e) {
         case BinOp::Sub: return sub(tangent(a), tangent(b));
         case BinOp::Mul: return add(mul(a, tangent(b)), mul(tangent(a), b));
         case BinOp::Div: {
-          NodeRef ta = tangent(a), tb = tangent(b);
-          return sub(div(ta, b), div(mul(a, tb), mul(b, b)));
+          std::vector<NodeRef> t{tangent(a), tangent(b)};
+          if (!t[0] && !t[1]) return nullptr;
+          return zero_direction(cx_, facts_, t, {a, b},
+                                [&] { return sub(div(t[0], b), div(mul(a, t[1]), mul(b, b))); }, e->span);
         }
         case BinOp::Mod: return tangent(a);  // d(a % b)/da = 1 almost everywhere
         case BinOp::Pow: return pow(e, tangent(a), tangent(b));
@@ -270,27 +300,8 @@ NodeRef Forward::call(const NodeRef& e) {
     any = any || t.back();
   }
   if (!any) return nullptr;
-  // A rule can be infinite where the argument's tangent is exactly 0 (`sqrt` at 0: 0 / 0):
-  // the call's tangent is then 0 (a zero direction), as finite differences see it. Tangents
-  // other than plain names are bound once, so the test does not repeat them.
-  std::vector<NodeRef> lets, zero_tests;
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (!t[i]) continue;
-    if (t[i]->kind != Kind::Name && t[i]->kind != Kind::FloatLit) {
-      DefId d = cx_.resolver.new_def("dt", DefKind::Local, e->span);
-      lets.push_back(let_stmt("dt", d, t[i], facts_.float_dtype(e->kids[i + 1])));
-      t[i] = name("dt", d);
-    }
-    zero_tests.push_back(eq(t[i], flit(0.0)));
-  }
-  auto guarded = [&](NodeRef r) -> NodeRef {
-    if (!r) return r;
-    if (!may_be_infinite(r)) return lets.empty() ? r : ad::block(std::move(lets), r);
-    NodeRef all_zero = zero_tests[0];
-    for (size_t i = 1; i < zero_tests.size(); ++i) all_zero = ir::make_binary(BinOp::And, all_zero, zero_tests[i]);
-    return ad::block(std::move(lets), ifz(all_zero, flit(0.0), r));
-  };
-  return guarded(call_rule(e, t));
+  std::vector<NodeRef> args(e->kids.begin() + 1, e->kids.end());
+  return zero_direction(cx_, facts_, t, args, [&] { return call_rule(e, t); }, e->span);
 }
 
 NodeRef Forward::call_rule(const NodeRef& e, std::vector<NodeRef> t) {
