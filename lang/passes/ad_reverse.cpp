@@ -228,6 +228,17 @@ int primal_direction(const Entry& e) {
   return mixed ? 0 : dir;
 }
 
+// e + d, folded into `m + k` when e is `m ± k` (the form recurrence_order reads ranges in).
+NodeRef shifted(const NodeRef& e, int64_t d) {
+  if (e->kind == Kind::Binary) {
+    auto op = static_cast<ir::BinOp>(e->ival);
+    auto k = irb::as_lit(bin_rhs(e));
+    if (k && (op == ir::BinOp::Add || op == ir::BinOp::Sub) && *k < (int64_t{1} << 52) && *k > -(int64_t{1} << 52))
+      return irb::add(bin_lhs(e), irb::lit((op == ir::BinOp::Add ? *k : -*k) + d));
+  }
+  return irb::add(e, irb::lit(d));
+}
+
 class Sweeper {
  public:
   Sweeper(CompileCtx& cx, Facts& facts) : cx_(cx), facts_(facts) {}
@@ -317,6 +328,11 @@ class Sweeper {
     Solver sv{wset, derived, locals};
     std::unordered_map<DefId, NodeRef> solved;
     std::vector<NodeRef> guards;
+    struct Bound {
+      bool upper;  // repl < bound (else repl >= bound)
+      NodeRef repl, bound;
+    };
+    std::vector<Bound> bounds;  // the solved indices' ranges, as conditions on the point
     for (int a = 0; a < b_rank; ++a) {
       const NodeRef& e = occ.node->kids[static_cast<size_t>(a) + 1];
       Affine aff = sv.affine(e);
@@ -331,20 +347,50 @@ class Sweeper {
         // stays a plain contraction (BLAS, vectorisation).
         bool whole = irb::as_lit(off) == 0 && coef == 1 && covers_axis(lo, hi, occ.node->kids[0], a);
         if (!whole) {
-          guards.push_back(ir::make_binary(ir::BinOp::Ge, repl, lo));
-          guards.push_back(ir::make_binary(ir::BinOp::Lt, repl, hi));
+          bounds.push_back({false, repl, lo});
+          bounds.push_back({true, repl, hi});
         }
       } else {
         guards.push_back(eq(expand(e, 0), bar_b.m[a]));
       }
     }
-    std::vector<NodeRef> summed;
     std::unordered_set<DefId> summed_defs;
+    for (auto& s : W)
+      if (!solved.count(s->def)) summed_defs.insert(s->def);
+    // A solved index whose range is bounded by a summed one (`k in 0..j` read at k = m1) bounds
+    // that summed index by the point: `j in m1 + 1..`, not `j in 1..` under a guard `m1 < j`.
+    // As a range, the adjoint's read of itself through j (`s̄[m0, j]`, the same step's later
+    // clauses) is one recurrence_order can place (bounded_read); behind a guard it is not, and
+    // the loop ran the wrong way without a word. The summed index's own range stays a guard.
+    std::unordered_map<DefId, NodeRef> new_lo, new_hi;
+    for (auto& b : bounds) {
+      Affine aff = sv.affine(b.bound);
+      if (aff.ok && aff.syms.empty() && aff.vars.size() == 1 && aff.vars[0].second == 1 &&
+          summed_defs.count(aff.vars[0].first)) {
+        DefId sd = aff.vars[0].first;
+        // repl < s + c  <=>  s >= repl - c + 1;   repl >= s + c  <=>  s < repl - c + 1.
+        auto& slot = b.upper ? new_lo : new_hi;
+        if (!slot.count(sd)) {
+          slot[sd] = shifted(b.repl, 1 - aff.k);
+          continue;
+        }
+      }
+      guards.push_back(ir::make_binary(b.upper ? ir::BinOp::Lt : ir::BinOp::Ge, b.repl, b.bound));
+    }
+    std::vector<NodeRef> summed;
     for (auto& s : W) {
       if (solved.count(s->def)) continue;
       auto [lo, hi] = ranges[s->def];
+      NodeRef v = name(s->name, s->def);
+      if (auto it = new_lo.find(s->def); it != new_lo.end()) {
+        guards.push_back(ir::make_binary(ir::BinOp::Ge, v, lo));
+        lo = it->second;
+      }
+      if (auto it = new_hi.find(s->def); it != new_hi.end()) {
+        guards.push_back(ir::make_binary(ir::BinOp::Lt, v, hi));
+        hi = it->second;
+      }
       summed.push_back(idx_in(s->name, s->def, lo, hi));
-      summed_defs.insert(s->def);
     }
     // A guard free of the summed indices stands outside the sum, where the index-set split
     // sees it: a read whose point never meets this adjoint's point (`s[n, 0]` in the clause of

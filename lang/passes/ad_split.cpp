@@ -243,6 +243,22 @@ std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoin
     int64_t lo = 0;
     if (!slot_range(cx, facts, t.slots[a], &lo, &ext[a]) || lo != 0 || ext[a] <= 0) return std::nullopt;
   }
+  // A self-read through a summed index on an inner axis (`t̄[m0, j]`, j in m1 + 1..: the same
+  // step's later points) orders the points within a step. Cut into per-row clauses, that order
+  // would have to come from fusing the rows' clauses, which recurrence_order does along the
+  // wrong axis; one clause over the box keeps it a dependence recurrence_order places itself.
+  bool inner_self_read = false;
+  ir::for_each_node(sum, [&](const NodeRef& n) {
+    if (n->kind != Kind::Index || n->kids[0]->kind != Kind::Name || n->kids[0]->def != t.def) return;
+    for (size_t a = 2; a < n->kids.size(); ++a)
+      ir::for_each_node(n->kids[a], [&](const NodeRef& x) {
+        if (x->kind != Kind::Name) return;
+        bool is_m = false;
+        for (auto& v : t.m) is_m = is_m || v->def == x->def;
+        if (!is_m) inner_self_read = true;
+      });
+  });
+  if (inner_self_read && rank >= 2) return std::nullopt;
   std::vector<NodeRef> parts;
   flatten_sum(sum, parts);
   bool guarded = false;
