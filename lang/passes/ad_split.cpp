@@ -243,22 +243,29 @@ std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoin
     int64_t lo = 0;
     if (!slot_range(cx, facts, t.slots[a], &lo, &ext[a]) || lo != 0 || ext[a] <= 0) return std::nullopt;
   }
-  // A self-read through a summed index on an inner axis (`t̄[m0, j]`, j in m1 + 1..: the same
-  // step's later points) orders the points within a step. Cut into per-row clauses, that order
-  // would have to come from fusing the rows' clauses, which recurrence_order does along the
-  // wrong axis; one clause over the box keeps it a dependence recurrence_order places itself.
-  bool inner_self_read = false;
+  // A self-read of the same step through a summed index on an inner axis (`t̄[m0, j]`, j in
+  // m1 + 1..: the step's later points) orders the points within a step. Cut into per-row
+  // clauses, that order would have to come from fusing the rows' clauses, which
+  // recurrence_order does along the wrong axis; one clause over the box keeps it a dependence
+  // recurrence_order places itself. (A read of another step, `h̄[m0 + 1, j]` of an RNN, is
+  // ordered by the steps: split as usual.)
+  bool same_step_summed_read = false;
   ir::for_each_node(sum, [&](const NodeRef& n) {
     if (n->kind != Kind::Index || n->kids[0]->kind != Kind::Name || n->kids[0]->def != t.def) return;
-    for (size_t a = 2; a < n->kids.size(); ++a)
-      ir::for_each_node(n->kids[a], [&](const NodeRef& x) {
+    for (size_t a = 1; a < n->kids.size() && a <= rank; ++a) {
+      const NodeRef& ix = n->kids[a];
+      if (ix->kind == Kind::Name && ix->def == t.m[a - 1]->def) continue;  // the point's own
+      if (a == 1) break;  // another step (split boxes on axis 0 order those)
+      ir::for_each_node(ix, [&](const NodeRef& x) {
         if (x->kind != Kind::Name) return;
         bool is_m = false;
         for (auto& v : t.m) is_m = is_m || v->def == x->def;
-        if (!is_m) inner_self_read = true;
+        if (!is_m) same_step_summed_read = true;
       });
+      break;
+    }
   });
-  if (inner_self_read && rank >= 2) return std::nullopt;
+  if (same_step_summed_read && rank >= 2) return std::nullopt;
   std::vector<NodeRef> parts;
   flatten_sum(sum, parts);
   bool guarded = false;
