@@ -109,8 +109,10 @@ class Lowerer : public ir::Mutator {
     // `sum[p](b[p] * xc[p])`) cannot run before the clause: its reduction carries it.
     auto saved_locals = std::move(group_locals_);
     group_locals_.clear();
+    // So does one on a tensor declared inside a clause's block (`{ let D[m] = ..; sum[j](v[j]
+    // where D[j] != 0.0) }`): before the loops, D does not exist yet.
     ir::for_each_node(g, [&](const NodeRef& k) {
-      if (k->kind == Kind::PBind) group_locals_.insert(k->def);
+      if (k->kind == Kind::PBind || (k->kind == Kind::EinGroup && k->def != g->def)) group_locals_.insert(k->def);
     });
     for (auto& c : checks_for(vars))
       if (!mentions_local(c)) kids.push_back(c);
