@@ -1,5 +1,6 @@
 // Statements and lowered tensor code: LTensor allocation, clause loop nests, stores.
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <unordered_map>
 #include <unordered_set>
@@ -35,7 +36,8 @@ namespace {
 // stay: a call can read them at any later time; so do a module's lets. Returns, per top-level statement, the
 // bindings whose last mention it is, as (def, frame slot or -1).
 std::vector<std::vector<std::pair<ir::DefId, int>>> last_mentions(const NodeRef& prog, const NodeRef& resolved,
-                                                                   Resolver& resolver) {
+                                                                   Resolver& resolver,
+                                                                   const std::function<bool(const NodeRef&)>& elided) {
   std::vector<std::vector<std::pair<ir::DefId, int>>> out(prog->kids.size());
   std::unordered_map<ir::DefId, int> bound;  // top-level binding -> slot
   std::unordered_set<ir::DefId> pinned;
@@ -49,6 +51,7 @@ std::vector<std::vector<std::pair<ir::DefId, int>>> last_mentions(const NodeRef&
   };
   if (resolved) pin_inside(resolved);
   std::unordered_map<ir::DefId, size_t> last;
+  std::unordered_map<ir::DefId, std::vector<ir::DefId>> fused_inputs;
   for (size_t i = 0; i < prog->kids.size(); ++i) {
     const NodeRef& s = prog->kids[i];
     if (!s) continue;
@@ -58,9 +61,19 @@ std::vector<std::vector<std::pair<ir::DefId, int>>> last_mentions(const NodeRef&
       ir::for_each_node(s->kids[0], [&](const NodeRef& n) {
         if (n->kind == Kind::PBind && n->def.valid()) bound.emplace(n->def, n->slot);
       });
+    std::unordered_set<ir::DefId> seen;
     ir::for_each_node(s, [&](const NodeRef& n) {
-      if (n->def.valid()) last[n->def] = i;
+      if (n->def.valid()) seen.insert(n->def);
     });
+    // A producer fused into its consumer's kernel runs when the consumer does: what it reads
+    // is read there too (transitively through fused chains).
+    std::vector<ir::DefId> more;
+    for (auto& d : seen)
+      if (auto it = fused_inputs.find(d); it != fused_inputs.end()) more.insert(more.end(), it->second.begin(), it->second.end());
+    seen.insert(more.begin(), more.end());
+    for (auto& d : seen) last[d] = i;
+    if (s->kind == Kind::LTensor && s->def.valid() && elided(s))
+      fused_inputs[s->def] = std::vector<ir::DefId>(seen.begin(), seen.end());
   }
   // A module's top-level lets run inside the program too, but its functions (not in this
   // tree) may read them: only the session's own globals are dropped.
@@ -96,7 +109,9 @@ std::optional<Value> Interpreter::Impl::run_cell() {
   bool tail = prog->has(ir::kHasTail);
   std::optional<Value> result;
   std::vector<std::vector<std::pair<ir::DefId, int>>> dead_after;
-  if (cx.opt.whole_program) dead_after = last_mentions(prog, cell.body, cx.resolver);
+  if (cx.opt.whole_program) dead_after = last_mentions(prog, cell.body, cx.resolver, [&](const NodeRef& t) {
+      return native && native->elided(t);
+    });
   for (size_t i = 0; i < prog->kids.size(); ++i) {
     const NodeRef& s = prog->kids[i];
     if (!s || s->kind == Kind::LNop) continue;
