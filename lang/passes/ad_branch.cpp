@@ -107,6 +107,9 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
       if (!c) return std::nullopt;
       return fold_scalar(*c ? ir::if_then(*e) : ir::if_else(*e), depth + 1, env);
     }
+    case Kind::DimOf:
+      if (env || !e->kids[0]) return std::nullopt;
+      return fold_extent(e->kids[0], static_cast<int>(e->ival));
     case Kind::Call: {
       const NodeRef& callee = e->kids[0];
       auto b = builtin_of(callee->def);

@@ -220,6 +220,7 @@ const Unit* Facts::call_target(const NodeRef& call, const Unit* within) const {
   for (int hop = 0; hop < 64; ++hop) {
     // Specialisations share the nodes their rank tests did not prune: the same call is
     // `f(rank 3) -> f(rank 2)` in one and `f(rank 4) -> f(rank 3)` in another.
+    if (auto it = pinned_calls_.find(id); it != pinned_calls_.end()) return it->second;
     if (within)
       if (auto it = within->call_targets.find(id); it != within->call_targets.end()) return it->second;
     for (const Unit* u : units_)

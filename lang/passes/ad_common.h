@@ -49,6 +49,9 @@ class Facts {
   // The specialisation a call node (or the node it was copied from) was compiled against.
   // The callee's specialisation; `within`: the unit whose body the call was copied from.
   const Unit* call_target(const NodeRef& call, const Unit* within = nullptr) const;
+  // The tape resolved this call (a copy from an inlined body) in the specialisation it came
+  // from: later lookups of it and of its copies find that target, not another one's.
+  void pin_call_target(uint32_t call_id, const Unit* target) { pinned_calls_[call_id] = target; }
   void add_ranges(const std::unordered_map<DefId, RangeFact>* r) { range_maps_.push_back(r); }
   void add_range(DefId d, RangeFact f) { own_ranges_[d] = std::move(f); }
   // Float element type of n (nullopt: integer/bool/unknown: zero derivative).
@@ -63,6 +66,7 @@ class Facts {
   std::vector<const Unit*> units_;
   std::vector<const std::unordered_map<DefId, RangeFact>*> range_maps_;
   std::unordered_map<uint32_t, uint32_t> origin_;
+  std::unordered_map<uint32_t, const Unit*> pinned_calls_;
   std::unordered_map<DefId, DefId> def_origin_;
   std::unordered_map<uint32_t, TypeRef> extra_;
   std::unordered_map<DefId, TypeRef> extra_defs_;

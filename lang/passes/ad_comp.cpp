@@ -208,7 +208,44 @@ std::optional<int64_t> Tape::fold_extent(const NodeRef& a, int axis) const {
     const NodeRef& v = ir::let_value(*it->second);
     if (v->kind == Kind::Name || v->kind == Kind::Path || v->kind == Kind::Index) return fold_extent(v, axis);
   }
-  return facts_.fold(irb::dim_of(a, axis));
+  if (auto f = facts_.fold(irb::dim_of(a, axis))) return f;
+  // An array an inlined body declares (`let y[0, ..r] = x[..r];` of `lift`, a fresh copy the
+  // analysis has no shape for): the extent its clauses' slots give, one past the largest
+  // literal or index bound, when every clause's slot folds.
+  static thread_local int depth = 0;
+  auto it = visible_.find(a->def);
+  if (it == visible_.end() || it->second->kind != Kind::EinGroup || depth > 32) return std::nullopt;
+  struct Depth {
+    Depth() { ++depth; }
+    ~Depth() { --depth; }
+  } guard;
+  std::optional<int64_t> ext;
+  for (auto& c : it->second->kids) {
+    if (c->kind != Kind::EinDecl || axis + 1 >= static_cast<int>(c->kids.size())) return std::nullopt;
+    const NodeRef& s = c->kids[static_cast<size_t>(axis) + 1];
+    std::optional<int64_t> e;
+    if (s->kind == Kind::IdxLit) {
+      e = irb::add_exact(s->ival, 1);
+    } else if (s->kind == Kind::IdxIn || s->kind == Kind::IdxVar) {
+      NodeRef lo, hi;
+      if (s->kind == Kind::IdxIn && ir::idxin_range(*s)->kind == Kind::RangeLit) {
+        if (ir::idxin_range(*s)->has(ir::kInclusive)) return std::nullopt;
+        lo = ir::range_lo(*ir::idxin_range(*s));
+        hi = ir::range_hi(*ir::idxin_range(*s));
+      } else if (const RangeFact* rf = facts_.range(s->def)) {
+        lo = rf->lo;
+        hi = rf->hi;
+      }
+      if (!lo || !hi) return std::nullopt;
+      // A declaration's indices start at 0 (SPEC §5.2); anything else is not folded here.
+      auto l = fold_scalar(lo, 0, nullptr);
+      if (!l || *l != 0) return std::nullopt;
+      e = fold_scalar(hi, 0, nullptr);
+    }
+    if (!e) return std::nullopt;
+    ext = ext ? std::max(*ext, *e) : *e;
+  }
+  return ext;
 }
 
 // `X[k][j]` (a row read at a point) as `X[k, j]`, the only form the sweeps index through.
@@ -236,7 +273,7 @@ NodeRef Tape::flat_index(const NodeRef& e) {
   return m;
 }
 
-NodeRef Tape::unroll_rows(const NodeRef& comp) {
+NodeRef Tape::unroll_rows(const NodeRef& comp, bool nested) {
   auto clauses = ir::comp_clauses(*comp);
   if (clauses.empty() || clauses[0]->kind != Kind::CompGen) return nullptr;
   for (size_t i = 1; i < clauses.size(); ++i)
@@ -245,7 +282,8 @@ NodeRef Tape::unroll_rows(const NodeRef& comp) {
   const NodeRef& iter = ir::compgen_iter(*g);
   bool rows = ir::rank_of(facts_.type(iter)) >= 2;
   bool array_elems = ir::rank_of(facts_.type(comp)) >= 2;
-  if (!rows && !array_elems) return nullptr;  // scalars over a vector: comp_entry's linear form
+  // Scalars over a vector: comp_entry's linear form, when the comprehension is an entry's value.
+  if (!rows && !array_elems && !nested) return nullptr;
   std::optional<int64_t> lo, n;
   if (iter->kind == Kind::RangeLit) {
     lo = fold_scalar(ir::range_lo(*iter), 0, nullptr);
@@ -255,6 +293,8 @@ NodeRef Tape::unroll_rows(const NodeRef& comp) {
     lo = 0;
     n = fold_extent(iter, 0);
   }
+  // A nested vector that cannot be unrolled stays (forward mode reports it).
+  if (!rows && !array_elems && (!n || !lo || *n < 1 || *n > 256)) return nullptr;
   if (!n || !lo) unsupported("a comprehension over rows whose extent is not known at compile time", comp->span);
   unrolled_ += std::max<int64_t>(*n, 0);
   if (*n < 1 || unrolled_ > 4096)

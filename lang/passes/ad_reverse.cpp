@@ -10,6 +10,7 @@
 #include "lang/passes/ad_reverse.h"
 #include "lang/passes/ir_build.h"
 #include "lang/passes/shape_analysis.h"
+#include "lang/resolve/builtins.h"
 
 namespace ein::ad {
 
@@ -112,6 +113,9 @@ struct Occurrence {
 
 void find_reads(const NodeRef& n, DefId b, bool scalar, std::vector<Occurrence>& out, bool as_base) {
   if (!n || n->kind == Kind::DimOf) return;  // an extent is not a value read
+  // Nor are `len(b)` and `shape(b)` (a library's batch size `__convert(len(p), p)`).
+  if (n->kind == Kind::Call && n->kids.size() == 2 && n->kids[1]->kind == Kind::Name)
+    if (auto f = builtin_of(n->kids[0]->def); f && (*f == Builtin::Len || *f == Builtin::Shape)) return;
   if (n->kind == Kind::Lambda) {
     ir::for_each_node(n, [&](const NodeRef& m) {
       if (m->kind == Kind::Name && m->def == b) unsupported("a closure that captures a differentiated value", m->span);

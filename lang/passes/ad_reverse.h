@@ -71,7 +71,9 @@ class Tape {
   std::optional<bool> same_shape(const NodeRef& l, const NodeRef& r) const;
   // A comprehension over rows as the array literal of its elements (ad_comp.cpp), nullptr when it
   // is not of that form; the extent of an array expression's axis, folded.
-  NodeRef unroll_rows(const NodeRef& comp);
+  // nested: a comprehension of scalars inside another expression (no entry of its own, so not
+  // comp_entry's linear form): unrolled too when its range is short and known.
+  NodeRef unroll_rows(const NodeRef& comp, bool nested = false);
   NodeRef flat_index(const NodeRef& e);
   std::optional<int64_t> fold_extent(const NodeRef& a, int axis) const;
   int64_t unrolled_ = 0;

@@ -210,7 +210,13 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
   if (e->kind == Kind::Comp)
     if (NodeRef lit = unroll_rows(e)) return extract_calls(lit);
   std::vector<NodeRef> kids;
-  for (auto& k : e->kids) kids.push_back(extract_calls(k));
+  for (auto& k : e->kids) {
+    kids.push_back(extract_calls(k));
+    // A comprehension of scalars inside an expression (`[flip(x[n - 1 - i]) | i in 0..n]` as
+    // one row of an unrolled comprehension, an inlined call's value) has no entry of its own.
+    if (kids.back() && kids.back()->kind == Kind::Comp)
+      if (NodeRef lit = unroll_rows(kids.back(), true)) kids.back() = extract_calls(lit);
+  }
   NodeRef n = ir::with_kids(e, std::move(kids));
   if (n->kind != Kind::Call) return n;
   const NodeRef& callee = n->kids[0];
@@ -228,7 +234,13 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
   }
   bool arrays = ir::rank_of(facts_.type(e)) > 0;
   for (size_t i = 1; i < n->kids.size(); ++i) arrays = arrays || ir::rank_of(facts_.type(e->kids[i])) > 0;
-  if (!arrays) return n;  // a scalar call: differentiated per point by forward mode
+  if (!arrays) {  // a scalar call: differentiated per point by forward mode
+    // Forward mode looks its target up without knowing which specialisation's body this call
+    // was copied from (they share nodes: `flip(x[..])` is rank 1 -> 0 in one, 2 -> 1 in another).
+    if (within_)
+      if (const Unit* spec = facts_.call_target(n, within_)) facts_.pin_call_target(n->id, spec);
+    return n;
+  }
   TypeRef ct = facts_.type(callee);
   if (ct && ct->k == ir::Type::K::FnItem && cx_.resolver.info(ct->def).diff_rule)
     return n;  // elementwise with a custom rule: stays a call, applied per point
