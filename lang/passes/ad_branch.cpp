@@ -110,6 +110,18 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
     case Kind::DimOf:
       if (env || !e->kids[0]) return std::nullopt;
       return fold_extent(e->kids[0], static_cast<int>(e->ival));
+    case Kind::Cast: {
+      // Integer casts that keep the value (`axes[k] as i32` of an axis list).
+      auto v = fold_scalar(ir::cast_expr(*e), depth + 1, env);
+      const NodeRef& to = ir::cast_type(*e);
+      if (!v || to->kind != Kind::TyPrim) return std::nullopt;
+      if (to->name == "i64") return v;
+      if (to->name == "i32" && *v >= INT32_MIN && *v <= INT32_MAX) return v;
+      return std::nullopt;
+    }
+    case Kind::Index:
+      if (env) return std::nullopt;
+      return fold_element(e, depth);
     case Kind::Call: {
       const NodeRef& callee = e->kids[0];
       auto b = builtin_of(callee->def);
@@ -142,6 +154,46 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
     }
     default: return std::nullopt;
   }
+}
+
+// `a[k]` of an integer array an inlined body binds: an element of a literal (`axes` given as
+// `[0, 2, 3]`) or of a declaration over plain indices (`ax[k in 0..len(axes)] = norm_axis(..)`)
+// at a folded point inside its extent, evaluated on a copy of the clause with the indices
+// substituted. Library functions that take an axis list dispatch on its elements this way.
+std::optional<int64_t> Tape::fold_element(const NodeRef& e, int depth) const {
+  NodeRef base = through_renames(e->kids[0]);
+  if (base->kind != Kind::Name && base->kind != Kind::Path) return std::nullopt;
+  TypeRef bt = facts_.def_type(base->def);
+  if (ir::rank_of(bt) != static_cast<int>(e->kids.size()) - 1 || facts_.float_dtype_of_def(base->def))
+    return std::nullopt;
+  std::vector<int64_t> at;
+  for (size_t i = 1; i < e->kids.size(); ++i) {
+    auto k = fold_scalar(e->kids[i], depth + 1, nullptr);
+    auto n = fold_extent(base, static_cast<int>(i) - 1);
+    if (!k || !n || *k < 0 || *k >= *n) return std::nullopt;
+    at.push_back(*k);
+  }
+  auto it = visible_.find(base->def);
+  if (it == visible_.end()) return std::nullopt;
+  const NodeRef& st = it->second;
+  if (st->kind == Kind::Let && ir::let_pattern(*st)->kind == Kind::PBind) {
+    NodeRef v = ir::let_value(*st);
+    for (int64_t k : at) {
+      if (v->kind != Kind::ArrayLit || k >= static_cast<int64_t>(v->kids.size())) return std::nullopt;
+      v = v->kids[static_cast<size_t>(k)];
+    }
+    return fold_scalar(v, depth + 1, nullptr);
+  }
+  if (st->kind != Kind::EinGroup || st->kids.size() != 1) return std::nullopt;
+  const NodeRef& c = st->kids[0];
+  if (c->kids.size() != at.size() + 1) return std::nullopt;
+  Copier cp(cx_, facts_);
+  for (size_t a = 0; a < at.size(); ++a) {
+    const NodeRef& s = c->kids[a + 1];
+    if (s->kind != Kind::IdxIn && s->kind != Kind::IdxVar) return std::nullopt;
+    cp.subst[s->def] = ir::make_int(at[a]);
+  }
+  return fold_scalar(cp.copy(ir::ein_value(*c)), depth + 1, nullptr);
 }
 
 // `shape(a) == shape(b)` (the library's test for operands that need no broadcasting), decided

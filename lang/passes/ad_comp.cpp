@@ -196,6 +196,20 @@ NodeRef Tape::hoist_comps(const NodeRef& e, const std::unordered_set<DefId>& aro
 // elements may unroll again; the total is bounded, and past it the request is E013.
 
 std::optional<int64_t> Tape::fold_extent(const NodeRef& a, int axis) const {
+  if (a->kind == Kind::ArrayLit) {
+    if (axis == 0) return static_cast<int64_t>(a->kids.size());
+    if (a->kids.empty() || axis < 0) return std::nullopt;
+    return fold_extent(a->kids[0], axis - 1);
+  }
+  // Elementwise arithmetic has the extents of its array operands (`d * d`, `X - mu`).
+  if (a->kind == Kind::Binary || a->kind == Kind::Unary) {
+    int r = ir::rank_of(facts_.type(a));
+    if (r <= axis) return std::nullopt;
+    for (auto& k : a->kids)
+      if (ir::rank_of(facts_.type(k)) == r)
+        if (auto e = fold_extent(k, axis)) return e;
+    return std::nullopt;
+  }
   if (a->kind == Kind::Index) {
     const NodeRef& base = a->kids[0];
     for (size_t i = 1; i < a->kids.size(); ++i)
@@ -207,6 +221,10 @@ std::optional<int64_t> Tape::fold_extent(const NodeRef& a, int axis) const {
                                         ir::let_pattern(*it->second)->kind == Kind::PBind) {
     const NodeRef& v = ir::let_value(*it->second);
     if (v->kind == Kind::Name || v->kind == Kind::Path || v->kind == Kind::Index) return fold_extent(v, axis);
+    // A literal argument bound to a parameter (`axes` = `[0, 2, 3]`).
+    // A literal argument bound to a parameter (`axes` = `[0, 2, 3]`), or an unrolled
+    // comprehension's rows: the literal's length, then its first element's extents.
+    if (v->kind == Kind::ArrayLit || v->kind == Kind::Binary || v->kind == Kind::Unary) return fold_extent(v, axis);
   }
   if (auto f = facts_.fold(irb::dim_of(a, axis))) return f;
   // An array an inlined body declares (`let y[0, ..r] = x[..r];` of `lift`, a fresh copy the
@@ -273,6 +291,23 @@ NodeRef Tape::flat_index(const NodeRef& e) {
   return m;
 }
 
+NodeRef Tape::unrolled_let(const NodeRef& iter) {
+  if (iter->kind != Kind::Name && iter->kind != Kind::Path) return nullptr;
+  if (auto it = unrolled_lets_.find(iter->def); it != unrolled_lets_.end()) return it->second;
+  auto v = visible_.find(iter->def);
+  if (v == visible_.end() || v->second->kind != Kind::Let || ir::let_pattern(*v->second)->kind != Kind::PBind)
+    return nullptr;
+  const NodeRef& val = ir::let_value(*v->second);
+  TypeRef t = facts_.def_type(iter->def);
+  if (val->kind != Kind::Comp || !t || t->k != ir::Type::K::List) return nullptr;
+  NodeRef lit = unroll_rows(val, true);
+  if (!lit) return nullptr;
+  lit = extract_calls(lit);
+  if (lit->kind != Kind::ArrayLit) return nullptr;
+  unrolled_lets_[iter->def] = lit;
+  return lit;
+}
+
 NodeRef Tape::unroll_rows(const NodeRef& comp, bool nested) {
   auto clauses = ir::comp_clauses(*comp);
   if (clauses.empty() || clauses[0]->kind != Kind::CompGen) return nullptr;
@@ -284,8 +319,14 @@ NodeRef Tape::unroll_rows(const NodeRef& comp, bool nested) {
   bool array_elems = ir::rank_of(facts_.type(comp)) >= 2;
   // Scalars over a vector: comp_entry's linear form, when the comprehension is an entry's value.
   if (!rows && !array_elems && !nested) return nullptr;
+  // `[p.0 | p in parts]` over `let parts = [f(row) | row in X];` (a list of tuples, which is
+  // no value the tape can hold): the rows of parts' own unrolling, taken once.
+  NodeRef rows_lit = unrolled_let(iter);
   std::optional<int64_t> lo, n;
-  if (iter->kind == Kind::RangeLit) {
+  if (rows_lit) {
+    lo = 0;
+    n = static_cast<int64_t>(rows_lit->kids.size());
+  } else if (iter->kind == Kind::RangeLit) {
     lo = fold_scalar(ir::range_lo(*iter), 0, nullptr);
     auto hi = fold_scalar(ir::range_hi(*iter), 0, nullptr);
     if (lo && hi) n = *hi - *lo + (iter->has(ir::kInclusive) ? 1 : 0);
@@ -307,7 +348,9 @@ NodeRef Tape::unroll_rows(const NodeRef& comp, bool nested) {
   for (int64_t k = 0; k < *n; ++k) {
     Copier cp(cx_, facts_);
     NodeRef at = ir::make_int(*lo + k);
-    if (iter->kind == Kind::RangeLit) {
+    if (rows_lit) {
+      cp.subst[g->def] = rows_lit->kids[static_cast<size_t>(k)];
+    } else if (iter->kind == Kind::RangeLit) {
       cp.subst[g->def] = at;
     } else {
       NodeRef row = ir::make({.kind = Kind::Index, .span = g->span, .kids = {iter, at}});

@@ -66,6 +66,7 @@ class Tape {
   // parameters' lets and the shape facts, and the branch of an `if` whose condition folds.
   using FoldEnv = std::unordered_map<DefId, int64_t>;  // parameters of a function being folded
   std::optional<int64_t> fold_scalar(const NodeRef& e, int depth, const FoldEnv* env) const;
+  std::optional<int64_t> fold_element(const NodeRef& e, int depth) const;
   NodeRef taken_branch(const NodeRef& e) const;
   NodeRef through_renames(const NodeRef& e) const;
   std::optional<bool> same_shape(const NodeRef& l, const NodeRef& r) const;
@@ -74,6 +75,8 @@ class Tape {
   // nested: a comprehension of scalars inside another expression (no entry of its own, so not
   // comp_entry's linear form): unrolled too when its range is short and known.
   NodeRef unroll_rows(const NodeRef& comp, bool nested = false);
+  NodeRef unrolled_let(const NodeRef& iter);
+  std::unordered_map<DefId, NodeRef> unrolled_lets_;  // lists of tuples, unrolled once
   NodeRef flat_index(const NodeRef& e);
   std::optional<int64_t> fold_extent(const NodeRef& a, int axis) const;
   int64_t unrolled_ = 0;

@@ -1,6 +1,8 @@
 // The primal tape of a derivative request: active definitions between the wrt leaf and the
 // target, normalised to indexed clauses (array lets become clauses over fresh indices, whole-
 // array reductions become indexed reductions, calls of functions over arrays are inlined).
+#include <algorithm>
+
 #include "lang/passes/ad_reverse.h"
 #include "lang/passes/ir_build.h"
 #include "lang/resolve/builtins.h"
@@ -160,7 +162,8 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
       cl.slots.assign(c->kids.begin() + 1, c->kids.end());
       std::unordered_set<DefId> around = binders_in(c);
       bound_ = around;
-      cl.value = whole_reductions(hoist_comps(extract_calls(ir::ein_value(*c)), around));
+      // `cols[j][i]`: a row read at a point (inv's column solves) is the element `cols[j, i]`.
+      cl.value = whole_reductions(hoist_comps(flat_index(extract_calls(ir::ein_value(*c))), around));
       bound_.clear();
       for (auto& s : cl.slots)
         if (s->kind == Kind::IdxRest) unsupported("a rest pattern", s->span);
@@ -218,6 +221,13 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
       if (NodeRef lit = unroll_rows(kids.back(), true)) kids.back() = extract_calls(lit);
   }
   NodeRef n = ir::with_kids(e, std::move(kids));
+  // `f(..).0` of an inlined call whose value is a tuple literal (`topk(x, 2, 1).0`).
+  if (n->kind == Kind::Member && ir::member_base(*n)->kind == Kind::TupleLit && !n->name.empty() &&
+      std::all_of(n->name.begin(), n->name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+      n->name.size() < 6) {
+    size_t k = std::stoul(n->name);
+    if (k < ir::member_base(*n)->kids.size()) return ir::member_base(*n)->kids[k];
+  }
   if (n->kind != Kind::Call) return n;
   const NodeRef& callee = n->kids[0];
   if (auto b = builtin_of(callee->def)) {
