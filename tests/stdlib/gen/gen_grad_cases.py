@@ -16,14 +16,11 @@ SELU_A, SELU_G = 1.6732632423543772, 1.0507009873554805
 # name -> why its gradient cannot be taken yet (see /work/wt/FINDINGS.md, [autodiff])
 PENDING = {
     "gru": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "inv": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "lstm": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "mean_variance_normalization": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "resize_cubic": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "resize_linear": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "resize_nearest": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
     "rnn": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "topk": "autodiff: E013 at a rank test (`if len(shape(x)) == k`) in the library body (FINDINGS)",
     "upsample_linear": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
 }
 
@@ -130,6 +127,11 @@ def normalisation():
         ("lp_normalization", "lp_normalization(X, 1, 2)", {"X": X}, ["X"],
          lambda X: X / np.linalg.norm(X, axis=1, keepdims=True)),
         ("mean_variance_normalization", "mean_variance_normalization(X, [0, 2, 3])", {"X": X}, ["X"], mvn),
+        # other axis lists (negative ones count from the end)
+        ("mean_variance_normalization_last", "mean_variance_normalization(X, [-2, -1])", {"X": X}, ["X"],
+         lambda X: (X - X.mean(axis=(2, 3), keepdims=True)) / (X.std(axis=(2, 3), keepdims=True) + 1e-9)),
+        ("mean_variance_normalization_1", "mean_variance_normalization(X, [1])", {"X": X}, ["X"],
+         lambda X: (X - X.mean(axis=1, keepdims=True)) / (X.std(axis=1, keepdims=True) + 1e-9)),
     ]
 
 
@@ -192,6 +194,7 @@ def linalg():
         ("solve", "solve(M, b)", {"M": M + 2 * np.eye(3), "b": b}, ["M", "b"], lambda M, b: np.linalg.solve(M, b)),
         ("det", "det(M)", {"M": M + 2 * np.eye(3)}, ["M"], lambda M: np.linalg.det(M)),
         ("inv", "inv(M)", {"M": M + 2 * np.eye(3)}, ["M"], lambda M: np.linalg.inv(M)),
+        ("inv_4x4", "inv(M4)", {"M4": rnd(157, (4, 4)) + 2 * np.eye(4)}, ["M4"], lambda M4: np.linalg.inv(M4)),
         ("dot", "dot(b, b2)", {"b": b, "b2": rnd(156, (3,))}, ["b", "b2"], lambda b, b2: b @ b2),
     ]
 
@@ -266,6 +269,9 @@ def tensors():
          # ONNX: out[indices[i, j], j] = updates[i, j] (the value test's reference)
          lambda x, u: np.array([[x[0, 0], u[0, 1], x[0, 2]], [u[0, 0], x[1, 1], x[1, 2]]])),
         ("topk", "topk(x, 2, 1).0", {"x": x}, ["x"], lambda x: -np.sort(-x, axis=1)[:, :2]),
+        ("topk_axis0", "topk(x, 1, 0).0", {"x": x}, ["x"], lambda x: -np.sort(-x, axis=0)[:1, :]),
+        ("topk_3d_last", "topk(d, 2, -1).0", {"d": d}, ["d"], lambda d: -np.sort(-d, axis=-1)[..., :2]),
+        ("topk_3d_mid", "topk(d, 3, 1).0", {"d": d}, ["d"], lambda d: -np.sort(-d, axis=1)[:, :3]),
     ]
 
 
