@@ -15,13 +15,13 @@ SELU_A, SELU_G = 1.6732632423543772, 1.0507009873554805
 
 # name -> why its gradient cannot be taken yet (see /work/wt/FINDINGS.md, [autodiff])
 PENDING = {
-    "gru": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "lstm": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "resize_cubic": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "resize_linear": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "resize_nearest": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "rnn": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
-    "upsample_linear": "autodiff: E013 'mixing arrays of different ranks' (where-guarded windows, gathers, rows; FINDINGS)",
+    "gru": "autodiff: E013 at `if dc == 2` (the direction is a string); with it folded a derivative-only E004 (docs/stdlib-notes.md)",
+    "lstm": "autodiff: E013 at `if dc == 2` (the direction is a string); with it folded a silently wrong step-0 gradient (FINDINGS)",
+    "resize_cubic": "autodiff: E013 the per-axis recursion tests float scales (`sc[a] == 1.0`) and extents floor(n * scale)",
+    "resize_linear": "autodiff: E013 the per-axis recursion tests float scales (`sc[a] == 1.0`) and extents floor(n * scale)",
+    "resize_nearest": "autodiff: E013 the per-axis recursion tests float scales (`sc[a] == 1.0`) and extents floor(n * scale)",
+    "rnn": "autodiff: E013 at `if dc == 2` (the direction is a string; folding it is not landed while lstm's would be wrong)",
+    "upsample_linear": "autodiff: E013 the per-axis recursion tests float scales (`sc[a] == 1.0`) and extents floor(n * scale)",
 }
 
 
