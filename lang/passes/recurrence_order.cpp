@@ -34,6 +34,7 @@ struct Clause : LoopNest {  // loops in slot order
   std::vector<bool> seq;       // per loop (index into loops): carries a dependence
   int time_axis = -1;          // axis of the outermost chosen loop when recurrent
   std::unordered_map<DefId, std::pair<NodeRef, NodeRef>> reduce_ranges;  // LoopVar -> [lo, hi)
+  std::unordered_map<DefId, std::vector<NodeRef>> reduce_guards;  // LoopVar -> conjuncts of its guards
   bool recurrent() const { return !reads.empty(); }
 };
 
@@ -83,6 +84,18 @@ class RecurrenceOrder : public ir::Mutator {
         c.reads.push_back(Read{x, std::vector<NodeRef>(idx.begin(), idx.end())});
       }
       if (x->kind == Kind::LoopVar) c.reduce_ranges[x->def] = {ir::loopvar_lo(*x), ir::loopvar_hi(*x)};
+      if (x->kind == Kind::LReduce) {
+        // The guards directly around the reduction's body hold for every point it reads.
+        std::vector<NodeRef> conj;
+        NodeRef b = x->kids[0];
+        while (b && b->kind == Kind::LGuard) {
+          split_and(ir::lguard_cond(*b), conj);
+          b = ir::lguard_value(*b);
+        }
+        for (size_t i = 1; i < x->kids.size(); ++i)
+          if (x->kids[i]->kind == Kind::LoopVar)
+            c.reduce_guards[x->kids[i]->def].insert(c.reduce_guards[x->kids[i]->def].end(), conj.begin(), conj.end());
+      }
     });
     for (size_t i = 0; i < c.loops.size(); ++i) c.order.push_back(static_cast<int>(i));
     c.seq.assign(c.loops.size(), false);
@@ -122,7 +135,47 @@ class RecurrenceOrder : public ir::Mutator {
     Comp lo = relative(it->second.first, loop_var), hi = relative(it->second.second, loop_var);
     if (lo.k == Comp::Exact && lo.d >= 1) return Comp{Comp::Exact, lo.d};       // k > i
     if (hi.k == Comp::Exact && hi.d <= 0) return Comp{Comp::Exact, hi.d - 1};  // k < i
+    // A guard bounds it as well as a range does: `sum[k in 0..n](x[k] where i < k)`.
+    if (auto g = c.reduce_guards.find(idx->def); g != c.reduce_guards.end())
+      for (auto& cond : g->second) {
+        auto [lower, bound] = guard_bound(cond, loop_var, idx->def);
+        if (lower && bound >= 1) return Comp{Comp::Exact, bound};
+        if (!lower && bound <= -1) return Comp{Comp::Exact, bound};
+      }
     return Comp{};
+  }
+
+  static void split_and(const NodeRef& c, std::vector<NodeRef>& out) {
+    if (c->kind == Kind::Binary && static_cast<ir::BinOp>(c->ival) == ir::BinOp::And) {
+      split_and(c->kids[0], out);
+      split_and(c->kids[1], out);
+    } else {
+      out.push_back(c);
+    }
+  }
+
+  // A guard comparing `v + a` with `k + b`: a bound on k - v, as (is_lower, value); a guard of
+  // another form gives (true, 0), which proves nothing.
+  static std::pair<bool, int64_t> guard_bound(const NodeRef& cond, DefId v, DefId k) {
+    if (cond->kind != Kind::Binary) return {true, 0};
+    auto op = static_cast<ir::BinOp>(cond->ival);
+    if (op != ir::BinOp::Lt && op != ir::BinOp::Le && op != ir::BinOp::Gt && op != ir::BinOp::Ge) return {true, 0};
+    Comp lv = relative(cond->kids[0], v), lk = relative(cond->kids[0], k);
+    Comp rv = relative(cond->kids[1], v), rk = relative(cond->kids[1], k);
+    if (lk.k == Comp::Exact && rv.k == Comp::Exact) {  // k + a OP v + b: mirror it
+      std::swap(lv, rv);
+      std::swap(lk, rk);
+      op = op == ir::BinOp::Lt ? ir::BinOp::Gt : op == ir::BinOp::Le ? ir::BinOp::Ge
+         : op == ir::BinOp::Gt ? ir::BinOp::Lt : ir::BinOp::Le;
+    }
+    if (lv.k != Comp::Exact || rk.k != Comp::Exact) return {true, 0};
+    int64_t diff = lv.d - rk.d;  // v + a OP k + b  <=>  k - v  OP'  a - b
+    switch (op) {
+      case ir::BinOp::Lt: return {true, diff + 1};   // k - v >= a - b + 1
+      case ir::BinOp::Le: return {true, diff};       // k - v >= a - b
+      case ir::BinOp::Gt: return {false, diff - 1};  // k - v <= a - b - 1
+      default: return {false, diff};                 // k - v <= a - b
+    }
   }
 
   // A read at a constant point `c` of a loop's axis: backward when c precedes every iteration
@@ -174,6 +227,17 @@ class RecurrenceOrder : public ir::Mutator {
     }
     *carrier = -1;
     return 0;
+  }
+
+  // The read's component on the carrying loop is unknown and its index there is a reduction
+  // index: the reduction ranges over points on both sides of the one being computed.
+  bool unproven_reduction_read(const Clause& c, const Read& r, int carrier) {
+    auto v = vector_of(c, r);
+    if (v[carrier].k != Comp::Unknown) return false;
+    int a = axis_of(c, c.loops[carrier]->def);
+    if (a < 0 || a >= static_cast<int>(r.idx.size())) return false;
+    const NodeRef& idx = r.idx[a];
+    return idx->kind == Kind::Name && c.reduce_ranges.count(idx->def);
   }
 
   bool legal_some_order(Clause& c) {
@@ -245,6 +309,14 @@ class RecurrenceOrder : public ir::Mutator {
                               "` reads a point that is not computed yet",
                   r.node->span, "future read",
                   "a recurrence may only read earlier points, e.g. `x[t - 1]`");
+      } else if (k < 0 && carrier >= 0 && unproven_reduction_read(c, r, carrier)) {
+        // Run in order, such a read sees zeros where later points are not computed yet: a
+        // wrong answer. Without a range or guard that orders it, it is an error (SPEC §5.5).
+        cx_.error("E012", "`" + cx_.sm.snippet(r.node->span) +
+                              "` may read points that are not computed yet",
+                  r.node->span, "unordered read",
+                  "bound the reduction index by the loop variable, e.g. `sum[k in 0..i](x[k])` or "
+                  "`... where k < i`, so every point read comes earlier");
       } else if (k == 0 && same_literals(c, r)) {
         cx_.error("E012", "`" + cx_.sm.snippet(r.node->span) + "` reads the point being defined",
                   r.node->span, "cyclic dependency", "read an earlier point, e.g. `x[t - 1]`");
