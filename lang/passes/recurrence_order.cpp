@@ -240,6 +240,42 @@ class RecurrenceOrder : public ir::Mutator {
     return idx->kind == Kind::Name && c.reduce_ranges.count(idx->def);
   }
 
+  // An axis every recurrent clause loops over (or fixes at a literal step) and can run
+  // outermost in a legal order; the clauses get those orders. -1 when there is none.
+  int common_time_axis(std::vector<Clause>& clauses) {
+    std::vector<int> axes;
+    for (auto& c : clauses)
+      if (c.recurrent() && c.time_axis >= 0 && std::find(axes.begin(), axes.end(), c.time_axis) == axes.end())
+        axes.push_back(c.time_axis);
+    for (int a : axes) {
+      std::vector<std::vector<int>> orders(clauses.size());
+      bool ok = true;
+      for (size_t i = 0; i < clauses.size() && ok; ++i) {
+        Clause& c = clauses[i];
+        if (!c.recurrent()) continue;
+        if (a >= static_cast<int>(c.write.size())) ok = false;
+        else if (c.write[a]->kind != Kind::Name) continue;  // a point at one step
+        std::vector<int> o;
+        for (int l : c.order)
+          if (axis_of(c, c.loops[l]->def) == a) o.insert(o.begin(), l);
+          else o.push_back(l);
+        ok = ok && legal(c, o);
+        orders[i] = o;
+      }
+      if (!ok) continue;
+      for (size_t i = 0; i < clauses.size(); ++i) {
+        Clause& c = clauses[i];
+        if (!c.recurrent() || orders[i].empty()) continue;
+        c.order = orders[i];
+        c.seq.assign(c.loops.size(), false);
+        c.time_axis = -1;
+        choose_order(c);  // keeps the legal order, marks the loops that carry
+      }
+      return a;
+    }
+    return -1;
+  }
+
   bool legal_some_order(Clause& c) {
     if (legal(c, c.order)) return true;
     for (size_t l = 1; l < c.loops.size(); ++l) {
@@ -429,6 +465,7 @@ class RecurrenceOrder : public ir::Mutator {
     bool any_rec = false;
     int time_axis = -2;     // agreed axis of the clauses whose outer loop carries a dependence
     int same_step_axis = -1;  // outer axis of a clause reading another clause's point this step
+    size_t errors_before = cx_.diags.error_count();
     for (auto& c : clauses) {
       if (!c.recurrent()) continue;
       any_rec = true;
@@ -437,6 +474,14 @@ class RecurrenceOrder : public ir::Mutator {
         if (time_axis == -2) time_axis = c.time_axis;
         else if (time_axis != c.time_axis) time_axis = -1;
       }
+    }
+    // Clauses whose first legal orders put different axes outermost would run one after the
+    // other, and a clause reading another's earlier steps (`s[0, n] = s[2, n - 1] ..` beside a
+    // clause over `s[j, n]`) would read points not computed yet. When one axis can be every
+    // recurrent clause's outer loop, that axis is the common time.
+    if (time_axis == -1 && cx_.diags.error_count() == errors_before) time_axis = common_time_axis(clauses);
+    for (auto& c : clauses) {
+      if (!c.recurrent()) continue;
       for (auto& r : c.reads) {
         int carrier;
         if (other_step(c, r)) continue;
