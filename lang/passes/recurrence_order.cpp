@@ -229,17 +229,6 @@ class RecurrenceOrder : public ir::Mutator {
     return 0;
   }
 
-  // The read's component on the carrying loop is unknown and its index there is a reduction
-  // index: the reduction ranges over points on both sides of the one being computed.
-  bool unproven_reduction_read(const Clause& c, const Read& r, int carrier) {
-    auto v = vector_of(c, r);
-    if (v[carrier].k != Comp::Unknown) return false;
-    int a = axis_of(c, c.loops[carrier]->def);
-    if (a < 0 || a >= static_cast<int>(r.idx.size())) return false;
-    const NodeRef& idx = r.idx[a];
-    return idx->kind == Kind::Name && c.reduce_ranges.count(idx->def);
-  }
-
   // An axis every recurrent clause loops over (or fixes at a literal step) and can run
   // outermost in a legal order; the clauses get those orders. -1 when there is none.
   int common_time_axis(std::vector<Clause>& clauses) {
@@ -345,14 +334,6 @@ class RecurrenceOrder : public ir::Mutator {
                               "` reads a point that is not computed yet",
                   r.node->span, "future read",
                   "a recurrence may only read earlier points, e.g. `x[t - 1]`");
-      } else if (k < 0 && carrier >= 0 && unproven_reduction_read(c, r, carrier)) {
-        // Run in order, such a read sees zeros where later points are not computed yet: a
-        // wrong answer. Without a range or guard that orders it, it is an error (SPEC §5.5).
-        cx_.error("E012", "`" + cx_.sm.snippet(r.node->span) +
-                              "` may read points that are not computed yet",
-                  r.node->span, "unordered read",
-                  "bound the reduction index by the loop variable, e.g. `sum[k in 0..i](x[k])` or "
-                  "`... where k < i`, so every point read comes earlier");
       } else if (k == 0 && same_literals(c, r)) {
         cx_.error("E012", "`" + cx_.sm.snippet(r.node->span) + "` reads the point being defined",
                   r.node->span, "cyclic dependency", "read an earlier point, e.g. `x[t - 1]`");
