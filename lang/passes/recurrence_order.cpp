@@ -229,6 +229,35 @@ class RecurrenceOrder : public ir::Mutator {
     return 0;
   }
 
+  // The read's index on the carrying loop's axis is a reduction index that nothing relates to
+  // the loop variable (no guard, no condition mentions it) and whose range contains the whole
+  // loop's: at every point the reduction reads the point itself.
+  bool reads_itself(const Clause& c, const Read& r, int carrier) {
+    auto v = vector_of(c, r);
+    if (v[carrier].k != Comp::Unknown) return false;
+    int a = axis_of(c, c.loops[carrier]->def);
+    if (a < 0 || a >= static_cast<int>(r.idx.size()) || r.idx[a]->kind != Kind::Name) return false;
+    DefId k = r.idx[a]->def;
+    auto range = c.reduce_ranges.find(k);
+    if (range == c.reduce_ranges.end()) return false;
+    bool conditioned = false;
+    ir::for_each_node(c.body, [&](const NodeRef& x) {
+      if (conditioned || (x->kind != Kind::If && x->kind != Kind::LGuard)) return;
+      ir::for_each_node(x->kids[0], [&](const NodeRef& y) {
+        conditioned = conditioned || (y->kind == Kind::Name && y->def == k);
+      });
+    });
+    if (conditioned) return false;
+    for (size_t a2 = 0; a2 < c.write.size() && a2 < r.idx.size(); ++a2)
+      if (static_cast<int>(a2) != a && !(r.idx[a2]->kind == Kind::Name && c.write[a2]->kind == Kind::Name &&
+                                         r.idx[a2]->def == c.write[a2]->def) &&
+          !(irb::as_lit(r.idx[a2]) && irb::as_lit(c.write[a2]) && *irb::as_lit(r.idx[a2]) == *irb::as_lit(c.write[a2])))
+        return false;  // another axis reads elsewhere: not the point itself
+    auto klo = fold_int(cx_, u_, range->second.first), khi = fold_int(cx_, u_, range->second.second);
+    auto llo = fold_int(cx_, u_, c.loops[carrier]->kids[0]), lhi = fold_int(cx_, u_, c.loops[carrier]->kids[1]);
+    return klo && khi && llo && lhi && *llo < *lhi && *klo <= *llo && *khi >= *lhi;
+  }
+
   // An axis every recurrent clause loops over (or fixes at a literal step) and can run
   // outermost in a legal order; the clauses get those orders. -1 when there is none.
   int common_time_axis(std::vector<Clause>& clauses) {
@@ -334,6 +363,12 @@ class RecurrenceOrder : public ir::Mutator {
                               "` reads a point that is not computed yet",
                   r.node->span, "future read",
                   "a recurrence may only read earlier points, e.g. `x[t - 1]`");
+      } else if (k < 0 && carrier >= 0 && reads_itself(c, r, carrier)) {
+        // Run in order, the point would read itself and the later points as zeros.
+        cx_.error("E012", "`" + cx_.sm.snippet(r.node->span) + "` reads the point being defined",
+                  r.node->span, "cyclic dependency",
+                  "bound the reduction index by the loop variable, e.g. `sum[k in 0..i](x[k])` or "
+                  "`... where k < i`, so every point read comes earlier");
       } else if (k == 0 && same_literals(c, r)) {
         cx_.error("E012", "`" + cx_.sm.snippet(r.node->span) + "` reads the point being defined",
                   r.node->span, "cyclic dependency", "read an earlier point, e.g. `x[t - 1]`");
