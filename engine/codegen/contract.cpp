@@ -410,7 +410,7 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
   if (!g.batch.empty()) em.close();
   if (!bcond.empty()) em.line("if (" + bcond + ") A->rt->blas_threads(" + bprev + ");");
   unbind_to(m0);
-  std::string kind = g.batch.empty() ? (what.find("gemv") != std::string::npos ? "gemv" : "gemm") : "batched-gemm";
+  std::string kind = g.batch.empty() ? (g.m.empty() || g.n.empty() ? "gemv" : "gemm") : "batched-gemm";
   if (contraction_strategy_.empty()) contraction_strategy_ = kind;
   for (size_t i = 0; i < p.c.operands.size(); ++i)
     if (!c.packs[i].base.empty())

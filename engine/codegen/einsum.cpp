@@ -208,7 +208,7 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
   if (out.size() != loops.size() || static_cast<int>(out.size()) != static_cast<int>(tensor->kids[0]->kids.size()))
     return false;
   const NodeRef& red = store->kids[0];
-  if (red->kind != Kind::LReduce || red->name != "sum") return false;
+  if (red->kind != Kind::LReduce || ir::reduce_op(*red) != ir::ReduceOp::Sum) return false;
   std::set<std::string> summed;
   for (size_t i = 1; i < red->kids.size(); ++i) {
     const NodeRef& v = red->kids[i];

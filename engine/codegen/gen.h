@@ -13,6 +13,7 @@
 
 #include "engine/codegen/codegen.h"
 #include "engine/codegen/emitter.h"
+#include "lang/ir/reduce_op.h"
 #include "lang/ir/visitor.h"
 
 namespace ein {
@@ -117,7 +118,7 @@ class Gen {
   Val reduce(const ir::NodeRef& r);
   Val reduce_parallel(const ir::NodeRef& r);
   struct RedVars {
-    int op = 0;               // Sum Prod Max Min All Any ArgMax ArgMin
+    ir::ReduceOp op = ir::ReduceOp::Sum;
     DType dt = DType::F32;    // result
     DType vt = DType::F32;    // compared value (argmax/argmin), else dt
     std::string acc, has, arg, label;

@@ -22,6 +22,8 @@ Op op_of(const std::string& s) {
 }
 
 bool is_arg(Op op) { return ir::is_arg_reduce(op); }
+bool is_extremum(Op op) { return op == Op::Max || op == Op::Min; }
+bool is_additive(Op op) { return op == Op::Sum || op == Op::Prod; }
 
 const char* uns(DType dt) { return dt == DType::I32 ? "uint32_t" : dt == DType::I8 ? "uint8_t" : "uint64_t"; }
 
@@ -134,19 +136,20 @@ Val Gen::reduce(const NodeRef& r) {
 void Gen::red_init(const RedVars& R) {
   std::string T = ctype(R.dt);
   switch (R.op) {
-    case 0 /*Sum*/: em.line(T + " " + R.acc + " = 0;"); break;
-    case 1 /*Prod*/: em.line(T + " " + R.acc + " = 1;"); break;
-    case 2 /*Max*/:
-    case 3 /*Min*/: {
-      bool mx = R.op == 2;
+    case Op::Sum: em.line(T + " " + R.acc + " = 0;"); break;
+    case Op::Prod: em.line(T + " " + R.acc + " = 1;"); break;
+    case Op::Max:
+    case Op::Min: {
+      bool mx = R.op == Op::Max;
       if (is_float(R.dt)) em.line(T + " " + R.acc + " = " + (mx ? "-" : "") + (R.dt == DType::F32 ? "__builtin_inff();" : "__builtin_inf();") +
                                   (R.simd_max ? " int " + R.nan + " = 0;" : ""));
       else em.line(T + " " + R.acc + " = " + int_bound(R.dt, !mx) + "; bool " + R.has + " = false;");
       break;
     }
-    case 4 /*All*/: em.line("bool " + R.acc + " = true;"); break;
-    case 5 /*Any*/: em.line("bool " + R.acc + " = false;"); break;
-    default: em.line(std::string(ctype(R.vt)) + " " + R.acc + " = 0; int64_t " + R.arg + " = -1;"); break;
+    case Op::All: em.line("bool " + R.acc + " = true;"); break;
+    case Op::Any: em.line("bool " + R.acc + " = false;"); break;
+    case Op::ArgMax:
+    case Op::ArgMin: em.line(std::string(ctype(R.vt)) + " " + R.acc + " = 0; int64_t " + R.arg + " = -1;"); break;
   }
 }
 
@@ -154,31 +157,32 @@ void Gen::red_step(const RedVars& R, const std::string& v, const std::string& fi
   std::string T = ctype(R.dt);
   const std::string& a = R.acc;
   switch (R.op) {
-    case 0:
-    case 1: {
-      const char* o = R.op == 0 ? "+" : "*";
+    case Op::Sum:
+    case Op::Prod: {
+      const char* o = R.op == Op::Sum ? "+" : "*";
       if (is_float(R.dt)) em.line(a + " " + o + "= " + v + ";");
       else if (R.dt == DType::I8) em.line(a + " = (i8)((int)" + a + " " + o + " (int)" + v + ");");
       else em.line(a + " = (" + T + ")((" + uns(R.dt) + ")" + a + " " + o + " (" + uns(R.dt) + ")" + v + ");");
       break;
     }
-    case 2:
-    case 3:
+    case Op::Max:
+    case Op::Min:
       if (is_float(R.dt) && R.simd_max)
-        em.line(a + " = " + v + (R.op == 2 ? " > " : " < ") + a + " ? " + v + " : " + a + "; " + R.nan + " |= (" + v + " != " + v + ");");
-      else if (is_float(R.dt)) em.line(std::string(R.op == 2 ? "EIN_FMAX_STEP(" : "EIN_FMIN_STEP(") + a + ", " + v + ");");
-      else em.line(a + " = " + v + (R.op == 2 ? " > " : " < ") + a + " ? " + v + " : " + a + "; " + R.has + " = true;");
+        em.line(a + " = " + v + (R.op == Op::Max ? " > " : " < ") + a + " ? " + v + " : " + a + "; " + R.nan + " |= (" + v + " != " + v + ");");
+      else if (is_float(R.dt)) em.line(std::string(R.op == Op::Max ? "EIN_FMAX_STEP(" : "EIN_FMIN_STEP(") + a + ", " + v + ");");
+      else em.line(a + " = " + v + (R.op == Op::Max ? " > " : " < ") + a + " ? " + v + " : " + a + "; " + R.has + " = true;");
       break;
-    case 4:
+    case Op::All:
       if (R.no_exit) em.line(a + " = " + a + " && " + v + ";");
       else em.line("if (!(" + v + ")) { " + a + " = false; goto " + R.label + "; }");
       break;
-    case 5:
+    case Op::Any:
       if (R.no_exit) em.line(a + " = " + a + " || " + v + ";");
       else em.line("if (" + v + ") { " + a + " = true; goto " + R.label + "; }");
       break;
-    default: {
-      const char* cmp = R.op == 6 ? " > " : " < ";
+    case Op::ArgMax:
+    case Op::ArgMin: {
+      const char* cmp = R.op == Op::ArgMax ? " > " : " < ";
       std::string better = is_float(R.vt) ? "(" + a + " == " + a + " && (" + v + " != " + v + " || " + v + cmp + a + "))"
                                           : "(" + v + cmp + a + ")";
       em.line("if (" + R.arg + " < 0 || " + better + ") { " + a + " = " + v + "; " + R.arg + " = " + first + "; }");
@@ -188,11 +192,11 @@ void Gen::red_step(const RedVars& R, const std::string& v, const std::string& fi
 
 Val Gen::red_result(const RedVars& R, const NodeRef& r) {
   if (R.simd_max) em.line("if (" + R.nan + ") " + R.acc + " = " + (R.dt == DType::F32 ? "__builtin_nanf(\"\");" : "__builtin_nan(\"\");"));
-  if ((R.op == 2 || R.op == 3) && !is_float(R.dt)) {
+  if (is_extremum(R.op) && !is_float(R.dt)) {
     int st = site(r->span, "E006", r->name + " over an empty range of integers");
     em.line("if (!" + R.has + ") ein_fail(A, " + std::to_string(st) + ", EIN_E_EMPTY, " + ord_ + ", 0, 0, 0);");
   }
-  if (R.op >= 6) {
+  if (is_arg(R.op)) {
     int st = site(r->span, "E006", r->name + " over an empty range");
     em.line("if (" + R.arg + " < 0) ein_fail(A, " + std::to_string(st) + ", EIN_E_EMPTY, " + ord_ + ", 0, 0, 0);");
     return em.define(DType::I32, "i32", "((i32)" + R.arg + ")", em.depth(), Motion::Pinned);
@@ -202,11 +206,11 @@ Val Gen::red_result(const RedVars& R, const NodeRef& r) {
 
 Gen::RedVars Gen::red_vars(const NodeRef& r) {
   RedVars R;
-  R.op = static_cast<int>(op_of(r->name));
+  R.op = op_of(r->name);
   R.dt = dtype_of(r);
-  R.vt = is_arg(static_cast<Op>(R.op)) ? dtype_of(r->kids[0]) : R.dt;
+  R.vt = is_arg(R.op) ? dtype_of(r->kids[0]) : R.dt;
   if (!kernel_dtype(R.dt) || !kernel_dtype(R.vt)) unsupported("an f16/bf16 reduction");
-  if ((R.op == 4 || R.op == 5) && R.dt != DType::Bool) unsupported("all/any of non-bool");
+  if (ir::is_logical_reduce(R.op) && R.dt != DType::Bool) unsupported("all/any of non-bool");
   R.acc = em.fresh("r");
   R.has = R.acc + "h";
   R.arg = R.acc + "g";
@@ -248,8 +252,8 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
   RedVars R = red_vars(r);
   const NodeRef& body = r->kids[0];
   bool simple = only_small_loops(body) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
-  bool simd = simple && (R.op <= 3) && is_float(R.dt) && !may_fail(body, *unit, 0) && !in_simd;
-  R.simd_max = simd && (R.op == 2 || R.op == 3);  // the same result without simd, too
+  bool simd = simple && !is_arg(R.op) && !ir::is_logical_reduce(R.op) && is_float(R.dt) && !may_fail(body, *unit, 0) && !in_simd;
+  R.simd_max = simd && is_extremum(R.op);  // the same result without simd, too
   red_init(R);
   std::string first;
   for (size_t j = 0; j < vars.size(); ++j) {
@@ -260,15 +264,15 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
     sp.innermost = only_small_loops(body);
     for (size_t l = j + 1; l < vars.size() && sp.innermost; ++l) sp.innermost = small_range(vars[l]);
     sp.simd = sp.innermost && simd;
-    if (sp.simd && R.op <= 1) sp.simd_clause = std::string("reduction(") + (R.op == 0 ? "+" : "*") + ":" + R.acc + ")";
+    if (sp.simd && is_additive(R.op)) sp.simd_clause = std::string("reduction(") + (R.op == Op::Sum ? "+" : "*") + ":" + R.acc + ")";
     if (sp.simd && R.simd_max)
-      sp.simd_clause = std::string("reduction(") + (R.op == 2 ? "max" : "min") + ":" + R.acc + ") reduction(|:" + R.nan + ")";
+      sp.simd_clause = std::string("reduction(") + (R.op == Op::Max ? "max" : "min") + ":" + R.acc + ") reduction(|:" + R.nan + ")";
     std::string v = open_loop(sp);
     if (j == 0) first = v;
   }
   red_point(R, body, vars.empty() ? "0" : first);
   for (size_t j = 0; j < vars.size(); ++j) close_loop();
-  if (R.op == 4 || R.op == 5) em.line(R.label + ":;");
+  if (ir::is_logical_reduce(R.op)) em.line(R.label + ":;");
   Val out = red_result(R, r);
   em.remember(em.depth(), key, out.c);
   return out;
@@ -313,8 +317,8 @@ Val Gen::reduce_parallel(const NodeRef& r) {
   }
   red_point(R, body, first);
   for (size_t j = 0; j < vars.size(); ++j) close_loop();
-  em.line(P + "[tid] = " + R.acc + "; " + P + "h[tid] = " + ((R.op == 2 || R.op == 3) && !is_float(R.dt) ? R.has : "true") +
-          "; " + P + "g[tid] = " + (R.op >= 6 ? R.arg : "0") + ";");
+  em.line(P + "[tid] = " + R.acc + "; " + P + "h[tid] = " + (is_extremum(R.op) && !is_float(R.dt) ? R.has : "true") +
+          "; " + P + "g[tid] = " + (is_arg(R.op) ? R.arg : "0") + ";");
   em.close();
   // Combine in thread order: thread t ran the t-th chunk of the static schedule.
   RedVars C = R;
@@ -323,11 +327,11 @@ Val Gen::reduce_parallel(const NodeRef& r) {
   C.arg = C.acc + "g";
   red_init(C);
   em.open("for (int t = 0; t < " + N + "; ++t) {", false);
-  if (R.op == 2 || R.op == 3) {
+  if (is_extremum(R.op)) {
     if (is_float(R.dt)) red_step(C, P + "[t]", "0");
-    else em.line("if (" + P + "h[t]) { " + C.acc + " = " + P + "[t]" + (R.op == 2 ? " > " : " < ") + C.acc + " ? " + P +
+    else em.line("if (" + P + "h[t]) { " + C.acc + " = " + P + "[t]" + (R.op == Op::Max ? " > " : " < ") + C.acc + " ? " + P +
                  "[t] : " + C.acc + "; " + C.has + " = true; }");
-  } else if (R.op >= 6) {
+  } else if (is_arg(R.op)) {
     em.line("if (" + P + "g[t] >= 0) {");
     red_step(C, P + "[t]", P + "g[t]");
     em.line("}");

@@ -43,8 +43,10 @@ Value Interpreter::Impl::make_lambda(const NodeRef& l) {
 }
 
 Value Interpreter::Impl::call_unit(Unit* spec, std::vector<Value>& args, const Value* callee) {
-  if (depth >= opt.max_depth)
+  if (depth >= opt.max_depth) {
+    depth_exceeded = true;
     fault("E007", "recursion limit exceeded (" + std::to_string(opt.max_depth) + " nested calls)");
+  }
   check_interrupt();
   std::vector<Value> f(static_cast<size_t>(spec->frame_size));
   for (size_t i = 0; i < spec->params.size() && i < args.size(); ++i) {
@@ -89,6 +91,7 @@ Value Interpreter::Impl::call(const NodeRef& e) {
   Unit* spec = it->second;
   bool into_library = spec->fn.crate == ir::kStdCrate && unit->fn.crate != ir::kStdCrate;
   if (depth > 0 && !into_library) return call_unit(spec, args, &callee);
+  if (depth == 0) depth_exceeded = false;
   try {
     return call_unit(spec, args, &callee);
   } catch (DiagError& err) {
@@ -102,7 +105,7 @@ Value Interpreter::Impl::call(const NodeRef& e) {
     if (depth > 0) throw;
     // The outermost call of a runaway recursion is where the user can act: report it there and
     // keep the innermost call as a label.
-    if (d.code == "E007" && d.message.rfind("recursion limit", 0) == 0 && d.primary.valid() &&
+    if (depth_exceeded && d.code == "E007" && d.primary.valid() &&
         d.secondary.empty()) {
       d.secondary.push_back(Label{d.primary, "the limit was reached here"});
       d.primary = e->span;
@@ -191,7 +194,9 @@ Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>
     case Builtin::Prod:
     case Builtin::Max:
     case Builtin::Min: {
-      const char* op = b == Builtin::Sum ? "sum" : b == Builtin::Prod ? "prod" : b == Builtin::Max ? "max" : "min";
+      using ir::ReduceOp;
+      ReduceOp op = b == Builtin::Sum ? ReduceOp::Sum : b == Builtin::Prod ? ReduceOp::Prod
+                  : b == Builtin::Max ? ReduceOp::Max : ReduceOp::Min;
       if (args.size() == 2) {
         bool gt = values_equal(args[0], args[0]) && binary_op(ir::BinOp::Gt, args[0], args[1]).b;
         return (b == Builtin::Max) == gt ? args[0] : args[1];

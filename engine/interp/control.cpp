@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "engine/interp/interp_impl.h"
+#include "lang/ir/reduce_op.h"
 
 namespace ein {
 
@@ -33,18 +34,7 @@ bool Interpreter::Impl::eval_point(const NodeRef& body, Value& out) {
 
 namespace {
 
-enum class Op { Sum, Prod, Max, Min, All, Any, ArgMax, ArgMin };
-
-Op op_of(const std::string& s) {
-  if (s == "sum") return Op::Sum;
-  if (s == "prod") return Op::Prod;
-  if (s == "max") return Op::Max;
-  if (s == "min") return Op::Min;
-  if (s == "all") return Op::All;
-  if (s == "any") return Op::Any;
-  if (s == "argmax") return Op::ArgMax;
-  return Op::ArgMin;
-}
+using Op = ir::ReduceOp;
 
 struct Acc {
   Op op;
@@ -73,7 +63,7 @@ Value Interpreter::Impl::reduce(const NodeRef& r) {
     else if (k->kind == Kind::LCheck) exec(k);
   }
   Acc a;
-  a.op = op_of(r->name);
+  a.op = ir::reduce_op(*r);
   a.dt = dtype_of(r, DType::F32);
   a.is_float = is_float(a.dt);
   a.is_f32 = a.dt == DType::F32 || a.dt == DType::F16 || a.dt == DType::BF16;

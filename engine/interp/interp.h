@@ -37,6 +37,7 @@ struct JitStats {
   int hits = 0;
   int misses = 0;
   double compile_ms = 0;
+  double codegen_ms = 0;  // planning kernels and writing their C++ (codegen::plan_cell)
 };
 
 struct ExecOptions {

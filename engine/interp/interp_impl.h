@@ -35,6 +35,7 @@ struct Interpreter::Impl {
   Unit* unit = nullptr;          // unit whose lowered code is executing
   std::vector<Value>* frame = nullptr;
   int depth = 0;
+  bool depth_exceeded = false;  // the error in flight is the recursion limit (call.cpp)
   uint32_t poll = 0;
   // Loops, reductions and comprehensions being executed around the current point. Only the
   // outermost loop of a statement (loop_depth 0) reports progress; a function called inside a

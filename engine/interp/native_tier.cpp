@@ -50,6 +50,7 @@ NativeTier::NativeTier(CompileCtx& cx, const ExecOptions& opt) : cx_(cx), opt_(o
   auto t0 = std::chrono::steady_clock::now();
   codegen::CellPlan plan = codegen::plan_cell(cx, popt_);
   auto t1 = std::chrono::steady_clock::now();
+  if (opt.jit_stats) opt.jit_stats->codegen_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
   std::vector<std::string> sources;
   for (auto& k : plan.kernels) {
     auto nk = std::make_unique<NativeKernel>();

@@ -1,6 +1,8 @@
 // %ir [STAGE] [NAME | CODE]: the IR of a binding's definition or of a snippet at a compiler
 // stage. Nothing is executed: the snippet is compiled as a cell with execute=false, which the
 // session rolls back, so %ir never changes the session.
+#include <algorithm>
+
 #include "engine/session/commands.h"
 #include "lang/passes/driver.h"
 
@@ -82,8 +84,8 @@ void cmd_ir(Call& c) {
   } else {
     if (!q.name.empty()) {
       auto info = c.session.name_info(q.name);
-      if (info && info->kind == "fn" && text.find(";; " + q.name + " ") == std::string::npos &&
-          text.find(";; " + q.name + "(") == std::string::npos)
+      const auto& fns = r.dumped_fns;
+      if (info && info->kind == "fn" && std::find(fns.begin(), fns.end(), q.name) == fns.end())
         text += ";; fn " + q.name + " is compiled per call signature; `%ir " + q.stage + " " + q.name +
                 "(...)` with arguments shows a specialisation\n";
     }

@@ -18,13 +18,15 @@ Phases group_phases(const CellResult& r) {
       p.parse += t.ms;
     } else if (t.phase == "run") {
       p.run += t.ms;
-    } else if (t.phase == "resolve") {
+    } else if (t.phase == "resolve" || t.phase == kDriverPhase) {
       p.analysis += t.ms;
+    } else if (t.phase == "codegen") {
+      p.codegen += t.ms;
     } else if (auto it = std::find(passes.begin(), passes.end(), t.phase); it != passes.end()) {
       // Passes are ordered: everything before Einstein lowering analyses, the rest lowers.
       (it < lowering_begin ? p.analysis : p.lowering) += t.ms;
     } else {
-      p.codegen += t.ms;  // phases the native tier logs ("codegen", planning)
+      p.unattributed += t.ms;
     }
   }
   // The native tier compiles while the cell runs (kernels are loaded when the interpreter
@@ -55,6 +57,10 @@ std::string timings_report(const CellResult& r) {
                                                  {"compile", p.compile}, {"run", p.run}};
   for (auto& [name, ms] : rows) {
     std::snprintf(buf, sizeof buf, "timing: %s %.3f ms\n", name, ms);
+    out += buf;
+  }
+  if (p.unattributed > 0) {
+    std::snprintf(buf, sizeof buf, "timing: unattributed %.3f ms\n", p.unattributed);
     out += buf;
   }
   for (auto& [name, ms] : pass_times(r)) {

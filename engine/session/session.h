@@ -42,6 +42,7 @@ struct CellResult {
   std::vector<Diagnostic> diags;
   std::string rendered;              // diagnostics rendered without colour (+ abort line)
   std::string dump;                  // IR requested by dump_stage
+  std::vector<std::string> dumped_fns;  // functions with a specialisation in `dump` (%ir's note)
   std::vector<Timing> timings;
   std::vector<std::pair<int, double>> stmt_ms;  // (first line, ms) per top-level statement
   int kernel_hits = 0;               // native kernels found in the cache

@@ -243,28 +243,29 @@ template <class C, class S> C pairwise_sum(const S* p, int64_t n) {
   return pairwise_sum<C>(p, h) + pairwise_sum<C>(p + h, n - h);
 }
 
-template <class S> Value reduce_typed(std::string_view op, const Tensor& t) {
+template <class S> Value reduce_typed(ir::ReduceOp op, const Tensor& t) {
+  using Op = ir::ReduceOp;
   const DType dt = t.dtype();
   const S* p = t.data_as<S>();
   const int64_t n = t.size();
-  if (op == "all" || op == "any") {
-    const bool want = op == "any";
+  if (ir::is_logical_reduce(op)) {
+    const bool want = op == Op::Any;
     for (int64_t k = 0; k < n; ++k) {
       if ((p[k] != S(0)) == want) return Value::boolean(want);
     }
     return Value::boolean(!want);
   }
-  const bool is_max = op == "max", is_min = op == "min";
+  const bool is_max = op == Op::Max, is_min = op == Op::Min;
   if constexpr (std::is_same_v<S, uint8_t>) {
     // On bools max is "any" and min is "all"; sums and products are type errors.
-    if (is_max) return reduce_typed<S>("any", t);
-    if (is_min) return reduce_typed<S>("all", t);
-    fault("E002", "type mismatch: `" + std::string(op) + "` needs a numeric array, found " +
+    if (is_max) return reduce_typed<S>(Op::Any, t);
+    if (is_min) return reduce_typed<S>(Op::All, t);
+    fault("E002", "type mismatch: `" + std::string(ir::reduce_op_name(op)) + "` needs a numeric array, found " +
                       "[bool; " + vdetail::shape_str(t.shape()).substr(1));
   } else if constexpr (std::is_floating_point_v<S>) {
     using C = S;  // float storage computes in float, double in double
-    if (op == "sum") return Value::floating(static_cast<double>(pairwise_sum<C>(p, n)), dt);
-    if (op == "prod") {
+    if (op == Op::Sum) return Value::floating(static_cast<double>(pairwise_sum<C>(p, n)), dt);
+    if (op == Op::Prod) {
       C acc = 1;
       for (int64_t k = 0; k < n; ++k) acc *= p[k];
       return Value::floating(static_cast<double>(acc), dt);
@@ -278,8 +279,8 @@ template <class S> Value reduce_typed(std::string_view op, const Tensor& t) {
       return Value::floating(static_cast<double>(acc), dt);
     }
   } else {
-    if (op == "sum" || op == "prod") {
-      const bool sum = op == "sum";
+    if (op == Op::Sum || op == Op::Prod) {
+      const bool sum = op == Op::Sum;
       uint64_t acc = sum ? 0 : 1;
       for (int64_t k = 0; k < n; ++k) {
         const uint64_t v = static_cast<uint64_t>(static_cast<int64_t>(p[k]));
@@ -288,7 +289,7 @@ template <class S> Value reduce_typed(std::string_view op, const Tensor& t) {
       return Value::integer(static_cast<int64_t>(acc), dt);
     }
     if (is_max || is_min) {
-      if (n == 0) fault("E006", std::string(op) + " of an empty integer array");
+      if (n == 0) fault("E006", std::string(ir::reduce_op_name(op)) + " of an empty integer array");
       S acc = p[0];
       for (int64_t k = 1; k < n; ++k) {
         if (is_max ? p[k] > acc : p[k] < acc) acc = p[k];
@@ -296,12 +297,12 @@ template <class S> Value reduce_typed(std::string_view op, const Tensor& t) {
       return Value::integer(acc, dt);
     }
   }
-  fault("E006", "unknown reduction `" + std::string(op) + "`");
+  fault("E006", "unknown reduction `" + std::string(ir::reduce_op_name(op)) + "`");
 }
 
 }  // namespace
 
-Value reduce_all(std::string_view op, const Value& v0) {
+Value reduce_all(ir::ReduceOp op, const Value& v0) {
   using T = Value::Tag;
   Value v = v0;
   if (v.is_scalar()) {
@@ -311,14 +312,14 @@ Value reduce_all(std::string_view op, const Value& v0) {
     v = Value::tensor(std::move(t));
   } else if (v.tag == T::List) {
     const auto& items = v.items();
-    if (items.empty()) fault("E002", "`" + std::string(op) + "` needs a numeric array, found an empty list");
+    if (items.empty()) fault("E002", "`" + std::string(ir::reduce_op_name(op)) + "` needs a numeric array, found an empty list");
     v = make_array(items, items[0].dt);  // faults (E004) unless it is rectangular
     if (v.tag != T::Tensor) {
-      fault("E002", "`" + std::string(op) + "` needs a numeric array, found " + type_string(v0));
+      fault("E002", "`" + std::string(ir::reduce_op_name(op)) + "` needs a numeric array, found " + type_string(v0));
     }
   }
   if (v.tag != T::Tensor) {
-    fault("E002", "`" + std::string(op) + "` needs an array, found " + vdetail::kind_name(v));
+    fault("E002", "`" + std::string(ir::reduce_op_name(op)) + "` needs an array, found " + vdetail::kind_name(v));
   }
   const Tensor& t = v.tensor_ref();
   vdetail::require_storage(t);

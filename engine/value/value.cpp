@@ -434,6 +434,26 @@ std::string leaf_type(const Value& v) {
   return first ? "?" : common;
 }
 
+// An array's type in parts: "[str; 3, 2]" is {"str", "3, 2"}. A uniform list of arrays reads as
+// one more leading axis; a list whose items differ is jagged (nullopt).
+struct ArrayType {
+  std::string elem, dims;
+};
+std::optional<ArrayType> array_type(const Value& v) {
+  using T = Value::Tag;
+  if (v.tag == T::Tensor && v.tensor_ref().rank() > 0)
+    return ArrayType{dtype_name(v.tensor_ref().dtype()), dims_str(v.tensor_ref().shape())};
+  if (v.tag != T::List) return std::nullopt;
+  const auto& items = v.items();
+  const std::string n = std::to_string(items.size());
+  if (items.empty()) return ArrayType{"?", "0"};
+  std::string first = type_string(items[0]);
+  for (const Value& item : items)
+    if (type_string(item) != first) return std::nullopt;
+  if (auto inner = array_type(items[0])) return ArrayType{inner->elem, n + ", " + inner->dims};
+  return ArrayType{first, n};
+}
+
 }  // namespace
 
 std::string type_string(const Value& v) {
@@ -461,24 +481,7 @@ std::string type_string(const Value& v) {
       return s + (items.size() == 1 ? ",)" : ")");
     }
     case T::List: {
-      const auto& items = v.items();
-      const std::string n = std::to_string(items.size());
-      if (items.empty()) return "[?; 0]";
-      std::string first = type_string(items[0]);
-      bool uniform = true;
-      for (const Value& item : items) {
-        if (type_string(item) != first) { uniform = false; break; }
-      }
-      if (uniform) {
-        // A uniform list of arrays reads as one more leading axis: "[str; 3, 2]".
-        const size_t semi = first.find("; ");
-        const bool nested = (items[0].tag == T::Tensor && items[0].tensor_ref().rank() > 0) ||
-                            items[0].tag == T::List;
-        if (nested && semi != std::string::npos && first.front() == '[') {
-          return first.substr(0, semi) + "; " + n + ", " + first.substr(semi + 2);
-        }
-        return "[" + first + "; " + n + "]";
-      }
+      if (auto a = array_type(v)) return "[" + a->elem + "; " + a->dims + "]";
       const std::string leaf = leaf_type(v);
       return "jagged[" + (leaf.empty() ? std::string("?") : leaf) + "]";
     }

@@ -15,6 +15,7 @@
 
 #include "lang/ir/dtype.h"
 #include "lang/ir/node.h"
+#include "lang/ir/reduce_op.h"
 
 namespace ein {
 
@@ -206,7 +207,7 @@ Value math2(MathFn f, const Value& x, const Value& y);  // broadcast like binary
 // Whole-array reductions (the builtins sum(a) max(a) min(a) prod(a)): a tensor (any rank) ->
 // scalar of its dtype (sum of bool counts as i32?  no: E002 at type level). Empty max/min of
 // floats: -inf/+inf; of integers: Fault E006.
-Value reduce_all(std::string_view op, const Value& t);
+Value reduce_all(ir::ReduceOp op, const Value& t);  // Sum Prod Max Min All Any
 
 // ---- formatting (SPEC §8) --------------------------------------------------------------------
 // Shortest round-trip decimal at the dtype's precision, Python-repr style: "2.0", "0.33333334",

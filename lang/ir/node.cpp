@@ -91,7 +91,9 @@ void print_rec(std::ostringstream& os, const NodeRef& n, const PrintOptions& opt
     flag(kHasElem, "elem");
     flag(kReverse, "reverse");
     flag(kJagged, "jagged");
-    for (uint32_t b = 13; b < 32; ++b) flag(1u << b, ("f" + std::to_string(b)).c_str());
+    flag(kUnaryPlus, "unaryplus");
+    flag(kAdjoint, "adjoint");
+    for (uint32_t b = 15; b < 32; ++b) flag(1u << b, ("f" + std::to_string(b)).c_str());
     os << "]";
   }
   if (opt.spans && n->span.valid()) os << " @" << n->span.lo << "-" << n->span.hi;

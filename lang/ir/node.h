@@ -156,6 +156,9 @@ inline constexpr uint32_t kHasElem = 1u << 10;    // LTensor: elements are array
 inline constexpr uint32_t kReverse = 1u << 11;    // EinGroup/LFor: recurrence runs from high to low
 inline constexpr uint32_t kJagged = 1u << 12;     // ArrayLit: builds a list of rows (jagged[T])
 inline constexpr uint32_t kUnaryPlus = 1u << 13;  // Binary: `+x`, parsed as `x * 1` (identity on numbers)
+// EinGroup/LTensor: an adjoint or tangent declaration written by autodiff. Its points that no
+// clause covers are zero by construction (SPEC §5.4), so recurrence_cover asks for no base case.
+inline constexpr uint32_t kAdjoint = 1u << 14;
 
 struct Node;
 using NodeRef = std::shared_ptr<const Node>;

@@ -536,8 +536,7 @@ Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target
       decls.push_back(ir::make({.kind = Kind::EinDecl, .kids = std::move(kids), .name = bb.name, .def = bb.def}));
     }
     out.stmts.push_back(ir::make({.kind = Kind::EinGroup, .kids = std::move(decls), .name = bb.name,
-                                  .aux = std::string(kAdjointMark), .def = bb.def,
-                                  .flags = rev ? ir::kReverse : 0u}));
+                                  .def = bb.def, .flags = (rev ? ir::kReverse : 0u) | ir::kAdjoint}));
   }
   for (auto& l : leaves) out.results.push_back(name(bars[l.def].name, bars[l.def].def));
   out.result = out.results.front();

@@ -1,16 +1,7 @@
 #pragma once
 
-#include <string_view>
-
 namespace ein {
 struct CompileCtx;
-
-namespace ad {
-// `aux` of the EinGroup (and of the LTensor lowered from it) of every adjoint or tangent
-// declaration autodiff writes: recurrence_cover does not ask such a tensor for base cases,
-// since the points no clause covers are zero by construction, whichever way it runs.
-inline constexpr std::string_view kAdjointMark = "adjoint";
-}  // namespace ad
 
 // Compile-time automatic differentiation (SPEC §7, thesis ch. 6). Runs after type, range and
 // shape analysis of the cell, on its high-level IR. Requests are local expressions (thesis

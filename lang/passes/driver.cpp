@@ -94,7 +94,7 @@ const std::vector<std::string>& pass_names() {
   return names;
 }
 
-std::string dump_units(const CompileCtx& cx, bool lowered) {
+std::string dump_units(const CompileCtx& cx, bool lowered, std::vector<std::string>* fns) {
   std::string out, plan;
   if (lowered)
     for (auto& u : cx.units)
@@ -103,6 +103,7 @@ std::string dump_units(const CompileCtx& cx, bool lowered) {
   for (auto& u : cx.units) {
     const ir::NodeRef& n = lowered ? u->lowered : u->body;
     if (!n) continue;
+    if (fns && u->kind == Unit::Kind::Fn) fns->push_back(u->body->name);
     if (u->kind != Unit::Kind::Cell) out += ";; " + u->name + " -> " + ir::type_name(u->ret_type) + "\n";
     out += ir::to_sexpr(n) + "\n";
   }
@@ -156,13 +157,19 @@ void remember_definitions(CompileCtx& cx) {
 
 namespace {
 
+// Runs `f` and logs its time under `phase`: a pass name, or kDriverPhase.
+template <class F>
+void timed(CompileCtx& cx, const char* phase, int round, F&& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  cx.timings.push_back(PassTiming{
+      phase, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), round});
+}
+
 // Runs `p` once and logs its time under its own name; `round` > 0 marks a run over an autodiff
 // rewrite (the time still belongs to the pass that spent it).
 void timed(CompileCtx& cx, const Pass& p, int round) {
-  auto t0 = std::chrono::steady_clock::now();
-  p.run(cx);
-  cx.timings.push_back(PassTiming{
-      p.name, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), round});
+  timed(cx, p.name, round, [&] { p.run(cx); });
 }
 
 // Derivative requests became ordinary IR: analyse the rewritten cell again with every pass the
@@ -183,8 +190,15 @@ bool autodiff_fixpoint(CompileCtx& cx, const Pass& ad, ir::NodeRef before) {
     if (round <= 8) timed(cx, ad, round);
     if (cx.diags.has_errors()) return false;
   }
-  check_no_autodiff_left(cx);
+  timed(cx, ad.name, 0, [&] { check_no_autodiff_left(cx); });
   return !cx.diags.has_errors();
+}
+
+void dump(CompileCtx& cx, const Pass& p, const PipelineOptions& opt) {
+  timed(cx, kDriverPhase, 0, [&] {
+    if (opt.dumped_fns) opt.dumped_fns->clear();
+    *opt.dump = dump_units(cx, p.lowered, opt.dumped_fns);
+  });
 }
 
 bool run_passes(CompileCtx& cx, const ir::NodeRef& program, const PipelineOptions& opt) {
@@ -195,11 +209,11 @@ bool run_passes(CompileCtx& cx, const ir::NodeRef& program, const PipelineOption
     ir::NodeRef before = cx.cell().body;
     timed(cx, p, 0);
     if (cx.diags.has_errors()) {
-      if (opt.dump && dump_after == p.name) *opt.dump = dump_units(cx, p.lowered);
+      if (opt.dump && dump_after == p.name) dump(cx, p, opt);
       return false;
     }
     if (p.rerun == Rerun::Fixpoint && !autodiff_fixpoint(cx, p, before)) return false;
-    if (opt.dump && dump_after == p.name) *opt.dump = dump_units(cx, p.lowered);  // after every round
+    if (opt.dump && dump_after == p.name) dump(cx, p, opt);  // after every round
   }
   return true;
 }
@@ -207,7 +221,8 @@ bool run_passes(CompileCtx& cx, const ir::NodeRef& program, const PipelineOption
 }  // namespace
 
 bool run_pipeline(CompileCtx& cx, const ir::NodeRef& program, const PipelineOptions& opt) {
-  find_join_candidates(program, cx);
+  // The join candidates are group_einstein's (SPEC §11): its time is that pass's.
+  timed(cx, "group_einstein", 0, [&] { find_join_candidates(program, cx); });
   bool ok = run_passes(cx, program, opt);
   // SPEC §11: a definition that needs the previous cell's clauses is compiled again with them.
   // When the cell failed before coverage was checked, joining is tried too; if that fails as
@@ -228,7 +243,7 @@ bool run_pipeline(CompileCtx& cx, const ir::NodeRef& program, const PipelineOpti
     }
     ok = again;
   }
-  if (ok) remember_definitions(cx);
+  if (ok) timed(cx, kDriverPhase, 0, [&] { remember_definitions(cx); });
   return ok;
 }
 

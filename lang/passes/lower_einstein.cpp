@@ -121,9 +121,9 @@ class Lowerer : public ir::Mutator {
     --in_group_;
     group_locals_ = std::move(saved_locals);
     uint32_t flags = ir::rank_of(t) > static_cast<int>(nslots) ? ir::kHasElem : 0;
-    flags |= g->flags & ir::kReverse;
+    flags |= g->flags & (ir::kReverse | ir::kAdjoint);
     NodeRef lt = ir::make({.kind = Kind::LTensor, .span = g->span, .kids = std::move(kids),
-                           .name = g->name, .aux = g->aux, .def = g->def, .ival = static_cast<int64_t>(dt),
+                           .name = g->name, .def = g->def, .ival = static_cast<int64_t>(dt),
                            .flags = flags});
     return typed(lt, t);
   }

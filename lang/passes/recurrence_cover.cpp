@@ -3,7 +3,6 @@
 #include <unordered_set>
 
 #include "lang/ir/visitor.h"
-#include "lang/passes/autodiff.h"
 #include "lang/passes/box_cover.h"
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
@@ -52,11 +51,11 @@ class Cover : public ir::Mutator {
  protected:
   NodeRef post(const NodeRef& n) override {
     if (n->kind != Kind::LTensor) return n;
-    // An adjoint recurrence made by autodiff (marked by aux, whichever way it runs: the
+    // An adjoint recurrence made by autodiff (flag kAdjoint, whichever way it runs: the
     // adjoint of a reverse recurrence runs forward) has clauses only for points whose adjoint
     // can be non-zero; the points it reads but no clause covers are zero by construction
     // (SPEC §5.4), not a missing base case.
-    if (n->has(ir::kReverse) || n->aux == ad::kAdjointMark) return n;
+    if (n->has(ir::kReverse) || n->has(ir::kAdjoint)) return n;
     return check_tensor(n);
   }
 

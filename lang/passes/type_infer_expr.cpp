@@ -1,4 +1,5 @@
 // Type rules for expressions (SPEC §3-§5).
+#include "lang/ir/reduce_op.h"
 #include "lang/passes/type_infer_impl.h"
 
 namespace ein {
@@ -505,9 +506,10 @@ TypeRef Infer::reduce(const NodeRef& e) {
       err("E004", "cannot determine how many axes `.." + s->name + "` stands for", s->span,
           "rank unknown", "use `.." + s->name + "` in an access of an array whose rank is known");
   }
-  const std::string& op = e->name;
+  const std::string& op = e->name;  // the spelling, for messages
+  const ir::ReduceOp rop = ir::reduce_op(*e);
   TypeRef rb = resolved(bt);
-  if (op == "all" || op == "any") {
+  if (ir::is_logical_reduce(rop)) {
     expect(ir::t_bool(), bt, ir::reduce_body(*e)->span, "the body of `" + op + "`");
     return ir::t_bool();
   }
@@ -515,13 +517,13 @@ TypeRef Infer::reduce(const NodeRef& e) {
   if (!ts.is_numeric(el) && rb->k != Type::K::Unknown)
     err("E002", "`" + op + "` needs a numeric body, found `" + show(bt) + "`",
         ir::reduce_body(*e)->span);
-  if (op == "argmax" || op == "argmin") {
+  if (ir::is_arg_reduce(rop)) {
     if (e->kids.size() != 2)
       err("E011", "`" + op + "` over several indices is not supported", e->span);
     if (rb->k == Type::K::Array) err("E002", "`" + op + "` needs a scalar body", e->span);
     return ir::t_i32();
   }
-  if ((op == "max" || op == "min") && rb->k == Type::K::Array)
+  if ((rop == ir::ReduceOp::Max || rop == ir::ReduceOp::Min) && rb->k == Type::K::Array)
     err("E002", "`" + op + "[..]` needs a scalar body", ir::reduce_body(*e)->span);
   return bt;
 }

@@ -171,7 +171,7 @@ TEST(ValueTensor, MemoryLimitAndAccounting) {
 TEST(ValueTensor, DefaultConstructedFaultsInsteadOfCrashing) {
   Value v = Value::tensor(Tensor());
   EXPECT_EQ(fault_code([&] { format_value(v); }), "E006");
-  EXPECT_EQ(fault_code([&] { reduce_all("sum", v); }), "E006");
+  EXPECT_EQ(fault_code([&] { reduce_all(ir::ReduceOp::Sum, v); }), "E006");
   EXPECT_EQ(fault_code([&] { binary_op(ir::BinOp::Add, v, v); }), "E006");
   EXPECT_EQ(fault_code([&] { math1(MathFn::Sqrt, v); }), "E006");
   EXPECT_EQ(fault_code([&] { Tensor().copy(); }), "E006");

@@ -187,41 +187,41 @@ TEST(ValueEquality, Structural) {
 
 TEST(ValueReduce, AllOps) {
   Value v = vec(DType::I32, {3, -1, 4, 1, 5});
-  EXPECT_EQ(reduce_all("sum", v).i, 12);
-  EXPECT_EQ(reduce_all("prod", v).i, -60);
-  EXPECT_EQ(reduce_all("max", v).i, 5);
-  EXPECT_EQ(reduce_all("min", v).i, -1);
-  EXPECT_EQ(reduce_all("sum", v).dt, DType::I32);
-  EXPECT_TRUE(reduce_all("any", v).b);
-  EXPECT_TRUE(reduce_all("all", v).b);
-  EXPECT_EQ(reduce_all("sum", vec(DType::I32, {INT32_MAX, 1})).i, INT32_MIN);  // wraps
+  EXPECT_EQ(reduce_all(ir::ReduceOp::Sum, v).i, 12);
+  EXPECT_EQ(reduce_all(ir::ReduceOp::Prod, v).i, -60);
+  EXPECT_EQ(reduce_all(ir::ReduceOp::Max, v).i, 5);
+  EXPECT_EQ(reduce_all(ir::ReduceOp::Min, v).i, -1);
+  EXPECT_EQ(reduce_all(ir::ReduceOp::Sum, v).dt, DType::I32);
+  EXPECT_TRUE(reduce_all(ir::ReduceOp::Any, v).b);
+  EXPECT_TRUE(reduce_all(ir::ReduceOp::All, v).b);
+  EXPECT_EQ(reduce_all(ir::ReduceOp::Sum, vec(DType::I32, {INT32_MAX, 1})).i, INT32_MIN);  // wraps
   Value f = vec(DType::F32, {0.1, 0.2, 0.3});
-  Value s = reduce_all("sum", f);
+  Value s = reduce_all(ir::ReduceOp::Sum, f);
   EXPECT_EQ(s.dt, DType::F32);
   EXPECT_EQ(s.f, static_cast<double>((0.1f + 0.2f) + 0.3f));
-  EXPECT_EQ(reduce_all("max", vec(DType::F64, {1, NAN, 3})).tag, Value::Tag::Float);
-  EXPECT_TRUE(std::isnan(reduce_all("max", vec(DType::F64, {1, NAN, 3})).f));
+  EXPECT_EQ(reduce_all(ir::ReduceOp::Max, vec(DType::F64, {1, NAN, 3})).tag, Value::Tag::Float);
+  EXPECT_TRUE(std::isnan(reduce_all(ir::ReduceOp::Max, vec(DType::F64, {1, NAN, 3})).f));
   Value empty_f = vec(DType::F64, {});
-  EXPECT_EQ(reduce_all("sum", empty_f).f, 0.0);
-  EXPECT_EQ(reduce_all("prod", empty_f).f, 1.0);
-  EXPECT_EQ(reduce_all("max", empty_f).f, -INFINITY);
-  EXPECT_EQ(reduce_all("min", empty_f).f, INFINITY);
-  EXPECT_EQ(reduce_all("sum", vec(DType::I64, {})).i, 0);
-  EXPECT_EQ(fault_code([] { reduce_all("max", vec(DType::I32, {})); }), "E006");
-  EXPECT_EQ(fault_code([] { reduce_all("min", vec(DType::I8, {})); }), "E006");
+  EXPECT_EQ(reduce_all(ir::ReduceOp::Sum, empty_f).f, 0.0);
+  EXPECT_EQ(reduce_all(ir::ReduceOp::Prod, empty_f).f, 1.0);
+  EXPECT_EQ(reduce_all(ir::ReduceOp::Max, empty_f).f, -INFINITY);
+  EXPECT_EQ(reduce_all(ir::ReduceOp::Min, empty_f).f, INFINITY);
+  EXPECT_EQ(reduce_all(ir::ReduceOp::Sum, vec(DType::I64, {})).i, 0);
+  EXPECT_EQ(fault_code([] { reduce_all(ir::ReduceOp::Max, vec(DType::I32, {})); }), "E006");
+  EXPECT_EQ(fault_code([] { reduce_all(ir::ReduceOp::Min, vec(DType::I8, {})); }), "E006");
   Value b = vec(DType::Bool, {1, 0, 1});
-  EXPECT_FALSE(reduce_all("all", b).b);
-  EXPECT_TRUE(reduce_all("any", b).b);
-  EXPECT_TRUE(reduce_all("all", vec(DType::Bool, {})).b);
-  EXPECT_FALSE(reduce_all("any", vec(DType::Bool, {})).b);
-  EXPECT_EQ(fault_code([&] { reduce_all("sum", b); }), "E002");
-  EXPECT_EQ(fault_code([&] { reduce_all("median", v); }), "E006");
-  EXPECT_EQ(fault_code([] { reduce_all("sum", str("x")); }), "E002");
+  EXPECT_FALSE(reduce_all(ir::ReduceOp::All, b).b);
+  EXPECT_TRUE(reduce_all(ir::ReduceOp::Any, b).b);
+  EXPECT_TRUE(reduce_all(ir::ReduceOp::All, vec(DType::Bool, {})).b);
+  EXPECT_FALSE(reduce_all(ir::ReduceOp::Any, vec(DType::Bool, {})).b);
+  EXPECT_EQ(fault_code([&] { reduce_all(ir::ReduceOp::Sum, b); }), "E002");
+  EXPECT_EQ(fault_code([&] { reduce_all(ir::ReduceOp::ArgMax, v); }), "E006");  // not a whole-array reduction
+  EXPECT_EQ(fault_code([] { reduce_all(ir::ReduceOp::Sum, str("x")); }), "E002");
   // Any rank; long f32 sums stay accurate (pairwise).
   Tensor big = Tensor::alloc(DType::F32, {100, 1000});
   for (int64_t k = 0; k < big.size(); ++k) big.set_f64(k, 0.1);
-  EXPECT_NEAR(reduce_all("sum", Value::tensor(big)).f, 10000.0, 0.05);
-  EXPECT_EQ(reduce_all("sum", f32(2.5)).f, 2.5);
+  EXPECT_NEAR(reduce_all(ir::ReduceOp::Sum, Value::tensor(big)).f, 10000.0, 0.05);
+  EXPECT_EQ(reduce_all(ir::ReduceOp::Sum, f32(2.5)).f, 2.5);
 }
 
 TEST(ValueMath, Unary) {
