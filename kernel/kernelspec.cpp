@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/config/env.h"
+
 namespace fs = std::filesystem;
 
 namespace ein::kernel {
@@ -38,7 +40,7 @@ std::string user_data_dir() {
 // the source tree baked in at build time.
 std::string template_dir() {
   std::vector<fs::path> cands;
-  if (auto d = env("EIN_SHARE_DIR"); !d.empty()) cands.push_back(fs::path(d) / "jupyter");
+  if (auto d = config::value(config::Env::ShareDir)) cands.push_back(fs::path(*d) / "jupyter");
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {

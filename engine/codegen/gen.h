@@ -129,6 +129,7 @@ class Gen {
     bool no_exit = false;  // all/any without short circuit (parallel partials)
   };
   RedVars red_vars(const ir::NodeRef& r);
+  LoopSpec red_loop(const std::vector<ir::NodeRef>& vars, size_t j, const ir::NodeRef& body);
   void red_init(const RedVars& R);
   void red_step(const RedVars& R, const std::string& v, const std::string& first);
   void red_point(const RedVars& R, const ir::NodeRef& body, const std::string& first);

@@ -58,25 +58,9 @@ bool Gen::only_small_loops(const NodeRef& n) const {
 }
 
 double Gen::static_work(const NodeRef& n) const {
-  // Product of trip counts along the deepest loop chain; unknown extents count as 16.
-  if (n->kind == Kind::LReduce && precomputed_.count(n->id)) return 1;
-  double best = 1;
-  for (auto& kid : n->kids) {
-    if (!kid) continue;
-    best = std::max(best, static_work(kid));
-  }
-  auto trip = [&](const NodeRef& lo, const NodeRef& hi) {
-    auto n = static_trip(cx, *unit, lo, hi);
-    return n ? *n : 16.0;
-  };
-  if (n->kind == Kind::LFor) return trip(n->kids[0], n->kids[1]) * static_work(n->kids[2]);
-  if (n->kind == Kind::LReduce) {
-    double w = static_work(n->kids[0]);
-    for (size_t i = 1; i < n->kids.size(); ++i)
-      if (n->kids[i]->kind == Kind::LoopVar) w *= trip(n->kids[i]->kids[0], n->kids[i]->kids[1]);
-    return std::max(best, w);
-  }
-  return best;
+  // Unknown extents count as 16; a reduction computed before the loops (precomputed_) as 1.
+  auto done = [&](const NodeRef& x) { return x->kind == Kind::LReduce && precomputed_.count(x->id) > 0; };
+  return *static_points(cx, *unit, n, 16.0, done);
 }
 
 ir::TypeRef Gen::type_of_def(const NodeRef& name) const {

@@ -243,6 +243,18 @@ void Gen::red_point(const RedVars& R, const NodeRef& body, const std::string& fi
   unbind_to(m);
 }
 
+// The loop over the j-th variable of a reduction; innermost when it and the loops inside it are
+// small enough to unroll or vectorise.
+Gen::LoopSpec Gen::red_loop(const std::vector<NodeRef>& vars, size_t j, const NodeRef& body) {
+  LoopSpec sp;
+  sp.lo = ir::loopvar_lo(*vars[j]);
+  sp.hi = ir::loopvar_hi(*vars[j]);
+  sp.def = vars[j]->def;
+  sp.innermost = only_small_loops(body);
+  for (size_t l = j + 1; l < vars.size() && sp.innermost; ++l) sp.innermost = small_range(vars[l]);
+  return sp;
+}
+
 Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
   std::vector<NodeRef> vars;
   for (size_t i = 1; i < r->kids.size(); ++i) {
@@ -257,12 +269,7 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
   red_init(R);
   std::string first;
   for (size_t j = 0; j < vars.size(); ++j) {
-    LoopSpec sp;
-    sp.lo = vars[j]->kids[0];
-    sp.hi = vars[j]->kids[1];
-    sp.def = vars[j]->def;
-    sp.innermost = only_small_loops(body);
-    for (size_t l = j + 1; l < vars.size() && sp.innermost; ++l) sp.innermost = small_range(vars[l]);
+    LoopSpec sp = red_loop(vars, j, body);
     sp.simd = sp.innermost && simd;
     if (sp.simd && is_additive(R.op)) sp.simd_clause = std::string("reduction(") + (R.op == Op::Sum ? "+" : "*") + ":" + R.acc + ")";
     if (sp.simd && R.simd_max)
@@ -305,12 +312,7 @@ Val Gen::reduce_parallel(const NodeRef& r) {
   const NodeRef& body = r->kids[0];
   std::string first;
   for (size_t j = 0; j < vars.size(); ++j) {
-    LoopSpec sp;
-    sp.lo = vars[j]->kids[0];
-    sp.hi = vars[j]->kids[1];
-    sp.def = vars[j]->def;
-    sp.innermost = only_small_loops(body);
-    for (size_t l = j + 1; l < vars.size() && sp.innermost; ++l) sp.innermost = small_range(vars[l]);
+    LoopSpec sp = red_loop(vars, j, body);
     sp.omp_for = j == 0;
     std::string v = open_loop(sp);
     if (j == 0) first = v;

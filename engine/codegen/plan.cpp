@@ -19,33 +19,6 @@ PlanOptions::Mode parse_mode(const std::string& s) {
 
 namespace {
 
-// Points a statement executes, when every trip count is known before the run.
-std::optional<double> static_points(const CompileCtx& cx, const Unit& u, const NodeRef& n) {
-  double best = 1;
-  bool known = true;
-  std::function<double(const NodeRef&)> walk = [&](const NodeRef& x) -> double {
-    if (!x) return 1;
-    auto trip = [&](const NodeRef& lo, const NodeRef& hi) {
-      auto n = static_trip(cx, u, lo, hi);
-      if (!n) known = false;
-      return n ? *n : 1.0;
-    };
-    double inner = 1;
-    for (auto& kid : x->kids) inner = std::max(inner, walk(kid));
-    if (x->kind == Kind::LFor) return trip(x->kids[0], x->kids[1]) * walk(x->kids[2]);
-    if (x->kind == Kind::LReduce) {
-      double w = walk(x->kids[0]);
-      for (size_t i = 1; i < x->kids.size(); ++i)
-        if (x->kids[i]->kind == Kind::LoopVar) w *= trip(x->kids[i]->kids[0], x->kids[i]->kids[1]);
-      return std::max(inner, w);
-    }
-    return inner;
-  };
-  best = walk(n);
-  if (!known) return std::nullopt;
-  return best;
-}
-
 bool has_reduce(const NodeRef& n) {
   bool found = false;
   std::function<void(const NodeRef&)> walk = [&](const NodeRef& x) {
@@ -99,7 +72,7 @@ std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const Node
     if (why) *why = e.why;
     return std::nullopt;
   }
-  auto pts = static_points(cx, u, clause);
+  auto pts = static_points(cx, u, clause, std::nullopt);
   k.work = pts ? *pts : -1;
   return k;
 }
@@ -126,7 +99,7 @@ std::optional<Kernel> gen_expr(const CompileCtx& cx, const Unit& u, const NodeRe
     if (why) *why = e.why;
     return std::nullopt;
   }
-  auto pts = static_points(cx, u, expr_kernel_value(let));
+  auto pts = static_points(cx, u, expr_kernel_value(let), std::nullopt);
   k.work = pts ? *pts : -1;
   return k;
 }

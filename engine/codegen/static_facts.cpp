@@ -1,60 +1,19 @@
 #include "engine/codegen/static_facts.h"
 
-#include "lang/passes/ir_build.h"
+#include <algorithm>
+
+#include "lang/passes/int_fold.h"
 
 namespace ein::codegen {
 
-using ir::Kind;
-
+// One folder for the compiler and the native tier (lang/passes/int_fold.h): planning sees every
+// value shape analysis saw.
 std::optional<std::vector<int64_t>> static_shape(const CompileCtx& cx, const Unit& u, ir::DefId d) {
-  if (auto it = u.def_shapes.find(d); it != u.def_shapes.end()) return it->second;
-  if (auto it = cx.global_shapes.find(d); it != cx.global_shapes.end()) return it->second;
-  if (auto s = cx.env.shape_of(d)) return *s;
-  return std::nullopt;
+  return known_def_shape(cx, u, d);
 }
 
 std::optional<int64_t> static_int(const CompileCtx& cx, const Unit& u, const ir::NodeRef& e) {
-  if (!e) return std::nullopt;
-  switch (e->kind) {
-    case Kind::IntLit: return e->ival;
-    case Kind::Name: {
-      if (auto it = cx.const_ints.find(e->def); it != cx.const_ints.end()) return it->second;
-      if (auto it = u.int_values.find(e->def); it != u.int_values.end()) return it->second;
-      return cx.env.int_value(e->def);
-    }
-    case Kind::Binary: {
-      auto a = static_int(cx, u, e->kids[0]), b = static_int(cx, u, e->kids[1]);
-      if (!a || !b) return std::nullopt;
-      switch (static_cast<ir::BinOp>(e->ival)) {
-        case ir::BinOp::Add: return irb::add_exact(*a, *b);
-        case ir::BinOp::Sub: return irb::sub_exact(*a, *b);
-        case ir::BinOp::Mul: return irb::mul_exact(*a, *b);
-        default: return std::nullopt;
-      }
-    }
-    case Kind::Unary: {
-      auto a = static_int(cx, u, e->kids[0]);
-      if (a && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) return irb::sub_exact(0, *a);
-      return std::nullopt;
-    }
-    case Kind::IMin:
-    case Kind::IMax: {
-      auto a = static_int(cx, u, e->kids[0]), b = static_int(cx, u, e->kids[1]);
-      if (!a || !b) {
-        // max(0, x) with x unknown stays unknown; min(a, ?) too.
-        return std::nullopt;
-      }
-      return e->kind == Kind::IMin ? std::min(*a, *b) : std::max(*a, *b);
-    }
-    case Kind::DimOf: {
-      if (e->kids[0]->kind != Kind::Name) return std::nullopt;
-      auto s = static_shape(cx, u, e->kids[0]->def);
-      size_t axis = static_cast<size_t>(e->ival);
-      if (!s || axis >= s->size() || (*s)[axis] < 0) return std::nullopt;
-      return (*s)[axis];
-    }
-    default: return std::nullopt;
-  }
+  return fold_int(cx, u, e);
 }
 
 std::optional<double> static_trip(const CompileCtx& cx, const Unit& u, const ir::NodeRef& lo, const ir::NodeRef& hi) {
@@ -62,6 +21,34 @@ std::optional<double> static_trip(const CompileCtx& cx, const Unit& u, const ir:
   if (!a || !b) return std::nullopt;
   const __int128 n = static_cast<__int128>(*b) - *a;
   return n > 0 ? static_cast<double>(n) : 0.0;
+}
+
+std::optional<double> static_points(const CompileCtx& cx, const Unit& u, const ir::NodeRef& n,
+                                    std::optional<double> unknown_trip,
+                                    const std::function<bool(const ir::NodeRef&)>& skip) {
+  using ir::Kind;
+  bool known = true;
+  auto trip = [&](const ir::NodeRef& lo, const ir::NodeRef& hi) {
+    if (auto t = static_trip(cx, u, lo, hi)) return *t;
+    if (!unknown_trip) known = false;
+    return unknown_trip.value_or(1.0);
+  };
+  std::function<double(const ir::NodeRef&)> walk = [&](const ir::NodeRef& x) -> double {
+    if (!x || (skip && skip(x))) return 1;
+    double inner = 1;
+    for (auto& kid : x->kids) inner = std::max(inner, walk(kid));
+    if (x->kind == Kind::LFor) return trip(ir::lfor_lo(*x), ir::lfor_hi(*x)) * walk(ir::lfor_body(*x));
+    if (x->kind == Kind::LReduce) {
+      double w = walk(ir::lreduce_body(*x));
+      for (auto& item : ir::lreduce_items(*x))
+        if (item->kind == Kind::LoopVar) w *= trip(ir::loopvar_lo(*item), ir::loopvar_hi(*item));
+      return std::max(inner, w);
+    }
+    return inner;
+  };
+  double w = walk(n);
+  if (!known) return std::nullopt;
+  return w;
 }
 
 }  // namespace ein::codegen

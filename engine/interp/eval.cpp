@@ -17,25 +17,21 @@ namespace {
   throw DiagError(make_diag(f.code, f.what(), n->span));
 }
 
-bool fast_float(BinOp op, DType dt, double a, double b, Value& out) {
-  if (dt == DType::F32) {
-    float x = static_cast<float>(a), y = static_cast<float>(b);
-    switch (op) {
-      case BinOp::Add: out = Value::floating(x + y, dt); return true;
-      case BinOp::Sub: out = Value::floating(x - y, dt); return true;
-      case BinOp::Mul: out = Value::floating(x * y, dt); return true;
-      case BinOp::Div: out = Value::floating(x / y, dt); return true;
-      default: break;
-    }
-  } else if (dt == DType::F64) {
-    switch (op) {
-      case BinOp::Add: out = Value::floating(a + b, dt); return true;
-      case BinOp::Sub: out = Value::floating(a - b, dt); return true;
-      case BinOp::Mul: out = Value::floating(a * b, dt); return true;
-      case BinOp::Div: out = Value::floating(a / b, dt); return true;
-      default: break;
-    }
+// + - * / computed at the precision of F (float for f32: rounding each step as f32 does).
+template <class F>
+bool float_arith(BinOp op, F x, F y, DType dt, Value& out) {
+  switch (op) {
+    case BinOp::Add: out = Value::floating(x + y, dt); return true;
+    case BinOp::Sub: out = Value::floating(x - y, dt); return true;
+    case BinOp::Mul: out = Value::floating(x * y, dt); return true;
+    case BinOp::Div: out = Value::floating(x / y, dt); return true;
+    default: return false;
   }
+}
+
+bool fast_float(BinOp op, DType dt, double a, double b, Value& out) {
+  if (dt == DType::F32 && float_arith(op, static_cast<float>(a), static_cast<float>(b), dt, out)) return true;
+  if (dt == DType::F64 && float_arith(op, a, b, dt, out)) return true;
   switch (op) {
     case BinOp::Lt: out = Value::boolean(a < b); return true;
     case BinOp::Le: out = Value::boolean(a <= b); return true;

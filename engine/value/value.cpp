@@ -62,13 +62,21 @@ int64_t payload_of(const std::vector<Value>& v) { return static_cast<int64_t>(v.
 
 }  // namespace
 
-Value Value::string(std::string s) {
+namespace {
+
+// A string, tuple or list: its storage counted with what it holds (payload_of).
+template <class T>
+Value string_or_items(Value::Tag tag, T content) {
   Value x;
-  x.tag = Tag::Str;
-  int64_t p = payload_of(s);
-  x.obj = counted(std::move(s), p);
+  x.tag = tag;
+  int64_t p = payload_of(content);
+  x.obj = counted(std::move(content), p);
   return x;
 }
+
+}  // namespace
+
+Value Value::string(std::string s) { return string_or_items(Tag::Str, std::move(s)); }
 
 Value Value::tensor(Tensor t) {
   Value x;
@@ -78,21 +86,8 @@ Value Value::tensor(Tensor t) {
   return x;
 }
 
-Value Value::tuple(std::vector<Value> items) {
-  Value x;
-  x.tag = Tag::Tuple;
-  int64_t p = payload_of(items);
-  x.obj = counted(std::move(items), p);
-  return x;
-}
-
-Value Value::list(std::vector<Value> items) {
-  Value x;
-  x.tag = Tag::List;
-  int64_t p = payload_of(items);
-  x.obj = counted(std::move(items), p);
-  return x;
-}
+Value Value::tuple(std::vector<Value> items) { return string_or_items(Tag::Tuple, std::move(items)); }
+Value Value::list(std::vector<Value> items) { return string_or_items(Tag::List, std::move(items)); }
 
 Value Value::range(int64_t lo, int64_t hi_exclusive) {
   if (hi_exclusive > std::numeric_limits<int64_t>::min()) return range_inclusive(lo, hi_exclusive - 1);

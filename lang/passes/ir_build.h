@@ -25,4 +25,12 @@ ir::NodeRef dim_of(const ir::NodeRef& name_node, int axis);
 // A fresh reference to a definition (same spelling, given DefId).
 ir::NodeRef ref(const std::string& name, ir::DefId def, Span span = {});
 
+// A statement that declares an item (fn, module, import, struct/enum): it has no value and
+// nothing to run; each statement walker skips it (a Const is typed, shaped and evaluated apart).
+inline bool is_item_decl(ir::Kind k) {
+  using ir::Kind;
+  return k == Kind::Fn || k == Kind::DiffFn || k == Kind::Use || k == Kind::Mod || k == Kind::StructDecl ||
+         k == Kind::EnumDecl;
+}
+
 }  // namespace ein::irb

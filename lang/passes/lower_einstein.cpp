@@ -29,14 +29,8 @@ class Lowerer : public ir::Mutator {
       case Kind::Reduce: return lower_reduce(n);
       case Kind::Where: return lower_where_expr(n);
       case Kind::Lambda: return n;  // its body belongs to its own units
-      case Kind::Fn:
-      case Kind::DiffFn:
-      case Kind::Use:
-      case Kind::Mod:
-      case Kind::StructDecl:
-      case Kind::EnumDecl:
       case Kind::Const: return ir::make({.kind = Kind::LNop, .span = n->span});
-      default: return nullptr;
+      default: return irb::is_item_decl(n->kind) ? ir::make({.kind = Kind::LNop, .span = n->span}) : nullptr;
     }
   }
 

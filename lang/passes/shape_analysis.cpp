@@ -4,6 +4,7 @@
 
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
+#include "lang/passes/int_fold.h"
 #include "lang/passes/ir_build.h"
 #include "lang/resolve/builtins.h"
 
@@ -37,82 +38,11 @@ class ShapeWalker {
     }
   }
 
-  std::optional<int64_t> fold(const NodeRef& e) const {
-    if (!e) return std::nullopt;
-    switch (e->kind) {
-      case Kind::IntLit: return e->ival;
-      case Kind::Unary:
-        if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg)
-          if (auto v = fold(e->kids[0])) return irb::sub_exact(0, *v);
-        return std::nullopt;
-      case Kind::Binary: {
-        // Exact or not at all: a bound past i64 stays symbolic for the run-time E006/E008.
-        auto a = fold(e->kids[0]), b = fold(e->kids[1]);
-        if (!a || !b) return std::nullopt;
-        switch (static_cast<ir::BinOp>(e->ival)) {
-          case ir::BinOp::Add: return irb::add_exact(*a, *b);
-          case ir::BinOp::Sub: return irb::sub_exact(*a, *b);
-          case ir::BinOp::Mul: return irb::mul_exact(*a, *b);
-          case ir::BinOp::Div: if (*b != 0 && !(*b == -1 && *a == INT64_MIN)) return *a / *b; return std::nullopt;
-          case ir::BinOp::Mod: if (*b != 0 && *b != -1) return *a % *b; return std::nullopt;
-          default: return std::nullopt;
-        }
-      }
-      case Kind::IMin:
-      case Kind::IMax: {
-        auto a = fold(e->kids[0]), b = fold(e->kids[1]);
-        if (!a || !b) return std::nullopt;
-        return e->kind == Kind::IMin ? std::min(*a, *b) : std::max(*a, *b);
-      }
-      case Kind::DimOf: {
-        Shape s = def_shape(e->kids[0]->def);
-        if (s && e->ival >= 0 && e->ival < static_cast<int64_t>(s->size()) && (*s)[e->ival] >= 0)
-          return (*s)[e->ival];
-        return std::nullopt;
-      }
-      case Kind::Name:
-      case Kind::Path: {
-        if (auto it = cx_.const_ints.find(e->def); it != cx_.const_ints.end()) return it->second;
-        if (auto it = u_.int_values.find(e->def); it != u_.int_values.end()) return it->second;
-        return cx_.env.int_value(e->def);
-      }
-      case Kind::Call: {
-        if (e->kids.size() == 2 && e->kids[0]->def == builtin_def(Builtin::Len)) {
-          Shape s = static_shape(e->kids[1]);
-          if (s && !s->empty() && (*s)[0] >= 0) return (*s)[0];
-        }
-        return std::nullopt;
-      }
-      case Kind::Cast: {
-        // `as` wraps into narrower integers at run time; fold only what the cast keeps as is.
-        auto v = fold(e->kids[0]);
-        const std::string& to = ir::cast_type(*e)->name;
-        if (!v || (to != "i64" && to != "i32" && to != "i8")) return std::nullopt;
-        if (to == "i32" && (*v < INT32_MIN || *v > INT32_MAX)) return std::nullopt;
-        if (to == "i8" && (*v < INT8_MIN || *v > INT8_MAX)) return std::nullopt;
-        return v;
-      }
-      default: return std::nullopt;
-    }
-  }
+  std::optional<int64_t> fold(const NodeRef& e) const { return fold_int(cx_, u_, e); }
 
  private:
-  Shape by_type(const ir::TypeRef& t) const {
-    int r = ir::rank_of(t);
-    if (t && t->k == ir::Type::K::Unknown) return std::nullopt;
-    if (r < 0) return std::nullopt;
-    if (t->k == ir::Type::K::List) return StaticShape{-1};
-    return StaticShape(static_cast<size_t>(r), -1);
-  }
-
-  Shape def_shape(DefId d) const {
-    if (auto it = u_.def_shapes.find(d); it != u_.def_shapes.end()) return it->second;
-    for (const Unit* p = u_.parent; p; p = p->parent)
-      if (auto it = p->def_shapes.find(d); it != p->def_shapes.end()) return it->second;
-    if (auto it = cx_.global_shapes.find(d); it != cx_.global_shapes.end()) return it->second;
-    if (auto s = cx_.env.shape_of(d)) return *s;
-    return std::nullopt;
-  }
+  Shape by_type(const ir::TypeRef& t) const { return shape_of_type(t); }
+  Shape def_shape(DefId d) const { return known_def_shape(cx_, u_, d); }
 
   void set_def(DefId d, const Shape& s) {
     if (!s) return;
@@ -120,12 +50,7 @@ class ShapeWalker {
     if (cx_.resolver.info(d).kind == DefKind::Global) cx_.global_shapes[d] = *s;
   }
 
-  Shape static_shape(const NodeRef& e) const {
-    auto it = u_.shapes.find(e->id);
-    if (it != u_.shapes.end()) return it->second;
-    if (e->kind == Kind::Name) return def_shape(e->def);
-    return by_type(u_.type(e));
-  }
+  Shape static_shape(const NodeRef& e) const { return known_shape(cx_, u_, e); }
 
   Shape record(const NodeRef& e, Shape s) {
     if (s) u_.shapes[e->id] = *s;
@@ -138,17 +63,12 @@ class ShapeWalker {
   }
 
   void stmt(const NodeRef& s) {
+    if (irb::is_item_decl(s->kind)) return;
     switch (s->kind) {
       case Kind::Let: let(s); break;
       case Kind::EinGroup: ein_group(s); break;
-      case Kind::ExprStmt: shape(s->kids[0]); break;
+      case Kind::ExprStmt: shape(ir::stmt_expr(*s)); break;
       case Kind::Const:
-      case Kind::Fn:
-      case Kind::DiffFn:
-      case Kind::Use:
-      case Kind::Mod:
-      case Kind::StructDecl:
-      case Kind::EnumDecl:
       case Kind::Error: break;
       default: shape(s); break;
     }
@@ -580,8 +500,6 @@ class ShapeWalker {
   int guarded_ = 0;
   int depth_ = 0;  // nesting of call checks
   DefId group_;
-
-  friend std::optional<int64_t> ein::fold_int(CompileCtx&, const Unit&, const NodeRef&);
 };
 
 }  // namespace
@@ -591,11 +509,6 @@ void analyze_shapes(CompileCtx& cx) {
     ShapeWalker w(cx, *cx.units[i]);
     w.run();
   }
-}
-
-std::optional<int64_t> fold_int(CompileCtx& cx, const Unit& u, const NodeRef& e) {
-  ShapeWalker w(cx, const_cast<Unit&>(u));
-  return w.fold(e);
 }
 
 }  // namespace ein

@@ -2,6 +2,7 @@
 #include <optional>
 
 #include "lang/ir/node.h"
+#include "lang/passes/int_fold.h"  // fold_int: what shape analysis knows, folded
 
 namespace ein {
 struct CompileCtx;
@@ -16,7 +17,5 @@ struct Unit;
 // Folded range bounds are stored in RangeFact::lo_const / hi_const.
 void analyze_shapes(CompileCtx& cx);
 
-// Folds an integer IR expression with what shape analysis knows in unit `u`.
-std::optional<int64_t> fold_int(CompileCtx& cx, const Unit& u, const ir::NodeRef& e);
 
 }  // namespace ein

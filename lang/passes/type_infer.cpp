@@ -5,6 +5,7 @@
 #include "lang/passes/classify_where.h"
 #include "lang/passes/group_einstein.h"
 #include "lang/passes/inline_literals.h"
+#include "lang/passes/ir_build.h"
 #include "lang/passes/type_infer_impl.h"
 
 namespace ein {
@@ -122,17 +123,12 @@ TypeRef Infer::block(const NodeRef& b) {
 }
 
 void Infer::stmt(const NodeRef& s) {
+  if (irb::is_item_decl(s->kind)) return;
   switch (s->kind) {
     case Kind::Let: let(s); break;
     case Kind::EinGroup: ein_group(s); break;
     case Kind::Const: const_type(s->def, s->span); break;
-    case Kind::ExprStmt: expr(s->kids[0]); break;
-    case Kind::Fn:
-    case Kind::DiffFn:
-    case Kind::Use:
-    case Kind::Mod:
-    case Kind::StructDecl:
-    case Kind::EnumDecl:
+    case Kind::ExprStmt: expr(ir::stmt_expr(*s)); break;
     case Kind::Error: break;
     default: expr(s); break;
   }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -83,6 +84,8 @@ TEST(ConfigEnv, NoOtherSourceReadsAnEinVariable) {
       ss << in.rdbuf();
       ++files;
       EXPECT_EQ(ss.str().find("getenv(\"EIN_"), std::string::npos) << e.path();
+      // Nor through a local wrapper: an EIN_ name as a call's whole argument (`env("EIN_X")`).
+      EXPECT_FALSE(std::regex_search(ss.str(), std::regex(R"re(\(\s*"EIN_[A-Z_]*"\s*\))re"))) << e.path();
     }
   }
   EXPECT_GT(files, 50);

@@ -1,0 +1,102 @@
+#include "lang/passes/int_fold.h"
+
+#include <algorithm>
+
+#include "lang/passes/context.h"
+#include "lang/passes/ir_build.h"
+#include "lang/resolve/builtins.h"
+
+namespace ein {
+
+using ir::Kind;
+using ir::NodeRef;
+using Shape = std::optional<StaticShape>;
+
+Shape shape_of_type(const ir::TypeRef& t) {
+  int r = ir::rank_of(t);
+  if (t && t->k == ir::Type::K::Unknown) return std::nullopt;
+  if (r < 0) return std::nullopt;
+  if (t->k == ir::Type::K::List) return StaticShape{-1};
+  return StaticShape(static_cast<size_t>(r), -1);
+}
+
+Shape known_def_shape(const CompileCtx& cx, const Unit& u, ir::DefId d) {
+  if (auto it = u.def_shapes.find(d); it != u.def_shapes.end()) return it->second;
+  for (const Unit* p = u.parent; p; p = p->parent)
+    if (auto it = p->def_shapes.find(d); it != p->def_shapes.end()) return it->second;
+  if (auto it = cx.global_shapes.find(d); it != cx.global_shapes.end()) return it->second;
+  if (auto s = cx.env.shape_of(d)) return *s;
+  return std::nullopt;
+}
+
+Shape known_shape(const CompileCtx& cx, const Unit& u, const NodeRef& e) {
+  auto it = u.shapes.find(e->id);
+  if (it != u.shapes.end()) return it->second;
+  if (e->kind == Kind::Name) return known_def_shape(cx, u, e->def);
+  return shape_of_type(u.type(e));
+}
+
+std::optional<int64_t> fold_int(const CompileCtx& cx, const Unit& u, const NodeRef& e) {
+  if (!e) return std::nullopt;
+  auto fold = [&](const NodeRef& x) { return fold_int(cx, u, x); };
+  switch (e->kind) {
+    case Kind::IntLit: return e->ival;
+    case Kind::Unary:
+      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg)
+        if (auto v = fold(ir::unary_operand(*e))) return irb::sub_exact(0, *v);
+      return std::nullopt;
+    case Kind::Binary: {
+      auto a = fold(ir::bin_lhs(*e)), b = fold(ir::bin_rhs(*e));
+      if (!a || !b) return std::nullopt;
+      switch (static_cast<ir::BinOp>(e->ival)) {
+        case ir::BinOp::Add: return irb::add_exact(*a, *b);
+        case ir::BinOp::Sub: return irb::sub_exact(*a, *b);
+        case ir::BinOp::Mul: return irb::mul_exact(*a, *b);
+        case ir::BinOp::Div: if (*b != 0 && !(*b == -1 && *a == INT64_MIN)) return *a / *b; return std::nullopt;
+        case ir::BinOp::Mod: if (*b != 0 && *b != -1) return *a % *b; return std::nullopt;
+        default: return std::nullopt;
+      }
+    }
+    case Kind::IMin: {
+      auto a = fold(ir::imin_a(*e)), b = fold(ir::imin_b(*e));
+      if (!a || !b) return std::nullopt;
+      return std::min(*a, *b);
+    }
+    case Kind::IMax: {
+      auto a = fold(ir::imax_a(*e)), b = fold(ir::imax_b(*e));
+      if (!a || !b) return std::nullopt;
+      return std::max(*a, *b);
+    }
+    case Kind::DimOf: {
+      Shape s = known_def_shape(cx, u, ir::dimof_tensor(*e)->def);
+      if (s && e->ival >= 0 && e->ival < static_cast<int64_t>(s->size()) && (*s)[e->ival] >= 0)
+        return (*s)[e->ival];
+      return std::nullopt;
+    }
+    case Kind::Name:
+    case Kind::Path: {
+      if (auto it = cx.const_ints.find(e->def); it != cx.const_ints.end()) return it->second;
+      if (auto it = u.int_values.find(e->def); it != u.int_values.end()) return it->second;
+      return cx.env.int_value(e->def);
+    }
+    case Kind::Call: {
+      if (ir::call_args_count(*e) == 1 && ir::call_callee(*e)->def == builtin_def(Builtin::Len)) {
+        Shape s = known_shape(cx, u, ir::call_args(*e)[0]);
+        if (s && !s->empty() && (*s)[0] >= 0) return (*s)[0];
+      }
+      return std::nullopt;
+    }
+    case Kind::Cast: {
+      // `as` wraps into narrower integers at run time; fold only what the cast keeps as is.
+      auto v = fold(ir::cast_expr(*e));
+      const std::string& to = ir::cast_type(*e)->name;
+      if (!v || (to != "i64" && to != "i32" && to != "i8")) return std::nullopt;
+      if (to == "i32" && (*v < INT32_MIN || *v > INT32_MAX)) return std::nullopt;
+      if (to == "i8" && (*v < INT8_MIN || *v > INT8_MAX)) return std::nullopt;
+      return v;
+    }
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace ein

@@ -1,0 +1,33 @@
+// What is known about integer expressions and extents before the cell runs, in one place. Shape
+// analysis folds with it while it fills the tables; later passes (recurrence_order, autodiff)
+// and the native tier's planning (engine/codegen/static_facts) ask the same questions and get
+// the same answers.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "lang/ir/node.h"
+#include "lang/ir/type.h"
+
+namespace ein {
+struct CompileCtx;
+struct Unit;
+
+// Static extents of a binding seen from unit `u` (-1: unknown extent): its own table, the units
+// it was created in (closures), this cell's globals, then earlier cells' values. nullopt when
+// not even the rank is known.
+std::optional<std::vector<int64_t>> known_def_shape(const CompileCtx& cx, const Unit& u, ir::DefId d);
+// As many unknown extents as type `t` has axes (a list: one); nullopt for an unknown rank.
+std::optional<std::vector<int64_t>> shape_of_type(const ir::TypeRef& t);
+// Static extents of an expression: the shape recorded for it, its binding's, else as many
+// unknown extents as its type has axes.
+std::optional<std::vector<int64_t>> known_shape(const CompileCtx& cx, const Unit& u, const ir::NodeRef& e);
+
+// The value of an integer IR expression when it is known before the run: literals, constants,
+// integer bindings (this cell's and earlier cells'), static extents (`DimOf`, `len`), exact
+// + - * / %, min/max, and casts that keep the value. Exact or not at all: a result past i64
+// stays unknown, for the run-time E006/E008.
+std::optional<int64_t> fold_int(const CompileCtx& cx, const Unit& u, const ir::NodeRef& e);
+
+}  // namespace ein
