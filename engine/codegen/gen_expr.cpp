@@ -73,10 +73,10 @@ bool Gen::int_ir(const NodeRef& e) const {
   ir::TypeRef t = unit->type(e);
   if (t && ir::rank_of(t) == 0 && ir::elem_of(t) && ir::elem_of(t)->k == ir::Type::K::Scalar) return false;
   if (e->kind == Kind::IntLit) return true;
-  if (e->kind == Kind::Unary) return int_ir(e->kids[0]);
+  if (e->kind == Kind::Unary) return int_ir(ir::unary_operand(*e));
   if (e->kind == Kind::Binary) {
     auto op = static_cast<BinOp>(e->ival);
-    return (op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul) && (int_ir(e->kids[0]) || int_ir(e->kids[1]));
+    return (op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul) && (int_ir(ir::bin_lhs(*e)) || int_ir(ir::bin_rhs(*e)));
   }
   return false;
 }
@@ -152,8 +152,8 @@ Val Gen::value(const NodeRef& e) {
     }
     case Kind::LLetIn: {
       size_t m = mark();
-      bind(e->def, value(e->kids[0]));
-      Val v = value(e->kids[1]);
+      bind(e->def, value(ir::lletin_value(*e)));
+      Val v = value(ir::lletin_body(*e));
       unbind_to(m);
       return v;
     }
@@ -208,14 +208,14 @@ Val Gen::index(const NodeRef& e) {
     case Kind::Binary: {
       auto op = static_cast<BinOp>(e->ival);
       if (op != BinOp::Add && op != BinOp::Sub && op != BinOp::Mul) break;
-      Val a = index(e->kids[0]), b = index(e->kids[1]);
+      Val a = index(ir::bin_lhs(*e)), b = index(ir::bin_rhs(*e));
       const char* o = op == BinOp::Add ? " + " : op == BinOp::Sub ? " - " : " * ";
       return idx("(" + a.c + o + b.c + ")", std::max(a.level, b.level),
                  op == BinOp::Mul ? a.bits + b.bits : std::max(a.bits, b.bits) + 1);
     }
     case Kind::Unary:
       if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) {
-        Val a = index(e->kids[0]);
+        Val a = index(ir::unary_operand(*e));
         return idx("(-(" + a.c + "))", a.level, a.bits);
       }
       break;
@@ -226,8 +226,8 @@ Val Gen::index(const NodeRef& e) {
                  std::max(a.level, b.level), std::max(a.bits, b.bits));
     }
     case Kind::DimOf: {
-      if (e->kids[0]->kind != Kind::Name) unsupported("the extent of a computed value");
-      return dim_of(e->kids[0], static_cast<int>(e->ival));
+      if (ir::dimof_tensor(*e)->kind != Kind::Name) unsupported("the extent of a computed value");
+      return dim_of(ir::dimof_tensor(*e), static_cast<int>(e->ival));
     }
     default: break;
   }
@@ -248,12 +248,12 @@ int Gen::index_bits(const NodeRef& e) {
       break;
     case Kind::Binary: {
       auto op = static_cast<BinOp>(e->ival);
-      if (op == BinOp::Add || op == BinOp::Sub) return std::max(index_bits(e->kids[0]), index_bits(e->kids[1])) + 1;
-      if (op == BinOp::Mul) return std::min(128, index_bits(e->kids[0]) + index_bits(e->kids[1]));
+      if (op == BinOp::Add || op == BinOp::Sub) return std::max(index_bits(ir::bin_lhs(*e)), index_bits(ir::bin_rhs(*e))) + 1;
+      if (op == BinOp::Mul) return std::min(128, index_bits(ir::bin_lhs(*e)) + index_bits(ir::bin_rhs(*e)));
       break;
     }
     case Kind::Unary:
-      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) return index_bits(e->kids[0]);
+      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) return index_bits(ir::unary_operand(*e));
       break;
     case Kind::IMin:
     case Kind::IMax: return std::max(index_bits(e->kids[0]), index_bits(e->kids[1]));
@@ -270,10 +270,10 @@ std::string Gen::wide_index(const NodeRef& e, int site) {
     auto op = static_cast<BinOp>(e->ival);
     if (op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul)
       return std::string(op == BinOp::Add ? "ein_wadd" : op == BinOp::Sub ? "ein_wsub" : "ein_wmul") + pre +
-             wide_index(e->kids[0], site) + ", " + wide_index(e->kids[1], site) + ")";
+             wide_index(ir::bin_lhs(*e), site) + ", " + wide_index(ir::bin_rhs(*e), site) + ")";
   }
   if (e->kind == Kind::Unary && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg)
-    return "ein_wsub" + pre + "0, " + wide_index(e->kids[0], site) + ")";
+    return "ein_wsub" + pre + "0, " + wide_index(ir::unary_operand(*e), site) + ")";
   return "(__int128)" + index(e).c;
 }
 
@@ -315,14 +315,16 @@ Val Gen::binary(const NodeRef& e) {
                        op == BinOp::Gt || op == BinOp::Ge;
   // Comparisons of integer IR built by passes (range and base-case checks: untyped literals,
   // IMin/IMax/DimOf) compare exact index values, as the interpreter's checks do.
-  if (compare && (int_ir(e->kids[0]) || int_ir(e->kids[1]))) {
-    Val a = index(e->kids[0]), b = index(e->kids[1]);
+  const NodeRef& lhs = ir::bin_lhs(*e);
+  const NodeRef& rhs = ir::bin_rhs(*e);
+  if (compare && (int_ir(lhs) || int_ir(rhs))) {
+    Val a = index(lhs), b = index(rhs);
     const char* c = op == BinOp::Eq ? "==" : op == BinOp::Ne ? "!=" : op == BinOp::Lt ? "<"
                   : op == BinOp::Le ? "<=" : op == BinOp::Gt ? ">" : ">=";
     return em.define(DType::Bool, "bool", "(" + a.c + " " + c + " " + b.c + ")", std::max(a.level, b.level),
                      Motion::Cheap);
   }
-  Val a = value(e->kids[0]), b = value(e->kids[1]);
+  Val a = value(lhs), b = value(rhs);
   int level = std::max(a.level, b.level);
   const char* cmp = nullptr;
   switch (op) {
@@ -406,18 +408,18 @@ Val Gen::arith(BinOp op, const Val& a, const Val& b, DType dt, const NodeRef& e)
 Val Gen::logic(const NodeRef& e, bool is_and) {
   // Short circuit: the right operand may fail (e.g. `i > 0 && x[i - 1] > 0`), so it is
   // evaluated only when needed; its pure parts may still be hoisted.
-  Val a = value(e->kids[0]);
+  Val a = value(ir::bin_lhs(*e));
   std::string r = em.fresh("c");
   em.line("bool " + r + " = " + a.c + ";");
   em.open(std::string("if (") + (is_and ? "" : "!") + r + ") {", true);
-  Val b = value(e->kids[1]);
+  Val b = value(ir::bin_rhs(*e));
   em.line(r + " = " + b.c + ";");
   em.close();
   return Val{r, DType::Bool, em.depth()};
 }
 
 Val Gen::unary(const NodeRef& e) {
-  Val a = value(e->kids[0]);
+  Val a = value(ir::unary_operand(*e));
   if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Not)
     return em.define(DType::Bool, "bool", "(!" + a.c + ")", a.level, Motion::Cheap);
   DType dt = a.dt;
@@ -430,24 +432,25 @@ Val Gen::unary(const NodeRef& e) {
 }
 
 Val Gen::cast(const NodeRef& e) {
-  auto to = dtype_from_name(e->kids[1]->kind == Kind::TyPrim ? e->kids[1]->name : "");
+  const NodeRef& type = ir::cast_type(*e);
+  auto to = dtype_from_name(type->kind == Kind::TyPrim ? type->name : "");
   if (!to) unsupported("a cast to a non-scalar type");
-  return convert(value(e->kids[0]), *to);
+  return convert(value(ir::cast_expr(*e)), *to);
 }
 
 Val Gen::if_expr(const NodeRef& e) {
-  if (e->kids.size() < 3 || !e->kids[2]) unsupported("`if` without `else` as a value");
+  if (!ir::if_else(*e)) unsupported("`if` without `else` as a value");
   DType dt = dtype_of(e);
-  Val c = value(e->kids[0]);
+  Val c = value(ir::if_cond(*e));
   std::string r = em.fresh("v");
   em.line(std::string(ctype(dt)) + " " + r + " = 0;");
   em.open("if (" + c.c + ") {", true);
-  Val a = convert(value(e->kids[1]), dt);
+  Val a = convert(value(ir::if_then(*e)), dt);
   em.line(r + " = " + a.c + ";");
   em.close();
   // Not `else`: values hoisted out of the branch land between the two scopes.
   em.open("if (!" + c.c + ") {", true);
-  Val b = convert(value(e->kids[2]), dt);
+  Val b = convert(value(ir::if_else(*e)), dt);
   em.line(r + " = " + b.c + ";");
   em.close();
   return Val{r, dt, em.depth()};
@@ -474,7 +477,7 @@ Val Gen::block(const NodeRef& e) {
 }
 
 Val Gen::member(const NodeRef& e) {
-  const NodeRef& base = e->kids[0];
+  const NodeRef& base = ir::member_base(*e);
   if (base->kind != Kind::Name) unsupported("a member of a computed value");
   if (e->name != "length" && e->name != "size" && e->name != "rank") unsupported("member ." + e->name);
   int b = buffer_of(base);

@@ -17,14 +17,14 @@ bool Interpreter::Impl::eval_point(const NodeRef& body, Value& out) {
   while (true) {
     const NodeRef& n = *cur;
     if (n->kind == Kind::LLetIn) {
-      set_def(n, eval(n->kids[0]));
-      cur = &n->kids[1];
+      set_def(n, eval(ir::lletin_value(*n)));
+      cur = &ir::lletin_body(*n);
       continue;
     }
     if (n->kind == Kind::LGuard) {
-      Value c = eval(n->kids[0]);
+      Value c = eval(ir::lguard_cond(*n));
       if (!c.b) return false;
-      cur = &n->kids[1];
+      cur = &ir::lguard_value(*n);
       continue;
     }
     out = eval(n);
@@ -57,8 +57,7 @@ struct Acc {
 Value Interpreter::Impl::reduce(const NodeRef& r) {
   InLoop in_loop(loop_depth);  // a function called per point must not report progress
   std::vector<const ir::Node*> vars;
-  for (size_t i = 1; i < r->kids.size(); ++i) {
-    const NodeRef& k = r->kids[i];
+  for (const NodeRef& k : ir::lreduce_items(*r)) {
     if (k->kind == Kind::LoopVar) vars.push_back(k.get());
     else if (k->kind == Kind::LCheck) exec(k);
   }
@@ -73,7 +72,7 @@ Value Interpreter::Impl::reduce(const NodeRef& r) {
     a.i = 1;
   }
   if (a.op == Op::All) a.b = true;
-  const NodeRef& body = r->kids[0];
+  const NodeRef& body = ir::lreduce_body(*r);
   auto accumulate = [&](const Value& v, int64_t first_index) {
     a.any = true;
     switch (a.op) {
@@ -141,7 +140,7 @@ Value Interpreter::Impl::reduce(const NodeRef& r) {
     }
     const ir::Node* lv = vars[k];
     DType idt = lv->dt >= 0 ? static_cast<DType>(lv->dt) : DType::I32;
-    const LoopSpan sp = loop_span(lv->kids[0], lv->kids[1], idt);
+    const LoopSpan sp = loop_span(ir::loopvar_lo(*lv), ir::loopvar_hi(*lv), idt);
     Value& var = (*frame)[static_cast<size_t>(lv->slot)];
     for (uint64_t j = 0; j < sp.n && !a.done; ++j) {
       var = Value::integer(sp.at(j), idt);
@@ -272,9 +271,9 @@ bool Interpreter::Impl::match_pattern(const NodeRef& p, const Value& v) {
   switch (p->kind) {
     case Kind::PWild: return true;
     case Kind::PBind: set_def(p, v); return true;
-    case Kind::PLit: return values_equal(v, eval(p->kids[0]));
+    case Kind::PLit: return values_equal(v, eval(ir::plit_value(*p)));
     case Kind::PRange: {
-      Value lo = eval(p->kids[0]), hi = eval(p->kids[1]);
+      Value lo = eval(ir::prange_lo(*p)), hi = eval(ir::prange_hi(*p));
       double x = v.as_f64();
       return x >= lo.as_f64() && (p->has(ir::kInclusive) ? x <= hi.as_f64() : x < hi.as_f64());
     }
@@ -283,12 +282,12 @@ bool Interpreter::Impl::match_pattern(const NodeRef& p, const Value& v) {
         if (match_pattern(k, v)) return true;
       return false;
     case Kind::PTuple:
-      if (v.tag != Value::Tag::Tuple || v.items().size() != p->kids.size()) return false;
-      for (size_t i = 0; i < p->kids.size(); ++i)
-        if (!match_pattern(p->kids[i], v.items()[i])) return false;
+      if (v.tag != Value::Tag::Tuple || v.items().size() != ir::ptuple_elems_count(*p)) return false;
+      for (size_t i = 0; i < v.items().size(); ++i)
+        if (!match_pattern(ir::ptuple_elems(*p)[i], v.items()[i])) return false;
       return true;
     case Kind::PAt:
-      if (!match_pattern(p->kids[0], v)) return false;
+      if (!match_pattern(ir::pat_inner(*p), v)) return false;
       set_def(p, v);
       return true;
     case Kind::PArray: return match_array(p, v);
@@ -339,15 +338,14 @@ bool Interpreter::Impl::match_array(const NodeRef& p, const Value& v) {
 }
 
 Value Interpreter::Impl::match(const NodeRef& m) {
-  Value s = eval(m->kids[0]);
-  for (size_t i = 1; i < m->kids.size(); ++i) {
-    const NodeRef& arm = m->kids[i];
-    if (!match_pattern(arm->kids[0], s)) continue;
-    if (arm->kids[1]) {
-      Value g = eval(arm->kids[1]);
+  Value s = eval(ir::match_scrutinee(*m));
+  for (const NodeRef& arm : ir::match_arms(*m)) {
+    if (!match_pattern(ir::arm_pattern(*arm), s)) continue;
+    if (const NodeRef& guard = ir::arm_guard(*arm)) {
+      Value g = eval(guard);
       if (!g.b) continue;
     }
-    return eval(arm->kids[2]);
+    return eval(ir::arm_body(*arm));
   }
   fault("E006", "no match arm matches " + format_value(s));
 }

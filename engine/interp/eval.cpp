@@ -135,7 +135,7 @@ Wide Interpreter::Impl::eval_wide(const NodeRef& e) {
     case Kind::Binary: {
       auto op = static_cast<BinOp>(e->ival);
       if (op != BinOp::Add && op != BinOp::Sub && op != BinOp::Mul) break;
-      const Wide a = eval_wide(e->kids[0]), b = eval_wide(e->kids[1]);
+      const Wide a = eval_wide(ir::bin_lhs(*e)), b = eval_wide(ir::bin_rhs(*e));
       Wide r = 0;
       bool o = op == BinOp::Add ? __builtin_add_overflow(a, b, &r)
              : op == BinOp::Sub ? __builtin_sub_overflow(a, b, &r)
@@ -146,23 +146,24 @@ Wide Interpreter::Impl::eval_wide(const NodeRef& e) {
     case Kind::Unary:
       if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) {
         Wide r = 0;
-        if (__builtin_sub_overflow(Wide{0}, eval_wide(e->kids[0]), &r)) overflow();
+        if (__builtin_sub_overflow(Wide{0}, eval_wide(ir::unary_operand(*e)), &r)) overflow();
         return r;
       }
       break;
-    case Kind::IMin: return std::min(eval_wide(e->kids[0]), eval_wide(e->kids[1]));
-    case Kind::IMax: return std::max(eval_wide(e->kids[0]), eval_wide(e->kids[1]));
+    case Kind::IMin: return std::min(eval_wide(ir::imin_a(*e)), eval_wide(ir::imin_b(*e)));
+    case Kind::IMax: return std::max(eval_wide(ir::imax_a(*e)), eval_wide(ir::imax_b(*e)));
     case Kind::DimOf: {
-      const Value& v = lookup(e->kids[0]);
+      const NodeRef& tensor = ir::dimof_tensor(*e);
+      const Value& v = lookup(tensor);
       int axis = static_cast<int>(e->ival);
       if (v.tag == Value::Tag::Tensor) {
         const Tensor& t = v.tensor_ref();
         if (axis < t.rank()) return (axis == 0 && v.r[0] > 0) ? v.r[1] : t.dim(axis);
-        fault("E004", "`" + e->kids[0]->name + "` has rank " + std::to_string(t.rank()) +
+        fault("E004", "`" + tensor->name + "` has rank " + std::to_string(t.rank()) +
                           ", so it has no axis " + std::to_string(axis));
       }
       if (v.tag == Value::Tag::List && axis == 0) return static_cast<int64_t>(v.items().size());
-      fault("E004", "`" + e->kids[0]->name + "` is not an array of rank > " + std::to_string(axis));
+      fault("E004", "`" + tensor->name + "` is not an array of rank > " + std::to_string(axis));
     }
     default: break;
   }
@@ -198,13 +199,13 @@ Value Interpreter::Impl::block(const NodeRef& b) {
 Value Interpreter::Impl::binary(const NodeRef& e) {
   auto op = static_cast<BinOp>(e->ival);
   if (op == BinOp::And || op == BinOp::Or) {
-    Value a = eval(e->kids[0]);
+    Value a = eval(ir::bin_lhs(*e));
     if (a.tag != Value::Tag::Bool) fault("E002", "expected a bool");
     if (op == BinOp::And ? !a.b : a.b) return a;
-    return eval(e->kids[1]);
+    return eval(ir::bin_rhs(*e));
   }
-  Value a = eval(e->kids[0]);
-  Value b = eval(e->kids[1]);
+  Value a = eval(ir::bin_lhs(*e));
+  Value b = eval(ir::bin_rhs(*e));
   Value out;
   if (a.tag == Value::Tag::Float && b.tag == Value::Tag::Float && a.dt == b.dt &&
       fast_float(op, a.dt, a.f, b.f, out))
@@ -222,20 +223,20 @@ Value Interpreter::Impl::binary(const NodeRef& e) {
       return std::nullopt;
     };
     auto literal = [](const NodeRef& n) {
-      const NodeRef& m = n->kind == Kind::Unary ? n->kids[0] : n;
+      const NodeRef& m = n->kind == Kind::Unary ? ir::unary_operand(*n) : n;
       return m->kind == Kind::IntLit || m->kind == Kind::FloatLit;
     };
     auto da = elem(a), db = elem(b);
     if (da && db && *da != *db && is_float(*da) == is_float(*db)) {
-      if (literal(e->kids[1]) && !literal(e->kids[0])) b = cast_value(b, *da);
-      else if (literal(e->kids[0]) && !literal(e->kids[1])) a = cast_value(a, *db);
+      if (literal(ir::bin_rhs(*e)) && !literal(ir::bin_lhs(*e))) b = cast_value(b, *da);
+      else if (literal(ir::bin_lhs(*e)) && !literal(ir::bin_rhs(*e))) a = cast_value(a, *db);
     }
   }
   return binary_op(op, a, b);
 }
 
 Value Interpreter::Impl::index(const NodeRef& e) {
-  const NodeRef& base_node = e->kids[0];
+  const NodeRef& base_node = ir::index_base(*e);
   Value base_tmp;
   const Value* base;
   if (base_node->kind == Kind::Name) {
@@ -244,11 +245,12 @@ Value Interpreter::Impl::index(const NodeRef& e) {
     base_tmp = eval(base_node);
     base = &base_tmp;
   }
-  size_t n = e->kids.size() - 1;
+  const ir::Kids args = ir::index_args(*e);
+  size_t n = args.size();
   if (n == 0) return *base;  // a rest pattern over zero axes
   int64_t idx[16];
   if (n > 16) fault("E011", "more than 16 indices");
-  for (size_t i = 0; i < n; ++i) idx[i] = eval_int(e->kids[i + 1]);
+  for (size_t i = 0; i < n; ++i) idx[i] = eval_int(args[i]);
   if (base->tag == Value::Tag::Tensor) {
     const Tensor& t = base->tensor_ref();
     if (static_cast<int>(n) > t.rank())
@@ -306,7 +308,7 @@ Value Interpreter::Impl::index(const NodeRef& e) {
 }
 
 Value Interpreter::Impl::member(const NodeRef& e) {
-  Value b = eval(e->kids[0]);
+  Value b = eval(ir::member_base(*e));
   const std::string& f = e->name;
   if (!f.empty() && std::isdigit(static_cast<unsigned char>(f[0]))) {
     size_t i = std::stoul(f);
@@ -387,7 +389,7 @@ Value Interpreter::Impl::eval_inner(const NodeRef& e) {
           s += p->name;
           continue;
         }
-        Value v = eval(p->kids[0]);
+        Value v = eval(ir::hole_expr(*p));
         std::string part = p->aux.empty() ? format_value(v) : format_with_spec(v, p->aux);
         hold.grow_to(static_cast<int64_t>(s.size() + part.size()), "an interpolated string");
         s += part;
@@ -410,11 +412,11 @@ Value Interpreter::Impl::eval_inner(const NodeRef& e) {
       return Value::tuple(std::move(vals));
     }
     case Kind::RangeLit: {
-      int64_t lo = eval_int(e->kids[0]), hi = eval_int(e->kids[1]);
+      int64_t lo = eval_int(ir::range_lo(*e)), hi = eval_int(ir::range_hi(*e));
       return e->has(ir::kInclusive) ? Value::range_inclusive(lo, hi) : Value::range(lo, hi);
     }
     case Kind::Unary: {
-      Value a = eval(e->kids[0]);
+      Value a = eval(ir::unary_operand(*e));
       if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) {
         if (a.tag == Value::Tag::Float) return Value::floating(-a.f, a.dt);
         if (a.tag == Value::Tag::Int) return Value::integer(static_cast<int64_t>(0 - static_cast<uint64_t>(a.i)), a.dt);
@@ -425,8 +427,8 @@ Value Interpreter::Impl::eval_inner(const NodeRef& e) {
     }
     case Kind::Binary: return binary(e);
     case Kind::Cast: {
-      Value v = eval(e->kids[0]);
-      const NodeRef& ty = e->kids[1];
+      Value v = eval(ir::cast_expr(*e));
+      const NodeRef& ty = ir::cast_type(*e);
       if (ty->kind == Kind::TyArray) return cast_array(v, ty);
       auto dt = dtype_from_name(ty->name);
       if (!dt) fault("E002", "cannot cast to " + ty->name);
@@ -436,14 +438,14 @@ Value Interpreter::Impl::eval_inner(const NodeRef& e) {
     case Kind::Index: return index(e);
     case Kind::Member: return member(e);
     case Kind::If: {
-      Value c = eval(e->kids[0]);
+      Value c = eval(ir::if_cond(*e));
       if (c.tag != Value::Tag::Bool) fault("E002", "an `if` condition must be a bool");
-      if (!e->kids[2]) {
+      if (!ir::if_else(*e)) {
         // Without `else` the `if` is a statement: its value is unit (SPEC §4).
-        if (c.b) eval(e->kids[1]);
+        if (c.b) eval(ir::if_then(*e));
         return Value::unit();
       }
-      return eval(c.b ? e->kids[1] : e->kids[2]);
+      return eval(c.b ? ir::if_then(*e) : ir::if_else(*e));
     }
     case Kind::Block: return block(e);
     case Kind::Match: return match(e);
@@ -451,16 +453,16 @@ Value Interpreter::Impl::eval_inner(const NodeRef& e) {
     case Kind::Comp: return comp(e);
     case Kind::LReduce: return reduce(e);
     case Kind::LLetIn:
-      set_def(e, eval(e->kids[0]));
-      return eval(e->kids[1]);
+      set_def(e, eval(ir::lletin_value(*e)));
+      return eval(ir::lletin_body(*e));
     case Kind::LGuard: {
-      Value c = eval(e->kids[0]);
-      return c.b ? eval(e->kids[1]) : Value::unit();
+      Value c = eval(ir::lguard_cond(*e));
+      return c.b ? eval(ir::lguard_value(*e)) : Value::unit();
     }
     case Kind::DimOf:
     case Kind::IMin:
     case Kind::IMax: return Value::integer(eval_int(e), DType::I64);
-    case Kind::ExprStmt: eval(e->kids[0]); return Value::unit();
+    case Kind::ExprStmt: eval(ir::stmt_expr(*e)); return Value::unit();
     case Kind::Let:
     case Kind::LTensor:
     case Kind::LStore:

@@ -100,7 +100,7 @@ std::optional<Value> Interpreter::Impl::run_cell() {
   for (auto& c : cx.consts) {
     if (env.globals.count(c->def)) continue;
     try {
-      env.globals[c->def] = eval(c->kids[1]);
+      env.globals[c->def] = eval(ir::const_value(*c));
     } catch (const Fault& f) {
       rethrow_at(f, c);
     }
@@ -112,13 +112,14 @@ std::optional<Value> Interpreter::Impl::run_cell() {
   if (cx.opt.whole_program) dead_after = last_mentions(prog, cell.body, cx.resolver, [&](const NodeRef& t) {
       return native && native->elided(t);
     });
-  for (size_t i = 0; i < prog->kids.size(); ++i) {
-    const NodeRef& s = prog->kids[i];
+  const ir::Kids stmts = ir::program_stmts(*prog);
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const NodeRef& s = stmts[i];
     if (!s || s->kind == Kind::LNop) continue;
     auto t0 = std::chrono::steady_clock::now();
     if (opt.progress) opt.progress->start_statement(static_cast<int32_t>(cx.sm.start(s->span).line));
     try {
-      if (tail && i + 1 == prog->kids.size()) result = eval_statement_value(s, s);
+      if (tail && i + 1 == stmts.size()) result = eval_statement_value(s, s);
       else exec(s);
     } catch (const Fault& f) {
       rethrow_at(f, s);
@@ -144,9 +145,10 @@ void Interpreter::Impl::bind(const NodeRef& p, const Value& v) {
   if (p->kind == Kind::PBind) {
     set_def(p, v);
   } else if (p->kind == Kind::PTuple) {
-    if (v.tag != Value::Tag::Tuple || v.items().size() != p->kids.size())
-      fault("E002", "cannot destructure " + type_string(v) + " into " + std::to_string(p->kids.size()) + " names");
-    for (size_t i = 0; i < p->kids.size(); ++i) bind(p->kids[i], v.items()[i]);
+    const ir::Kids elems = ir::ptuple_elems(*p);
+    if (v.tag != Value::Tag::Tuple || v.items().size() != elems.size())
+      fault("E002", "cannot destructure " + type_string(v) + " into " + std::to_string(elems.size()) + " names");
+    for (size_t i = 0; i < elems.size(); ++i) bind(elems[i], v.items()[i]);
   }
 }
 
@@ -157,24 +159,24 @@ void Interpreter::Impl::exec(const NodeRef& s) {
       case Kind::LTensor: exec_tensor(s); return;
       case Kind::LStore: exec_store(s); return;
       case Kind::LFor: exec_for(s); return;
-      case Kind::LLet: set_def(s, eval(s->kids[0])); return;
+      case Kind::LLet: set_def(s, eval(ir::llet_value(*s))); return;
       case Kind::LIf: {
-        Value c = eval(s->kids[0]);
-        if (c.b) exec(s->kids[1]);
-        else if (s->kids.size() > 2 && s->kids[2]) exec(s->kids[2]);
+        Value c = eval(ir::lif_cond(*s));
+        if (c.b) exec(ir::lif_then(*s));
+        else if (const NodeRef& e = ir::lif_else(*s)) exec(e);
         return;
       }
       case Kind::LSeq:
         for (auto& k : s->kids) exec(k);
         return;
       case Kind::LCheck: {
-        Value c = eval(s->kids[0]);
+        Value c = eval(ir::lcheck_cond(*s));
         if (!c.b) fault(s->name, s->aux);
         return;
       }
       case Kind::LNop:
       case Kind::Error: return;
-      case Kind::ExprStmt: eval_statement_value(s, s->kids[0]); return;
+      case Kind::ExprStmt: eval_statement_value(s, ir::stmt_expr(*s)); return;
       default: eval(s); return;
     }
   } catch (const Fault& f) {
@@ -193,9 +195,9 @@ Value Interpreter::Impl::eval_statement_value(const NodeRef& stmt, const NodeRef
 
 void Interpreter::Impl::exec_for(const NodeRef& f) {
   DType idt = f->dt >= 0 ? static_cast<DType>(f->dt) : DType::I32;
-  const LoopSpan sp = loop_span(f->kids[0], f->kids[1], idt);
+  const LoopSpan sp = loop_span(ir::lfor_lo(*f), ir::lfor_hi(*f), idt);
   if (sp.n == 0 || (sp.n > 1 && nest_empty(f))) return;
-  const NodeRef& body = f->kids[2];
+  const NodeRef& body = ir::lfor_body(*f);
   Value& var = (*frame)[static_cast<size_t>(f->slot)];
   // The statement's outermost loop reports its iterations (a relaxed store each: the
   // interpreter spends far more per iteration).
@@ -218,7 +220,7 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
   // A producer fused into its consumer's kernel is computed there, never stored.
   if (native && native->elided(t)) return;
   if (native) native->prepare(*this, t);
-  const NodeRef& shape_node = native ? native->shape_of(t) : t->kids[0];
+  const NodeRef& shape_node = native ? native->shape_of(t) : ir::ltensor_shape(*t);
   std::vector<int64_t> shape;
   for (auto& e : shape_node->kids) {
     Wide x = eval_wide(e);
@@ -227,7 +229,7 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
     shape.push_back(x < 0 ? 0 : static_cast<int64_t>(x));
   }
   auto dt = static_cast<DType>(t->ival);
-  int64_t window = t->has(ir::kWindowed) ? t->kids[0]->ival : 0;
+  int64_t window = t->has(ir::kWindowed) ? ir::ltensor_shape(*t)->ival : 0;
   int64_t logical0 = shape.empty() ? 0 : shape[0];
   std::vector<int64_t> alloc = shape;
   if (window > 0 && !alloc.empty()) alloc[0] = std::min(window, alloc[0]);
@@ -248,8 +250,7 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
   try {
     if (checks)
       for (auto& c : *checks) exec(c);
-    for (size_t i = 1; i < t->kids.size(); ++i) {
-      const NodeRef& k = t->kids[i];
+    for (const NodeRef& k : ir::ltensor_stmts(*t)) {
       if (checks && k->kind == Kind::LCheck) continue;
       // A clause with an empty inner range has no points, whichever tier would run it.
       if (k->kind == Kind::LFor && nest_empty(k)) continue;
@@ -301,12 +302,13 @@ int64_t flat_index(const Tensor& t, const int64_t* idx, size_t n, int64_t window
 }
 
 void Interpreter::Impl::exec_store(const NodeRef& s) {
-  Value v = eval(s->kids[0]);
+  Value v = eval(ir::lstore_value(*s));
   Value& target = s->slot >= 0 ? (*frame)[static_cast<size_t>(s->slot)] : env.globals[s->def];
-  size_t n = s->kids.size() - 1;
+  const ir::Kids index = ir::lstore_index(*s);
+  size_t n = index.size();
   int64_t idx[16];
   if (n > 16) fault("E011", "tensors of rank above 16 are not supported");
-  for (size_t i = 0; i < n; ++i) idx[i] = eval_int(s->kids[i + 1]);
+  for (size_t i = 0; i < n; ++i) idx[i] = eval_int(index[i]);
   if (target.tag != Value::Tag::Tensor) {
     // First store into a tensor with array elements: now the element shape is known.
     if (v.tag != Value::Tag::Tensor) fault("E004", "tensor elements must all have the same shape");

@@ -19,7 +19,7 @@ using Missing = std::vector<std::string>;  // one description per component
 
 bool irrefutable(const NodeRef& p) {
   if (p->kind == Kind::PWild || p->kind == Kind::PBind) return true;
-  if (p->kind == Kind::PAt) return irrefutable(p->kids[0]);
+  if (p->kind == Kind::PAt) return irrefutable(ir::pat_inner(*p));
   if (p->kind == Kind::POr) {
     for (auto& k : p->kids)
       if (irrefutable(k)) return true;
@@ -35,7 +35,7 @@ bool irrefutable(const NodeRef& p) {
 }
 
 // `n @ p` tests what `p` tests.
-const NodeRef& strip_at(const NodeRef& p) { return p->kind == Kind::PAt ? strip_at(p->kids[0]) : p; }
+const NodeRef& strip_at(const NodeRef& p) { return p->kind == Kind::PAt ? strip_at(ir::pat_inner(*p)) : p; }
 
 // Expands or-patterns in the first column so each row starts with a non-or pattern.
 std::vector<Row> expand_or(const std::vector<Row>& rows) {
@@ -138,8 +138,8 @@ std::optional<Missing> missing(const std::vector<Row>& rows0, const std::vector<
       for (auto& r : rows) {
         const NodeRef& p = strip_at(r[0]);
         bool matches = irrefutable(p) ||
-                       (p->kind == Kind::PLit && p->kids[0]->kind == Kind::BoolLit &&
-                        (p->kids[0]->ival != 0) == v);
+                       (p->kind == Kind::PLit && ir::plit_value(*p)->kind == Kind::BoolLit &&
+                        (ir::plit_value(*p)->ival != 0) == v);
         if (matches) sub.push_back(tail(r));
       }
       if (auto m = prepend(v ? "true" : "false", missing(sub, rest))) return m;

@@ -16,14 +16,14 @@ using ir::NodeRef;
 bool is_gemm(const NodeRef& nest) {
   std::vector<ir::DefId> vars;
   NodeRef cur = nest;
-  for (; cur->kind == Kind::LFor; cur = cur->kids[2]) vars.push_back(cur->def);
-  if (cur->kind != Kind::LStore || cur->kids[0]->kind != Kind::LReduce) return false;
+  for (; cur->kind == Kind::LFor; cur = ir::lfor_body(*cur)) vars.push_back(cur->def);
+  if (cur->kind != Kind::LStore || ir::lstore_value(*cur)->kind != Kind::LReduce) return false;
   std::vector<ir::DefId> dest;
-  for (size_t a = 1; a < cur->kids.size(); ++a) {
-    if (cur->kids[a]->kind != Kind::Name) return false;
-    dest.push_back(cur->kids[a]->def);
+  for (const NodeRef& ix : ir::lstore_index(*cur)) {
+    if (ix->kind != Kind::Name) return false;
+    dest.push_back(ix->def);
   }
-  auto c = match_contraction(cur->kids[0], vars);
+  auto c = match_contraction(ir::lstore_value(*cur), vars);
   if (!c || c->free.size() != dest.size()) return false;
   auto g = gemm_shape(*c, dest);
   return g && !g->m.empty() && !g->n.empty() && g->batch.empty();
@@ -47,7 +47,7 @@ class Facts : public ir::Mutator {
     NodeRef store;
     ir::for_each_node(nest, [&](const NodeRef& x) {
       if (x->kind == Kind::Call && u_.call_targets.count(x->id)) calls = true;
-      if (x->kind == Kind::Index && x->kids[0]->kind == Kind::Name && x->kids[0]->def == def) self = true;
+      if (x->kind == Kind::Index && ir::index_base(*x)->kind == Kind::Name && ir::index_base(*x)->def == def) self = true;
       if (x->kind == Kind::LFor && x->has(ir::kSequential)) seq = true;
       if (x->kind == Kind::LStore && !store) store = x;
     });
@@ -84,7 +84,7 @@ std::string describe_exec_plan(const Unit& u) {
   ir::for_each_node(u.lowered, [&](const NodeRef& n) {
     if (n->kind == Kind::LTensor) {
       out += ";;   tensor " + n->name + ": " +
-             (n->has(ir::kWindowed) ? "window=" + std::to_string(n->kids[0]->ival) + " on axis 0"
+             (n->has(ir::kWindowed) ? "window=" + std::to_string(ir::ltensor_shape(*n)->ival) + " on axis 0"
                                     : std::string("whole tensor stored")) + "\n";
     } else if (n->kind == Kind::LFor) {
       std::string what;
