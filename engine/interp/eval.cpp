@@ -29,9 +29,9 @@ bool float_arith(BinOp op, F x, F y, DType dt, Value& out) {
   }
 }
 
-bool fast_float(BinOp op, DType dt, double a, double b, Value& out) {
-  if (dt == DType::F32 && float_arith(op, static_cast<float>(a), static_cast<float>(b), dt, out)) return true;
-  if (dt == DType::F64 && float_arith(op, a, b, dt, out)) return true;
+// == != < <= > >= of two numbers of one type.
+template <class T>
+bool compare(BinOp op, T a, T b, Value& out) {
   switch (op) {
     case BinOp::Lt: out = Value::boolean(a < b); return true;
     case BinOp::Le: out = Value::boolean(a <= b); return true;
@@ -43,19 +43,19 @@ bool fast_float(BinOp op, DType dt, double a, double b, Value& out) {
   }
 }
 
+bool fast_float(BinOp op, DType dt, double a, double b, Value& out) {
+  if (dt == DType::F32 && float_arith(op, static_cast<float>(a), static_cast<float>(b), dt, out)) return true;
+  if (dt == DType::F64 && float_arith(op, a, b, dt, out)) return true;
+  return compare(op, a, b, out);
+}
+
 bool fast_int(BinOp op, DType dt, int64_t a, int64_t b, Value& out) {
   auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
   switch (op) {
     case BinOp::Add: out = Value::integer(static_cast<int64_t>(u(a) + u(b)), dt); return true;
     case BinOp::Sub: out = Value::integer(static_cast<int64_t>(u(a) - u(b)), dt); return true;
     case BinOp::Mul: out = Value::integer(static_cast<int64_t>(u(a) * u(b)), dt); return true;
-    case BinOp::Lt: out = Value::boolean(a < b); return true;
-    case BinOp::Le: out = Value::boolean(a <= b); return true;
-    case BinOp::Gt: out = Value::boolean(a > b); return true;
-    case BinOp::Ge: out = Value::boolean(a >= b); return true;
-    case BinOp::Eq: out = Value::boolean(a == b); return true;
-    case BinOp::Ne: out = Value::boolean(a != b); return true;
-    default: return false;  // / % ** with their zero and sign rules: engine/value
+    default: return compare(op, a, b, out);  // / % ** with their zero and sign rules: engine/value
   }
 }
 
