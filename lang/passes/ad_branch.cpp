@@ -4,6 +4,8 @@
 // branches hold statements (and arrays of other ranks) that the tape cannot treat as one
 // elementwise value. When the condition folds to a constant, only the branch the primal takes
 // is taped. A condition that does not fold keeps the `if` (the elementwise rule or an E013).
+#include <cmath>
+
 #include "lang/passes/ad_reverse.h"
 #include "lang/passes/ir_build.h"
 #include "lang/resolve/builtins.h"
@@ -73,6 +75,21 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
       if (op == ir::BinOp::Or && a && *a != 0) return 1;
       if ((op == ir::BinOp::Eq || op == ir::BinOp::Ne) && !env)
         if (auto same = same_shape(e->kids[0], e->kids[1])) return op == ir::BinOp::Eq ? *same : !*same;
+      // A comparison of floats (`sc[a] == 1.0`): both sides folded exactly.
+      if (!env && ir::rank_of(facts_.type(e->kids[0])) == 0 && facts_.float_dtype(e->kids[0]) &&
+          facts_.float_dtype(e->kids[1])) {
+        auto x = fold_real(e->kids[0], depth + 1), y = fold_real(e->kids[1], depth + 1);
+        if (!x || !y) return std::nullopt;
+        switch (op) {
+          case ir::BinOp::Eq: return *x == *y;
+          case ir::BinOp::Ne: return *x != *y;
+          case ir::BinOp::Lt: return *x < *y;
+          case ir::BinOp::Le: return *x <= *y;
+          case ir::BinOp::Gt: return *x > *y;
+          case ir::BinOp::Ge: return *x >= *y;
+          default: return std::nullopt;
+        }
+      }
       auto b = fold_scalar(e->kids[1], depth + 1, env);
       if (!a || !b) return std::nullopt;
       switch (op) {
@@ -111,17 +128,35 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
       if (env || !e->kids[0]) return std::nullopt;
       return fold_extent(e->kids[0], static_cast<int>(e->ival));
     case Kind::Cast: {
-      // Integer casts that keep the value (`axes[k] as i32` of an axis list).
-      auto v = fold_scalar(ir::cast_expr(*e), depth + 1, env);
+      // Integer casts that keep the value (`axes[k] as i32` of an axis list); a float cast to an
+      // integer truncates toward zero (`__floor(n as f64 * s) as i32`, an output extent).
       const NodeRef& to = ir::cast_type(*e);
+      std::optional<int64_t> v;
+      if (facts_.float_dtype(ir::cast_expr(*e))) {
+        if (env) return std::nullopt;
+        auto r = fold_real(ir::cast_expr(*e), depth + 1);
+        if (r && std::isfinite(*r) && std::fabs(*r) < 9.0e15) v = static_cast<int64_t>(std::trunc(*r));
+      } else {
+        v = fold_scalar(ir::cast_expr(*e), depth + 1, env);
+      }
       if (!v || to->kind != Kind::TyPrim) return std::nullopt;
       if (to->name == "i64") return v;
       if (to->name == "i32" && *v >= INT32_MIN && *v <= INT32_MAX) return v;
       return std::nullopt;
     }
-    case Kind::Index:
-      if (env) return std::nullopt;
-      return fold_element(e, depth);
+    case Kind::Index: {
+      if (env || facts_.float_dtype(e)) return std::nullopt;
+      // `shape(x)[k]`: an extent.
+      if (const NodeRef& b = e->kids[0]; e->kids.size() == 2 && b->kind == Kind::Call && b->kids.size() == 2)
+        if (auto f = builtin_of(b->kids[0]->def); f && *f == Builtin::Shape) {
+          auto k = fold_scalar(e->kids[1], depth + 1, nullptr);
+          int r = ir::rank_of(facts_.type(b->kids[1]));
+          if (!k || *k < 0 || *k >= r) return std::nullopt;
+          return fold_extent(b->kids[1], static_cast<int>(*k));
+        }
+      NodeRef v = element_expr(e, depth);
+      return v ? fold_scalar(v, depth + 1, nullptr) : std::nullopt;
+    }
     case Kind::Call: {
       const NodeRef& callee = e->kids[0];
       auto b = builtin_of(callee->def);
@@ -156,44 +191,113 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
   }
 }
 
-// `a[k]` of an integer array an inlined body binds: an element of a literal (`axes` given as
-// `[0, 2, 3]`) or of a declaration over plain indices (`ax[k in 0..len(axes)] = norm_axis(..)`)
-// at a folded point inside its extent, evaluated on a copy of the clause with the indices
-// substituted. Library functions that take an axis list dispatch on its elements this way.
-std::optional<int64_t> Tape::fold_element(const NodeRef& e, int depth) const {
+// `a[k]` of an array an inlined body binds, as an expression to fold: the element of a literal
+// (`axes` given as `[0, 2, 3]`) or, for a declaration over plain indices (`ax[k in 0..len(axes)]
+// = norm_axis(..)`), a copy of its value with the indices substituted, at a folded point inside
+// the extent. Library functions that take an axis list or scales dispatch on their elements.
+NodeRef Tape::element_expr(const NodeRef& e, int depth) const {
   NodeRef base = through_renames(e->kids[0]);
-  if (base->kind != Kind::Name && base->kind != Kind::Path) return std::nullopt;
-  TypeRef bt = facts_.def_type(base->def);
-  if (ir::rank_of(bt) != static_cast<int>(e->kids.size()) - 1 || facts_.float_dtype_of_def(base->def))
-    return std::nullopt;
+  if (base->kind != Kind::Name && base->kind != Kind::Path) return nullptr;
+  if (ir::rank_of(facts_.def_type(base->def)) != static_cast<int>(e->kids.size()) - 1) return nullptr;
   std::vector<int64_t> at;
   for (size_t i = 1; i < e->kids.size(); ++i) {
     auto k = fold_scalar(e->kids[i], depth + 1, nullptr);
     auto n = fold_extent(base, static_cast<int>(i) - 1);
-    if (!k || !n || *k < 0 || *k >= *n) return std::nullopt;
+    if (!k || !n || *k < 0 || *k >= *n) return nullptr;
     at.push_back(*k);
   }
   auto it = visible_.find(base->def);
-  if (it == visible_.end()) return std::nullopt;
+  if (it == visible_.end()) return nullptr;
   const NodeRef& st = it->second;
   if (st->kind == Kind::Let && ir::let_pattern(*st)->kind == Kind::PBind) {
     NodeRef v = ir::let_value(*st);
     for (int64_t k : at) {
-      if (v->kind != Kind::ArrayLit || k >= static_cast<int64_t>(v->kids.size())) return std::nullopt;
+      if (v->kind != Kind::ArrayLit || k >= static_cast<int64_t>(v->kids.size())) return nullptr;
       v = v->kids[static_cast<size_t>(k)];
     }
-    return fold_scalar(v, depth + 1, nullptr);
+    return v;
   }
-  if (st->kind != Kind::EinGroup || st->kids.size() != 1) return std::nullopt;
+  if (st->kind != Kind::EinGroup || st->kids.size() != 1) return nullptr;
   const NodeRef& c = st->kids[0];
-  if (c->kids.size() != at.size() + 1) return std::nullopt;
+  if (c->kids.size() != at.size() + 1) return nullptr;
   Copier cp(cx_, facts_);
   for (size_t a = 0; a < at.size(); ++a) {
     const NodeRef& s = c->kids[a + 1];
-    if (s->kind != Kind::IdxIn && s->kind != Kind::IdxVar) return std::nullopt;
+    if (s->kind != Kind::IdxIn && s->kind != Kind::IdxVar) return nullptr;
     cp.subst[s->def] = ir::make_int(at[a]);
   }
-  return fold_scalar(cp.copy(ir::ein_value(*c)), depth + 1, nullptr);
+  return cp.copy(ir::ein_value(*c));
+}
+
+// A float expression folded exactly as the primal computes it (each operation rounded to the
+// expression's float type; only + - * /, floor and ceil, casts and literals), so that a branch
+// on it (`sc[a] == 1.0`) or an extent from it (`__floor(n as f64 * sc[a]) as i32`) is decided
+// as at run time.
+std::optional<double> Tape::fold_real(const NodeRef& e, int depth) const {
+  if (!e || depth > 64) return std::nullopt;
+  auto dt = facts_.float_dtype(e);
+  auto round = [&](double v) -> std::optional<double> {
+    if (!dt) return std::nullopt;
+    if (*dt == DType::F64) return v;
+    if (*dt == DType::F32) return static_cast<double>(static_cast<float>(v));
+    return std::nullopt;  // f16 / bf16: not folded
+  };
+  switch (e->kind) {
+    case Kind::FloatLit:
+      // A literal whose width no analysis recorded (an element of a literal argument) is
+      // folded only when it is exact in every float type it could have.
+      if (!dt) return static_cast<double>(static_cast<float>(e->fval)) == e->fval ? std::optional<double>(e->fval) : std::nullopt;
+      return round(e->fval);
+    case Kind::Name:
+    case Kind::Path:
+      if (const NodeRef* v = renamed_value(visible_, e); v && ir::rank_of(facts_.type(*v)) == 0)
+        return fold_real(*v, depth + 1);
+      return std::nullopt;
+    case Kind::Cast: {
+      if (!dt) return std::nullopt;
+      const NodeRef& x = ir::cast_expr(*e);
+      if (facts_.float_dtype(x)) {
+        auto v = fold_real(x, depth + 1);
+        return v ? round(*v) : std::nullopt;
+      }
+      auto v = fold_scalar(x, depth + 1, nullptr);
+      if (!v || *v > (int64_t{1} << 53) || *v < -(int64_t{1} << 53)) return std::nullopt;
+      return round(static_cast<double>(*v));
+    }
+    case Kind::Unary: {
+      if (static_cast<ir::UnOp>(e->ival) != ir::UnOp::Neg) return std::nullopt;
+      auto v = fold_real(e->kids[0], depth + 1);
+      return v ? std::optional<double>(-*v) : std::nullopt;
+    }
+    case Kind::Binary: {
+      auto a = fold_real(e->kids[0], depth + 1), b = fold_real(e->kids[1], depth + 1);
+      if (!a || !b) return std::nullopt;
+      switch (static_cast<ir::BinOp>(e->ival)) {
+        case ir::BinOp::Add: return round(*a + *b);
+        case ir::BinOp::Sub: return round(*a - *b);
+        case ir::BinOp::Mul: return round(*a * *b);
+        case ir::BinOp::Div: return *b == 0.0 ? std::nullopt : round(*a / *b);
+        default: return std::nullopt;
+      }
+    }
+    case Kind::If: {
+      auto c = fold_scalar(ir::if_cond(*e), depth + 1, nullptr);
+      if (!c) return std::nullopt;
+      return fold_real(*c ? ir::if_then(*e) : ir::if_else(*e), depth + 1);
+    }
+    case Kind::Index: return fold_real(element_expr(e, depth), depth + 1);
+    case Kind::Block:  // `{ scales[a] as f64 }`, a branch without statements
+      if (!e->has(ir::kHasTail) || e->kids.size() != 1) return std::nullopt;
+      return fold_real(e->kids[0], depth + 1);
+    case Kind::Call: {
+      auto b = builtin_of(e->kids[0]->def);
+      if (!b || (*b != Builtin::Floor && *b != Builtin::Ceil) || e->kids.size() != 2) return std::nullopt;
+      auto v = fold_real(e->kids[1], depth + 1);
+      if (!v) return std::nullopt;
+      return *b == Builtin::Floor ? std::floor(*v) : std::ceil(*v);
+    }
+    default: return std::nullopt;
+  }
 }
 
 // `shape(a) == shape(b)` (the library's test for operands that need no broadcasting), decided

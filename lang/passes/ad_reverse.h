@@ -66,7 +66,8 @@ class Tape {
   // parameters' lets and the shape facts, and the branch of an `if` whose condition folds.
   using FoldEnv = std::unordered_map<DefId, int64_t>;  // parameters of a function being folded
   std::optional<int64_t> fold_scalar(const NodeRef& e, int depth, const FoldEnv* env) const;
-  std::optional<int64_t> fold_element(const NodeRef& e, int depth) const;
+  NodeRef element_expr(const NodeRef& e, int depth) const;
+  std::optional<double> fold_real(const NodeRef& e, int depth) const;
   NodeRef taken_branch(const NodeRef& e) const;
   NodeRef through_renames(const NodeRef& e) const;
   std::optional<bool> same_shape(const NodeRef& l, const NodeRef& r) const;
