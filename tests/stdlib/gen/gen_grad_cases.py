@@ -17,11 +17,7 @@ SELU_A, SELU_G = 1.6732632423543772, 1.0507009873554805
 PENDING = {
     "gru": "autodiff: E013 at `if dc == 2` (the direction is a string); with it folded a derivative-only E004 (docs/stdlib-notes.md)",
     "lstm": "autodiff: E013 at `if dc == 2` (the direction is a string); with it folded a silently wrong step-0 gradient (FINDINGS)",
-    "resize_cubic": "autodiff: E013 the per-axis recursion tests float scales (`sc[a] == 1.0`) and extents floor(n * scale)",
-    "resize_linear": "autodiff: E013 the per-axis recursion tests float scales (`sc[a] == 1.0`) and extents floor(n * scale)",
-    "resize_nearest": "autodiff: E013 the per-axis recursion tests float scales (`sc[a] == 1.0`) and extents floor(n * scale)",
     "rnn": "autodiff: E013 at `if dc == 2` (the direction is a string; folding it is not landed while lstm's would be wrong)",
-    "upsample_linear": "autodiff: E013 the per-axis recursion tests float scales (`sc[a] == 1.0`) and extents floor(n * scale)",
 }
 
 
@@ -292,7 +288,14 @@ def resizing():
     return [(f"resize_{m}", f'resize(x, [1.0, 1.0, 2.0, 1.5], "{m}")', {"x": x}, ["x"],
              lambda x, m=m: resize_ref(x, [1, 1, 2, 1.5], m, False)) for m in ("linear", "cubic", "nearest")] + \
         [("upsample_linear", 'upsample(x, [1.0, 1.0, 2.0, 2.0], "linear")', {"x": x}, ["x"],
-          lambda x: resize_ref(x, [1, 1, 2, 2], "linear", True))]
+          lambda x: resize_ref(x, [1, 1, 2, 2], "linear", True)),
+         # the class: other ranks, scales per spatial axis only, downscaling, nearest upsampling
+         ("resize_linear_1d", 'resize(v5, [1.6], "linear")', {"v5": rnd(181, (5,))}, ["v5"],
+          lambda v5: resize_ref(v5, [1.6], "linear", False)),
+         ("resize_cubic_spatial", 'resize(x, [1.5, 0.75], "cubic")', {"x": x}, ["x"],
+          lambda x: resize_ref(x, [1, 1, 1.5, 0.75], "cubic", False)),
+         ("upsample_nearest", 'upsample(x, [1.0, 1.0, 2.0, 1.0], "nearest")', {"x": x}, ["x"],
+          lambda x: resize_ref(x, [1, 1, 2, 1], "nearest", True))]
 
 
 def numerics_and_arrays():
