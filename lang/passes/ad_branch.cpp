@@ -25,6 +25,20 @@ const NodeRef* renamed_value(const std::unordered_map<DefId, NodeRef>& visible, 
   return &ir::let_value(*it->second);
 }
 
+// A comparison's truth (1 or 0), or nullopt for another operator.
+template <class T>
+std::optional<int64_t> compare(ir::BinOp op, T a, T b) {
+  switch (op) {
+    case ir::BinOp::Eq: return a == b;
+    case ir::BinOp::Ne: return a != b;
+    case ir::BinOp::Lt: return a < b;
+    case ir::BinOp::Le: return a <= b;
+    case ir::BinOp::Gt: return a > b;
+    case ir::BinOp::Ge: return a >= b;
+    default: return std::nullopt;
+  }
+}
+
 }  // namespace
 
 // The value an inlined parameter stands for, through chains of renaming lets: the name the
@@ -80,25 +94,12 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
           facts_.float_dtype(e->kids[1])) {
         auto x = fold_real(e->kids[0], depth + 1), y = fold_real(e->kids[1], depth + 1);
         if (!x || !y) return std::nullopt;
-        switch (op) {
-          case ir::BinOp::Eq: return *x == *y;
-          case ir::BinOp::Ne: return *x != *y;
-          case ir::BinOp::Lt: return *x < *y;
-          case ir::BinOp::Le: return *x <= *y;
-          case ir::BinOp::Gt: return *x > *y;
-          case ir::BinOp::Ge: return *x >= *y;
-          default: return std::nullopt;
-        }
+        return compare(op, *x, *y);
       }
       auto b = fold_scalar(e->kids[1], depth + 1, env);
       if (!a || !b) return std::nullopt;
+      if (auto c = compare(op, *a, *b)) return c;
       switch (op) {
-        case ir::BinOp::Eq: return *a == *b;
-        case ir::BinOp::Ne: return *a != *b;
-        case ir::BinOp::Lt: return *a < *b;
-        case ir::BinOp::Le: return *a <= *b;
-        case ir::BinOp::Gt: return *a > *b;
-        case ir::BinOp::Ge: return *a >= *b;
         case ir::BinOp::And: return *a != 0 && *b != 0;
         case ir::BinOp::Or: return *a != 0 || *b != 0;
         case ir::BinOp::Add: return irb::add_exact(*a, *b);
@@ -198,6 +199,9 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
 NodeRef Tape::element_expr(const NodeRef& e, int depth) const {
   NodeRef base = through_renames(e->kids[0]);
   if (base->kind != Kind::Name && base->kind != Kind::Path) return nullptr;
+  // A condition on the value being differentiated is the primal's to decide at run time
+  // (tests/golden/autodiff/ad_runtime_branch_arrays_e013.ein), even when its literal is in view.
+  if (wrts_.count(base->def) || wrts_.count(e->kids[0]->def)) return nullptr;
   if (ir::rank_of(facts_.def_type(base->def)) != static_cast<int>(e->kids.size()) - 1) return nullptr;
   std::vector<int64_t> at;
   for (size_t i = 1; i < e->kids.size(); ++i) {
