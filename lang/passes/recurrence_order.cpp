@@ -258,6 +258,26 @@ class RecurrenceOrder : public ir::Mutator {
     return klo && khi && llo && lhi && *llo < *lhi && *klo <= *llo && *khi >= *lhi;
   }
 
+  // Can the read `r` hit a point clause `w` writes (axes other than the time axis)?
+  bool hits_clause(const Read& r, const Clause& w, int time_axis) {
+    for (size_t a = 0; a < w.write.size() && a < r.idx.size(); ++a) {
+      if (static_cast<int>(a) == time_axis) continue;
+      auto x = fold_int(cx_, u_, r.idx[a]);
+      if (w.write[a]->kind == Kind::Name) {
+        // A point outside the range w loops over on this axis is not w's (adjoints of grids:
+        // `d[2, 3]` reads `d[2, 4]`, which the clause over `d[2, 1..3]` never writes).
+        for (auto& f : w.loops) {
+          if (f->def != w.write[a]->def || !x) continue;
+          auto lo = fold_int(cx_, u_, f->kids[0]), hi = fold_int(cx_, u_, f->kids[1]);
+          if (lo && hi && (*x < *lo || *x >= *hi)) return false;
+        }
+        continue;
+      }
+      if (x && *x != *irb::as_lit(w.write[a])) return false;
+    }
+    return true;
+  }
+
   // An axis every recurrent clause loops over (or fixes at a literal step) and can run
   // outermost in a legal order; the clauses get those orders. -1 when there is none.
   int common_time_axis(std::vector<Clause>& clauses) {
@@ -601,39 +621,42 @@ class RecurrenceOrder : public ir::Mutator {
     size_t n = timed.size();
     std::vector<std::vector<bool>> before(n, std::vector<bool>(n, false));
     int64_t lookback = 0;
-    bool lookback_known = true;
+    bool lookback_known = true, future_read = false;
     for (size_t ii = 0; ii < n; ++ii) {
       Clause& c = clauses[timed[ii]];
       for (auto& r : c.reads) {
         Comp tc = time_comp(ii, r);
         if (tc.k != Comp::Exact || reverse_) {
           lookback_known = false;
-          if (tc.k != Comp::Exact) continue;
+          if (tc.k != Comp::Exact) {
+            // Another fused clause's point at a step nothing orders (`sum[k](.. d[2, k])` from
+            // row 1 of a row-split adjoint fused along the columns): not provably computed yet.
+            for (size_t jj = 0; jj < n && !future_read; ++jj)
+              if (jj != ii && hits_clause(r, clauses[timed[jj]], time_axis)) future_read = true;
+            continue;
+          }
         }
         lookback = std::max(lookback, reverse_ ? tc.d : -tc.d);
+        if (reverse_ ? tc.d < 0 : tc.d > 0) {
+          // A step the fused loop has not reached yet, written by a fused clause (adjoints split
+          // into per-row clauses and fused along another axis: row 1 reads row 2 two columns
+          // on): fusing would read it before it is computed.
+          for (size_t jj = 0; jj < n && !future_read; ++jj)
+            if (hits_clause(r, clauses[timed[jj]], time_axis)) future_read = true;
+          continue;
+        }
         if (tc.d != 0) continue;
         for (size_t jj = 0; jj < n; ++jj) {
           if (jj == ii || !same_steps(ii, jj)) continue;
-          Clause& w = clauses[timed[jj]];
-          bool hits = true;
-          for (size_t a = 0; a < w.write.size() && a < r.idx.size(); ++a) {
-            if (static_cast<int>(a) == time_axis) continue;
-            auto x = fold_int(cx_, u_, r.idx[a]);
-            if (w.write[a]->kind == Kind::Name) {
-              // A point outside the range w loops over on this axis is not w's (adjoints of
-              // grids: `d[2, 3]` reads `d[2, 4]`, which the clause over `d[2, 1..3]` never writes).
-              for (auto& f : w.loops) {
-                if (f->def != w.write[a]->def || !x) continue;
-                auto lo = fold_int(cx_, u_, f->kids[0]), hi = fold_int(cx_, u_, f->kids[1]);
-                if (lo && hi && (*x < *lo || *x >= *hi)) hits = false;
-              }
-              continue;
-            }
-            if (x && *x != *irb::as_lit(w.write[a])) hits = false;
-          }
-          if (hits) before[jj][ii] = true;
+          if (hits_clause(r, clauses[timed[jj]], time_axis)) before[jj][ii] = true;
         }
       }
+    }
+    if (future_read) {
+      // Clause by clause, in dependency order (or E012 for a cycle), is right; fused is not.
+      std::vector<NodeRef> plain = head;
+      for (size_t i : clause_order(t, clauses)) plain.push_back(rebuild(clauses[i], clauses[i].order, -1));
+      return ir::with_kids(t, std::move(plain));
     }
     std::vector<size_t> order;
     std::vector<int> state(n, 0);
