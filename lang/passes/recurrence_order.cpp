@@ -626,15 +626,15 @@ class RecurrenceOrder : public ir::Mutator {
       Clause& c = clauses[timed[ii]];
       for (auto& r : c.reads) {
         Comp tc = time_comp(ii, r);
-        if (tc.k != Comp::Exact || reverse_) {
+        // (A loop running backwards has a lookback too: the rows above its step it reads;
+        // storage_window keeps that many when the tensor is observed only at its low rows.)
+        if (tc.k != Comp::Exact) {
           lookback_known = false;
-          if (tc.k != Comp::Exact) {
-            // Another fused clause's point at a step nothing orders (`sum[k](.. d[2, k])` from
-            // row 1 of a row-split adjoint fused along the columns): not provably computed yet.
-            for (size_t jj = 0; jj < n && !future_read; ++jj)
-              if (jj != ii && hits_clause(r, clauses[timed[jj]], time_axis)) future_read = true;
-            continue;
-          }
+          // Another fused clause's point at a step nothing orders (`sum[k](.. d[2, k])` from
+          // row 1 of a row-split adjoint fused along the columns): not provably computed yet.
+          for (size_t jj = 0; jj < n && !future_read; ++jj)
+            if (jj != ii && hits_clause(r, clauses[timed[jj]], time_axis)) future_read = true;
+          continue;
         }
         lookback = std::max(lookback, reverse_ ? tc.d : -tc.d);
         if (reverse_ ? tc.d < 0 : tc.d > 0) {

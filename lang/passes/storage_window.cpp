@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "lang/ir/layout.h"
 #include "lang/ir/visitor.h"
+#include "lang/passes/box_cover.h"
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
 #include "lang/passes/shape_analysis.h"
@@ -23,14 +25,17 @@ struct Candidate {
   NodeRef tensor;   // the LTensor
   int64_t lookback;
   NodeRef extent;   // axis-0 extent expression
+  bool reverse;     // the time loop runs from high rows to low (an adjoint's sweep)
 };
 
-// The lookback of a recurrence fused over axis 0 (recurrence_order's fact), if constant.
-std::optional<int64_t> lookback_of(const Unit& u, const NodeRef& t) {
+// The lookback of a recurrence fused over axis 0 (recurrence_order's fact), if constant, and
+// whether its time loop runs backwards.
+std::optional<std::pair<int64_t, bool>> lookback_of(const Unit& u, const NodeRef& t) {
   for (auto& k : t->kids) {
     if (k->kind != Kind::LFor) continue;
     auto it = u.recurrences.find(k->id);
-    if (it != u.recurrences.end() && it->second.axis == 0) return it->second.lookback;
+    if (it != u.recurrences.end() && it->second.axis == 0 && it->second.lookback)
+      return std::pair{*it->second.lookback, k->has(ir::kReverse)};
   }
   return std::nullopt;
 }
@@ -45,7 +50,7 @@ class WindowPass {
       if (n->kind != Kind::LTensor || n->has(ir::kHasElem)) return;
       auto lb = lookback_of(u_, n);
       if (!lb) return;
-      cands.push_back(Candidate{n, *lb, n->kids[0]->kids.empty() ? nullptr : n->kids[0]->kids[0]});
+      cands.push_back(Candidate{n, lb->first, n->kids[0]->kids.empty() ? nullptr : n->kids[0]->kids[0], lb->second});
     });
     for (auto& c : cands) consider(c);
     if (!windows_.empty()) u_.lowered = apply(u_.lowered);
@@ -57,6 +62,8 @@ class WindowPass {
     DefKind kind = cx_.resolver.info(def).kind;
     if (kind == DefKind::Global && !cx_.opt.whole_program) return;
     int64_t tail = 1;
+    // Backwards: the rows observed, which must be the last rows written (the lowest).
+    int64_t head_lo = INT64_MAX, head_hi = INT64_MIN;
     bool ok = true;
     bool inside = false;
     // Observations: every reference to `def` outside its own LTensor.
@@ -64,9 +71,15 @@ class WindowPass {
       if (!n || !ok) return;
       if (n == c.tensor) return;  // self-reads are the lookback
       if (n->kind == Kind::Index && n->kids[0]->kind == Kind::Name && n->kids[0]->def == def) {
-        auto k = distance_from_end(n->kids[1], c.extent);
-        if (!k || *k < 1) ok = false;
-        else tail = std::max(tail, *k);
+        if (c.reverse) {
+          auto r = fold_int(cx_, u_, n->kids[1]);
+          if (!r || *r < 0) ok = false;
+          else head_lo = std::min(head_lo, *r), head_hi = std::max(head_hi, *r);
+        } else {
+          auto k = distance_from_end(n->kids[1], c.extent);
+          if (!k || *k < 1) ok = false;
+          else tail = std::max(tail, *k);
+        }
         for (size_t i = 1; i < n->kids.size(); ++i) scan(n->kids[i]);
         return;
       }
@@ -90,7 +103,14 @@ class WindowPass {
           });
       // The cell's value (a trailing expression) is an observation too; scan covered it.
     }
-    if (!ok || !rows_in_order(c.tensor, def)) return;
+    if (!ok) return;
+    if (c.reverse) {
+      auto lowest = rows_down_to(c.tensor, def, c.extent);
+      if (!lowest || (head_hi >= head_lo && head_lo < *lowest)) return;
+      if (head_hi >= head_lo) tail = head_hi - *lowest + 1;
+    } else if (!rows_in_order(c.tensor, def)) {
+      return;
+    }
     int64_t w = std::max<int64_t>(c.lookback + 1, tail);
     if (auto e = fold_int(cx_, u_, c.extent); e && w >= *e) return;
     windows_[def] = w;
@@ -114,10 +134,115 @@ class WindowPass {
     return true;
   }
 
+  // A recurrence swept from its last row down (an adjoint) is windowed only if its statements
+  // write every row from the extent down to some row r, in decreasing order and without gaps,
+  // and every row rewrites each point an earlier row of the sweep wrote a value other than a
+  // literal zero at. Why: an adjoint leaves the points nothing differentiated reaches unwritten
+  // (zero), and in a circular buffer an unwritten point would still hold the row W above it;
+  // a point no row writes (or only with 0.0) is zero in every slot. Returns r, or nothing.
+  std::optional<int64_t> rows_down_to(const NodeRef& tensor, DefId def, const NodeRef& extent) {
+    auto top = extent ? fold_int(cx_, u_, extent) : std::nullopt;
+    if (!top) return std::nullopt;
+    std::vector<int64_t> ext;
+    for (auto& e : ir::lshape_extents(*ir::ltensor_shape(*tensor))) {
+      auto x = fold_int(cx_, u_, e);
+      if (!x) return std::nullopt;
+      ext.push_back(*x);
+    }
+    if (ext.empty()) return std::nullopt;
+    int64_t next = *top;                          // one past the lowest row written so far
+    std::optional<std::pair<int64_t, int64_t>> last;  // rows of the previous statement
+    std::vector<cover::Box> dirty;                // points some earlier row wrote non-zero at
+    std::vector<cover::Box> row_all, row_nonzero;  // the current row group's stores
+    auto close_group = [&]() {
+      for (auto& d : dirty)
+        if (!cover::uncovered(d, row_all).empty()) return false;
+      dirty.insert(dirty.end(), row_nonzero.begin(), row_nonzero.end());
+      row_all.clear();
+      row_nonzero.clear();
+      return true;
+    };
+    for (const NodeRef& st : ir::ltensor_stmts(*tensor)) {
+      auto rows = rows_written(st, def, true);
+      if (!rows) return std::nullopt;
+      if (rows->first >= rows->second) continue;
+      // Several statements writing one constant row (an adjoint's first row, split per column
+      // piece) are one row of the sweep; a loop's rows are written by it alone.
+      bool same_row = last && *last == *rows && rows->second == rows->first + 1;
+      if (!same_row) {
+        if (!close_group() || rows->second != next) return std::nullopt;
+        next = rows->first;
+      }
+      last = rows;
+      if (!stores_of(st, def, ext, row_all, row_nonzero)) return std::nullopt;
+    }
+    if (!close_group()) return std::nullopt;
+    return next;
+  }
+
+  static bool literal_zero(const NodeRef& v) {
+    if (v->kind == Kind::Cast) return literal_zero(v->kids[0]);
+    if (v->kind == Kind::FloatLit) return v->fval == 0.0 && !std::signbit(v->fval);
+    return v->kind == Kind::IntLit && v->ival == 0;
+  }
+
+  // The boxes (over axes 1..) the stores of `st` into `def` write, and those of them that write
+  // something other than a literal zero. False when a store is guarded (it may skip points of
+  // its row) or an index is neither constant nor a loop variable with constant bounds.
+  bool stores_of(const NodeRef& st, DefId def, const std::vector<int64_t>& ext, std::vector<cover::Box>& all,
+                 std::vector<cover::Box>& nonzero) {
+    std::unordered_map<DefId, std::pair<int64_t, int64_t>> bounds;  // enclosing loops' ranges
+    bool ok = true;
+    std::function<void(const NodeRef&)> walk = [&](const NodeRef& n) {
+      if (!n || !ok) return;
+      switch (n->kind) {
+        case Kind::LIf: ok = false; return;
+        case Kind::LFor: {
+          auto lo = fold_int(cx_, u_, ir::lfor_lo(*n)), hi = fold_int(cx_, u_, ir::lfor_hi(*n));
+          if (lo && hi) bounds[n->def] = {*lo, *hi};
+          walk(ir::lfor_body(*n));
+          return;
+        }
+        case Kind::LStore: {
+          if (n->def != def) return;
+          auto idx = ir::lstore_index(*n);
+          if (idx.size() != ext.size()) {
+            ok = false;
+            return;
+          }
+          cover::Box b;
+          for (size_t a = 1; a < idx.size(); ++a) {
+            const NodeRef& x = idx[a];
+            auto it = x->kind == Kind::Name ? bounds.find(x->def) : bounds.end();
+            if (it != bounds.end()) {
+              b.push_back({cover::constant(it->second.first), cover::constant(it->second.second)});
+            } else if (auto k = fold_int(cx_, u_, x)) {
+              b.push_back({cover::constant(*k), cover::constant(*k + 1)});
+            } else {
+              ok = false;
+              return;
+            }
+          }
+          if (!literal_zero(ir::lstore_value(*n))) nonzero.push_back(b);
+          all.push_back(std::move(b));
+          return;
+        }
+        case Kind::LSeq:
+        case Kind::LLet:
+          for (auto& k : n->kids) walk(k);
+          return;
+        default: return;  // checks, nops: no stores
+      }
+    };
+    walk(st);
+    return ok;
+  }
+
   // The axis-0 rows [lo, hi) a statement of the tensor stores, {0, 0} if none; nullopt when
-  // they are not known at compile time, not written in increasing order (a loop from high to
-  // low), or written at more than one kind of row (a constant row and a loop's row).
-  std::optional<std::pair<int64_t, int64_t>> rows_written(const NodeRef& st, DefId def) {
+  // they are not known at compile time, not written in the expected order (increasing, or with
+  // `backwards` decreasing: a loop running the other way), or written at more than one kind of
+  // row (a constant row and a loop's row).
+  std::optional<std::pair<int64_t, int64_t>> rows_written(const NodeRef& st, DefId def, bool backwards = false) {
     std::unordered_map<DefId, const ir::Node*> loop_of;  // loop variable (or a let of it) -> LFor
     std::optional<int64_t> row;                           // all stores at this constant row
     const ir::Node* loop = nullptr;                       // all stores at this loop's row
@@ -154,7 +279,7 @@ class WindowPass {
         else row = r;
       return std::pair<int64_t, int64_t>{*row, *row + 1};
     }
-    if (row || loop->has(ir::kReverse)) return std::nullopt;
+    if (row || loop->has(ir::kReverse) != backwards) return std::nullopt;
     auto lo = fold_int(cx_, u_, ir::lfor_lo(*loop)), hi = fold_int(cx_, u_, ir::lfor_hi(*loop));
     if (!lo || !hi) return std::nullopt;
     for (auto& [r, in] : inner_points)

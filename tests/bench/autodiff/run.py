@@ -2,7 +2,7 @@
 """Autodiff benchmark: how much a gradient costs next to its primal, in ein and in NumPy.
 
 Usage (NumPy is Debian's, so run the system interpreter):
-  PYENV_VERSION=system python3 tests/bench/autodiff/run.py [--ein build/ein] [--reps 5]
+  PYENV_VERSION=system python3 tests/bench/autodiff/run.py [--ein build/ein] [--reps 5] [--only NAME] [--native-only]
 
 Each pair NAME_primal.ein / NAME_grad.ein builds the same inputs, then computes the primal
 (and, in _grad, the requested derivatives) between `// bench: begin` and `// bench: end`.
@@ -10,6 +10,11 @@ The time of a program is the sum of `ein --timings` statement times of the lines
 markers (generated adjoint statements are charged to their request's line), measured on a
 second copy of the region in the same process, best of --reps runs, kernels cached. The ratio grad/primal is the number
 the autodiff design is judged by (target: at most 4, the usual bound for reverse mode).
+Peak memory is the maximum resident set size of one plain run of the program (no warm-up copy,
+kernels cached) by GNU time (`/usr/bin/time -f %M`), in MiB: the whole process, so it includes
+the interpreter, the kernels' libraries and the inputs built before the region.
+`--only NAME` runs one pair; `--native-only` skips the interpreter (the 1000-wide recurrence,
+`wide`, is 10^9 point updates: only in native code, and only with --only wide).
 
 For the MLP the NumPy column is the same computation written by hand (forward, then the
 textbook backward pass), so its ratio is what a careful human gets.
@@ -48,6 +53,17 @@ def ein_time(ein, path, jit, reps):
     return best, out
 
 
+def peak_rss_mib(ein, path, jit, env_extra=None):
+    """Maximum resident set size of one run (GNU time), MiB; None when /usr/bin/time is missing."""
+    if not os.path.exists("/usr/bin/time"):
+        return None
+    env = dict(os.environ, EIN_JIT=jit, **(env_extra or {}))
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", ein, path], capture_output=True, text=True, env=env, timeout=1800)
+    if p.returncode != 0:
+        sys.exit(f"{path}: exit {p.returncode}\n{p.stderr}")
+    return int(p.stderr.strip().split("\n")[-1]) / 1024.0
+
+
 def numpy_mlp(reps):
     import numpy as np
     B = 256
@@ -83,27 +99,41 @@ def numpy_mlp(reps):
     return tp, tg, out
 
 
+PAIRS = [("mlp", "MLP 784-256-10, batch 256, f32"),
+         ("rec", "recurrence h[t] = w*h[t-1] + u[t], 10^6 steps, f64"),
+         ("heat", "heat stencil 2000 steps x 1000 points, f64"),
+         ("heat10k", "heat stencil 10^3 steps x 10^4 points, f64"),
+         ("wide", "h[t, i] = w*h[t-1, i] + x[i], 10^6 steps x 1000, f32")]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ein", default=os.path.join(ROOT, "build", "ein"))
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--only", default=None, help="one pair by name (mlp, rec, heat, heat10k, wide)")
+    ap.add_argument("--native-only", action="store_true")
     args = ap.parse_args()
     rows = []
-    for name, label in [("mlp", "MLP 784-256-10, batch 256, f32"), ("rec", "recurrence h[t] = w*h[t-1] + u[t], 10^6 steps, f64"),
-                        ("heat", "heat stencil 2000 steps x 1000 points, f64")]:
-        for jit in ("always", "never"):
-            tp, op = ein_time(args.ein, os.path.join(HERE, f"{name}_primal.ein"), jit, args.reps)
-            tg, og = ein_time(args.ein, os.path.join(HERE, f"{name}_grad.ein"), jit, args.reps)
-            rows.append((label, "ein " + ("native" if jit == "always" else "interpreter"), tp, tg, og))
+    for name, label in PAIRS:
+        if (args.only and name != args.only) or (not args.only and name == "wide"):
+            continue
+        for jit in ("always",) if args.native_only or name == "wide" else ("always", "never"):
+            prim, grad = (os.path.join(HERE, f"{name}_{kind}.ein") for kind in ("primal", "grad"))
+            tp, op = ein_time(args.ein, prim, jit, args.reps)
+            tg, og = ein_time(args.ein, grad, jit, args.reps)
+            rp, rg = peak_rss_mib(args.ein, prim, jit), peak_rss_mib(args.ein, grad, jit)
+            rows.append((label, "ein " + ("native" if jit == "always" else "interpreter"), tp, tg, rp, rg, og))
         if name == "mlp":
             try:
                 tp, tg, out = numpy_mlp(args.reps)
-                rows.append((label, "NumPy by hand", tp, tg, " ".join(f"{v:.8g}" for v in out)))
+                rows.append((label, "NumPy by hand", tp, tg, None, None, " ".join(f"{v:.8g}" for v in out)))
             except ImportError:
                 print("numpy missing: run with PYENV_VERSION=system python3", file=sys.stderr)
-    print(f"{'program':52} {'engine':18} {'primal ms':>10} {'grad ms':>10} {'grad/primal':>11}  output")
-    for label, eng, tp, tg, out in rows:
-        print(f"{label:52} {eng:18} {tp:10.2f} {tg:10.2f} {tg / tp:11.2f}  {out}")
+    print(f"{'program':52} {'engine':18} {'primal ms':>10} {'grad ms':>10} {'grad/primal':>11} "
+          f"{'primal MiB':>10} {'grad MiB':>9} {'MiB ratio':>9}  output")
+    for label, eng, tp, tg, rp, rg, out in rows:
+        mem = f"{rp:10.1f} {rg:9.1f} {rg / rp:9.2f}" if rp and rg else f"{'-':>10} {'-':>9} {'-':>9}"
+        print(f"{label:52} {eng:18} {tp:10.2f} {tg:10.2f} {tg / tp:11.2f} {mem}  {out}")
 
 
 if __name__ == "__main__":

@@ -142,5 +142,53 @@ TEST(StorageWindow, KnownValues) {
   EXPECT_EQ(run_program(kSameResult[4], true).out, "410744 121415\n");
 }
 
+
+// Recurrences swept from their last row down (adjoints, or written that way) and observed only at
+// their first rows keep a window too, but only when every row down to the observed one is
+// written whole: an unwritten point would read the row W above it instead of its zero.
+int64_t adjoint_window(Compiled& c) {
+  int64_t w = -1;
+  for (auto& t : nodes_of(c.cell().lowered, Kind::LTensor))
+    if (t->has(ir::kAdjoint) && t->has(ir::kReverse)) w = window_of(c, t->name);
+  return w;
+}
+
+const char* kHeatU0 =
+    "let T = 30;\nlet u0[i in 0..6] = i as f64 * 0.1;\nlet u[0, i in 0..6] = u0[i];\n"
+    "let u[t in 1..T, 0] = 0.0;\nlet u[t in 1..T, 5] = 0.0;\n"
+    "let u[t in 1..T, i in 1..5] = u[t - 1, i] + 0.2 * (u[t - 1, i - 1] - 2.0 * u[t - 1, i] + u[t - 1, i + 1]);\n"
+    "let loss = sum[i](u[T - 1, i] * u[T - 1, i]);\nlet g = @loss / @u0;\nprint(g);\n";
+
+TEST(StorageWindow, AdjointObservedAtItsFirstRowIsWindowed) {
+  auto c = compile(kHeatU0, {.whole_program = true});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_EQ(window_of(*c, "u"), 2);      // the linear stencil's adjoint never reads u
+  EXPECT_EQ(adjoint_window(*c), 2);      // lookback 1 swept downwards, read at row 0
+  auto whole = run_program(kHeatU0, true), cells = run_program(kHeatU0, false);
+  ASSERT_TRUE(whole.cell.ok) << whole.cell.rendered;
+  EXPECT_FALSE(whole.out.empty());
+  EXPECT_EQ(whole.out, cells.out);
+}
+
+TEST(StorageWindow, BackwardsRecurrenceNeedsEveryRowDownToTheObservedOne) {
+  // Row 0 of z is never written: its full tensor holds 0 there, a window would hold z[2].
+  auto y = compile("let y[9] = 1.0;\nlet y[t in 0..9] = y[t + 1] * 0.5;\nprint(y[0]);\n", {.whole_program = true});
+  ASSERT_TRUE(y->ok) << y->rendered();
+  EXPECT_EQ(window_of(*y, "y"), 2);
+  auto z = compile("let z[9] = 1.0;\nlet z[t in 1..9] = z[t + 1] * 0.5;\nprint(z[0]);\n", {.whole_program = true});
+  ASSERT_TRUE(z->ok) << z->rendered();
+  EXPECT_EQ(window_of(*z, "z"), 0);
+  EXPECT_EQ(run_program("let z[9] = 1.0;\nlet z[t in 1..9] = z[t + 1] * 0.5;\nprint(z[0], z[1]);\n", true).out,
+            "0.0 0.00390625\n");
+}
+
+TEST(StorageWindow, BackwardsRecurrenceMissingAColumnKeepsTheFullTensor) {
+  // Column 0 is written at the last row only: a window would carry it down to every row.
+  auto c = compile("let z[9, j in 0..3] = 1.0;\nlet z[t in 0..9, j in 1..3] = z[t + 1, j] * 0.5;\nprint(z[0, 0]);\n",
+                   {.whole_program = true});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_EQ(window_of(*c, "z"), 0);
+}
+
 }  // namespace
 }  // namespace ein::testing
