@@ -113,4 +113,34 @@ void check_no_autodiff_left(CompileCtx& cx) {
     }
 }
 
+std::vector<Span> request_spans(const CompileCtx& cx) {
+  std::vector<Span> out;
+  for (auto& u : cx.units)
+    ir::for_each_node(u->body, [&](const NodeRef& n) {
+      if (n->kind == Kind::Diff && n->span.valid()) out.push_back(n->span);
+    });
+  return out;
+}
+
+void blame_requests(CompileCtx& cx, const std::vector<Span>& requests) {
+  if (requests.empty() || !cx.diags.has_errors()) return;
+  auto inside = [&](const Span& s) {
+    for (auto& r : requests)
+      if (s.valid() && s.file == r.file && s.lo >= r.lo && s.hi <= r.hi) return true;
+    return false;
+  };
+  std::vector<Diagnostic> ds = cx.diags.take();
+  for (auto& d : ds) {
+    if (d.warning || d.code == "E013" || !inside(d.primary)) continue;
+    // The primal passed every analysis before autodiff; what fails at the request's own span is
+    // the code generated for it, so the request is what could not be lowered (SPEC §7).
+    d.notes.insert(d.notes.begin(), "the code generated for this derivative failed with " + d.code + ": " +
+                                        d.message);
+    d.message = "cannot differentiate this: " + d.message;
+    d.code = "E013";
+    if (d.primary_label.empty()) d.primary_label = "derivative not lowered";
+  }
+  for (auto& d : ds) cx.diags.report(std::move(d));
+}
+
 }  // namespace ein

@@ -1,5 +1,9 @@
 #pragma once
 
+#include <vector>
+
+#include "lang/syntax/source.h"
+
 namespace ein {
 struct CompileCtx;
 
@@ -26,5 +30,10 @@ struct CompileCtx;
 // that no `@` node survived in any unit or nested scope (E013 naming where it stands).
 void differentiate(CompileCtx& cx);
 void check_no_autodiff_left(CompileCtx& cx);
+// The spans of every derivative request in the cell and its function specialisations, taken
+// before autodiff runs; an error a later pass reports inside one of them (E002, E004, E012 in
+// the generated derivative code) becomes the request's E013, the original kept in a note.
+std::vector<Span> request_spans(const CompileCtx& cx);
+void blame_requests(CompileCtx& cx, const std::vector<Span>& requests);
 
 }  // namespace ein

@@ -205,14 +205,20 @@ bool run_passes(CompileCtx& cx, const ir::NodeRef& program, const PipelineOption
   if (cx.units.empty()) cx.new_unit(Unit::Kind::Cell, "cell");
   cx.cell().body = program;
   const std::string dump_after = canonical_pass_name(opt.dump_after);
+  std::vector<Span> requests;
   for (const Pass& p : passes()) {
     ir::NodeRef before = cx.cell().body;
+    if (p.rerun == Rerun::Fixpoint) requests = request_spans(cx);
     timed(cx, p, 0);
     if (cx.diags.has_errors()) {
+      blame_requests(cx, requests);
       if (opt.dump && dump_after == p.name) dump(cx, p, opt);
       return false;
     }
-    if (p.rerun == Rerun::Fixpoint && !autodiff_fixpoint(cx, p, before)) return false;
+    if (p.rerun == Rerun::Fixpoint && !autodiff_fixpoint(cx, p, before)) {
+      blame_requests(cx, requests);
+      return false;
+    }
     if (opt.dump && dump_after == p.name) dump(cx, p, opt);  // after every round
   }
   return true;

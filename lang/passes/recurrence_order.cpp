@@ -8,6 +8,7 @@
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
 #include "lang/passes/loop_nest.h"
+#include "lang/passes/recurrence_bounds.h"
 #include "lang/passes/shape_analysis.h"
 
 namespace ein {
@@ -17,14 +18,10 @@ using ir::DefId;
 using ir::Kind;
 using ir::NodeRef;
 
-struct Comp {
-  enum K { Exact, Unknown } k = Unknown;
-  int64_t d = 0;
-};
-
 struct Read {
   NodeRef node;
   std::vector<NodeRef> idx;
+  std::vector<Known> known;  // branch conditions and guards around the read
 };
 
 struct Clause : LoopNest {  // loops in slot order
@@ -44,25 +41,6 @@ int axis_of(const Clause& c, DefId v) {
   return -1;
 }
 
-// Read index relative to the written loop variable `v`: v + d, or unknown.
-Comp relative(const NodeRef& r, DefId v) {
-  Comp c;
-  if (r->kind == Kind::Name && r->def == v) return Comp{Comp::Exact, 0};
-  if (r->kind == Kind::Binary) {
-    auto op = static_cast<ir::BinOp>(r->ival);
-    const NodeRef &a = r->kids[0], &b = r->kids[1];
-    auto k = irb::as_lit(b);
-    if (a->kind == Kind::Name && a->def == v && k) {
-      if (op == ir::BinOp::Add) return Comp{Comp::Exact, *k};
-      if (op == ir::BinOp::Sub) return Comp{Comp::Exact, -*k};
-    }
-    auto k2 = irb::as_lit(a);
-    if (op == ir::BinOp::Add && b->kind == Kind::Name && b->def == v && k2)
-      return Comp{Comp::Exact, *k2};
-  }
-  return c;
-}
-
 class RecurrenceOrder : public ir::Mutator {
  public:
   RecurrenceOrder(CompileCtx& cx, Unit& u) : cx_(cx), u_(u) {}
@@ -78,11 +56,8 @@ class RecurrenceOrder : public ir::Mutator {
     Clause c;
     static_cast<LoopNest&>(c) = peel_nest(nest, def);
     c.nest = nest;
+    collect_reads(c, def, c.body, {});
     ir::for_each_node(c.body, [&](const NodeRef& x) {
-      if (x->kind == Kind::Index && ir::index_base(*x)->kind == Kind::Name && ir::index_base(*x)->def == def) {
-        auto idx = ir::index_args(*x);
-        c.reads.push_back(Read{x, std::vector<NodeRef>(idx.begin(), idx.end())});
-      }
       if (x->kind == Kind::LoopVar) c.reduce_ranges[x->def] = {ir::loopvar_lo(*x), ir::loopvar_hi(*x)};
       if (x->kind == Kind::LReduce) {
         // The guards directly around the reduction's body hold for every point it reads.
@@ -100,6 +75,28 @@ class RecurrenceOrder : public ir::Mutator {
     for (size_t i = 0; i < c.loops.size(); ++i) c.order.push_back(static_cast<int>(i));
     c.seq.assign(c.loops.size(), false);
     return c;
+  }
+
+  // Reads of `def` in `n`, with the conditions that hold where each stands (a branch of an
+  // `if`, the value of a guard).
+  static void collect_reads(Clause& c, DefId def, const NodeRef& n, std::vector<Known> known) {
+    if (!n) return;
+    if (n->kind == Kind::Index && ir::index_base(*n)->kind == Kind::Name && ir::index_base(*n)->def == def) {
+      auto idx = ir::index_args(*n);
+      c.reads.push_back(Read{n, std::vector<NodeRef>(idx.begin(), idx.end()), known});
+    }
+    if (n->kind == Kind::If || n->kind == Kind::LGuard) {
+      const NodeRef& cond = n->kind == Kind::If ? ir::if_cond(*n) : ir::lguard_cond(*n);
+      collect_reads(c, def, cond, known);
+      known.push_back(Known{cond, true});
+      collect_reads(c, def, n->kind == Kind::If ? ir::if_then(*n) : ir::lguard_value(*n), known);
+      if (n->kind == Kind::If) {
+        known.back().holds = false;
+        collect_reads(c, def, ir::if_else(*n), known);
+      }
+      return;
+    }
+    for (auto& k : n->kids) collect_reads(c, def, k, known);
   }
 
   // A read of another step than the clause's literal one (`P[2, 0]` in `P[3, j] = ...`): the
@@ -120,7 +117,7 @@ class RecurrenceOrder : public ir::Mutator {
       int a = axis_of(c, c.loops[l]->def);
       if (a < 0 || a >= static_cast<int>(r.idx.size())) continue;
       v[l] = relative(r.idx[a], c.loops[l]->def);
-      if (v[l].k == Comp::Unknown) v[l] = constant_read(c.loops[l], a, r.idx[a]);
+      if (v[l].k == Comp::Unknown) v[l] = constant_read(c.loops[l], a, r);
       if (v[l].k == Comp::Unknown) v[l] = bounded_read(c, c.loops[l]->def, r.idx[a]);
     }
     return v;
@@ -145,44 +142,11 @@ class RecurrenceOrder : public ir::Mutator {
     return Comp{};
   }
 
-  static void split_and(const NodeRef& c, std::vector<NodeRef>& out) {
-    if (c->kind == Kind::Binary && static_cast<ir::BinOp>(c->ival) == ir::BinOp::And) {
-      split_and(c->kids[0], out);
-      split_and(c->kids[1], out);
-    } else {
-      out.push_back(c);
-    }
-  }
-
-  // A guard comparing `v + a` with `k + b`: a bound on k - v, as (is_lower, value); a guard of
-  // another form gives (true, 0), which proves nothing.
-  static std::pair<bool, int64_t> guard_bound(const NodeRef& cond, DefId v, DefId k) {
-    if (cond->kind != Kind::Binary) return {true, 0};
-    auto op = static_cast<ir::BinOp>(cond->ival);
-    if (op != ir::BinOp::Lt && op != ir::BinOp::Le && op != ir::BinOp::Gt && op != ir::BinOp::Ge) return {true, 0};
-    Comp lv = relative(cond->kids[0], v), lk = relative(cond->kids[0], k);
-    Comp rv = relative(cond->kids[1], v), rk = relative(cond->kids[1], k);
-    if (lk.k == Comp::Exact && rv.k == Comp::Exact) {  // k + a OP v + b: mirror it
-      std::swap(lv, rv);
-      std::swap(lk, rk);
-      op = op == ir::BinOp::Lt ? ir::BinOp::Gt : op == ir::BinOp::Le ? ir::BinOp::Ge
-         : op == ir::BinOp::Gt ? ir::BinOp::Lt : ir::BinOp::Le;
-    }
-    if (lv.k != Comp::Exact || rk.k != Comp::Exact) return {true, 0};
-    int64_t diff = lv.d - rk.d;  // v + a OP k + b  <=>  k - v  OP'  a - b
-    switch (op) {
-      case ir::BinOp::Lt: return {true, diff + 1};   // k - v >= a - b + 1
-      case ir::BinOp::Le: return {true, diff};       // k - v >= a - b
-      case ir::BinOp::Gt: return {false, diff - 1};  // k - v <= a - b - 1
-      default: return {false, diff};                 // k - v <= a - b
-    }
-  }
-
   // A read at a constant point `c` of a loop's axis: backward when c precedes every iteration
   // or lies in a region an initial (non-recurrent) clause writes; forward when an iteration
   // reaches it before it is computed (SPEC §5.5: E012).
-  Comp constant_read(const NodeRef& loop, int axis, const NodeRef& idx) {
-    auto c = fold_int(cx_, u_, idx);
+  Comp constant_read(const NodeRef& loop, int axis, const Read& r) {
+    auto c = fold_int(cx_, u_, r.idx[axis]);
     if (!c) return Comp{};
     if (all_)
       for (auto& other : *all_) {
@@ -192,6 +156,11 @@ class RecurrenceOrder : public ir::Mutator {
       }
     auto lo = fold_int(cx_, u_, loop->kids[0]), hi = fold_int(cx_, u_, loop->kids[1]);
     if (!lo || !hi) return Comp{};
+    // A condition around the read can keep it to iterations after the point it reads
+    // (`if j < 1 { .. } else { S[t, 0] }`): an earlier point, however the loop starts.
+    Bounds b = bounds_of(loop->def, r.known, [&](const NodeRef& e) { return fold_int(cx_, u_, e); });
+    if (!reverse_ && b.lo && *b.lo > *c) return Comp{Comp::Exact, -1};
+    if (reverse_ && b.hi && *b.hi < *c) return Comp{Comp::Exact, 1};
     if (!reverse_) return Comp{Comp::Exact, *c < *lo ? -1 : 1};
     return Comp{Comp::Exact, *c >= *hi ? 1 : -1};
   }
