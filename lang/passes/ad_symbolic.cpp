@@ -54,8 +54,8 @@ std::string text(const NodeRef& n) {
     case Kind::BoolLit: return n->ival ? "true" : "false";
     case Kind::Name:
     case Kind::Path: {
-      const std::string& s = n->name;
-      return s.rfind("__", 0) == 0 ? s.substr(2) : s;
+      if (auto b = builtin_of(n->def)) return builtin_shown_name(*b);
+      return n->name;
     }
     case Kind::Unary: return std::string(ir::unop_spelling(static_cast<ir::UnOp>(n->ival))) + wrapped(n->kids[0], 9);
     case Kind::Binary: {

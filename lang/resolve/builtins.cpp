@@ -45,6 +45,11 @@ static_assert(sizeof(kTable) / sizeof(kTable[0]) == static_cast<size_t>(Builtin:
 
 const BuiltinInfo& builtin_info(Builtin b) { return kTable[static_cast<size_t>(b)]; }
 
+const char* builtin_shown_name(Builtin b) {
+  const BuiltinInfo& i = builtin_info(b);
+  return i.intrinsic ? i.name + 2 : i.name;
+}
+
 std::optional<Builtin> builtin_by_name(std::string_view name, bool allow_intrinsics) {
   for (const auto& e : kTable)
     if (name == e.name && (allow_intrinsics || !e.intrinsic)) return e.id;

@@ -31,6 +31,9 @@ struct BuiltinInfo {
 };
 
 const BuiltinInfo& builtin_info(Builtin b);
+// The name shown to users (printed differentials, messages): an intrinsic's source name is its
+// shown name behind the `__` that keeps it out of user code.
+const char* builtin_shown_name(Builtin b);
 std::optional<Builtin> builtin_by_name(std::string_view name, bool allow_intrinsics);
 inline ir::DefId builtin_def(Builtin b) {
   return ir::DefId{ir::kBuiltinCrate, static_cast<uint32_t>(b) + 1};

@@ -27,5 +27,21 @@ TEST(IntrinsicTable, EveryMathIntrinsicMapsToTheFunctionOfItsName) {
   EXPECT_EQ(checked, 32);
 }
 
+// Printed differentials show `tanh(x)`, not the intrinsic's source name `__tanh(x)`.
+TEST(IntrinsicTable, ShownNamesDropTheIntrinsicPrefixOnly) {
+  for (int i = 0; i < static_cast<int>(Builtin::Count_); ++i) {
+    Builtin b = static_cast<Builtin>(i);
+    std::string name = builtin_info(b).name, shown = builtin_shown_name(b);
+    if (builtin_info(b).intrinsic) {
+      ASSERT_EQ(name.rfind("__", 0), 0u) << name;
+      EXPECT_EQ("__" + shown, name);
+    } else {
+      EXPECT_EQ(shown, name);
+    }
+  }
+  EXPECT_STREQ(builtin_shown_name(Builtin::Tanh), "tanh");
+  EXPECT_STREQ(builtin_shown_name(Builtin::Print), "print");
+}
+
 }  // namespace
 }  // namespace ein
