@@ -9,7 +9,7 @@ namespace ein::config {
 
 namespace {
 
-constexpr std::array<EnvInfo, 13> kTable{{
+constexpr std::array<EnvInfo, 15> kTable{{
     {Env::MaxMemory, "EIN_MAX_MEMORY", "memory the tensors of one process may hold (E008 beyond)",
      "half the physical memory"},
     {Env::ShareDir, "EIN_SHARE_DIR", "directory of the standard library (share/)", "beside the executable"},
@@ -24,6 +24,9 @@ constexpr std::array<EnvInfo, 13> kTable{{
     {Env::Interp, "EIN_INTERP", "interpreter: vector (whole-array everywhere), scalar, or auto", "auto"},
     {Env::Gnuplot, "EIN_GNUPLOT", "gnuplot program for %plot", "gnuplot"},
     {Env::History, "EIN_HISTORY", "REPL history file (empty: in memory only)", "~/.ein_history"},
+    {Env::AdMemory, "EIN_AD_MEMORY", "bytes a gradient may store before its recurrences are checkpointed",
+     "64M, at most a quarter of EIN_MAX_MEMORY"},
+    {Env::AdCheckpoint, "EIN_AD_CHECKPOINT", "force checkpoints every N steps in every checkpointable gradient", "unset"},
 }};
 
 constexpr bool rows_in_order() {

@@ -24,6 +24,8 @@ enum class Env : uint8_t {
   Interp,        // vector | scalar | auto: whole-array evaluation in the interpreter
   Gnuplot,       // the gnuplot program for %plot
   History,       // the REPL's history file ("" keeps it in memory)
+  AdMemory,      // bytes a gradient may store before its recurrences are checkpointed
+  AdCheckpoint,  // a forced checkpoint spacing (steps) for every checkpointable gradient
 };
 
 struct EnvInfo {

@@ -219,6 +219,16 @@ void Interpreter::Impl::exec_for(const NodeRef& f) {
 void Interpreter::Impl::exec_tensor(const NodeRef& t) {
   // A producer fused into its consumer's kernel is computed there, never stored.
   if (native && native->elided(t)) return;
+  if (t->aux == "resume") {
+    // More statements of a tensor allocated earlier (a checkpointed sweep's segment: its
+    // allocation and base rows ran before the loop over segments; lang/passes/checkpoint.h).
+    for (const NodeRef& k : ir::ltensor_stmts(*t)) {
+      if (k->kind == Kind::LFor && nest_empty(k)) continue;
+      if (native && native->run_clause(*this, t, k)) continue;
+      exec(k);
+    }
+    return;
+  }
   if (native) native->prepare(*this, t);
   const NodeRef& shape_node = native ? native->shape_of(t) : ir::ltensor_shape(*t);
   std::vector<int64_t> shape;

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include "engine/interp/interp.h"
 #include "engine/session/env_view.h"
 #include "engine/session/release.h"
+#include "engine/value/value.h"
 #include "lang/ir/type.h"
 #include "lang/passes/context.h"
 #include "lang/passes/driver.h"
@@ -191,6 +193,14 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
   CompileCtx cx(sm, resolver, diags, view);
   cx.opt.whole_program = opt.whole_program;
   cx.opt.records_cell = copt.execute;  // only a cell that runs is "the previous cell" (SPEC §11)
+  // Checkpointed gradients (lang/passes/checkpoint.h): EIN_AD_MEMORY, else 64 MiB but at most a
+  // quarter of the process's memory limit; EIN_AD_CHECKPOINT forces a spacing.
+  cx.opt.ad_memory = config::bytes(config::Env::AdMemory).value_or(std::min<int64_t>(int64_t{64} << 20, memory_limit() / 4));
+  if (auto k = config::value(config::Env::AdCheckpoint)) {
+    char* end = nullptr;
+    long long v = std::strtoll(k->c_str(), &end, 10);
+    cx.opt.ad_checkpoint = end && *end == 0 && v > 0 ? v : 0;
+  }
   cx.persist = &facts;
   PipelineOptions popt;
   std::string stage = copt.dump_stage;

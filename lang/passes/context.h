@@ -141,6 +141,10 @@ struct CompileOptions {
   bool whole_program = false;  // a file run: later uses are all known (storage windows)
   bool records_cell = true;    // the cell will run: it becomes the "previous cell" (SPEC §11)
   int max_specialisations = 2000;
+  // Checkpointed reverse sweeps (checkpoint.h): the bytes a gradient may store before its
+  // recurrences are checkpointed, and a forced spacing (0: chosen from the extents).
+  int64_t ad_memory = int64_t{64} << 20;
+  int64_t ad_checkpoint = 0;
 };
 
 struct CompileCtx {

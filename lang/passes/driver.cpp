@@ -6,6 +6,7 @@
 #include "lang/ir/visitor.h"
 
 #include "lang/passes/autodiff.h"
+#include "lang/passes/checkpoint.h"
 #include "lang/passes/check_match.h"
 #include "lang/passes/classify_where.h"
 #include "lang/passes/context.h"
@@ -65,6 +66,7 @@ const std::vector<Pass>& passes() {
       {"recurrence_cover", "", check_recurrence_cover, true, Rerun::Never},
       {"recurrence_order", "", order_recurrences, true, Rerun::Never},
       {"storage_window", "storage_windows", infer_storage_windows, true, Rerun::Never},
+      {"checkpoint", "", plan_checkpoints, true, Rerun::Never},
       {"exec_facts", "", compute_exec_facts, true, Rerun::Never},
       {"frame_layout", "", layout_frames, true, Rerun::Never},
       {"contraction_plan", "", plan_contractions, true, Rerun::Never},

@@ -85,7 +85,8 @@ std::string describe_exec_plan(const Unit& u) {
     if (n->kind == Kind::LTensor) {
       out += ";;   tensor " + n->name + ": " +
              (n->has(ir::kWindowed) ? "window=" + std::to_string(ir::ltensor_shape(*n)->ival) + " on axis 0"
-                                    : std::string("whole tensor stored")) + "\n";
+                                    : std::string("whole tensor stored")) +
+             (n->aux.empty() || n->aux == "resume" ? "" : "\n;;     " + n->aux) + "\n";
     } else if (n->kind == Kind::LFor) {
       std::string what;
       auto add = [&](const std::string& s) { what += (what.empty() ? "" : " ") + s; };

@@ -43,6 +43,17 @@ std::optional<std::pair<int64_t, bool>> lookback_of(const Unit& u, const NodeRef
 class WindowPass {
  public:
   WindowPass(CompileCtx& cx, Unit& u) : cx_(cx), u_(u) {}
+  bool whole_rows(const NodeRef& st, DefId def, const std::vector<int64_t>& ext) {
+    std::vector<cover::Box> all, nonzero;
+    if (ext.empty() || !stores_of(st, def, ext, all, nonzero) || all.empty()) return false;
+    cover::Box full;
+    for (size_t a = 1; a < ext.size(); ++a) full.push_back({cover::constant(0), cover::constant(ext[a])});
+    return full.empty() || cover::uncovered(full, all).empty();
+  }
+  std::optional<int64_t> backward_rows(const NodeRef& t) {
+    const NodeRef& shape = ir::ltensor_shape(*t);
+    return rows_down_to(t, t->def, shape->kids.empty() ? nullptr : shape->kids[0]);
+  }
 
   void run() {
     std::vector<Candidate> cands;
@@ -335,6 +346,14 @@ class WindowPass {
 };
 
 }  // namespace
+
+std::optional<int64_t> backward_rows_down_to(CompileCtx& cx, Unit& u, const ir::NodeRef& tensor) {
+  return WindowPass(cx, u).backward_rows(tensor);
+}
+
+bool writes_whole_rows(CompileCtx& cx, Unit& u, const ir::NodeRef& stmt, ir::DefId def, const std::vector<int64_t>& ext) {
+  return WindowPass(cx, u).whole_rows(stmt, def, ext);
+}
 
 void infer_storage_windows(CompileCtx& cx) {
   for (auto& u : cx.units) {

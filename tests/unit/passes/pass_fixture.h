@@ -35,6 +35,7 @@ struct EmptyEnv : GlobalEnvView {
 struct CompileOpts {
   bool whole_program = false;
   std::string dump_after;  // a pass name; the dump ends up in Compiled::dump
+  int64_t ad_checkpoint = 0;  // CompileOptions::ad_checkpoint (a forced checkpoint spacing)
 };
 
 // One compilation. Not movable (the context holds references into it): use compile().
@@ -47,6 +48,7 @@ class Compiled {
     for (auto& d : pr.diags) diags.report(d);
     cx = std::make_unique<CompileCtx>(sm, resolver, diags, env);
     cx->opt.whole_program = o.whole_program;
+    cx->opt.ad_checkpoint = o.ad_checkpoint;
     if (!pr.diags.empty()) return;
     ir::NodeRef resolved = resolver.resolve_cell(pr.program, diags);
     if (diags.has_errors()) return;

@@ -1,0 +1,25 @@
+#pragma once
+
+namespace ein {
+struct CompileCtx;
+
+// Checkpointed reverse sweeps (issue 18), on lowered IR after storage_window. A gradient through
+// a recurrence P (fused over axis 0, lookback L) stores every step of P, because its adjoint A
+// (a recurrence swept from the last row down) and the parameter reductions (`@loss / @k`:
+// sum over t of A[t, ..] * f(P[t - 1, ..])) read P at every step. When storing P and A whole
+// would take more than the budget (CompileOptions::ad_memory: EIN_AD_MEMORY, else a quarter of
+// EIN_MAX_MEMORY, at most 64 MiB) or the spacing is forced (EIN_AD_CHECKPOINT=k), the cell is
+// rewritten so that
+//   - the forward sweep runs in segments of k steps; before each, the L (at least) rows it
+//     starts from are copied into a checkpoint tensor `P.ckpt[s, j, ..]`, and P keeps a window;
+//   - the reverse sweep runs over the segments from the last to the first: it recomputes the
+//     segment's rows of P from its checkpoint into a windowed buffer `P.seg`, runs A's steps of
+//     the segment (A windowed when its other readers only read its first rows) and adds each
+//     reduction's terms of the segment into a partial sum `x.part[s]`; the reduction becomes the
+//     sum of its partials.
+// k defaults to sqrt(T * L) (checkpoints and buffer about equal). Anything not matching the
+// pattern exactly keeps today's store-everything form. Resumed tensors (a later statement that
+// writes into a tensor allocated earlier) are LTensors with aux "resume"; the plan is the aux
+// text of the checkpoint tensor, printed by %ir.
+void plan_checkpoints(CompileCtx& cx);
+}  // namespace ein

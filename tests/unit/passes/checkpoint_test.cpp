@@ -1,0 +1,64 @@
+// Checkpointed reverse sweeps (lang/passes/checkpoint.h): which gradients get checkpoints, and
+// the windows of the tensors around them. The values are checked against finite differences by
+// the goldens tests/golden/autodiff/ad_checkpoint_*.ein (both tiers, spacing forced to 3).
+#include <gtest/gtest.h>
+
+#include "tests/unit/passes/pass_fixture.h"
+
+namespace ein::testing {
+namespace {
+
+using ir::Kind;
+
+const char* kHeat =
+    "let T = 14;\nlet u0[i in 0..7] = i as f64 * 0.1;\nlet k: f64 = 0.2;\nlet u[0, i in 0..7] = u0[i];\n"
+    "let u[t in 1..T, 0] = 0.0;\nlet u[t in 1..T, 6] = 0.0;\n"
+    "let u[t in 1..T, i in 1..6] = u[t - 1, i] + k * (u[t - 1, i - 1] - 2.0 * u[t - 1, i] + u[t - 1, i + 1]);\n"
+    "let loss = sum[i](u[T - 1, i] * u[T - 1, i]);\nlet g = @loss / @u0;\nlet gk = @loss / @k;\nprint(gk, g[3]);\n";
+
+int64_t window(Compiled& c, const std::string& name) {
+  ir::NodeRef t = c.ltensor(name);
+  if (!t) return -1;
+  return t->has(ir::kWindowed) ? ir::ltensor_shape(*t)->ival : 0;
+}
+
+TEST(Checkpoint, ForcedSpacingSegmentsTheSweep) {
+  auto c = compile(kHeat, {.whole_program = true, .ad_checkpoint = 3});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  ir::NodeRef ck = c->ltensor("u_ckpt");
+  ASSERT_TRUE(ck);
+  // 14 rows in segments of 3: 5 checkpoints of the one base row, 7 points each.
+  auto ext = ir::lshape_extents(*ir::ltensor_shape(*ck));
+  ASSERT_EQ(ext.size(), 3u);
+  EXPECT_EQ(ext[0]->ival, 5);
+  EXPECT_EQ(ext[1]->ival, 1);
+  EXPECT_NE(ck->aux.find("every 3 steps"), std::string::npos) << ck->aux;
+  EXPECT_EQ(window(*c, "u"), 2);
+  // Segment rows 3, the reduction reads u[t - 1] (one more), the row the segment starts from.
+  EXPECT_EQ(window(*c, "u_seg"), 5);
+  EXPECT_TRUE(c->ltensor("d_k_part"));  // the reduction's partial sums, one per segment
+}
+
+TEST(Checkpoint, SmallGradientsStoreEverything) {
+  auto c = compile(kHeat, {.whole_program = true});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_FALSE(c->ltensor("u_ckpt"));
+}
+
+TEST(Checkpoint, SessionCellsKeepTheirTensors) {
+  // A later cell may read every row of u: nothing is recomputed or windowed.
+  auto c = compile(kHeat, {.whole_program = false, .ad_checkpoint = 3});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_FALSE(c->ltensor("u_ckpt"));
+}
+
+TEST(Checkpoint, WholeObservationOfTheStateKeepsTheStoredForm) {
+  std::string src = kHeat;
+  src += "print(u);\n";
+  auto c = compile(src, {.whole_program = true, .ad_checkpoint = 3});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_FALSE(c->ltensor("u_ckpt"));
+}
+
+}  // namespace
+}  // namespace ein::testing
