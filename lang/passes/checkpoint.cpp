@@ -84,9 +84,16 @@ class Checkpoint {
     // rewrite happens.
     NodeRef saved = u_.lowered;
     u_.lowered = hoisted(saved);
-    for (size_t i = 0; i < u_.lowered->kids.size(); ++i)
-      if (try_primal(i)) return;  // one rewrite per cell: positions move after it
-    u_.lowered = saved;
+    // Each rewrite moves the statements: look again from the start (a rewritten primal has no
+    // time loop left and is not found twice).
+    bool any = false;
+    for (int round = 0; round < 16; ++round) {
+      bool hit = false;
+      for (size_t i = 0; i < u_.lowered->kids.size() && !hit; ++i) hit = try_primal(i);
+      if (!hit) break;
+      any = true;
+    }
+    if (!any) u_.lowered = saved;
   }
 
   static NodeRef hoisted(const NodeRef& prog) {
