@@ -63,7 +63,7 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
       // Inside a function being evaluated only its folded parameters and locals are known (a
       // specialisation's facts would belong to some other call of it).
       if (env) {
-        if (auto it = env->find(e->def); it != env->end()) return it->second;
+        if (auto it = env->ints.find(e->def); it != env->ints.end()) return it->second;
         return std::nullopt;
       }
       if (const NodeRef* v = renamed_value(visible_, e)) {
@@ -89,6 +89,13 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
       if (op == ir::BinOp::Or && a && *a != 0) return 1;
       if ((op == ir::BinOp::Eq || op == ir::BinOp::Ne) && !env)
         if (auto same = same_shape(e->kids[0], e->kids[1])) return op == ir::BinOp::Eq ? *same : !*same;
+      // Mode names (`direction == "forward"`) compare by their text.
+      if (op == ir::BinOp::Eq || op == ir::BinOp::Ne)
+        if (auto x = fold_str(e->kids[0], depth + 1, env)) {
+          auto y = fold_str(e->kids[1], depth + 1, env);
+          if (!y) return std::nullopt;
+          return (*x == *y) == (op == ir::BinOp::Eq);
+        }
       // A comparison of floats (`sc[a] == 1.0`): both sides folded exactly.
       if (!env && ir::rank_of(facts_.type(e->kids[0])) == 0 && facts_.float_dtype(e->kids[0]) &&
           facts_.float_dtype(e->kids[1])) {
@@ -97,7 +104,12 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
         return compare(op, *x, *y);
       }
       auto b = fold_scalar(e->kids[1], depth + 1, env);
-      if (!a || !b) return std::nullopt;
+      if (!a || !b) {
+        // A flag compared as a float (`(t as f64) != 0.0` of `true` or `1`): whole numbers.
+        auto x = whole(e->kids[0], depth + 1, env), y = whole(e->kids[1], depth + 1, env);
+        if (x && y) return compare(op, *x, *y);
+        return std::nullopt;
+      }
       if (auto c = compare(op, *a, *b)) return c;
       switch (op) {
         case ir::BinOp::And: return *a != 0 && *b != 0;
@@ -110,15 +122,21 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
     }
     case Kind::Block: {
       // A function body evaluated for its integer result (`fn MAXP() { 0 }`, `norm_axis`):
-      // scalar integer lets are bound, other statements (`__check`) are the primal's to run.
+      // scalar integer and string lets are bound, other statements (`__check`) are the primal's
+      // to run.
       if (!e->has(ir::kHasTail)) return std::nullopt;
       FoldEnv local = env ? *env : FoldEnv{};
       for (size_t i = 0; i + 1 < e->kids.size(); ++i) {
         const NodeRef& st = e->kids[i];
         if (!st || st->kind != Kind::Let || ir::let_pattern(*st)->kind != Kind::PBind) continue;
-        if (auto v = fold_scalar(ir::let_value(*st), depth + 1, &local)) local[ir::let_pattern(*st)->def] = *v;
+        DefId d = ir::let_pattern(*st)->def;
+        if (auto v = fold_scalar(ir::let_value(*st), depth + 1, &local)) local.ints[d] = *v;
+        else if (auto t = fold_str(ir::let_value(*st), depth + 1, &local)) local.strs[d] = *t;
       }
-      return fold_scalar(e->kids.back(), depth + 1, &local);
+      // A branch without bindings (`{ len(W) }`) stays in the enclosing context, where the
+      // inlined body's lets and the shape facts are known.
+      bool none = !env && local.ints.empty() && local.strs.empty();
+      return fold_scalar(e->kids.back(), depth + 1, none ? nullptr : &local);
     }
     case Kind::If: {
       auto c = fold_scalar(ir::if_cond(*e), depth + 1, env);
@@ -182,14 +200,42 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
       if (!fn || fn->kind != Kind::Fn || ir::fn_params_count(*fn) != e->kids.size() - 1) return std::nullopt;
       FoldEnv args;
       for (size_t i = 1; i < e->kids.size(); ++i) {
-        auto v = fold_scalar(e->kids[i], depth + 1, env);
-        if (!v) return std::nullopt;
-        args[ir::fn_params(*fn)[i - 1]->def] = *v;
+        DefId p = ir::fn_params(*fn)[i - 1]->def;
+        if (auto v = fold_scalar(e->kids[i], depth + 1, env)) args.ints[p] = *v;
+        else if (auto t = fold_str(e->kids[i], depth + 1, env)) args.strs[p] = *t;
+        else return std::nullopt;
       }
       return fold_scalar(ir::fn_body(*fn), depth + 1, &args);
     }
     default: return std::nullopt;
   }
+}
+
+// An integer or boolean converted to a float (`t as f64`) or a float literal with a whole
+// value: that whole number (within 2^53, where the conversion is exact).
+std::optional<int64_t> Tape::whole(const NodeRef& e, int depth, const FoldEnv* env) const {
+  if (!e || depth > 64) return std::nullopt;
+  std::optional<int64_t> v;
+  if (e->kind == Kind::FloatLit && std::fabs(e->fval) < 9.0e15 && e->fval == std::trunc(e->fval))
+    v = static_cast<int64_t>(e->fval);
+  else if (e->kind == Kind::Cast && facts_.float_dtype(e) && !facts_.float_dtype(ir::cast_expr(*e)))
+    v = fold_scalar(ir::cast_expr(*e), depth + 1, env);
+  if (!v || *v > (int64_t{1} << 53) || *v < -(int64_t{1} << 53)) return std::nullopt;
+  return v;
+}
+
+// A string known at compile time: a literal, a string parameter of a function being folded, or
+// a name the inlined body binds to one (`let direction' = "forward";`).
+std::optional<std::string> Tape::fold_str(const NodeRef& e, int depth, const FoldEnv* env) const {
+  if (!e || depth > 64) return std::nullopt;
+  if (e->kind == Kind::StrLit) return e->name;
+  if (e->kind != Kind::Name && e->kind != Kind::Path) return std::nullopt;
+  if (env) {
+    if (auto it = env->strs.find(e->def); it != env->strs.end()) return it->second;
+    return std::nullopt;
+  }
+  if (const NodeRef* v = renamed_value(visible_, e)) return fold_str(*v, depth + 1, nullptr);
+  return std::nullopt;
 }
 
 // `a[k]` of an array an inlined body binds, as an expression to fold: the element of a literal

@@ -9,6 +9,7 @@
 // code (emitted before the adjoints), so differentiating the derivative goes through it.
 #include "lang/passes/ad_reverse.h"
 #include "lang/passes/ir_build.h"
+#include "lang/resolve/builtins.h"
 
 namespace ein::ad {
 
@@ -216,6 +217,9 @@ std::optional<int64_t> Tape::fold_extent(const NodeRef& a, int axis) const {
       if (a->kids[i]->kind == Kind::RangeLit || ir::rank_of(facts_.type(a->kids[i])) != 0) return std::nullopt;
     return fold_extent(base, axis + static_cast<int>(a->kids.size()) - 1);
   }
+  // `__convert(B, x)` keeps B's shape (the library's change of element type).
+  if (a->kind == Kind::Call && a->kids.size() == 3)
+    if (auto b = builtin_of(a->kids[0]->def); b && *b == Builtin::Convert) return fold_extent(a->kids[1], axis);
   if (a->kind != Kind::Name && a->kind != Kind::Path) return std::nullopt;
   if (auto it = visible_.find(a->def); it != visible_.end() && it->second->kind == Kind::Let &&
                                         ir::let_pattern(*it->second)->kind == Kind::PBind) {
@@ -224,7 +228,8 @@ std::optional<int64_t> Tape::fold_extent(const NodeRef& a, int axis) const {
     // A literal argument bound to a parameter (`axes` = `[0, 2, 3]`).
     // A literal argument bound to a parameter (`axes` = `[0, 2, 3]`), or an unrolled
     // comprehension's rows: the literal's length, then its first element's extents.
-    if (v->kind == Kind::ArrayLit || v->kind == Kind::Binary || v->kind == Kind::Unary) return fold_extent(v, axis);
+    if (v->kind == Kind::ArrayLit || v->kind == Kind::Binary || v->kind == Kind::Unary || v->kind == Kind::Call)
+      return fold_extent(v, axis);
   }
   if (auto f = facts_.fold(irb::dim_of(a, axis))) return f;
   // An array an inlined body declares (`let y[0, ..r] = x[..r];` of `lift`, a fresh copy the

@@ -346,7 +346,9 @@ class Sweeper {
         NodeRef off = aff.offset();
         NodeRef repl = coef == 1 ? irb::sub(bar_b.m[a], off) : irb::sub(off, bar_b.m[a]);
         solved[v] = repl;
-        auto [lo, hi] = ranges[v];
+        // A range bounded by where-bound locals (`max[i in a..b] .. where a = lo[r]`) is
+        // stated through their definitions: the guards stand outside the where that binds them.
+        NodeRef lo = expand(ranges[v].first, 0), hi = expand(ranges[v].second, 0);
         // `i = m` where i already runs over the whole axis m runs over: no guard, so the adjoint
         // stays a plain contraction (BLAS, vectorisation).
         bool whole = irb::as_lit(off) == 0 && coef == 1 && covers_axis(lo, hi, occ.node->kids[0], a);
@@ -384,7 +386,7 @@ class Sweeper {
     std::vector<NodeRef> summed;
     for (auto& s : W) {
       if (solved.count(s->def)) continue;
-      auto [lo, hi] = ranges[s->def];
+      NodeRef lo = expand(ranges[s->def].first, 0), hi = expand(ranges[s->def].second, 0);
       NodeRef v = name(s->name, s->def);
       if (auto it = new_lo.find(s->def); it != new_lo.end()) {
         guards.push_back(ir::make_binary(ir::BinOp::Ge, v, lo));

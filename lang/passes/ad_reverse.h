@@ -64,8 +64,13 @@ class Tape {
   NodeRef extent_of(const NodeRef& e, int axis);
   // Compile-time branches (ad_branch.cpp): an integer or boolean folded through the inlined
   // parameters' lets and the shape facts, and the branch of an `if` whose condition folds.
-  using FoldEnv = std::unordered_map<DefId, int64_t>;  // parameters of a function being folded
+  struct FoldEnv {  // parameters and locals of a function being folded
+    std::unordered_map<DefId, int64_t> ints;
+    std::unordered_map<DefId, std::string> strs;  // mode names (`dir_code("forward")`)
+  };
   std::optional<int64_t> fold_scalar(const NodeRef& e, int depth, const FoldEnv* env) const;
+  std::optional<std::string> fold_str(const NodeRef& e, int depth, const FoldEnv* env) const;
+  std::optional<int64_t> whole(const NodeRef& e, int depth, const FoldEnv* env) const;
   NodeRef element_expr(const NodeRef& e, int depth) const;
   std::optional<double> fold_real(const NodeRef& e, int depth) const;
   NodeRef taken_branch(const NodeRef& e) const;

@@ -43,10 +43,13 @@ bool Tape::constant_leaf(DefId d) const {
 
 namespace {
 
-// Whether a value of type t holds floats somewhere (a tuple of them, a list of such tuples).
+// Whether a value of type t may hold floats somewhere (a tuple of them, a list of such tuples,
+// or a value typed only at run time: `reshape(x, [2, 3])`, `split(x, 2, 1).1`).
 bool carries_float(const TypeRef& t) {
   if (!t) return false;
   switch (t->k) {
+    case ir::Type::K::Unknown:
+    case ir::Type::K::Var: return true;
     case ir::Type::K::Scalar: return is_float(t->dtype);
     case ir::Type::K::Array:
     case ir::Type::K::List: return carries_float(t->elem);
@@ -87,8 +90,14 @@ bool Tape::visit(DefId d) {
         active = true;
     });
     visiting_.erase(d);
+    TypeRef t = facts_.def_type(d);
+    bool dynamic = !t || t->k == ir::Type::K::Unknown || t->k == ir::Type::K::Var ||
+                   ((t->k == ir::Type::K::Array || t->k == ir::Type::K::List) && t->elem &&
+                    (t->elem->k == ir::Type::K::Unknown || t->elem->k == ir::Type::K::Var));
     if (active)
-      unsupported("`" + cx_.resolver.info(d).name + "`, a tuple-valued binding that depends on the parameter",
+      unsupported("`" + cx_.resolver.info(d).name +
+                      (dynamic ? "`, a value typed only at run time that depends on the parameter"
+                               : "`, a tuple-valued binding that depends on the parameter"),
                   stmt->span);
   }
   if (!stmt || !facts_.float_dtype_of_def(d)) {

@@ -7,7 +7,7 @@ import numpy as np
 
 from gen_grad import away, rnd
 from gen_ml import conv_ref, conv_transpose_ref, log_softmax, sigmoid, softmax
-from gen_ml_nn import attend, gru_ref, heads_ref, lrn_ref, lstm_ref, pool_ref, rnn_ref
+from gen_ml_nn import attend, directions, gru_ref, heads_ref, lrn_ref, lstm_ref, pool_ref, rnn_ref
 from gen_ml_onnx import resize_ref
 
 erf = np.vectorize(math.erf, otypes=[np.float64])
@@ -15,9 +15,12 @@ SELU_A, SELU_G = 1.6732632423543772, 1.0507009873554805
 
 # name -> why its gradient cannot be taken yet (see /work/wt/FINDINGS.md, [autodiff])
 PENDING = {
-    "gru": "autodiff: E013 at `if dc == 2` (the direction is a string); with it folded a derivative-only E004 (docs/stdlib-notes.md)",
-    "lstm": "autodiff: E013 at `if dc == 2` (the direction is a string); with it folded a silently wrong step-0 gradient (FINDINGS)",
-    "rnn": "autodiff: E013 at `if dc == 2` (the direction is a string; folding it is not landed while lstm's would be wrong)",
+    "einsum": "autodiff: E013, `__einsum` has no derivative rule (the equation is a run-time string)",
+    "reshape": "autodiff: E013, `__reshape` has no derivative rule",
+    "split": "autodiff: E013, the parts of `__split` are typed only at run time",
+    "squeeze_axes": "autodiff: E013, an axis list gives a result typed only at run time (`__reshape`)",
+    "expand_shape": "autodiff: E013, expanding to a shape array gives a result typed only at run time",
+    "gather_nd": "autodiff: E013, the result is typed only at run time (`__reshape`)",
 }
 
 
@@ -76,7 +79,7 @@ def convolutions():
     out.append(("depthwise_conv", "depthwise_conv(X, W, B, [1], [1, 1], [1])", ins, ["X", "W"],
                 lambda X, W, B: conv_ref(X, W, B, [1], [1, 1], [1], 2)))
     ins = {"X": rnd(73, (1, 1, 4, 4)), "W": rnd(74, (2, 1, 2, 2)), "B": rnd(75, (2,))}
-    out.append(("conv2d", "conv2d(X, W, B, 2, 1, 1, 0, 1, 2)", ins, ["X", "W"],
+    out.append(("layers_conv2d", "conv2d(X, W, B, 2, 1, 1, 0, 1, 2)", ins, ["X", "W"],
                 lambda X, W, B: conv_ref(X, W, B, [2, 1], [1, 0, 1, 0], [1, 2], 1)))
     return out
 
@@ -145,24 +148,46 @@ def attention():
     ]
 
 
+def recurrent_ref(ref, direction, extra):
+    """The ONNX layer in W's layout: [D, G H, I] (result [T, D, N, H]) or [G H, I] (result
+    [T, N, H], states [N, H]), through the value tests' per-direction loop."""
+    def f(X, W, R, B, h, c=None):
+        states = [h] if c is None else [h, c]
+        if W.ndim == 2:
+            return directions(ref, X, W[None], R[None], B[None], [s[None] for s in states],
+                              direction, extra)[:, 0]
+        return directions(ref, X, W, R, B, states, direction, extra)
+    return f
+
+
 def recurrent():
-    T, N, I, H = 3, 1, 2, 2
-    X = rnd(110, (T, N, I))
+    """Each layer in both layouts and every direction, and each mode (activation, clip,
+    linear_before_reset); the gradient in every input, initial states included."""
+    T, N, I, H = 3, 2, 2, 2
     out = []
+    # (suffix, direction, D or None for the layout without the direction axis, mode)
+    forms = {
+        "rnn": [("", "forward", None, "Tanh"), ("_reverse_relu", "reverse", 1, "Relu"),
+                ("_bidirectional_sigmoid", "bidirectional", 2, "Sigmoid")],
+        "lstm": [("", "forward", None, 0.0), ("_reverse", "reverse", 1, 0.0),
+                 ("_bidirectional", "bidirectional", 2, 0.0), ("_clip", "forward", None, 0.5)],
+        "gru": [("", "forward", None, 0), ("_reverse_lbr", "reverse", 1, 1),
+                ("_bidirectional", "bidirectional", 2, 0), ("_lbr", "forward", None, 1)],
+    }
+    refs = {"rnn": rnn_ref, "lstm": lstm_ref, "gru": gru_ref}
     for name, G in (("rnn", 1), ("lstm", 4), ("gru", 3)):
-        W, R, B = rnd(111 + G, (G * H, I)), rnd(121 + G, (G * H, H)), rnd(131 + G, (2 * G * H,), -0.5, 0.5)
-        h0 = rnd(141, (N, H), -0.5, 0.5)
-        ins = {"X": X, "W": W, "R": R, "B": B, "h": h0}
-        if name == "rnn":
-            out.append(("rnn", 'rnn(X, W, R, B, h, 2, "forward", "Tanh")', ins, ["X", "W", "R", "B"],
-                        lambda X, W, R, B, h: rnn_ref(X, W, R, B, h)))
-        elif name == "lstm":
-            ins["c"] = rnd(142, (N, H), -0.5, 0.5)
-            out.append(("lstm", 'lstm(X, W, R, B, h, c, 2, "forward", 0.0)', ins, ["X", "W", "R", "B"],
-                        lambda X, W, R, B, h, c: lstm_ref(X, W, R, B, h, c)))
-        else:
-            out.append(("gru", 'gru(X, W, R, B, h, 2, "forward", 0)', ins, ["X", "W", "R", "B"],
-                        lambda X, W, R, B, h: gru_ref(X, W, R, B, h)))
+        for k, (suffix, direction, D, mode) in enumerate(forms[name]):
+            lead = () if D is None else (D,)
+            seed = 110 + 40 * G + 7 * k
+            X = rnd(seed, (T, N, I))
+            ins = {"X": X, "W": rnd(seed + 1, lead + (G * H, I)), "R": rnd(seed + 2, lead + (G * H, H)),
+                   "B": rnd(seed + 3, lead + (2 * G * H,), -0.5, 0.5), "h": rnd(seed + 4, lead + (N, H), -0.5, 0.5)}
+            if name == "lstm":
+                ins["c"] = rnd(seed + 5, lead + (N, H), -0.5, 0.5)
+            m = f'"{mode}"' if name == "rnn" else mode
+            states = "h, c" if name == "lstm" else "h"
+            call = f'{name}(X, W, R, B, {states}, {H}, "{direction}", {m})'
+            out.append((name + suffix, call, ins, list(ins), recurrent_ref(refs[name], direction, [mode])))
     return out
 
 

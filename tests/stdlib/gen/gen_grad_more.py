@@ -1,0 +1,173 @@
+"""Gradient checks of the remaining differentiable surface functions (gen_grad): layers, lu,
+max_roi_pool, the shape operators with run-time result types, einsum, the quantized operators
+in their scales, dropout, indexing by index tuples, std::array's selections and the
+std::numerics helpers. Same tuple form as gen_grad_cases; references restate each function
+in NumPy (the value tests' where they exist)."""
+import numpy as np
+
+from gen_grad import rnd
+from gen_ml import conv_ref
+from gen_ml_nn import roi_pool_ref
+from gen_ml_tensor import lu_ref
+from gen_numerics import euler, midpoint, rk4
+
+
+def dropout_mask(n, ratio):
+    """utility_ops.unit_hash as SPEC's integer arithmetic computes it: i32 products wrap, `/`
+    truncates toward zero, `%` has the sign of the dividend."""
+    def wrap(v):
+        return (v + 2 ** 31) % 2 ** 32 - 2 ** 31
+
+    def tdiv(a, b):
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b > 0) else -q
+
+    def trem(a, b):
+        return a - b * tdiv(a, b)
+    keep = []
+    for e in range(n):
+        h1 = wrap(wrap((e + 1) * 1103515245) + 12345)
+        h2 = trem(trem(tdiv(h1, 65536), 32768) + 32768, 32768)
+        keep.append(h2 / 32768.0 >= ratio)
+    return np.array(keep)
+
+
+def layers_and_linalg():
+    x, W, b = rnd(300, (2, 3)), rnd(301, (4, 3)), rnd(302, (4,))
+    A, Bm, C = rnd(303, (3, 2)), rnd(304, (2, 4)), rnd(305, (3, 4))
+    G = rnd(306, (3, 3), -3, 3)
+    X = rnd(307, (1, 2, 5, 6))
+    rois = [[0, 0, 0, 3, 4], [0, 1, 1, 5, 3]]
+    ab = ["let al: f64 = 0.5;", "let be: f64 = 2.0;"]
+    return [
+        ("linear", "linear(x, W, b)", {"x": x, "W": W, "b": b}, ["x", "W", "b"], lambda x, W, b: x @ W.T + b),
+        ("gemm", "gemm(A, B, C, al, be, 0, 0)", {"A": A, "B": Bm, "C": C}, ["A", "B", "C"],
+         lambda A, B, C: 0.5 * A @ B + 2.0 * C, ["std::ml::*"], ab),
+        ("gemm_trans", "gemm(A, B, C, al, be, 1, 1)", {"A": A.T.copy(), "B": Bm.T.copy(), "C": C},
+         ["A", "B", "C"], lambda A, B, C: 0.5 * A.T @ B.T + 2.0 * C, ["std::ml::*"], ab),
+        ("lu_l", "lu(G).1", {"G": G}, ["G"], lambda G: lu_ref(G)[1]),
+        ("lu_u", "lu(G).2", {"G": G}, ["G"], lambda G: lu_ref(G)[2]),
+        ("max_roi_pool", "max_roi_pool(X, rr, [2, 2], sc)", {"X": X}, ["X"],
+         lambda X: roi_pool_ref(X, np.array(rois, dtype=float), (2, 2), 1.0), ["std::ml::*"],
+         [f"let rr: [f64; 2, 5] = {[[float(v) for v in r] for r in rois]};", "let sc: f64 = 1.0;"]),
+    ]
+
+
+def shapes_and_indexing():
+    x = rnd(310, (2, 4))
+    x1 = rnd(311, (1, 2, 3))
+    e = rnd(312, (1, 1, 4, 4))
+    A, Bm = rnd(313, (2, 3)), rnd(314, (3, 2))
+    d = rnd(315, (3, 3))
+    nd = [[1, 0], [2, 2], [0, 1]]
+    return [
+        ("reshape", "reshape(x, [4, 2])", {"x": x}, ["x"], lambda x: x.reshape(4, 2)),
+        ("squeeze", "squeeze(x1, 0)", {"x1": x1}, ["x1"], lambda x1: x1[0]),
+        ("squeeze_axes", "squeeze(x1, [0])", {"x1": x1}, ["x1"], lambda x1: x1[0]),
+        ("unsqueeze", "unsqueeze(x, 1)", {"x": x}, ["x"], lambda x: x[:, None, :]),
+        ("expand", "expand(x, 3)", {"x": x}, ["x"], lambda x: np.broadcast_to(x, (3, 2, 4))),
+        ("expand_shape", "expand(x1, [2, 1, 3])", {"x1": x1}, ["x1"], lambda x1: np.broadcast_to(x1, (2, 2, 3))),
+        ("split", "split(x, 2, 1).1", {"x": x}, ["x"], lambda x: x[:, 2:]),
+        ("einsum", 'einsum("ij,jk->ik", (A, B))', {"A": A, "B": Bm}, ["A", "B"], lambda A, B: A @ B),
+        ("space_to_depth", "space_to_depth(e, 2)", {"e": e}, ["e"],
+         lambda e: e.reshape(1, 1, 2, 2, 2, 2).transpose(0, 3, 5, 1, 2, 4).reshape(1, 4, 2, 2)),
+        ("identity", "identity(x)", {"x": x}, ["x"], lambda x: x),
+        ("dropout", "dropout(x, 0.5, true)", {"x": x}, ["x"],
+         lambda x: np.where(dropout_mask(8, 0.5).reshape(2, 4), x / 0.5, 0.0)),
+        ("dropout_eval", "dropout(x, 0.5, false)", {"x": x}, ["x"], lambda x: x),
+        ("gather_nd", f"gather_nd(d, {nd})", {"d": d}, ["d"], lambda d: np.array([d[i, j] for i, j in nd])),
+        ("scatter", "scatter(d, [[1, 0, 2]], u, 0)", {"d": d, "u": rnd(316, (1, 3))}, ["d", "u"],
+         lambda d, u: np.array([[d[0, 0], u[0, 1], d[0, 2]], [u[0, 0], d[1, 1], d[1, 2]],
+                                [d[2, 0], d[2, 1], u[0, 2]]])),
+        ("scatter_nd", "scatter_nd(d, [[2], [0]], u)", {"d": d, "u": rnd(317, (2, 3))}, ["d", "u"],
+         lambda d, u: np.array([u[1], d[1], u[0]])),
+    ]
+
+
+def quantized():
+    qa = np.array([[3, -2, 5], [1, 0, -4]])
+    qb = np.array([[2, 1], [-3, 4], [0, 5]])
+    qx = np.array([[1, -2], [3, 0]])
+    qw = np.array([[2, -1, 0, 3], [1, 1, -2, 0]]).reshape(2, 1, 2, 2)
+    qv = np.array([[2, 1, 0], [-3, 4, 1]])
+    ints = [f"let qa: [i32; 2, 3] = {qa.tolist()};", f"let qb: [i32; 3, 2] = {qb.tolist()};",
+            f"let qx: [i32; 1, 1, 2, 2] = {qx.reshape(1, 1, 2, 2).tolist()};",
+            f"let qw: [i32; 2, 1, 2, 2] = {qw.tolist()};", f"let qv: [i32; 2, 3] = {qv.tolist()};",
+            "let qz: i32 = 1;"]
+    s = {"sa": np.float64(0.25), "sb": np.float64(0.75)}
+    return [
+        ("dequantize_linear", "dequantize_linear(qa, sa, qz)", {"sa": s["sa"]}, ["sa"],
+         lambda sa: (qa - 1) * sa, ["std::ml::*"], ints),
+        ("qmatmul", "qmatmul(qa, sa, qb, sb)", dict(s), ["sa", "sb"],
+         lambda sa, sb: (qa * sa) @ (qb * sb), ["std::ml::*"], ints),
+        ("qlinear", "qlinear(qa, sa, qv, sb, bi)", {**s, "bi": rnd(318, (2,))}, ["sa", "sb", "bi"],
+         lambda sa, sb, bi: (qa * sa) @ (qv * sb).T + bi, ["std::ml::*"], ints),
+        ("qconv", "qconv(qx, sa, qw, sb, bc, [1, 1], [0, 0, 0, 0], [1, 1], 1)", {**s, "bc": rnd(319, (2,))},
+         ["sa", "sb", "bc"], lambda sa, sb, bc: conv_ref(qx.reshape(1, 1, 2, 2) * sa, qw * sb, bc, [1, 1],
+                                                       [0, 0, 0, 0], [1, 1], 1), ["std::ml::*"], ints),
+    ]
+
+
+def arrays_and_numerics():
+    v = rnd(320, (6,))
+    x = rnd(321, (2, 2))
+    A = np.array([[2.5, 0.5], [0.5, 1.5]]) + rnd(322, (2, 2), -0.2, 0.2)
+    A = np.round((A + A.T) / 2, 3)
+    b, x0 = rnd(323, (2,)), rnd(324, (2,))
+    P = np.array([[0.5, 0.2, 0.1], [0.3, 0.7, 0.4], [0.2, 0.1, 0.5]])
+    V, r = rnd(325, (3,), 0, 3), rnd(326, (3,))
+    px, py = rnd(327, (5,), -3, 3), rnd(328, (5,), -3, 3)
+    u0, k = np.float64(1.5), np.float64(0.7)
+
+    def descent(A, b, x, n=4, alpha=0.1):
+        path = [x]
+        for _ in range(n):
+            path.append(path[-1] - alpha * (A @ path[-1] - b))
+        return np.array(path)
+    ode = "std::numerics::ode::"
+    opt = "std::numerics::optim::"
+    dp = "std::numerics::dp::"
+    Pl = [f"let P: [f64; 3, 3] = {P.tolist()};"]
+    return [
+        ("topk_1d_helper", "topk_1d_helper(v, 3).0", {"v": v}, ["v"], lambda v: -np.sort(-v)[:3]),
+        ("topk_with_indices_extract", "std::array::topk_with_indices_extract(v, ix, 2).0", {"v": v}, ["v"],
+         lambda v: -np.sort(-v)[:2], ["std::ml::*"], ["let ix = [5, 4, 3, 2, 1, 0];"]),
+        ("partition", "std::array::partition(v, pv).2", {"v": v}, ["v"], lambda v: v[v > 0.1], ["std::ml::*"],
+         ["let pv: f64 = 0.1;"]),
+        ("partition_2d", "std::array::partition_2d(x, pv, 1).0", {"x": x}, ["x"], lambda x: x[:, x[0] < 0.1],
+         ["std::ml::*"], ["let pv: f64 = 0.1;"]),
+        ("euler_decay", ode + "euler_decay(u0, k, 0.1, 4)", {"u0": u0, "k": k}, ["u0", "k"],
+         lambda u0, k: euler(u0, k, 0.1, 4), []),
+        ("midpoint_decay", ode + "midpoint_decay(u0, k, 0.1, 4)", {"u0": u0, "k": k}, ["u0", "k"],
+         lambda u0, k: midpoint(u0, k, 0.1, 4), []),
+        ("euler_decay_step", ode + "euler_decay_step(u0, k, 0.1)", {"u0": u0, "k": k}, ["u0", "k"],
+         lambda u0, k: euler(u0, k, 0.1, 1)[1], []),
+        ("midpoint_decay_step", ode + "midpoint_decay_step(u0, k, 0.1)", {"u0": u0, "k": k}, ["u0", "k"],
+         lambda u0, k: midpoint(u0, k, 0.1, 1)[1], []),
+        ("rk4_decay_step", ode + "rk4_decay_step(u0, k, 0.1)", {"u0": u0, "k": k}, ["u0", "k"],
+         lambda u0, k: rk4(lambda y: -k * y, u0, 0.1, 1)[1], []),
+        ("euler_linear_step", ode + "euler_linear_step(b, A, 0.1, 2)", {"b": b, "A": A}, ["b", "A"],
+         lambda b, A: b + 0.1 * A @ b, []),
+        ("quadratic_gradient_2d", opt + "quadratic_gradient_2d(x0, A, b)", {"x0": x0, "A": A, "b": b},
+         ["x0", "A", "b"], lambda x0, A, b: A @ x0 - b, []),
+        ("gradient_descent_step_2d", opt + "gradient_descent_step_2d(x0, A, b, 0.1)", {"x0": x0, "A": A, "b": b},
+         ["x0", "A", "b"], lambda x0, A, b: x0 - 0.1 * (A @ x0 - b), []),
+        ("gradient_descent_2d", opt + "gradient_descent_2d(A, b, 0.1, 4)", {"A": A, "b": b}, ["A", "b"],
+         lambda A, b: descent(A, b, np.zeros(2)), []),
+        ("gradient_descent_2d_from", opt + "gradient_descent_2d_from(x0, A, b, 0.1, 4)", {"x0": x0, "A": A, "b": b},
+         ["x0", "A", "b"], lambda x0, A, b: descent(A, b, x0), []),
+        ("quadratic_residual_norm_2d", opt + "quadratic_residual_norm_2d(x0, A, b)", {"x0": x0, "A": A, "b": b},
+         ["x0", "A", "b"], lambda x0, A, b: np.linalg.norm(A @ x0 - b), []),
+        ("least_squares_slope_intercept", opt + "least_squares_slope_intercept(px, py, 4)", {"px": px, "py": py},
+         ["px", "py"], lambda px, py: np.polyfit(px[:4], py[:4], 1), []),
+        ("expected_value_at_state", dp + "expected_value_at_state(V, P, 1, 3)", {"V": V}, ["V"],
+         lambda V: P[:, 1] @ V, [], Pl),
+        ("bellman_step", dp + "bellman_step(V, r, P, 0.9, 3)", {"V": V, "r": r}, ["V", "r"],
+         lambda V, r: r + 0.9 * P.T @ V, [], Pl),
+        ("bellman_residual", dp + "bellman_residual(V, r, P, 0.9, 3)", {"V": V, "r": r}, ["V", "r"],
+         lambda V, r: np.abs(r + 0.9 * P.T @ V - V).max(), [], Pl),
+    ]
+
+
+def cases():
+    return layers_and_linalg() + shapes_and_indexing() + quantized() + arrays_and_numerics()
