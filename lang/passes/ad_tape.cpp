@@ -322,7 +322,12 @@ NodeRef Tape::inline_call(const NodeRef& call) {
   std::unordered_map<DefId, NodeRef> to_copy = cp.subst;  // parameters -> their lets
   for (auto& [orig, copy] : cp.renamed) to_copy[orig] = name(cx_.resolver.info(copy).name, copy);
   for (auto& [orig, copy] : cp.renamed) {
-    const RangeFact* rf = facts_.range(orig);
+    // Specialisations share the body's index DefIds but not their ranges (`sum[j](x[..b, j])`
+    // runs over axis 0 of a vector, axis 1 of a matrix): the inlined one's come first.
+    const RangeFact* rf = nullptr;
+    if (spec && fn == spec->body)
+      if (auto it = spec->ranges.find(orig); it != spec->ranges.end()) rf = &it->second;
+    if (!rf) rf = facts_.range(orig);
     if (!rf || !rf->lo || !rf->hi) continue;
     Copier rc(cx_, facts_);
     rc.subst = to_copy;

@@ -159,6 +159,10 @@ class RecurrenceOrder : public ir::Mutator {
     // A condition around the read can keep it to iterations after the point it reads
     // (`if j < 1 { .. } else { S[t, 0] }`): an earlier point, however the loop starts.
     Bounds b = bounds_of(loop->def, r.known, [&](const NodeRef& e) { return fold_int(cx_, u_, e); });
+    // A condition fixing the loop variable (`d̄[0, m1 + 1] where m0 == 0`, a term of an adjoint
+    // not split into clauses) makes the read exactly that many iterations away, 0 included:
+    // the other loops order it.
+    if (b.lo && b.hi && *b.lo == *b.hi) return Comp{Comp::Exact, *c - *b.lo};
     if (!reverse_ && b.lo && *b.lo > *c) return Comp{Comp::Exact, -1};
     if (reverse_ && b.hi && *b.hi < *c) return Comp{Comp::Exact, 1};
     if (!reverse_) return Comp{Comp::Exact, *c < *lo ? -1 : 1};

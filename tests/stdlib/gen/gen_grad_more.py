@@ -72,6 +72,8 @@ def shapes_and_indexing():
         ("space_to_depth", "space_to_depth(e, 2)", {"e": e}, ["e"],
          lambda e: e.reshape(1, 1, 2, 2, 2, 2).transpose(0, 3, 5, 1, 2, 4).reshape(1, 4, 2, 2)),
         ("identity", "identity(x)", {"x": x}, ["x"], lambda x: x),
+        ("constant", "constant(x)", {"x": x}, ["x"], lambda x: x),
+        ("cast", 'cast(x, "float64")', {"x": x}, ["x"], lambda x: x),
         ("dropout", "dropout(x, 0.5, true)", {"x": x}, ["x"],
          lambda x: np.where(dropout_mask(8, 0.5).reshape(2, 4), x / 0.5, 0.0)),
         ("dropout_eval", "dropout(x, 0.5, false)", {"x": x}, ["x"], lambda x: x),
@@ -171,3 +173,63 @@ def arrays_and_numerics():
 
 def cases():
     return layers_and_linalg() + shapes_and_indexing() + quantized() + arrays_and_numerics()
+
+
+def multi_rank():
+    """One function called at several ranks in one program, each call differentiated (the
+    specialisations share the body's index names but not their ranges: a derivative took the
+    ranges of the other rank's, E004 or a silently wrong gradient). Files ranks_<name>.ein."""
+    from gen_grad import fd, rnd as rnd_
+    from common import TestFile, lit, type_ann
+    from gen_ml import log_softmax, softmax
+    import os
+    import zlib
+
+    def ce(x, t):
+        return -(t * np.log(x)).sum() / (x.shape[0] if x.ndim > 1 else 1)
+
+    def sce(x, t):
+        return -(t * log_softmax(x)).sum() / (x.shape[0] if x.ndim > 1 else 1)
+    fns = [
+        ("softmax", "softmax({})", lambda x: softmax(x), (1, 2, 3), None),
+        ("log_softmax", "log_softmax({})", lambda x: log_softmax(x), (1, 2, 3), None),
+        ("softmax_cross_entropy_loss", "softmax_cross_entropy_loss({}, t{})", sce, (2, 1), "onehot"),
+        ("cross_entropy_loss", "cross_entropy_loss({}, t{})", ce, (1, 2), "onehot"),
+        ("mse_loss", "mse_loss({}, t{})", lambda x, t: np.mean((x - t) ** 2), (2, 1, 3), "dense"),
+        ("l2_normalize", "l2_normalize({}, tiny)", lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True), (1, 3, 2), None),
+        ("cumsum", "cumsum({})", lambda x: np.cumsum(x, -1), (3, 1, 2), None),
+        ("flip", "flip({})", lambda x: np.flip(x), (2, 1, 3), None),
+        ("reduce_sum", "reduce_sum({})", lambda x: x.sum(keepdims=True), (1, 2, 3), None),
+        ("cosine_similarity", "cosine_similarity({}, t{})",
+         lambda x, t: (x * t).sum(-1) / (np.linalg.norm(x, axis=-1) * np.linalg.norm(t, axis=-1)), (2, 1, 3), "dense"),
+    ]
+    shapes = {1: (3,), 2: (2, 3), 3: (2, 2, 3)}
+    for name, call, ref, ranks, second in fns:
+        t = TestFile(os.path.join("..", "autodiff", "grad", f"ranks_{name}.ein"),
+                     f"{name} called at ranks {ranks} in one program, each call differentiated, "
+                     "against central differences of NumPy's", uses=["std::ml::*"])
+        t.raw("let tiny: f64 = 1e-12;")
+        for r in ranks:
+            seed = zlib.crc32(f"{name}{r}".encode()) % 10000
+            x = rnd_(seed, shapes[r])
+            if name == "cross_entropy_loss":  # probabilities
+                x = np.abs(x) + 0.1
+            t.raw(f"let x{r}: {type_ann(x, 'f64')} = {lit(x, 'f64')};")
+            ins = {"x": x}
+            if second == "onehot":
+                tt = np.eye(3)[np.arange(int(np.prod(shapes[r][:-1])) if r > 1 else 1) % 3].reshape(shapes[r])
+                ins = {"x": x, "t": tt}
+            elif second == "dense":
+                tt = rnd_(seed + 1, shapes[r])
+                ins = {"x": x, "t": tt}
+            if second:
+                t.raw(f"let t{r}: {type_ann(ins['t'], 'f64')} = {lit(ins['t'], 'f64')};")
+            out = np.asarray(ref(**ins))
+            w = rnd_(seed + 2, out.shape, 0.5, 1.5) if out.shape else np.float64(1.25)
+            t.raw(f"let w{r}: {type_ann(w, 'f64')} = {lit(w, 'f64')};")
+            t.raw(f"let o{r} = {call.format(f'x{r}', r)};")
+            idx = ", ".join(f"i{k}" for k in range(out.ndim))
+            loss = f"sum[{idx}](o{r}[{idx}] * w{r}[{idx}])" if out.ndim else f"o{r} * w{r}"
+            t.raw(f"let l{r} = {loss};")
+            t.check(f"@l{r} / @x{r}", fd(ref, ins, "x", w), "f64")
+        t.write()
