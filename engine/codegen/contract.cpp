@@ -44,12 +44,12 @@ bool Gen::usable(const ContractionPlan& p) {
   for (auto& o : p.c.operands) {
     const NodeRef& r = o.read;
     if (!is_proven(*unit, r) && !assumed(r)) return false;
-    if (fusion.producers.count(r->kids[0]->def) || buf_alias.count(def_key(r->kids[0]->def))) return false;
+    if (fusion.producers.count(ir::index_base(r)->def) || buf_alias.count(def_key(ir::index_base(r)->def))) return false;
     // A windowed tensor keeps rows mod W: only a fixed row can be addressed as a block.
     if (r->has(ir::kWindowed) && o.axes[0].valid()) return false;
   }
   bool fails = false;
-  ir::for_each_node(p.c.reduce->kids[0], [&](const NodeRef& x) {
+  ir::for_each_node(ir::lreduce_body(p.c.reduce), [&](const NodeRef& x) {
     if (x->kind != Kind::Binary || x->dt < 0 || !is_int(static_cast<DType>(x->dt))) return;
     auto op = static_cast<ir::BinOp>(x->ival);
     if (op == ir::BinOp::Div || op == ir::BinOp::Mod || op == ir::BinOp::Pow) fails = true;
@@ -61,10 +61,10 @@ bool Gen::usable(const ContractionPlan& p) {
 // Extent of a variable of the nest or of the contraction (its loop's upper bound; lower bounds
 // are 0 in every plan).
 Val Gen::extent_of(const ContractionPlan& p, const NodeRef& root, DefId d) {
-  for (NodeRef cur = root; cur && cur->kind == Kind::LFor; cur = cur->kids[2])
-    if (cur->def == d) return index(cur->kids[1]);
-  for (size_t i = 1; i < p.c.reduce->kids.size(); ++i)
-    if (p.c.reduce->kids[i]->def == d) return index(p.c.reduce->kids[i]->kids[1]);
+  for (NodeRef cur = root; cur && cur->kind == Kind::LFor; cur = ir::lfor_body(cur))
+    if (cur->def == d) return index(ir::lfor_hi(cur));
+  for (const NodeRef& v : ir::lreduce_items(p.c.reduce))
+    if (v->kind == Kind::LoopVar && v->def == d) return index(ir::loopvar_hi(v));
   unsupported("a contraction variable without a loop");
 }
 
@@ -123,7 +123,7 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
   for (DefId d : p.c.summed) c.ext[def_key(d)] = extent_of(p, root, d);
   for (auto& [key, v] : c.ext) level = std::max(level, v.level);
   c.sizes_at_entry = level == 0;
-  for (auto& o : p.c.operands) c.bufs.push_back(buffer_of(o.read->kids[0]));
+  for (auto& o : p.c.operands) c.bufs.push_back(buffer_of(ir::index_base(o.read)));
   auto ext = [&](DefId d) { return c.ext[def_key(d)].c; };
   // Gathered operands: a packed copy over their variables, allocated once at entry when it pays:
   // each value it holds takes part in 16 or more multiply-adds (else the pointer stays null and
@@ -260,7 +260,7 @@ std::string Gen::block_offset(const ContractionOperand& o, int buf, const std::v
   for (size_t a = 0; a < o.axes.size(); ++a) {
     DefId d = o.axes[a];
     if (!d.valid()) {
-      xs.push_back(index(o.read->kids[a + 1]).c);
+      xs.push_back(index(ir::index_args(o.read)[a]).c);
     } else if (std::find(outer.begin(), outer.end(), d) != outer.end()) {
       const Val* v = lookup(d);
       if (!v) unsupported("an unbound batch variable");
@@ -414,9 +414,9 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
   if (contraction_strategy_.empty()) contraction_strategy_ = kind;
   for (size_t i = 0; i < p.c.operands.size(); ++i)
     if (!c.packs[i].base.empty())
-      k.plan.push_back("gather: " + p.c.operands[i].read->kids[0]->name + " packed into " +
+      k.plan.push_back("gather: " + ir::index_base(p.c.operands[i].read)->name + " packed into " +
                        std::to_string(c.packs[i].axes.size()) + "-axis scratch before the BLAS call");
-  k.plan.push_back("BLAS: " + what + "(" + A.read->kids[0]->name + (g.ta ? "ᵀ" : "") + ", " + B.read->kids[0]->name +
+  k.plan.push_back("BLAS: " + what + "(" + ir::index_base(A.read)->name + (g.ta ? "ᵀ" : "") + ", " + ir::index_base(B.read)->name +
                    (g.tb ? "ᵀ" : "") + ")" + (g.batch.empty() ? "" : " per batch point (in parallel, one BLAS thread each, when small or many)") +
                    (p.in_place ? " into the tensor" : " into scratch") +
                    (p.whole ? "" : ", then the loops read it") + " (loops when M·N·K < 4096)");

@@ -73,7 +73,7 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
   const bool packed = !varies || per_outer;
   // Reads of the body that are X or Y (a read may occur several times).
   std::vector<uint32_t> xs, ys;
-  ir::for_each_node(p.c.reduce->kids[0], [&](const NodeRef& n) {
+  ir::for_each_node(ir::lreduce_body(p.c.reduce), [&](const NodeRef& n) {
     if (n->kind != Kind::Index) return;
     if (ir::structurally_equal(n, X.read)) xs.push_back(n->id);
     else if (ir::structurally_equal(n, Y.read)) ys.push_back(n->id);
@@ -130,7 +130,7 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
     std::string key = "pack|" + std::to_string(p.c.reduce->id);
     bool at_entry = !per_outer && c.sizes_at_entry && is_proven(*unit, Y.read);
     for (size_t a = 0; a < Y.axes.size() && at_entry; ++a)
-      if (!Y.axes[a].valid()) at_entry = index(Y.read->kids[a + 1]).level == 0;
+      if (!Y.axes[a].valid()) at_entry = index(ir::index_args(Y.read)[a]).level == 0;
     auto it = scratch_.find(key);
     if (it != scratch_.end() && at_entry) {
       yp = it->second;
@@ -247,7 +247,7 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
     for (int ii = 0; ii < MR; ++ii) {
       for (uint32_t id : xs) read_subst_[id] = xv[static_cast<size_t>(ii)];
       for (uint32_t id : ys) read_subst_[id] = yv;
-      Val v = convert(value(p.c.reduce->kids[0]), dt);
+      Val v = convert(value(ir::lreduce_body(p.c.reduce)), dt);
       em.line(acc[static_cast<size_t>(ii)] + "[" + jj + "] = " +
               combine(p.c.op, dt, acc[static_cast<size_t>(ii)] + "[" + jj + "]", v.c) + ";");
     }
@@ -295,7 +295,7 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
   if (contraction_strategy_.empty()) contraction_strategy_ = "tiled";
   k.plan.push_back(std::string("tiled: ") + ir::reduce_op_name(p.c.op) + " over " + std::to_string(p.c.summed.size()) +
                    " index(es) in " + std::to_string(MR) + "x" + std::to_string(NR) + " register tiles, columns from " +
-                   Y.read->kids[0]->name + (per_outer ? " (packed per outer point)" : packed ? " (packed)" : " (in place)") +
+                   ir::index_base(Y.read)->name + (per_outer ? " (packed per outer point)" : packed ? " (packed)" : " (in place)") +
                    (p.in_place ? " into the tensor" : " into scratch") + (p.whole ? "" : ", then the loops read it"));
 }
 

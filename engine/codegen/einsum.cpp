@@ -192,44 +192,44 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
   std::vector<NodeRef> loops;
   NodeRef cur = clause;
   while (cur->kind == Kind::LFor) {
-    if (cur->kids[0]->kind != Kind::IntLit || cur->kids[0]->ival != 0 || cur->has(ir::kSequential)) return false;
+    if (ir::lfor_lo(cur)->kind != Kind::IntLit || ir::lfor_lo(cur)->ival != 0 || cur->has(ir::kSequential)) return false;
     loops.push_back(cur);
-    cur = cur->kids[2];
+    cur = ir::lfor_body(cur);
   }
   if (cur->kind != Kind::LStore || loops.empty()) return false;
   const NodeRef& store = cur;
   std::map<std::string, NodeRef> hi;  // index key -> extent expression
   std::vector<std::string> out;
-  for (auto& l : loops) hi[ekey(l->def)] = l->kids[1];
-  for (size_t a = 1; a < store->kids.size(); ++a) {
-    if (store->kids[a]->kind != Kind::Name || !hi.count(ekey(store->kids[a]->def))) return false;
-    out.push_back(ekey(store->kids[a]->def));
+  for (auto& l : loops) hi[ekey(l->def)] = ir::lfor_hi(l);
+  for (const NodeRef& ix : ir::lstore_index(store)) {
+    if (ix->kind != Kind::Name || !hi.count(ekey(ix->def))) return false;
+    out.push_back(ekey(ix->def));
   }
-  if (out.size() != loops.size() || static_cast<int>(out.size()) != static_cast<int>(tensor->kids[0]->kids.size()))
+  if (out.size() != loops.size() || out.size() != ir::lshape_extents_count(ir::ltensor_shape(tensor)))
     return false;
-  const NodeRef& red = store->kids[0];
+  const NodeRef& red = ir::lstore_value(store);
   if (red->kind != Kind::LReduce || ir::reduce_op(*red) != ir::ReduceOp::Sum) return false;
   std::set<std::string> summed;
-  for (size_t i = 1; i < red->kids.size(); ++i) {
-    const NodeRef& v = red->kids[i];
-    if (v->kind != Kind::LoopVar || v->kids[0]->kind != Kind::IntLit || v->kids[0]->ival != 0) return false;
-    hi[ekey(v->def)] = v->kids[1];
+  for (const NodeRef& v : ir::lreduce_items(red)) {
+    if (v->kind != Kind::LoopVar || ir::loopvar_lo(v)->kind != Kind::IntLit || ir::loopvar_lo(v)->ival != 0) return false;
+    hi[ekey(v->def)] = ir::loopvar_hi(v);
     summed.insert(ekey(v->def));
   }
   std::vector<NodeRef> fs, tensors, scalars;
-  mul_factors(red->kids[0], fs);
+  mul_factors(ir::lreduce_body(red), fs);
   for (auto& f : fs) (f->kind == Kind::Index ? tensors : scalars).push_back(f);
   if (tensors.size() < 3) return false;
   std::vector<EinsumTerm> terms;
   for (auto& t : tensors) {
-    if (t->kids[0]->kind != Kind::Name || t->kids[0]->def == tensor->def || !is_proven(*unit, t)) return false;
-    if (fusion.producers.count(t->kids[0]->def) || t->has(ir::kWindowed)) return false;
+    const NodeRef& base = ir::index_base(t);
+    if (base->kind != Kind::Name || base->def == tensor->def || !is_proven(*unit, t)) return false;
+    if (fusion.producers.count(base->def) || t->has(ir::kWindowed)) return false;
     EinsumTerm term;
-    for (size_t a = 1; a < t->kids.size(); ++a) {
-      if (t->kids[a]->kind != Kind::Name || !hi.count(ekey(t->kids[a]->def))) return false;
-      term.idx.push_back(ekey(t->kids[a]->def));
+    for (const NodeRef& ix : ir::index_args(t)) {
+      if (ix->kind != Kind::Name || !hi.count(ekey(ix->def))) return false;
+      term.idx.push_back(ekey(ix->def));
     }
-    ir::TypeRef ty = type_of_def(t->kids[0]);
+    ir::TypeRef ty = type_of_def(base);
     if (!ty || ir::elem_of(ty)->dtype != dt || ir::rank_of(ty) != static_cast<int>(term.idx.size())) return false;
     terms.push_back(term);
   }
@@ -318,7 +318,7 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
   out_buf = 0;
   out_def = tensor->def;
   const std::string T = ctype(dt);
-  for (size_t i = 0; i < terms.size(); ++i) terms[i].buf = buffer_of(tensors[i]->kids[0]);
+  for (size_t i = 0; i < terms.size(); ++i) terms[i].buf = buffer_of(ir::index_base(tensors[i]));
   std::map<std::string, std::string> n;  // index key -> extent (C)
   for (auto& [key, h] : hi) n[key] = index(h).c;
   Val alpha = literal(dt == DType::F32 ? "1.0f" : "1.0", dt);

@@ -17,32 +17,33 @@ namespace {
 bool elementwise_producer(const NodeRef& t) {
   if (t->has(ir::kHasElem) || t->has(ir::kWindowed)) return false;
   if (!kernel_dtype(static_cast<DType>(t->ival))) return false;
-  const NodeRef& shape = t->kids[0];
+  const ir::Kids extents = ir::lshape_extents(ir::ltensor_shape(t));
   NodeRef clause;
-  for (size_t i = 1; i < t->kids.size(); ++i) {
-    if (t->kids[i]->kind == Kind::LCheck) continue;
+  for (const NodeRef& k : ir::ltensor_stmts(t)) {
+    if (k->kind == Kind::LCheck) continue;
     if (clause) return false;
-    clause = t->kids[i];
+    clause = k;
   }
   if (!clause) return false;
   std::unordered_map<ir::DefId, std::pair<NodeRef, NodeRef>> bounds;
   NodeRef cur = clause;
   while (cur->kind == Kind::LFor) {
     if (cur->has(ir::kSequential) || cur->has(ir::kReverse)) return false;
-    bounds[cur->def] = {cur->kids[0], cur->kids[1]};
-    cur = cur->kids[2];
+    bounds[cur->def] = {ir::lfor_lo(cur), ir::lfor_hi(cur)};
+    cur = ir::lfor_body(cur);
   }
-  while (cur->kind == Kind::LSeq && cur->kids.size() == 2 && cur->kids[0]->kind == Kind::LLet) cur = cur->kids[1];
-  if (cur->kind != Kind::LStore || cur->kids.size() != shape->kids.size() + 1) return false;
-  for (size_t a = 0; a < shape->kids.size(); ++a) {
-    const NodeRef& ix = cur->kids[a + 1];
+  while (cur->kind == Kind::LSeq && ir::lseq_stmts_count(cur) == 2 && ir::lseq_stmts(cur)[0]->kind == Kind::LLet)
+    cur = ir::lseq_stmts(cur)[1];
+  if (cur->kind != Kind::LStore || ir::lstore_index_count(cur) != extents.size()) return false;
+  for (size_t a = 0; a < extents.size(); ++a) {
+    const NodeRef& ix = ir::lstore_index(cur)[a];
     auto b = bounds.find(ix->def);
     if (ix->kind != Kind::Name || b == bounds.end()) return false;
-    const NodeRef& ext = shape->kids[a];
+    const NodeRef& ext = extents[a];
     if (b->second.first->kind != Kind::IntLit || b->second.first->ival != 0) return false;
     bool whole = ir::structurally_equal(ext, b->second.second) ||
-                 (ext->kind == Kind::IMax && ext->kids[0]->kind == Kind::IntLit && ext->kids[0]->ival == 0 &&
-                  ir::structurally_equal(ext->kids[1], b->second.second));
+                 (ext->kind == Kind::IMax && ir::imax_a(ext)->kind == Kind::IntLit && ir::imax_a(ext)->ival == 0 &&
+                  ir::structurally_equal(ir::imax_b(ext), b->second.second));
     if (!whole) return false;
     bounds.erase(b);
   }
@@ -50,7 +51,7 @@ bool elementwise_producer(const NodeRef& t) {
   bool ok = true;
   ir::for_each_node(cur, [&](const NodeRef& x) {
     if (x->kind == Kind::LReduce || x->kind == Kind::LTensor || x->kind == Kind::Lambda) ok = false;
-    if (x->kind == Kind::Index && x->kids[0]->kind == Kind::Name && x->kids[0]->def == t->def) ok = false;
+    if (x->kind == Kind::Index && ir::index_base(x)->kind == Kind::Name && ir::index_base(x)->def == t->def) ok = false;
   });
   return ok;
 }
@@ -65,12 +66,12 @@ struct Use {
 
 NodeRef substitute_extents(const NodeRef& n, const FusionMap& producers) {
   if (!n) return n;
-  if (n->kind == Kind::DimOf && n->kids[0]->kind == Kind::Name) {
-    auto it = producers.producers.find(n->kids[0]->def);
+  if (n->kind == Kind::DimOf && ir::dimof_tensor(n)->kind == Kind::Name) {
+    auto it = producers.producers.find(ir::dimof_tensor(n)->def);
     if (it != producers.producers.end()) {
-      const NodeRef& shape = it->second->kids[0];
+      const ir::Kids extents = ir::lshape_extents(ir::ltensor_shape(it->second));
       size_t axis = static_cast<size_t>(n->ival);
-      if (axis < shape->kids.size()) return substitute_extents(shape->kids[axis], producers);
+      if (axis < extents.size()) return substitute_extents(extents[axis], producers);
     }
   }
   std::vector<NodeRef> kids;
@@ -111,14 +112,13 @@ FusionPlan plan_fusion(const CompileCtx& cx, const Unit& u, const PlanOptions& o
           cl = c;
           ++n;
         }
-      for (NodeRef cur = n == 1 ? cl : nullptr; cur && cur->kind == Kind::LFor; cur = cur->kids[2])
+      for (NodeRef cur = n == 1 ? cl : nullptr; cur && cur->kind == Kind::LFor; cur = ir::lfor_body(cur))
         loopvars.push_back(cur->def);
     }
     auto at_point = [&](const NodeRef& ix, std::string* key) {
-      if (ix->kids.size() - 1 != loopvars.size()) return false;
+      if (ir::index_args_count(ix) != loopvars.size()) return false;
       std::vector<ir::DefId> seen;
-      for (size_t a = 1; a < ix->kids.size(); ++a) {
-        const NodeRef& x = ix->kids[a];
+      for (const NodeRef& x : ir::index_args(ix)) {
         if (x->kind != Kind::Name) return false;
         if (std::find(loopvars.begin(), loopvars.end(), x->def) == loopvars.end()) return false;
         if (std::find(seen.begin(), seen.end(), x->def) != seen.end()) return false;
@@ -143,15 +143,15 @@ FusionPlan plan_fusion(const CompileCtx& cx, const Unit& u, const PlanOptions& o
           use.key = key;
         }
       };
-      if (n->kind == Kind::Index && n->kids[0]->kind == Kind::Name && producer_at.count(n->kids[0]->def)) {
+      if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name && producer_at.count(ir::index_base(n)->def)) {
         std::string key;
         bool good = is_proven(u, n) && !n->has(ir::kWindowed) && !red && at_point(n, &key);
-        note(n->kids[0]->def, good, key.empty() ? "?" : key);
-        for (size_t k = 1; k < n->kids.size(); ++k) scan(n->kids[k], lam, red);
+        note(ir::index_base(n)->def, good, key.empty() ? "?" : key);
+        for (const NodeRef& ix : ir::index_args(n)) scan(ix, lam, red);
         return;
       }
-      if (n->kind == Kind::DimOf && n->kids[0]->kind == Kind::Name) {
-        note(n->kids[0]->def, true, "");
+      if (n->kind == Kind::DimOf && ir::dimof_tensor(n)->kind == Kind::Name) {
+        note(ir::dimof_tensor(n)->def, true, "");
         return;
       }
       if ((n->kind == Kind::Name || n->kind == Kind::Path) && producer_at.count(n->def)) note(n->def, false, "");
@@ -201,7 +201,7 @@ FusionPlan plan_fusion(const CompileCtx& cx, const Unit& u, const PlanOptions& o
     if (!k) continue;
     if (opt.mode == PlanOptions::Mode::Auto && !(k->work >= opt.threshold)) continue;
     k->fused = order;
-    k->shape = substitute_extents(c->kids[0], fm);
+    k->shape = substitute_extents(ir::ltensor_shape(c), fm);
     k->checks.clear();
     for (auto& p : order)
       for (auto& pk : p->kids)

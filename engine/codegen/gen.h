@@ -13,6 +13,7 @@
 
 #include "engine/codegen/codegen.h"
 #include "engine/codegen/emitter.h"
+#include "lang/ir/kid_families.h"
 #include "lang/ir/reduce_op.h"
 #include "lang/ir/visitor.h"
 

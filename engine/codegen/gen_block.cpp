@@ -37,32 +37,34 @@ bool is_var(const NodeRef& x, ir::DefId d) { return x->kind == Kind::Name && x->
 bool Gen::blocked_nest(const NodeRef& outer) {
   if (!allow_parallel || in_parallel || !carry_.name.empty()) return false;
   if (outer->flags != ir::kParallel) return false;
-  const NodeRef& inner = outer->kids[2];
+  const NodeRef& inner = ir::lfor_body(outer);
   if (!inner || inner->kind != Kind::LFor || inner->flags != ir::kParallel) return false;
-  const NodeRef& st = inner->kids[2];
-  if (!st || st->kind != Kind::LStore || st->def != out_def || st->kids.size() < 3) return false;
+  const NodeRef& st = ir::lfor_body(inner);
+  if (!st || st->kind != Kind::LStore || st->def != out_def || ir::lstore_index_count(st) < 2) return false;
   // The store is contiguous in the inner index and the inner bounds do not move with the outer.
-  if (!is_var(st->kids.back(), inner->def) || !is_var(st->kids[st->kids.size() - 2], outer->def)) return false;
-  if (mentions(inner->kids[0], outer->def) || mentions(inner->kids[1], outer->def)) return false;
+  const ir::Kids sx = ir::lstore_index(st);
+  if (!is_var(sx.back(), inner->def) || !is_var(sx[sx.size() - 2], outer->def)) return false;
+  if (mentions(ir::lfor_lo(inner), outer->def) || mentions(ir::lfor_hi(inner), outer->def)) return false;
   bool transposed = false, simple = true;
-  ir::for_each_node(st->kids[0], [&](const NodeRef& x) {
+  ir::for_each_node(ir::lstore_value(st), [&](const NodeRef& x) {
     // Reductions keep their own loop structure (and parallel plans): not blocked here.
     if (x->kind == Kind::LReduce || x->kind == Kind::Block) simple = false;
-    if (x->kind != Kind::Index || x->kids[0]->kind != Kind::Name) return;
+    if (x->kind != Kind::Index || ir::index_base(x)->kind != Kind::Name) return;
     // A fused producer is computed at the read, not loaded: no strided walk to block.
-    if (fusion.producers.count(x->kids[0]->def)) return;
-    if (x->kids.size() < 3 || !is_var(x->kids.back(), outer->def)) return;
-    for (size_t a = 1; a + 1 < x->kids.size(); ++a)
-      if (mentions(x->kids[a], inner->def)) transposed = true;
+    if (fusion.producers.count(ir::index_base(x)->def)) return;
+    const ir::Kids xs = ir::index_args(x);
+    if (xs.size() < 2 || !is_var(xs.back(), outer->def)) return;
+    for (const NodeRef& ix : xs.first(xs.size() - 1))
+      if (mentions(ix, inner->def)) transposed = true;
   });
   if (!transposed || !simple) return false;
   // Small nests fit in cache whole.
-  auto ti = static_trip(cx, *unit, outer->kids[0], outer->kids[1]);
-  auto tj = static_trip(cx, *unit, inner->kids[0], inner->kids[1]);
+  auto ti = static_trip(cx, *unit, ir::lfor_lo(outer), ir::lfor_hi(outer));
+  auto tj = static_trip(cx, *unit, ir::lfor_lo(inner), ir::lfor_hi(inner));
   if ((ti && *ti < 2 * kTile) || (tj && *tj < 2 * kTile)) return false;
 
-  Val lo_i = index(outer->kids[0]), hi_i = index(outer->kids[1]);
-  Val lo_j = index(inner->kids[0]), hi_j = index(inner->kids[1]);
+  Val lo_i = index(ir::lfor_lo(outer)), hi_i = index(ir::lfor_hi(outer));
+  Val lo_j = index(ir::lfor_lo(inner)), hi_j = index(ir::lfor_hi(inner));
   const std::string T = std::to_string(kTile) + "LL";
   const std::string ib = em.fresh("ib"), jb = em.fresh("jb");
   const std::string saved_ord = ord_, saved_stop = stop_ord_;

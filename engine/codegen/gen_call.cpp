@@ -77,9 +77,9 @@ bool inlinable_body(const NodeRef& body) {
 }  // namespace
 
 Val Gen::call(const NodeRef& e) {
-  const NodeRef& callee = e->kids[0];
+  const NodeRef& callee = ir::call_callee(e);
   if (callee->kind != Kind::Name && callee->kind != Kind::Path) unsupported("a call of a computed function");
-  std::vector<NodeRef> args(e->kids.begin() + 1, e->kids.end());
+  std::vector<NodeRef> args(ir::call_args(e).begin(), ir::call_args(e).end());
   if (auto b = builtin_of(callee->def)) {
     if (is_math_intrinsic(*b)) {
       std::vector<Val> v;

@@ -23,10 +23,10 @@ void collect_loops(const NodeRef& n, std::unordered_map<std::string, Range>& loo
                    std::unordered_map<std::string, std::string>& alias, std::vector<ir::DefId>& local) {
   ir::for_each_node(n, [&](const NodeRef& x) {
     if (x->kind == Kind::LFor || x->kind == Kind::LoopVar) {
-      loops[def_key(x->def)] = Range{x->kids[0], x->kids[1]};
+      loops[def_key(x->def)] = Range{ir::loop_lo(x), ir::loop_hi(x)};
       local.push_back(x->def);
-    } else if (x->kind == Kind::LLet && x->kids[0]->kind == Kind::Name) {
-      alias[def_key(x->def)] = def_key(x->kids[0]->def);
+    } else if (x->kind == Kind::LLet && ir::llet_value(x)->kind == Kind::Name) {
+      alias[def_key(x->def)] = def_key(ir::llet_value(x)->def);
       local.push_back(x->def);
     } else if (x->kind == Kind::LLet || x->kind == Kind::LLetIn || x->kind == Kind::PBind) {
       local.push_back(x->def);
@@ -62,39 +62,40 @@ std::string Gen::precheck(const NodeRef& stmt) {
   std::vector<std::string> conds;
   std::vector<NodeRef> accesses;
   ir::for_each_node(stmt, [&](const NodeRef& x) {
-    if (x->kind != Kind::Index || is_proven(*unit, x) || x->kids[0]->kind != Kind::Name) return;
-    if (fusion.producers.count(x->kids[0]->def)) return;
+    if (x->kind != Kind::Index || is_proven(*unit, x) || ir::index_base(x)->kind != Kind::Name) return;
+    if (fusion.producers.count(ir::index_base(x)->def)) return;
     accesses.push_back(x);
   });
   for (auto& x : accesses) {
     // Only reads of this clause's own unit (not of inlined callees) and of real buffers.
-    ir::TypeRef t = type_of_def(x->kids[0]);
-    if (ir::rank_of(t) != static_cast<int>(x->kids.size()) - 1) continue;
+    ir::TypeRef t = type_of_def(ir::index_base(x));
+    if (ir::rank_of(t) != static_cast<int>(ir::index_args_count(x))) continue;
     bool ok = true;
     std::vector<std::string> mine;
     int b = -1;
     for (size_t a = 1; a < x->kids.size() && ok; ++a) {
-      const NodeRef& e = x->kids[a];
+      const NodeRef& e = ir::index_args(x)[a - 1];
       NodeRef var, off;
       bool neg = false;
       if (e->kind == Kind::Name && range_of(e)) {
         var = e;
       } else if (e->kind == Kind::Binary && (static_cast<BinOp>(e->ival) == BinOp::Add || static_cast<BinOp>(e->ival) == BinOp::Sub)) {
         bool sub = static_cast<BinOp>(e->ival) == BinOp::Sub;
-        if (e->kids[0]->kind == Kind::Name && range_of(e->kids[0]) && invariant(e->kids[1], local)) {
-          var = e->kids[0];
-          off = e->kids[1];
+        const NodeRef &l = ir::bin_lhs(e), &r = ir::bin_rhs(e);
+        if (l->kind == Kind::Name && range_of(l) && invariant(r, local)) {
+          var = l;
+          off = r;
           neg = sub;
-        } else if (!sub && e->kids[1]->kind == Kind::Name && range_of(e->kids[1]) && invariant(e->kids[0], local)) {
-          var = e->kids[1];
-          off = e->kids[0];
+        } else if (!sub && r->kind == Kind::Name && range_of(r) && invariant(l, local)) {
+          var = r;
+          off = l;
         }
       }
       if (!var && !invariant(e, local)) {
         ok = false;
         break;
       }
-      if (b < 0) b = buffer_of(x->kids[0]);
+      if (b < 0) b = buffer_of(ir::index_base(x));
       std::string ext = x->has(ir::kWindowed) && a == 1 ? "b" + std::to_string(b) + "_l0"
                                                          : extent(b, static_cast<int>(a) - 1);
       if (!var) {

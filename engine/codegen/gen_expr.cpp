@@ -221,7 +221,7 @@ Val Gen::index(const NodeRef& e) {
       break;
     case Kind::IMin:
     case Kind::IMax: {
-      Val a = index(e->kids[0]), b = index(e->kids[1]);
+      Val a = index(ir::iminmax_a(e)), b = index(ir::iminmax_b(e));
       return idx(std::string(e->kind == Kind::IMin ? "ein_imin(" : "ein_imax(") + a.c + ", " + b.c + ")",
                  std::max(a.level, b.level), std::max(a.bits, b.bits));
     }
@@ -256,7 +256,7 @@ int Gen::index_bits(const NodeRef& e) {
       if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) return index_bits(ir::unary_operand(*e));
       break;
     case Kind::IMin:
-    case Kind::IMax: return std::max(index_bits(e->kids[0]), index_bits(e->kids[1]));
+    case Kind::IMax: return std::max(index_bits(ir::iminmax_a(e)), index_bits(ir::iminmax_b(e)));
     case Kind::DimOf: return kExtentBits;
     default: break;
   }
@@ -280,9 +280,9 @@ std::string Gen::wide_index(const NodeRef& e, int site) {
 Val Gen::dim_of(const NodeRef& base, int axis) {
   auto fp = fusion.producers.find(base->def);
   if (fp != fusion.producers.end()) {
-    const NodeRef& shape = fp->second->kids[0];
-    if (axis < 0 || axis >= static_cast<int>(shape->kids.size())) unsupported("axis out of rank");
-    return index(shape->kids[static_cast<size_t>(axis)]);
+    const ir::Kids extents = ir::lshape_extents(ir::ltensor_shape(fp->second));
+    if (axis < 0 || axis >= static_cast<int>(extents.size())) unsupported("axis out of rank");
+    return index(extents[static_cast<size_t>(axis)]);
   }
   int b = buffer_of(base);
   BufArg& B = k.bufs[static_cast<size_t>(b)];
@@ -459,8 +459,7 @@ Val Gen::if_expr(const NodeRef& e) {
 Val Gen::block(const NodeRef& e) {
   if (!e->has(ir::kHasTail) || e->kids.empty()) unsupported("a block without a value");
   size_t m = mark();
-  for (size_t i = 0; i + 1 < e->kids.size(); ++i) {
-    const NodeRef& s = e->kids[i];
+  for (const NodeRef& s : ir::block_stmts(e).first(e->kids.size() - 1)) {
     if (!s || s->kind == Kind::LNop) continue;
     if (s->kind == Kind::LCheck) {
       // Run-time checks passes put in blocks (recurrence_cover's base cases): the same code.

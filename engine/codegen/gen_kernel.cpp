@@ -44,7 +44,7 @@ Gen::Gen(const CompileCtx& c, const Unit& u, const FusionMap& f, Kernel& kernel)
     : cx(c), unit(&u), k(kernel), fusion(f) {}
 
 bool Gen::small_range(const NodeRef& loop) const {
-  auto n = static_trip(cx, *unit, loop->kids[0], loop->kids[1]);
+  auto n = static_trip(cx, *unit, ir::loop_lo(loop), ir::loop_hi(loop));
   return n && *n <= 16;
 }
 
@@ -135,13 +135,13 @@ int Gen::site(Span span, const std::string& code, const std::string& message) {
 
 Val Gen::load(const NodeRef& e) {
   if (auto sub = read_subst_.find(e->id); sub != read_subst_.end()) return sub->second;
-  const NodeRef& base = e->kids[0];
+  const NodeRef& base = ir::index_base(e);
   if (base->kind != Kind::Name) unsupported("indexing a computed value");
   if (!carry_.name.empty() && carry_.reads.count(e->id)) {
     if (counting_) ++k.accesses;
     if (!is_proven(*unit, e) && !assumed(e)) {
       if (counting_) ++k.checked;
-      Val x = index(e->kids[1]);
+      Val x = index(ir::index_args(e)[0]);
       std::string ext = extent(out_buf, 0);
       em.line("if (EIN_UNLIKELY(!((uint64_t)" + x.c + " < (uint64_t)" + ext + "))) ein_fail(A, " +
               std::to_string(site(e->span)) + ", EIN_E_BOUNDS, " + ord_ + ", " + x.c + ", 0, " + ext + ");");
@@ -151,7 +151,7 @@ Val Gen::load(const NodeRef& e) {
   auto fp = fusion.producers.find(base->def);
   if (fp != fusion.producers.end() && !buf_alias.count(def_key(base->def))) return load_fused(e, fp->second);
   int b = buffer_of(base);
-  size_t n = e->kids.size() - 1;
+  size_t n = ir::index_args_count(e);
   {
     BufArg& B = k.bufs[static_cast<size_t>(b)];
     if (static_cast<int>(n) != B.rank) unsupported("a partial index (a row of `" + base->name + "`)");
@@ -167,7 +167,7 @@ Val Gen::load(const NodeRef& e) {
   std::vector<Val> xs;
   int level = 0;
   for (size_t a = 0; a < n; ++a) {
-    xs.push_back(index(e->kids[a + 1]));
+    xs.push_back(index(ir::index_args(e)[a]));
     level = std::max(level, xs.back().level);
   }
   std::vector<std::string> xc;
@@ -210,21 +210,22 @@ Val Gen::load_fused(const NodeRef& e, const NodeRef& producer) {
   // access's indices and compute the stored value here (no temporary tensor).
   NodeRef cur = producer->kids.back();
   std::vector<NodeRef> lets;
-  while (cur->kind == Kind::LFor) cur = cur->kids[2];
-  while (cur->kind == Kind::LSeq && cur->kids.size() == 2 && cur->kids[0]->kind == Kind::LLet) {
-    lets.push_back(cur->kids[0]);
-    cur = cur->kids[1];
+  while (cur->kind == Kind::LFor) cur = ir::lfor_body(cur);
+  while (cur->kind == Kind::LSeq && ir::lseq_stmts_count(cur) == 2 && ir::lseq_stmts(cur)[0]->kind == Kind::LLet) {
+    lets.push_back(ir::lseq_stmts(cur)[0]);
+    cur = ir::lseq_stmts(cur)[1];
   }
-  if (cur->kind != Kind::LStore || cur->kids.size() != e->kids.size()) unsupported("a fused producer of unexpected shape");
+  if (cur->kind != Kind::LStore || ir::lstore_index_count(cur) != ir::index_args_count(e))
+    unsupported("a fused producer of unexpected shape");
   size_t m = mark();
-  for (size_t a = 1; a < e->kids.size(); ++a) {
-    const NodeRef& slot = cur->kids[a];
+  for (size_t a = 0; a < ir::index_args_count(e); ++a) {
+    const NodeRef& slot = ir::lstore_index(cur)[a];
     if (slot->kind != Kind::Name) unsupported("a fused producer with a literal index");
-    Val x = index(e->kids[a]);
+    Val x = index(ir::index_args(e)[a]);
     bind(slot->def, x);
   }
-  for (auto& l : lets) bind(l->def, value(l->kids[0]));
-  Val v = convert(value(cur->kids[0]), static_cast<DType>(producer->ival));
+  for (auto& l : lets) bind(l->def, value(ir::llet_value(l)));
+  Val v = convert(value(ir::lstore_value(cur)), static_cast<DType>(producer->ival));
   unbind_to(m);
   return v;
 }
@@ -235,10 +236,10 @@ void Gen::clause(const NodeRef& tensor, const NodeRef& cl) {
   out.slot = tensor->slot;
   out.name = tensor->name;
   out.dt = static_cast<DType>(tensor->ival);
-  out.rank = static_cast<int>(tensor->kids[0]->kids.size());
+  out.rank = static_cast<int>(ir::lshape_extents_count(ir::ltensor_shape(tensor)));
   out.output = true;
   out.windowed = tensor->has(ir::kWindowed);
-  out.window = out.windowed ? tensor->kids[0]->ival : 0;
+  out.window = out.windowed ? ir::ltensor_shape(tensor)->ival : 0;
   if (out.windowed && out.window <= 0) unsupported("a storage window without a size");
   if (!kernel_dtype(out.dt)) unsupported("an f16/bf16 tensor");
   if (tensor->has(ir::kHasElem)) unsupported("a tensor with array elements");

@@ -68,7 +68,7 @@ bool Gen::may_fail(const NodeRef& n, const Unit& u, int depth) const {
     if (fail) return;
     switch (x->kind) {
       case Kind::Index: {
-        const NodeRef& base = x->kids[0];
+        const NodeRef& base = ir::index_base(x);
         if (base->kind == Kind::Name && base->def == out_def) fail = true;
         auto fp = fusion.producers.find(base->def);
         if (fp != fusion.producers.end()) fail = may_fail(fp->second, u, depth + 1);
@@ -208,7 +208,7 @@ Gen::RedVars Gen::red_vars(const NodeRef& r) {
   RedVars R;
   R.op = op_of(r->name);
   R.dt = dtype_of(r);
-  R.vt = is_arg(R.op) ? dtype_of(r->kids[0]) : R.dt;
+  R.vt = is_arg(R.op) ? dtype_of(ir::lreduce_body(r)) : R.dt;
   if (!kernel_dtype(R.dt) || !kernel_dtype(R.vt)) unsupported("an f16/bf16 reduction");
   if (ir::is_logical_reduce(R.op) && R.dt != DType::Bool) unsupported("all/any of non-bool");
   R.acc = em.fresh("r");
@@ -226,13 +226,13 @@ void Gen::red_point(const RedVars& R, const NodeRef& body, const std::string& fi
   NodeRef cur = body;
   while (true) {
     if (cur->kind == Kind::LLetIn) {
-      bind(cur->def, value(cur->kids[0]));
-      cur = cur->kids[1];
+      bind(cur->def, value(ir::lletin_value(cur)));
+      cur = ir::lletin_body(cur);
     } else if (cur->kind == Kind::LGuard) {
-      Val c = value(cur->kids[0]);
+      Val c = value(ir::lguard_cond(cur));
       em.open("if (" + c.c + ") {", true);
       ++opened;
-      cur = cur->kids[1];
+      cur = ir::lguard_value(cur);
     } else {
       break;
     }
@@ -257,12 +257,12 @@ Gen::LoopSpec Gen::red_loop(const std::vector<NodeRef>& vars, size_t j, const No
 
 Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
   std::vector<NodeRef> vars;
-  for (size_t i = 1; i < r->kids.size(); ++i) {
-    if (r->kids[i]->kind == Kind::LoopVar) vars.push_back(r->kids[i]);
-    else if (r->kids[i]->kind == Kind::LCheck) stmt(r->kids[i]);
+  for (const NodeRef& k : ir::lreduce_items(r)) {
+    if (k->kind == Kind::LoopVar) vars.push_back(k);
+    else if (k->kind == Kind::LCheck) stmt(k);
   }
   RedVars R = red_vars(r);
-  const NodeRef& body = r->kids[0];
+  const NodeRef& body = ir::lreduce_body(r);
   bool simple = only_small_loops(body) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
   bool simd = simple && !is_arg(R.op) && !ir::is_logical_reduce(R.op) && is_float(R.dt) && !may_fail(body, *unit, 0) && !in_simd;
   R.simd_max = simd && is_extremum(R.op);  // the same result without simd, too
@@ -288,14 +288,14 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
 Val Gen::reduce_parallel(const NodeRef& r) {
   Op op = op_of(r->name);
   std::vector<NodeRef> vars;
-  for (size_t i = 1; i < r->kids.size(); ++i)
-    if (r->kids[i]->kind == Kind::LoopVar) vars.push_back(r->kids[i]);
+  for (const NodeRef& k : ir::lreduce_items(r))
+    if (k->kind == Kind::LoopVar) vars.push_back(k);
   // all/any stop at the first decisive point; in parallel every point is evaluated, which is
   // only the same when no point can fail.
   bool logical = op == Op::All || op == Op::Any;
   if (vars.empty() || !allow_parallel || (logical && may_fail(r, *unit, 0))) return reduce(r);
-  for (size_t i = 1; i < r->kids.size(); ++i)
-    if (r->kids[i]->kind == Kind::LCheck) stmt(r->kids[i]);
+  for (const NodeRef& k : ir::lreduce_items(r))
+    if (k->kind == Kind::LCheck) stmt(k);
   RedVars R = red_vars(r);
   R.no_exit = logical;
   std::string P = R.acc + "p", N = R.acc + "n";
@@ -309,7 +309,7 @@ Val Gen::reduce_parallel(const NodeRef& r) {
   em.line("const int tid = omp_get_thread_num();");
   em.line("#pragma omp single\n" + N + " = omp_get_num_threads();");
   red_init(R);
-  const NodeRef& body = r->kids[0];
+  const NodeRef& body = ir::lreduce_body(r);
   std::string first;
   for (size_t j = 0; j < vars.size(); ++j) {
     LoopSpec sp = red_loop(vars, j, body);

@@ -17,7 +17,7 @@ namespace {
 }  // namespace
 
 void Gen::emit_check(const NodeRef& s) {
-  Val c = value(s->kids[0]);
+  Val c = value(ir::lcheck_cond(s));
   int st = site(s->span, s->name, s->aux);
   em.line("if (!(" + c.c + ")) ein_fail(A, " + std::to_string(st) + ", EIN_E_CHECK, " + ord_ + ", 0, 0, 0);");
 }
@@ -166,10 +166,10 @@ void Gen::stmt(const NodeRef& s) {
     case Kind::LFor: {
       if (contracted_nest(s)) return;
       if (blocked_nest(s)) return;
-      const NodeRef& body = s->kids[2];
+      const NodeRef& body = ir::lfor_body(s);
       LoopSpec sp;
-      sp.lo = s->kids[0];
-      sp.hi = s->kids[1];
+      sp.lo = ir::lfor_lo(s);
+      sp.hi = ir::lfor_hi(s);
       sp.def = s->def;
       sp.reverse = s->has(ir::kReverse);
       sp.innermost = only_small_loops(body);
@@ -189,14 +189,14 @@ void Gen::stmt(const NodeRef& s) {
     }
     case Kind::LStore: store(s); return;
     case Kind::LIf: {
-      Val c = value(s->kids[0]);
+      Val c = value(ir::lif_cond(s));
       em.open("if (" + c.c + ") {", true);
-      stmt(s->kids[1]);
+      stmt(ir::lif_then(s));
       em.close();
-      if (s->kids.size() > 2 && s->kids[2]) {
+      if (ir::lif_else(s)) {
         // Not `else`: values hoisted out of the branch land between the two scopes.
         em.open("if (!" + c.c + ") {", true);
-        stmt(s->kids[2]);
+        stmt(ir::lif_else(s));
         em.close();
       }
       return;
@@ -210,7 +210,7 @@ void Gen::stmt(const NodeRef& s) {
     case Kind::LLet: {
       // `t = tf` (recurrence order binds each clause's time variable to the fused loop's):
       // keep the loop index itself, so stores see the loop and its range checks.
-      const NodeRef& v = s->kids[0];
+      const NodeRef& v = ir::llet_value(s);
       if (v->kind == Kind::Name)
         if (const Val* x = lookup(v->def); x && x->index) {
           bind(s->def, *x);
@@ -227,7 +227,7 @@ void Gen::stmt(const NodeRef& s) {
 
 bool Gen::setup_carry(const NodeRef& loop, const std::string& lo, const std::string& hi, bool reverse) {
   // Body: `t = t_loop` bindings, then the one store X[t] (no guard, no second clause).
-  const NodeRef& body = loop->kids[2];
+  const NodeRef& body = ir::lfor_body(loop);
   std::vector<NodeRef> parts;
   if (body->kind == Kind::LSeq) parts = body->kids;
   else parts.push_back(body);
@@ -235,26 +235,29 @@ bool Gen::setup_carry(const NodeRef& loop, const std::string& lo, const std::str
   std::unordered_set<ir::DefId> var{loop->def};
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     const NodeRef& p = parts[i];
-    if (!p || p->kind != Kind::LLet || p->kids[0]->kind != Kind::Name || !var.count(p->kids[0]->def)) return false;
+    if (!p || p->kind != Kind::LLet || ir::llet_value(p)->kind != Kind::Name || !var.count(ir::llet_value(p)->def))
+      return false;
     var.insert(p->def);
   }
   const NodeRef& st = parts.back();
-  if (!st || st->kind != Kind::LStore || st->def != out_def || st->kids.size() != 2 ||
-      st->kids[1]->kind != Kind::Name || !var.count(st->kids[1]->def))
+  if (!st || st->kind != Kind::LStore || st->def != out_def || ir::lstore_index_count(st) != 1 ||
+      ir::lstore_index(st)[0]->kind != Kind::Name || !var.count(ir::lstore_index(st)[0]->def))
     return false;
   const BufArg& B = k.bufs[static_cast<size_t>(out_buf)];
   if (B.rank != 1 || B.dt == DType::Bool) return false;
   // Reads of the previous step: X[t - 1] (X[t + 1] when the loop runs backwards).
   const int64_t back = reverse ? 1 : -1;
   std::unordered_set<uint32_t> reads;
-  ir::for_each_node(st->kids[0], [&](const NodeRef& n) {
-    if (n->kind != Kind::Index || n->kids.size() != 2 || n->kids[0]->kind != Kind::Name || n->kids[0]->def != out_def)
+  ir::for_each_node(ir::lstore_value(st), [&](const NodeRef& n) {
+    if (n->kind != Kind::Index || ir::index_args_count(n) != 1 || ir::index_base(n)->kind != Kind::Name ||
+        ir::index_base(n)->def != out_def)
       return;
-    const NodeRef& x = n->kids[1];
-    bool prev = x->kind == Kind::Binary && x->kids[0]->kind == Kind::Name && var.count(x->kids[0]->def) &&
-                x->kids[1]->kind == Kind::IntLit &&
-                ((static_cast<ir::BinOp>(x->ival) == ir::BinOp::Sub && x->kids[1]->ival == -back) ||
-                 (static_cast<ir::BinOp>(x->ival) == ir::BinOp::Add && x->kids[1]->ival == back));
+    const NodeRef& x = ir::index_args(n)[0];
+    if (x->kind != Kind::Binary) return;
+    const NodeRef &xv = ir::bin_lhs(x), &xk = ir::bin_rhs(x);
+    bool prev = xv->kind == Kind::Name && var.count(xv->def) && xk->kind == Kind::IntLit &&
+                ((static_cast<ir::BinOp>(x->ival) == ir::BinOp::Sub && xk->ival == -back) ||
+                 (static_cast<ir::BinOp>(x->ival) == ir::BinOp::Add && xk->ival == back));
     if (prev) reads.insert(n->id);
   });
   if (reads.empty()) return false;
@@ -295,13 +298,13 @@ void Gen::store(const NodeRef& s) {
   // Copies, not a reference: generating the value may register buffers (k.bufs grows).
   const DType dt = k.bufs[static_cast<size_t>(out_buf)].dt;
   const bool windowed = k.bufs[static_cast<size_t>(out_buf)].windowed;
-  size_t n = s->kids.size() - 1;
+  size_t n = ir::lstore_index_count(s);
   if (static_cast<int>(n) != k.bufs[static_cast<size_t>(out_buf)].rank) unsupported("a store of an array element");
-  Val v = convert(value(s->kids[0]), dt);
+  Val v = convert(value(ir::lstore_value(s)), dt);
   std::vector<std::string> xs, conds, fails;
   int st = -1;
   for (size_t a = 0; a < n; ++a) {
-    Val x = index(s->kids[a + 1]);
+    Val x = index(ir::lstore_index(s)[a]);
     xs.push_back(x.c);
     std::string ext = extent(out_buf, static_cast<int>(a));
     LoopInfo* L = nullptr;

@@ -48,7 +48,7 @@ std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const Node
   k.unit = &u;
   k.tensor = tensor;
   k.stmt = clause;
-  k.shape = tensor->kids[0];
+  k.shape = ir::ltensor_shape(tensor);
   for (auto& c : tensor->kids)
     if (c->kind == Kind::LCheck) k.checks.push_back(c);
   try {
@@ -79,7 +79,7 @@ std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const Node
 
 const NodeRef& expr_kernel_value(const NodeRef& stmt) {
   if (stmt->kind == Kind::Let) return ir::let_value(*stmt);
-  if (stmt->kind == Kind::ExprStmt) return stmt->kids[0];
+  if (stmt->kind == Kind::ExprStmt) return ir::stmt_expr(stmt);
   return stmt;
 }
 

@@ -79,10 +79,10 @@ Value Interpreter::Impl::call_unit(Unit* spec, std::vector<Value>& args, const V
 }
 
 Value Interpreter::Impl::call(const NodeRef& e) {
-  Value callee = eval(e->kids[0]);
+  Value callee = eval(ir::call_callee(e));
   std::vector<Value> args;
-  args.reserve(e->kids.size() - 1);
-  for (size_t i = 1; i < e->kids.size(); ++i) args.push_back(eval(e->kids[i]));
+  args.reserve(ir::call_args_count(e));
+  for (const NodeRef& a : ir::call_args(e)) args.push_back(eval(a));
   if (callee.tag != Value::Tag::Func) fault("E002", "called value is not a function");
   const auto& c = static_cast<const Closure&>(callee.func_ref());
   if (c.kind == Closure::Kind::Builtin) return builtin(*builtin_of(c.def), e, args);

@@ -191,33 +191,34 @@ Value Interpreter::Impl::comp(const NodeRef& c) {
     out.reserve(want);
   };
   // The innermost generator knows how many elements it adds when no guard follows it.
-  size_t last_gen = 0;
+  const ir::Kids clauses = ir::comp_clauses(c);
+  size_t last_gen = SIZE_MAX;
   bool guard_after = false;
-  for (size_t i = 1; i < c->kids.size(); ++i) {
-    if (c->kids[i]->kind == Kind::CompGuard) guard_after = true;
-    else if (c->kids[i]->kind != Kind::CompLet) last_gen = i, guard_after = false;
+  for (size_t i = 0; i < clauses.size(); ++i) {
+    if (clauses[i]->kind == Kind::CompGuard) guard_after = true;
+    else if (clauses[i]->kind != Kind::CompLet) last_gen = i, guard_after = false;
   }
   auto known_count = [&](size_t i, uint64_t n) {
     if (i == last_gen && !guard_after && n > 0) room_for(n > SIZE_MAX / 2 ? SIZE_MAX / 2 : static_cast<size_t>(n));
   };
   std::function<void(size_t)> rec = [&](size_t i) {
-    if (i == c->kids.size()) {
+    if (i == clauses.size()) {
       room_for(1);
-      out.push_back(eval(c->kids[0]));
+      out.push_back(eval(ir::comp_elem(c)));
       return;
     }
-    const NodeRef& cl = c->kids[i];
+    const NodeRef& cl = clauses[i];
     if (cl->kind == Kind::CompGuard) {
-      Value g = eval(cl->kids[0]);
+      Value g = eval(ir::compguard_cond(cl));
       if (g.b) rec(i + 1);
       return;
     }
     if (cl->kind == Kind::CompLet) {
-      set_def(cl, eval(cl->kids[0]));
+      set_def(cl, eval(ir::complet_value(cl)));
       rec(i + 1);
       return;
     }
-    Value it = eval(cl->kids[0]);
+    Value it = eval(ir::compgen_iter(cl));
     auto each = [&](Value v) {
       if ((++poll & 1023) == 0) check_interrupt();
       set_def(cl, std::move(v));
@@ -257,7 +258,7 @@ Value Interpreter::Impl::comp(const NodeRef& c) {
       default: fault("E002", "cannot iterate over " + type_string(it));
     }
   };
-  if (!comp_empty(c)) rec(1);
+  if (!comp_empty(c)) rec(0);
   bool scalars = true, tensors = true;
   for (auto& v : out) {
     scalars = scalars && v.is_scalar();
@@ -302,21 +303,22 @@ bool Interpreter::Impl::match_array(const NodeRef& p, const Value& v) {
   if (v.tag == Value::Tag::Tensor && v.tensor_ref().rank() >= 1) n = v.tensor_ref().dim(0);
   else if (v.tag == Value::Tag::List) n = static_cast<int64_t>(v.items().size());
   else return false;
-  auto rest = std::find_if(p->kids.begin(), p->kids.end(),
+  const ir::Kids elems = ir::parray_elems(p);
+  auto rest = std::find_if(elems.begin(), elems.end(),
                            [](const NodeRef& k) { return k->kind == Kind::PRest; });
-  bool has_rest = rest != p->kids.end();
-  int64_t fixed = static_cast<int64_t>(p->kids.size()) - (has_rest ? 1 : 0);
+  bool has_rest = rest != elems.end();
+  int64_t fixed = static_cast<int64_t>(elems.size()) - (has_rest ? 1 : 0);
   if (has_rest ? n < fixed : n != fixed) return false;
-  int64_t before = rest - p->kids.begin();
+  int64_t before = rest - elems.begin();
   auto row = [&](int64_t i) -> Value {
     if (v.tag == Value::Tag::List) return v.items()[static_cast<size_t>(i)];
     const Tensor& t = v.tensor_ref();
     return t.rank() == 1 ? tensor_get(t, i) : Value::tensor(t.row(i));
   };
-  for (int64_t k = 0; k < static_cast<int64_t>(p->kids.size()); ++k) {
-    const NodeRef& sub = p->kids[static_cast<size_t>(k)];
+  for (int64_t k = 0; k < static_cast<int64_t>(elems.size()); ++k) {
+    const NodeRef& sub = elems[static_cast<size_t>(k)];
     if (sub->kind == Kind::PRest) continue;
-    int64_t i = k < before || !has_rest ? k : n - (static_cast<int64_t>(p->kids.size()) - k);
+    int64_t i = k < before || !has_rest ? k : n - (static_cast<int64_t>(elems.size()) - k);
     if (!match_pattern(sub, row(i))) return false;
   }
   if (has_rest && (*rest)->def.valid()) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "engine/interp/interp_impl.h"
+#include "lang/ir/kid_families.h"
 #include "lang/ir/visitor.h"
 
 namespace ein {
@@ -22,16 +23,16 @@ bool probe_safe(const NodeRef& e, const std::vector<ir::DefId>& outer) {
   switch (e->kind) {
     case Kind::IntLit: return true;
     case Kind::Name: return std::find(outer.begin(), outer.end(), e->def) == outer.end();
-    case Kind::DimOf: return probe_safe(e->kids[0], outer);
+    case Kind::DimOf: return probe_safe(ir::dimof_tensor(e), outer);
     case Kind::Binary: {
       auto op = static_cast<ir::BinOp>(e->ival);
       if (op != ir::BinOp::Add && op != ir::BinOp::Sub && op != ir::BinOp::Mul) return false;
-      return probe_safe(e->kids[0], outer) && probe_safe(e->kids[1], outer);
+      return probe_safe(ir::bin_lhs(e), outer) && probe_safe(ir::bin_rhs(e), outer);
     }
     case Kind::Unary:
-      return static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg && probe_safe(e->kids[0], outer);
+      return static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg && probe_safe(ir::unary_operand(e), outer);
     case Kind::IMin:
-    case Kind::IMax: return probe_safe(e->kids[0], outer) && probe_safe(e->kids[1], outer);
+    case Kind::IMax: return probe_safe(ir::iminmax_a(e), outer) && probe_safe(ir::iminmax_b(e), outer);
     default: return false;
   }
 }
@@ -49,9 +50,9 @@ bool Interpreter::Impl::probe_empty(const NodeRef& lo, const NodeRef& hi, bool i
 
 bool Interpreter::Impl::nest_empty(const NodeRef& f) {
   std::vector<ir::DefId> outer;
-  for (NodeRef cur = f; cur && cur->kind == Kind::LFor; cur = cur->kids[2]) {
-    if (cur != f && probe_safe(cur->kids[0], outer) && probe_safe(cur->kids[1], outer) &&
-        probe_empty(cur->kids[0], cur->kids[1], false))
+  for (NodeRef cur = f; cur && cur->kind == Kind::LFor; cur = ir::lfor_body(cur)) {
+    const NodeRef &lo = ir::lfor_lo(cur), &hi = ir::lfor_hi(cur);
+    if (cur != f && probe_safe(lo, outer) && probe_safe(hi, outer) && probe_empty(lo, hi, false))
       return true;
     outer.push_back(cur->def);
   }
@@ -60,10 +61,10 @@ bool Interpreter::Impl::nest_empty(const NodeRef& f) {
 
 bool Interpreter::Impl::reduce_empty(const NodeRef& r) {
   std::vector<ir::DefId> outer;
-  for (size_t i = 1; i < r->kids.size(); ++i) {
-    const NodeRef& k = r->kids[i];
+  for (const NodeRef& k : ir::lreduce_items(r)) {
     if (k->kind != Kind::LoopVar) continue;
-    if (probe_safe(k->kids[0], outer) && probe_safe(k->kids[1], outer) && probe_empty(k->kids[0], k->kids[1], false))
+    const NodeRef &lo = ir::loopvar_lo(k), &hi = ir::loopvar_hi(k);
+    if (probe_safe(lo, outer) && probe_safe(hi, outer) && probe_empty(lo, hi, false))
       return true;
     outer.push_back(k->def);
   }
@@ -72,13 +73,12 @@ bool Interpreter::Impl::reduce_empty(const NodeRef& r) {
 
 bool Interpreter::Impl::comp_empty(const NodeRef& c) {
   std::vector<ir::DefId> outer;
-  for (size_t i = 1; i < c->kids.size(); ++i) {
-    const NodeRef& cl = c->kids[i];
+  for (const NodeRef& cl : ir::comp_clauses(c)) {
     if (cl->kind == Kind::CompGuard) continue;
-    if (cl->kind != Kind::CompLet && !cl->kids.empty() && cl->kids[0] && cl->kids[0]->kind == Kind::RangeLit) {
-      const NodeRef& r = cl->kids[0];
-      if (probe_safe(r->kids[0], outer) && probe_safe(r->kids[1], outer) &&
-          probe_empty(r->kids[0], r->kids[1], r->has(ir::kInclusive)))
+    if (cl->kind == Kind::CompGen && ir::compgen_iter(cl)->kind == Kind::RangeLit) {
+      const NodeRef& r = ir::compgen_iter(cl);
+      if (probe_safe(ir::range_lo(r), outer) && probe_safe(ir::range_hi(r), outer) &&
+          probe_empty(ir::range_lo(r), ir::range_hi(r), r->has(ir::kInclusive)))
         return true;
     }
     outer.push_back(cl->def);

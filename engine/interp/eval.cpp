@@ -187,10 +187,9 @@ LoopSpan Interpreter::Impl::loop_span(const NodeRef& lo_e, const NodeRef& hi_e, 
 
 Value Interpreter::Impl::block(const NodeRef& b) {
   bool tail = b->has(ir::kHasTail);
-  for (size_t i = 0; i < b->kids.size(); ++i) {
-    const NodeRef& s = b->kids[i];
+  for (const NodeRef& s : b->kids) {
     if (!s) continue;
-    if (tail && i + 1 == b->kids.size()) return eval(s);
+    if (tail && &s == &b->kids.back()) return eval(s);
     exec(s);
   }
   return Value::unit();
@@ -349,26 +348,28 @@ Value Interpreter::Impl::member(const NodeRef& e) {
 // `a as [T; d0, d1, ...]`: the listed extents are a promise the compiler relied on (shapes,
 // proven accesses), so a value that breaks it stops here with E004 (SPEC §3).
 Value Interpreter::Impl::cast_array(const Value& v, const NodeRef& ty) {
-  auto dt = dtype_from_name(ty->kids[0]->name);
-  if (!dt) fault("E002", "cannot cast to an array of " + ty->kids[0]->name);
+  const std::string& elem = ir::tyarray_elem(ty)->name;
+  const ir::Kids dims_of = ir::tyarray_dims(ty);
+  auto dt = dtype_from_name(elem);
+  if (!dt) fault("E002", "cannot cast to an array of " + elem);
   if (v.tag != Value::Tag::Tensor) fault("E004", "`as` an array type needs an array, found " + type_string(v));
   const Tensor& t = v.tensor_ref();
-  bool any_rank = ty->has(ir::kAnyRank) || ty->kids.size() == 1;
+  bool any_rank = ty->has(ir::kAnyRank) || dims_of.empty();
   auto shape_text = [](const std::vector<int64_t>& s) {
     std::string r = "[";
     for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
     return r + "]";
   };
   if (!any_rank) {
-    size_t want = ty->kids.size() - 1;
+    size_t want = dims_of.size();
     bool ok = static_cast<size_t>(t.rank()) == want;
     for (size_t i = 0; ok && i < want; ++i)
-      ok = ty->kids[i + 1]->ival < 0 || ty->kids[i + 1]->ival == t.dim(static_cast<int>(i));
+      ok = dims_of[i]->ival < 0 || dims_of[i]->ival == t.dim(static_cast<int>(i));
     if (!ok) {
       std::string dims;
       for (size_t i = 0; i < want; ++i)
-        dims += (i ? ", " : "") + (ty->kids[i + 1]->ival < 0 ? std::string("?") : std::to_string(ty->kids[i + 1]->ival));
-      fault("E004", "shape mismatch: `as [" + ty->kids[0]->name + "; " + dims + "]` but the value has shape " +
+        dims += (i ? ", " : "") + (dims_of[i]->ival < 0 ? std::string("?") : std::to_string(dims_of[i]->ival));
+      fault("E004", "shape mismatch: `as [" + elem + "; " + dims + "]` but the value has shape " +
                         shape_text(t.shape()));
     }
   }

@@ -52,13 +52,14 @@ std::vector<std::vector<std::pair<ir::DefId, int>>> last_mentions(const NodeRef&
   if (resolved) pin_inside(resolved);
   std::unordered_map<ir::DefId, size_t> last;
   std::unordered_map<ir::DefId, std::vector<ir::DefId>> fused_inputs;
-  for (size_t i = 0; i < prog->kids.size(); ++i) {
-    const NodeRef& s = prog->kids[i];
+  const ir::Kids stmts = prog->kids;  // a statement sequence: positions are order, not layout
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const NodeRef& s = stmts[i];
     if (!s) continue;
     pin_inside(s);
     if (s->kind == Kind::LTensor && s->def.valid()) bound.emplace(s->def, s->slot);
-    if (s->kind == Kind::Let && !s->kids.empty() && s->kids[0])
-      ir::for_each_node(s->kids[0], [&](const NodeRef& n) {
+    if (s->kind == Kind::Let)
+      ir::for_each_node(ir::let_pattern(s), [&](const NodeRef& n) {
         if (n->kind == Kind::PBind && n->def.valid()) bound.emplace(n->def, n->slot);
       });
     std::unordered_set<ir::DefId> seen;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/interp/interp_impl.h"
+#include "lang/ir/kid_families.h"
 
 namespace ein {
 
@@ -241,14 +242,14 @@ double runtime_points(Interpreter::Impl& in, const NodeRef& stmt, bool* past_i64
     while (cur) {
       // Exact arithmetic: a bound past i64 (`0..=i64::MAX`) is counted, never wrapped.
       auto extent = [&](const NodeRef& var) {
-        Wide a = in.eval_wide(var->kids[0]), b = in.eval_wide(var->kids[1]);
+        Wide a = in.eval_wide(ir::loop_lo(var)), b = in.eval_wide(ir::loop_hi(var));
         if (past_i64 && b > a) {
           // Kernels hold bounds in i64 and the index in its own type: a range that only exact
           // arithmetic can hold (the interpreter's E006, or 2^63 as an exclusive end) is theirs.
           DType dt = var->dt >= 0 ? static_cast<DType>(var->dt) : DType::I32;
           if (b > std::numeric_limits<int64_t>::max()) *past_i64 = true;
           try {
-            in.loop_span(var->kids[0], var->kids[1], dt);
+            in.loop_span(ir::loop_lo(var), ir::loop_hi(var), dt);
           } catch (const Fault&) {
             *past_i64 = true;
           }
@@ -257,10 +258,10 @@ double runtime_points(Interpreter::Impl& in, const NodeRef& stmt, bool* past_i64
       };
       if (cur->kind == Kind::LFor) {
         pts *= extent(cur);
-        cur = cur->kids[2];
+        cur = ir::lfor_body(cur);
       } else if (cur->kind == Kind::LReduce) {
-        for (size_t i = 1; i < cur->kids.size(); ++i)
-          if (cur->kids[i]->kind == Kind::LoopVar) pts *= extent(cur->kids[i]);
+        for (const NodeRef& v : ir::lreduce_items(cur))
+          if (v->kind == Kind::LoopVar) pts *= extent(v);
         break;
       } else if (cur->kind == Kind::LStore || cur->kind == Kind::LSeq || cur->kind == Kind::LIf) {
         NodeRef next;

@@ -115,7 +115,7 @@ bool NativeTier::elided(const NodeRef& t) const {
 
 const NodeRef& NativeTier::shape_of(const NodeRef& t) const {
   auto it = consumer_of_.find(t->id);
-  if (it == consumer_of_.end() || it->second->failed) return t->kids[0];
+  if (it == consumer_of_.end() || it->second->failed) return ir::ltensor_shape(t);
   return it->second->k.shape;
 }
 

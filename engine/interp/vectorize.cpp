@@ -44,20 +44,20 @@ class Vectorizer {
     while (cur->kind == Kind::LFor) {
       if (cur->has(ir::kSequential) || cur->has(ir::kReverse)) return false;
       fors.push_back(cur);
-      cur = cur->kids[2];
+      cur = ir::lfor_body(cur);
     }
     for (auto& f : fors) nest_vars_.insert(f->def);
     body_ = cur;
     if (!accept_stmt(body_)) return false;
     for (auto& f : fors)
-      if (mentions_nest(f->kids[0]) || mentions_nest(f->kids[1])) return false;  // triangular
+      if (mentions_nest(ir::lfor_lo(f)) || mentions_nest(ir::lfor_hi(f))) return false;  // triangular
     const Value& target = binding(tensor_);
     if (target.tag != Value::Tag::Tensor || target.r[0] > 0 || tensor_->has(ir::kHasElem)) return false;
     n_ = 1;
     bool empty = false, too_big = false;
     for (auto& f : fors) {
       DType dt = f->dt >= 0 ? static_cast<DType>(f->dt) : DType::I32;
-      LoopSpan sp = in_.loop_span(f->kids[0], f->kids[1], dt);
+      LoopSpan sp = in_.loop_span(ir::lfor_lo(f), ir::lfor_hi(f), dt);
       int64_t ext = sp.n > static_cast<uint64_t>(kMaxPoints) ? kMaxPoints + 1 : static_cast<int64_t>(sp.n);
       loops_.push_back(Loop{f->def, sp.lo, ext, dt});
       if (ext == 0) empty = true;
@@ -91,19 +91,19 @@ class Vectorizer {
     switch (s->kind) {
       case Kind::LStore:
         if (s->def != tensor_->def || s->has(ir::kWindowed)) return false;
-        for (size_t i = 1; i < s->kids.size(); ++i)
-          if (!accept_expr(s->kids[i])) return false;
-        return accept_expr(s->kids[0]);
+        for (const NodeRef& ix : ir::lstore_index(s))
+          if (!accept_expr(ix)) return false;
+        return accept_expr(ir::lstore_value(s));
       case Kind::LSeq:
         for (auto& k : s->kids)
           if (!accept_stmt(k)) return false;
         return true;
       case Kind::LLet:
         locals_.insert(s->def);
-        return accept_expr(s->kids[0]);
+        return accept_expr(ir::llet_value(s));
       case Kind::LIf:
-        return accept_expr(s->kids[0]) && accept_stmt(s->kids[1]) &&
-               (s->kids.size() < 3 || !s->kids[2] || accept_stmt(s->kids[2]));
+        return accept_expr(ir::lif_cond(s)) && accept_stmt(ir::lif_then(s)) &&
+               (!ir::lif_else(s) || accept_stmt(ir::lif_else(s)));
       default: return false;
     }
   }
@@ -120,29 +120,28 @@ class Vectorizer {
         return v && v->is_scalar();
       }
       case Kind::Index: {
-        if (e->has(ir::kWindowed) || e->kids[0]->kind != Kind::Name) return false;
-        const Value* v = lookup(e->kids[0]);
+        if (e->has(ir::kWindowed) || ir::index_base(e)->kind != Kind::Name) return false;
+        const Value* v = lookup(ir::index_base(e));
         if (!v || v->tag != Value::Tag::Tensor || v->r[0] > 0) return false;
-        if (v->tensor_ref().rank() != static_cast<int>(e->kids.size()) - 1) return false;
-        for (size_t i = 1; i < e->kids.size(); ++i)
-          if (!accept_expr(e->kids[i])) return false;
+        if (v->tensor_ref().rank() != static_cast<int>(ir::index_args_count(e))) return false;
+        for (const NodeRef& ix : ir::index_args(e))
+          if (!accept_expr(ix)) return false;
         return true;
       }
+      case Kind::Cast:
+        if (ir::cast_type(e)->kind != Kind::TyPrim) return false;  // array casts
+        return accept_expr(ir::cast_expr(e));
       case Kind::Unary:
       case Kind::Binary:
-      case Kind::Cast:
       case Kind::If:
-        for (size_t i = 0; i < e->kids.size(); ++i) {
-          if (e->kind == Kind::Cast && i == 1) continue;
-          if (!accept_expr(e->kids[i])) return false;
-        }
-        if (e->kind == Kind::Cast && e->kids[1]->kind != Kind::TyPrim) return false;  // array casts
+        for (const NodeRef& k : e->kids)
+          if (!accept_expr(k)) return false;
         return e->kind != Kind::Binary || static_cast<BinOp>(e->ival) != BinOp::In;
       case Kind::Call: {
-        auto b = builtin_of(e->kids[0]->def);
+        auto b = builtin_of(ir::call_callee(e)->def);
         if (!b || !is_math_intrinsic(*b)) return false;
-        for (size_t i = 1; i < e->kids.size(); ++i)
-          if (!accept_expr(e->kids[i])) return false;
+        for (const NodeRef& a : ir::call_args(e))
+          if (!accept_expr(a)) return false;
         return true;
       }
       case Kind::DimOf:
@@ -215,22 +214,23 @@ class Vectorizer {
         return in_.lookup(e);
       }
       case Kind::Index: return gather(e);
-      case Kind::Unary: return unary_op(static_cast<ir::UnOp>(e->ival), eval(e->kids[0]));
+      case Kind::Unary: return unary_op(static_cast<ir::UnOp>(e->ival), eval(ir::unary_operand(e)));
       case Kind::Binary: return binary(e);
       case Kind::Cast: {
-        auto dt = dtype_from_name(e->kids[1]->name);
-        if (!dt) fault("E002", "cannot cast to " + e->kids[1]->name);
-        return cast_value(eval(e->kids[0]), *dt);
+        auto dt = dtype_from_name(ir::cast_type(e)->name);
+        if (!dt) fault("E002", "cannot cast to " + ir::cast_type(e)->name);
+        return cast_value(eval(ir::cast_expr(e)), *dt);
       }
       case Kind::Call: {
-        Builtin b = *builtin_of(e->kids[0]->def);
+        Builtin b = *builtin_of(ir::call_callee(e)->def);
         MathFn f = math_fn_of(b);
-        if (is_binary_math_intrinsic(b)) return math2(f, eval(e->kids[1]), eval(e->kids[2]));
-        return math1(f, eval(e->kids[1]));
+        const ir::Kids args = ir::call_args(e);
+        if (is_binary_math_intrinsic(b)) return math2(f, eval(args[0]), eval(args[1]));
+        return math1(f, eval(args[0]));
       }
       case Kind::If: {
-        Value c = eval(e->kids[0]);
-        if (!grid(c)) return eval(c.b ? e->kids[1] : e->kids[2]);
+        Value c = eval(ir::if_cond(e));
+        if (!grid(c)) return eval(c.b ? ir::if_then(e) : ir::if_else(e));
         std::vector<bool> yes(static_cast<size_t>(n_)), no(static_cast<size_t>(n_));
         for (int64_t p = 0; p < n_; ++p) {
           bool v = c.tensor_ref().get_bool(p);
@@ -239,9 +239,9 @@ class Vectorizer {
         }
         const std::vector<bool>* saved = mask_;
         mask_ = &yes;
-        Value a = eval(e->kids[1]);
+        Value a = eval(ir::if_then(e));
         mask_ = &no;
-        Value b = eval(e->kids[2]);
+        Value b = eval(ir::if_else(e));
         mask_ = saved;
         return select(c, a, b);
       }
@@ -252,7 +252,7 @@ class Vectorizer {
   // Elementwise comparisons and logic give bool grids (engine/value compares whole arrays).
   Value binary(const NodeRef& e) {
     auto op = static_cast<BinOp>(e->ival);
-    Value a = eval(e->kids[0]), b = eval(e->kids[1]);
+    Value a = eval(ir::bin_lhs(e)), b = eval(ir::bin_rhs(e));
     bool cmp = op == BinOp::Eq || op == BinOp::Ne || op == BinOp::Lt || op == BinOp::Le ||
                op == BinOp::Gt || op == BinOp::Ge || op == BinOp::And || op == BinOp::Or;
     if ((op == BinOp::Div || op == BinOp::Mod) && grid(b) && !is_float(b.tensor_ref().dtype())) {
@@ -330,9 +330,9 @@ class Vectorizer {
   }
 
   Value gather(const NodeRef& e) {
-    const Tensor& src = in_.lookup(e->kids[0]).tensor_ref();
+    const Tensor& src = in_.lookup(ir::index_base(e)).tensor_ref();
     std::vector<Value> idx;
-    for (size_t i = 1; i < e->kids.size(); ++i) idx.push_back(eval(e->kids[i]));
+    for (const NodeRef& ix : ir::index_args(e)) idx.push_back(eval(ix));
     auto off = offsets(idx, src.shape());
     Tensor out = Tensor::alloc(src.dtype(), {n_});
     for (int64_t p = 0; p < n_; ++p) {
@@ -351,9 +351,9 @@ class Vectorizer {
       case Kind::LSeq:
         for (auto& k : s->kids) exec_stmt(k, mask);
         return;
-      case Kind::LLet: lets_[s->def] = eval(s->kids[0]); return;
+      case Kind::LLet: lets_[s->def] = eval(ir::llet_value(s)); return;
       case Kind::LIf: {
-        Value c = eval(s->kids[0]);
+        Value c = eval(ir::lif_cond(s));
         std::vector<bool> yes(static_cast<size_t>(n_)), no(static_cast<size_t>(n_));
         for (int64_t p = 0; p < n_; ++p) {
           bool m = !mask || (*mask)[static_cast<size_t>(p)];
@@ -361,8 +361,8 @@ class Vectorizer {
           yes[static_cast<size_t>(p)] = m && v;
           no[static_cast<size_t>(p)] = m && !v;
         }
-        exec_stmt(s->kids[1], &yes);
-        if (s->kids.size() > 2 && s->kids[2]) exec_stmt(s->kids[2], &no);
+        exec_stmt(ir::lif_then(s), &yes);
+        if (ir::lif_else(s)) exec_stmt(ir::lif_else(s), &no);
         mask_ = mask;
         return;
       }
@@ -372,9 +372,9 @@ class Vectorizer {
   }
 
   void store(const NodeRef& s, const std::vector<bool>* mask) {
-    Value v = eval(s->kids[0]);
+    Value v = eval(ir::lstore_value(s));
     std::vector<Value> idx;
-    for (size_t i = 1; i < s->kids.size(); ++i) idx.push_back(eval(s->kids[i]));
+    for (const NodeRef& ix : ir::lstore_index(s)) idx.push_back(eval(ix));
     Tensor& t = const_cast<Tensor&>(binding(tensor_).tensor_ref());
     std::vector<int64_t> off;
     try {

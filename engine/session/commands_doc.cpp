@@ -2,6 +2,8 @@
 // or module.
 #include "engine/session/commands.h"
 
+#include <utility>
+
 namespace ein::cmd {
 
 const std::vector<BuiltinDoc>& builtin_docs() {
@@ -38,25 +40,28 @@ std::string type_text(const ir::NodeRef& t) {
   if (!t) return "?";
   switch (t->kind) {
     case ir::Kind::TyPrim: return t->name;
-    case ir::Kind::TyJagged: return "jagged[" + type_text(t->kids.empty() ? nullptr : t->kids[0]) + "]";
+    case ir::Kind::TyJagged: return "jagged[" + type_text(ir::tyjagged_elem(t)) + "]";
     case ir::Kind::TyArray: {
-      std::string s = "[" + type_text(t->kids.empty() ? nullptr : t->kids[0]);
+      std::string s = "[" + type_text(ir::tyarray_elem(t));
       if (t->has(ir::kAnyRank)) return s + "; *]";
-      for (size_t i = 1; i < t->kids.size(); ++i) {
-        s += i == 1 ? "; " : ", ";
-        s += t->kids[i] && t->kids[i]->ival >= 0 ? std::to_string(t->kids[i]->ival) : "?";
+      const char* sep = "; ";
+      for (const ir::NodeRef& d : ir::tyarray_dims(t)) {
+        s += std::exchange(sep, ", ");
+        s += d->ival >= 0 ? std::to_string(d->ival) : "?";
       }
       return s + "]";
     }
     case ir::Kind::TyTuple: {
       std::string s = "(";
-      for (size_t i = 0; i < t->kids.size(); ++i) s += (i ? ", " : "") + type_text(t->kids[i]);
+      const char* sep = "";
+      for (const ir::NodeRef& e : ir::tytuple_elems(t)) s += std::exchange(sep, ", ") + type_text(e);
       return s + ")";
     }
     case ir::Kind::TyFn: {
       std::string s = "(";
-      for (size_t i = 1; i < t->kids.size(); ++i) s += (i > 1 ? ", " : "") + type_text(t->kids[i]);
-      return s + ") -> " + type_text(t->kids.empty() ? nullptr : t->kids[0]);
+      const char* sep = "";
+      for (const ir::NodeRef& p : ir::tyfn_params(t)) s += std::exchange(sep, ", ") + type_text(p);
+      return s + ") -> " + type_text(ir::tyfn_ret(t));
     }
     default: return "?";
   }
@@ -81,14 +86,13 @@ std::string first_line(const std::string& s) {
 std::string signature_of(const ir::NodeRef& fn, const std::string& name) {
   if (!fn || (fn->kind != ir::Kind::Fn && fn->kind != ir::Kind::DiffFn)) return name;
   std::string s = "fn " + (fn->name.empty() ? name : fn->name) + "(";
-  for (size_t i = ir::fn_param_begin(); i < fn->kids.size(); ++i) {
-    const ir::NodeRef& p = fn->kids[i];
-    if (!p) continue;
-    s += (i > ir::fn_param_begin() ? ", " : "") + p->name;
-    if (!p->kids.empty() && p->kids[0]) s += ": " + type_text(p->kids[0]);
+  const char* sep = "";
+  for (const ir::NodeRef& p : ir::fn_params(fn)) {
+    s += std::exchange(sep, ", ") + p->name;
+    if (const ir::NodeRef& ty = ir::param_type(p)) s += ": " + type_text(ty);
   }
   s += ")";
-  if (!fn->kids.empty() && fn->kids[0]) s += " -> " + type_text(fn->kids[0]);
+  if (const ir::NodeRef& ret = ir::fn_ret_type(fn)) s += " -> " + type_text(ret);
   return s;
 }
 

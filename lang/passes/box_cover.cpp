@@ -80,9 +80,9 @@ namespace {
 
 std::string spell_symbol(const ir::NodeRef& n) {
   if (n->kind == ir::Kind::Name) return n->name;
-  if (n->kind == ir::Kind::DimOf && n->kids[0]->kind == ir::Kind::Name)
-    return n->ival == 0 ? "len(" + n->kids[0]->name + ")"
-                        : n->kids[0]->name + ".shape[" + std::to_string(n->ival) + "]";
+  if (n->kind == ir::Kind::DimOf && ir::dimof_tensor(n)->kind == ir::Kind::Name)
+    return n->ival == 0 ? "len(" + ir::dimof_tensor(n)->name + ")"
+                        : ir::dimof_tensor(n)->name + ".shape[" + std::to_string(n->ival) + "]";
   return "…";
 }
 

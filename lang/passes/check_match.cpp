@@ -30,7 +30,7 @@ bool irrefutable(const NodeRef& p) {
     return true;
   }
   // `[..]` / `[..rest]` match every array.
-  if (p->kind == Kind::PArray) return p->kids.size() == 1 && p->kids[0]->kind == Kind::PRest;
+  if (p->kind == Kind::PArray) return ir::parray_elems_count(p) == 1 && ir::parray_elems(p)[0]->kind == Kind::PRest;
   return false;
 }
 
@@ -96,16 +96,16 @@ std::optional<Missing> missing_array(const std::vector<Row>& rows, const TypeRef
       const NodeRef& p = strip_at(r[0]);
       Row nr;
       if (p->kind == Kind::PArray) {
-        auto restp = std::find_if(p->kids.begin(), p->kids.end(),
+        const ir::Kids elems = ir::parray_elems(p);
+        auto restp = std::find_if(elems.begin(), elems.end(),
                                   [](const NodeRef& k) { return k->kind == Kind::PRest; });
-        bool has_rest = restp != p->kids.end();
-        size_t fixed = p->kids.size() - (has_rest ? 1 : 0);
+        bool has_rest = restp != elems.end();
+        size_t fixed = elems.size() - (has_rest ? 1 : 0);
         if (has_rest ? fixed > n : fixed != n) continue;
-        size_t before = static_cast<size_t>(restp - p->kids.begin());
-        for (size_t i = 0; i < before; ++i) nr.push_back(p->kids[i]);
+        nr.insert(nr.end(), elems.begin(), restp);
         Row middle = wildcards(n - fixed);
         nr.insert(nr.end(), middle.begin(), middle.end());
-        for (size_t i = before + (has_rest ? 1 : 0); i < p->kids.size(); ++i) nr.push_back(p->kids[i]);
+        nr.insert(nr.end(), has_rest ? restp + 1 : restp, elems.end());
       } else if (irrefutable(p)) {
         nr = wildcards(n);
       } else {
@@ -185,16 +185,16 @@ class MatchChecker : public ir::RecursiveVisitor {
   void post(const NodeRef& n) override {
     if (n->kind != Kind::Match) return;
     std::vector<Row> rows;
-    for (size_t i = 1; i < n->kids.size(); ++i)
-      if (!n->kids[i]->kids[1]) rows.push_back({n->kids[i]->kids[0]});  // guarded arms don't count
-    TypeRef t = u_.type(n->kids[0]);
+    for (const NodeRef& arm : ir::match_arms(n))
+      if (!ir::arm_guard(arm)) rows.push_back({ir::arm_pattern(arm)});  // guarded arms don't count
+    TypeRef t = u_.type(ir::match_scrutinee(n));
     if (t->k == Type::K::Unknown) return;
     auto m = missing(rows, {t});
     if (!m) return;
     std::string what = join(*m, 0, m->size());
     bool precise = (ir::is_scalar(t) && t->dtype == DType::Bool) || t->k == Type::K::Tuple ||
                    t->k == Type::K::Array || t->k == Type::K::List;
-    cx_.error("E002", "non-exhaustive match: `" + what + "` is not covered", n->kids[0]->span,
+    cx_.error("E002", "non-exhaustive match: `" + what + "` is not covered", ir::match_scrutinee(n)->span,
               "pattern `" + what + "` not covered",
               precise ? "add an arm for it, or a catch-all arm `_ => ...`"
                       : "add a catch-all arm `_ => ...` (only bools, tuples and arrays are "

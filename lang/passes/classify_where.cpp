@@ -30,35 +30,34 @@ class Classifier : public ir::Mutator {
       case Kind::Binary: {
         auto op = static_cast<ir::BinOp>(e->ival);
         if (op != ir::BinOp::Add && op != ir::BinOp::Sub && op != ir::BinOp::Mul) return false;
-        return is_index_expr(e->kids[0], mentions_index) &&
-               is_index_expr(e->kids[1], mentions_index);
+        return is_index_expr(ir::bin_lhs(e), mentions_index) &&
+               is_index_expr(ir::bin_rhs(e), mentions_index);
       }
       case Kind::Unary:
         return static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg &&
-               is_index_expr(e->kids[0], mentions_index);
+               is_index_expr(ir::unary_operand(e), mentions_index);
       default: return false;
     }
   }
 
   NodeRef post(const NodeRef& n) override {
     if (n->kind != Kind::Where) return n;
-    std::vector<NodeRef> kids = n->kids;
-    for (size_t i = 1; i < kids.size(); ++i) {
-      const NodeRef& c = kids[i];
+    std::vector<NodeRef> kids{ir::where_expr(n)};
+    for (const NodeRef& c : ir::where_clauses(n)) {
+      kids.push_back(c);
       if (c->kind == Kind::WBind) {
         bool mentions = false;
-        if (is_index_expr(c->kids[0], mentions) && mentions) {
+        if (is_index_expr(ir::wbind_value(c), mentions) && mentions) {
           derived_.insert(c->def);
-          kids[i] = ir::edited(c, [](ir::Node& m) { m.kind = Kind::WDerived; });
+          kids.back() = ir::edited(c, [](ir::Node& m) { m.kind = Kind::WDerived; });
         }
       } else if (c->kind == Kind::WGuard) {
-        const NodeRef& g = c->kids[0];
+        const NodeRef& g = ir::wguard_cond(c);
         if (g && g->kind == Kind::Binary && static_cast<ir::BinOp>(g->ival) == ir::BinOp::In &&
-            g->kids[1] && g->kids[1]->kind == Kind::RangeLit && g->kids[0] &&
-            g->kids[0]->kind == Kind::Name &&
-            cx_.resolver.info(g->kids[0]->def).kind == DefKind::Index) {
-          std::string idx = g->kids[0]->name;
-          std::string range = cx_.sm.snippet(g->kids[1]->span);
+            ir::bin_rhs(g)->kind == Kind::RangeLit && ir::bin_lhs(g)->kind == Kind::Name &&
+            cx_.resolver.info(ir::bin_lhs(g)->def).kind == DefKind::Index) {
+          std::string idx = ir::bin_lhs(g)->name;
+          std::string range = cx_.sm.snippet(ir::bin_rhs(g)->span);
           cx_.error("E012", "index ranges are declared in brackets, not in `where`", g->span,
                     "range in a where clause",
                     "write the range where the index is introduced: `[" + idx + " in " + range +

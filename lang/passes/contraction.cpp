@@ -23,8 +23,8 @@ int ContractionOperand::axis_of(DefId d) const {
 
 void mul_factors(const NodeRef& e, std::vector<NodeRef>& out) {
   if (e->kind == Kind::Binary && static_cast<BinOp>(e->ival) == BinOp::Mul) {
-    mul_factors(e->kids[0], out);
-    mul_factors(e->kids[1], out);
+    mul_factors(ir::bin_lhs(e), out);
+    mul_factors(ir::bin_rhs(e), out);
   } else {
     out.push_back(e);
   }
@@ -65,11 +65,11 @@ bool affine_vars(const NodeRef& e, const std::vector<DefId>& inner, std::vector<
   if (invariant_int(e, inner)) return true;
   if (e->kind != Kind::Binary) return false;
   auto op = static_cast<BinOp>(e->ival);
-  if (op == BinOp::Add) return affine_vars(e->kids[0], inner, out) && affine_vars(e->kids[1], inner, out);
-  if (op == BinOp::Sub) return affine_vars(e->kids[0], inner, out) && invariant_int(e->kids[1], inner);
+  if (op == BinOp::Add) return affine_vars(ir::bin_lhs(e), inner, out) && affine_vars(ir::bin_rhs(e), inner, out);
+  if (op == BinOp::Sub) return affine_vars(ir::bin_lhs(e), inner, out) && invariant_int(ir::bin_rhs(e), inner);
   if (op == BinOp::Mul) {
-    const NodeRef& l = e->kids[0];
-    const NodeRef& r = e->kids[1];
+    const NodeRef& l = ir::bin_lhs(e);
+    const NodeRef& r = ir::bin_rhs(e);
     if (l->kind == Kind::IntLit && r->kind == Kind::Name && contains(inner, r->def)) return affine_vars(r, inner, out);
     if (r->kind == Kind::IntLit && l->kind == Kind::Name && contains(inner, l->def)) return affine_vars(l, inner, out);
   }
@@ -117,25 +117,23 @@ std::optional<Contraction> match_contraction(const NodeRef& r, const std::vector
   c.reduce = r;
   c.op = *op;
   std::vector<DefId> inner = nest;  // variables that change inside the nest
-  for (size_t i = 1; i < r->kids.size(); ++i) {
-    const NodeRef& v = r->kids[i];
+  for (const NodeRef& v : ir::lreduce_items(r)) {
     if (v->kind != Kind::LoopVar) return std::nullopt;  // an LCheck: keep the general path
     c.summed.push_back(v->def);
     inner.push_back(v->def);
   }
   if (c.summed.empty()) return std::nullopt;
-  for (size_t i = 1; i < r->kids.size(); ++i) {
-    const NodeRef& v = r->kids[i];
-    if (v->kids[0]->kind != Kind::IntLit || v->kids[0]->ival != 0 || !invariant_int(v->kids[1], inner))
+  for (const NodeRef& v : ir::lreduce_items(r)) {
+    if (ir::loopvar_lo(v)->kind != Kind::IntLit || ir::loopvar_lo(v)->ival != 0 || !invariant_int(ir::loopvar_hi(v), inner))
       return std::nullopt;
   }
-  const NodeRef& body = r->kids[0];
+  const NodeRef& body = ir::lreduce_body(r);
   bool ok = true;
   std::function<void(const NodeRef&)> walk = [&](const NodeRef& x) {
     if (!ok) return;
     switch (x->kind) {
       case Kind::Index: {
-        const NodeRef& base = x->kids[0];
+        const NodeRef& base = ir::index_base(x);
         if (base->kind != Kind::Name || contains(inner, base->def)) {
           ok = false;
           return;
@@ -144,8 +142,7 @@ std::optional<Contraction> match_contraction(const NodeRef& r, const std::vector
         op.read = x;
         std::vector<DefId> vars;  // every variable of every subscript, for a gathered read
         bool plain = true;
-        for (size_t a = 1; a < x->kids.size(); ++a) {
-          const NodeRef& s = x->kids[a];
+        for (const NodeRef& s : ir::index_args(x)) {
           if (s->kind == Kind::Name && contains(inner, s->def)) {
             if (contains(op.axes, s->def)) ok = false;  // a diagonal A[i, i]
             op.axes.push_back(s->def);
@@ -186,14 +183,14 @@ std::optional<Contraction> match_contraction(const NodeRef& r, const std::vector
       case Kind::Unary:
       case Kind::Cast: break;
       case Kind::Call: {
-        auto b = builtin_of(x->kids[0]->def);
+        auto b = builtin_of(ir::call_callee(x)->def);
         if (b) {
           if (!is_math_intrinsic(*b)) ok = false;
         } else {
           auto t = u ? u->call_targets.find(x->id) : decltype(u->call_targets.end()){};
           if (!u || t == u->call_targets.end() || !scalar_function(t->second)) ok = false;
         }
-        for (size_t i = 1; i < x->kids.size(); ++i) walk(x->kids[i]);
+        for (const NodeRef& a : ir::call_args(x)) walk(a);
         return;
       }
       default: ok = false; return;
@@ -305,10 +302,12 @@ std::optional<GemmShape> gemm_shape(const Contraction& c, const std::vector<DefI
 std::string contraction_text(const Contraction& c) {
   std::string out;
   for (auto& o : c.operands) {
-    out += (out.empty() ? "" : " ") + o.read->kids[0]->name + "[";
-    for (size_t a = 1; a < o.read->kids.size(); ++a) {
-      const NodeRef& s = o.read->kids[a];
-      out += (a > 1 ? ", " : "") + (s->kind == Kind::Name ? s->name : std::string("·"));
+    out += (out.empty() ? "" : " ") + ir::index_base(o.read)->name + "[";
+    bool first = true;
+    for (const NodeRef& s : ir::index_args(o.read)) {
+      out += (first ? "" : ", ");
+      first = false;
+      out += s->kind == Kind::Name ? s->name : std::string("·");
     }
     out += "]";
   }

@@ -51,7 +51,7 @@ class Planner {
       NodeRef cur = n;
       while (parallel_loop(cur)) {
         loops.push_back(cur);
-        cur = cur->kids[2];
+        cur = ir::lfor_body(cur);
       }
       if (tensor) nest(tensor, loops, cur);
       visit(cur, tensor);
@@ -83,11 +83,11 @@ class Planner {
   void nest(const NodeRef& tensor, const std::vector<NodeRef>& loops, const NodeRef& body) {
     std::vector<DefId> vars;
     for (auto& l : loops) {
-      if (l->kids[0]->kind != Kind::IntLit || l->kids[0]->ival != 0) return;
+      if (ir::lfor_lo(l)->kind != Kind::IntLit || ir::lfor_lo(l)->ival != 0) return;
       vars.push_back(l->def);
     }
     for (auto& l : loops)
-      if (!invariant_value(l->kids[1], vars)) return;  // a triangular nest
+      if (!invariant_value(ir::lfor_hi(l), vars)) return;  // a triangular nest
     // The body: where-lets, then one store into the tensor.
     std::vector<NodeRef> parts;
     if (body->kind == Kind::LSeq) parts.assign(body->kids.begin(), body->kids.end());
@@ -109,7 +109,7 @@ class Planner {
       } else if (s->kind == Kind::LIf) {
         guarded = true;
         branches(ir::lif_then(s));
-        if (s->kids.size() > 2 && s->kids[2]) branches(ir::lif_else(s));
+        if (ir::lif_else(s)) branches(ir::lif_else(s));
         else every_path = false;
       } else {
         ok = false;
@@ -122,7 +122,7 @@ class Planner {
     for (size_t s = 0; s < stores.size(); ++s) {
       std::vector<NodeRef> reds;
       if (s == 0)
-        for (size_t i = 0; i + 1 < parts.size(); ++i) unconditional(parts[i]->kids[0], reds);
+        for (size_t i = 0; i + 1 < parts.size(); ++i) unconditional(ir::llet_value(parts[i]), reds);
       unconditional(ir::lstore_value(stores[s]), reds);
       for (auto& r : reds) plan(tensor, loops, vars, parts, stores[s], r, guarded);
     }
@@ -156,20 +156,18 @@ class Planner {
     bool self_read = false;
     for (auto& q : parts)
       ir::for_each_node(q, [&](const NodeRef& x) {
-        if (x->kind == Kind::Index && x->kids[0]->kind == Kind::Name && x->kids[0]->def == tensor->def) self_read = true;
+        if (x->kind == Kind::Index && ir::index_base(x)->kind == Kind::Name && ir::index_base(x)->def == tensor->def) self_read = true;
       });
     std::vector<DefId> at;
-    for (size_t a = 1; a < store->kids.size(); ++a)
-      if (store->kids[a]->kind == Kind::Name && contains(vars, store->kids[a]->def) &&
-          !contains(at, store->kids[a]->def))
-        at.push_back(store->kids[a]->def);
-    if (at.size() == store->kids.size() - 1 && at.size() == vars.size() && p->c.free.size() == vars.size() &&
+    for (const NodeRef& ix : ir::lstore_index(store))
+      if (ix->kind == Kind::Name && contains(vars, ix->def) && !contains(at, ix->def)) at.push_back(ix->def);
+    if (at.size() == ir::lstore_index_count(store) && at.size() == vars.size() && p->c.free.size() == vars.size() &&
         !self_read && in_place_ok_ && !dest_taken_ && !tensor->has(ir::kWindowed) && !tensor->has(ir::kHasElem) &&
         static_cast<DType>(tensor->ival) == rdt) {
       p->in_place = true;
       p->dest = at;
     }
-    if (p->in_place && parts.size() == 1 && !guarded) whole(*p, store->kids[0]);
+    if (p->in_place && parts.size() == 1 && !guarded) whole(*p, ir::lstore_value(store));
     // Result layouts to try: the tensor's (in place), then scratch laid out for the kernel —
     // batch variables first, then each operand's own variables in its axis order.
     const auto& ops = p->c.operands;
@@ -286,10 +284,10 @@ class Planner {
       p.whole = true;
       return;
     }
-    if (v->kind == Kind::Binary && static_cast<BinOp>(v->ival) == BinOp::Div && v->kids[0] == r &&
-        invariant_value(v->kids[1], inner) && v->kids[1]->dt == r->dt) {
+    if (v->kind == Kind::Binary && static_cast<BinOp>(v->ival) == BinOp::Div && ir::bin_lhs(v) == r &&
+        invariant_value(ir::bin_rhs(v), inner) && ir::bin_rhs(v)->dt == r->dt) {
       p.whole = true;
-      p.divisor = v->kids[1];
+      p.divisor = ir::bin_rhs(v);
       return;
     }
     std::vector<NodeRef> fs;
@@ -342,8 +340,8 @@ std::string describe_contractions(const Unit& u) {
   for (auto& [id, p] : all) {
     std::unordered_map<DefId, std::string> nm;
     for (auto& o : p->c.operands)
-      for (size_t a = 1; a < o.read->kids.size(); ++a)
-        ir::for_each_node(o.read->kids[a], [&](const NodeRef& x) {
+      for (const NodeRef& ix : ir::index_args(o.read))
+        ir::for_each_node(ix, [&](const NodeRef& x) {
           if (x->kind == Kind::Name) nm[x->def] = x->name;
         });
     std::string s = std::string(ir::reduce_op_name(p->c.op)) + "[" + names(p->c.summed, nm) + "](" +
@@ -356,10 +354,10 @@ std::string describe_contractions(const Unit& u) {
             "] k=[" + names(g.k, nm) + "]" + (g.batch.empty() ? "" : " batch=[" + names(g.batch, nm) + "]") +
             (g.ta ? " Aᵀ" : "") + (g.tb ? " Bᵀ" : "");
     } else {
-      how = "register-tiled, columns from " + p->c.operands[static_cast<size_t>(p->y)].read->kids[0]->name;
+      how = "register-tiled, columns from " + ir::index_base(p->c.operands[static_cast<size_t>(p->y)].read)->name;
     }
     for (auto& o : p->c.operands)
-      if (o.gathered) how += ", " + o.read->kids[0]->name + " gathered into [" + names(o.axes, nm) + "] first";
+      if (o.gathered) how += ", " + ir::index_base(o.read)->name + " gathered into [" + names(o.axes, nm) + "] first";
     out += ";;   contraction " + s + ": " + how + ", into " +
            (p->in_place ? std::string("the tensor") : "scratch [" + names(p->dest, nm) + "]") +
            (p->whole ? " (whole store value)" : ", then the loops") +

@@ -41,8 +41,9 @@ class Grouper : public ir::Mutator {
     if (n->kind != Kind::Program && n->kind != Kind::Block) return n;
     std::vector<NodeRef> out;
     bool changed = false;
-    for (size_t i = 0; i < n->kids.size(); ++i) {
-      const NodeRef& s = n->kids[i];
+    const ir::Kids stmts = n->kids;  // a statement sequence: positions are order, not layout
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      const NodeRef& s = stmts[i];
       if (!s || s->kind != Kind::EinDecl) {
         out.push_back(s);
         continue;
@@ -54,8 +55,8 @@ class Grouper : public ir::Mutator {
       // keep their place after the group.
       std::vector<NodeRef> items;
       size_t last = i;
-      for (size_t j = i + 1; j < n->kids.size() && n->kids[j]; ++j) {
-        const NodeRef& k = n->kids[j];
+      for (size_t j = i + 1; j < stmts.size() && stmts[j]; ++j) {
+        const NodeRef& k = stmts[j];
         if (k->kind == Kind::EinDecl && k->def == s->def) {
           clauses.push_back(k);
           last = j;
@@ -64,7 +65,7 @@ class Grouper : public ir::Mutator {
         }
       }
       for (size_t j = i + 1; j < last; ++j)
-        if (n->kids[j]->kind != Kind::EinDecl) items.push_back(n->kids[j]);
+        if (stmts[j]->kind != Kind::EinDecl) items.push_back(stmts[j]);
       i = last;
       Span span = s->span;
       for (auto& c : clauses)
@@ -103,9 +104,9 @@ void find_join_candidates(const NodeRef& program, CompileCtx& cx) {
   cx.join_candidates.clear();
   if (!cx.persist || cx.persist->last_cell.empty() || !program) return;
   std::unordered_set<std::string> bound;  // names this cell has bound so far
-  const auto& kids = program->kids;
-  for (size_t i = 0; i < kids.size(); ++i) {
-    const NodeRef& s = kids[i];
+  const ir::Kids stmts = ir::program_stmts(program);
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const NodeRef& s = stmts[i];
     if (!s) continue;
     if (s->kind == Kind::Let) {
       ir::for_each_node(ir::let_pattern(*s), [&](const NodeRef& p) {
@@ -116,9 +117,9 @@ void find_join_candidates(const NodeRef& program, CompileCtx& cx) {
     if (s->kind != Kind::EinDecl) continue;
     bool reads_itself = false;
     size_t j = i;
-    for (; j < kids.size() && kids[j] && kids[j]->kind == Kind::EinDecl && kids[j]->def == s->def; ++j)
-      ir::for_each_node(kids[j], [&](const NodeRef& n) {
-        if (n->kind == Kind::Index && n->kids[0]->kind == Kind::Name && n->kids[0]->def == s->def)
+    for (; j < stmts.size() && stmts[j] && stmts[j]->kind == Kind::EinDecl && stmts[j]->def == s->def; ++j)
+      ir::for_each_node(stmts[j], [&](const NodeRef& n) {
+        if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name && ir::index_base(n)->def == s->def)
           reads_itself = true;
       });
     i = j - 1;

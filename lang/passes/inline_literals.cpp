@@ -14,7 +14,7 @@ bool is_literal(const NodeRef& n) {
   if (!n) return false;
   if (n->kind == Kind::IntLit || n->kind == Kind::FloatLit || n->kind == Kind::BoolLit) return true;
   return n->kind == Kind::Unary && static_cast<ir::UnOp>(n->ival) == ir::UnOp::Neg &&
-         (n->kids[0]->kind == Kind::IntLit || n->kids[0]->kind == Kind::FloatLit);
+         (ir::unary_operand(n)->kind == Kind::IntLit || ir::unary_operand(n)->kind == Kind::FloatLit);
 }
 
 class Inliner : public ir::Mutator {
@@ -26,8 +26,8 @@ class Inliner : public ir::Mutator {
   NodeRef literal_of(ir::DefId d, int depth = 0) {
     if (!d.valid() || depth > 8) return nullptr;
     const DefInfo& info = cx_.resolver.info(d);
-    if (info.kind == DefKind::Const && info.node && !info.node->kids[0]) {
-      const NodeRef& v = info.node->kids[1];
+    if (info.kind == DefKind::Const && info.node && !ir::const_type(info.node)) {
+      const NodeRef& v = ir::const_value(info.node);
       if (is_literal(v)) return v;
       if (v->kind == Kind::Name) return literal_of(v->def, depth + 1);
     }
@@ -42,12 +42,12 @@ class Inliner : public ir::Mutator {
     const NodeRef& body = ir::fn_body(*fn);
     if (!body || body->kind != Kind::Block || !body->has(ir::kHasTail) || body->kids.size() != 1)
       return nullptr;
-    const NodeRef& v = body->kids[0];
+    const NodeRef& v = ir::tail_expr(*body);
     if (is_literal(v)) return v;
     if (v->kind == Kind::Name || v->kind == Kind::Path) return literal_of(v->def);
     // A float constant intrinsic (`__eps()`, `__inf()`) is typed by its context like a literal.
     if (v->kind == Kind::Call && v->kids.size() == 1) {
-      auto b = builtin_of(v->kids[0]->def);
+      auto b = builtin_of(ir::call_callee(v)->def);
       if (b && (*b == Builtin::Inf || *b == Builtin::Nan || *b == Builtin::Eps ||
                 *b == Builtin::MaxFloat || *b == Builtin::MinFloat))
         return v;
@@ -64,8 +64,8 @@ class Inliner : public ir::Mutator {
     if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def.valid())
       if (NodeRef lit = literal_of(n->def)) return copy_at(lit, n->span);
     if (n->kind == Kind::Call && n->kids.size() == 1 &&
-        (n->kids[0]->kind == Kind::Name || n->kids[0]->kind == Kind::Path))
-      if (NodeRef lit = zero_arg_literal(n->kids[0]->def)) return copy_at(lit, n->span);
+        (ir::call_callee(n)->kind == Kind::Name || ir::call_callee(n)->kind == Kind::Path))
+      if (NodeRef lit = zero_arg_literal(ir::call_callee(n)->def)) return copy_at(lit, n->span);
     return nullptr;
   }
 

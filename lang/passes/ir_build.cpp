@@ -38,8 +38,8 @@ std::optional<int64_t> as_lit(const NodeRef& n) {
   if (!n) return std::nullopt;
   if (n->kind == Kind::IntLit) return n->ival;
   if (n->kind == Kind::Unary && static_cast<ir::UnOp>(n->ival) == ir::UnOp::Neg &&
-      n->kids[0]->kind == Kind::IntLit)
-    return sub_exact(0, n->kids[0]->ival);
+      ir::unary_operand(n)->kind == Kind::IntLit)
+    return sub_exact(0, ir::unary_operand(n)->ival);
   return std::nullopt;
 }
 

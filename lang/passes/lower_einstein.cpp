@@ -1,5 +1,6 @@
 #include "lang/passes/lower_einstein.h"
 
+#include "lang/ir/kid_families.h"
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
@@ -85,11 +86,11 @@ class Lowerer : public ir::Mutator {
     ir::TypeRef t = u_.def_types.count(g->def) ? u_.def_types[g->def] : cx_.global_types[g->def];
     ir::TypeRef el = ir::elem_of(t);
     DType dt = ir::is_scalar(el) ? el->dtype : DType::F32;
-    size_t nslots = g->kids[0]->kids.size() - ir::ein_slot_begin();
+    size_t nslots = ir::ein_slots_count(ir::group_clauses(g)[0]);
     std::vector<NodeRef> extents(nslots);
     for (auto& c : g->kids) {
-      for (size_t a = 0; a < nslots && a + ir::ein_slot_begin() < c->kids.size(); ++a) {
-        const NodeRef& s = c->kids[a + ir::ein_slot_begin()];
+      for (size_t a = 0; a < nslots && a < ir::ein_slots_count(c); ++a) {
+        const NodeRef& s = ir::ein_slots(c)[a];
         NodeRef e = s->kind == Kind::IdxLit ? irb::add(irb::lit(s->ival), irb::lit(1)) : range(s->def, s->span).second;
         extents[a] = extents[a] ? irb::imax(extents[a], e) : e;
       }
@@ -127,15 +128,14 @@ class Lowerer : public ir::Mutator {
     std::vector<NodeRef> items;
     NodeRef else_value;
     if (value->kind == Kind::Where) {
-      for (size_t i = 1; i < value->kids.size(); ++i) {
-        if (value->kids[i]->kind == Kind::WElse) else_value = value->kids[i]->kids[0];
-        else items.push_back(value->kids[i]);
+      for (const NodeRef& k : ir::where_clauses(value)) {
+        if (k->kind == Kind::WElse) else_value = ir::welse_value(k);
+        else items.push_back(k);
       }
-      value = value->kids[0];
+      value = ir::where_expr(value);
     }
     std::vector<NodeRef> idx;
-    for (size_t i = ir::ein_slot_begin(); i < c->kids.size(); ++i) {
-      const NodeRef& s = c->kids[i];
+    for (const NodeRef& s : ir::ein_slots(c)) {
       idx.push_back(s->kind == Kind::IdxLit ? irb::lit(s->ival) : irb::ref(s->name, s->def, s->span));
     }
     auto store = [&](const NodeRef& v) {
@@ -149,17 +149,18 @@ class Lowerer : public ir::Mutator {
     for (size_t i = items.size(); i-- > 0;) {
       const NodeRef& it = items[i];
       if (it->kind == Kind::WGuard) {
-        std::vector<NodeRef> k{mutate(it->kids[0]), body};
+        std::vector<NodeRef> k{mutate(ir::wguard_cond(it)), body};
         if (else_store) k.push_back(else_store);
         body = ir::make({.kind = Kind::LIf, .span = it->span, .kids = std::move(k)});
       } else {
-        NodeRef let = ir::make({.kind = Kind::LLet, .span = it->span, .kids = {mutate(it->kids[0])},
+        NodeRef let = ir::make({.kind = Kind::LLet, .span = it->span, .kids = {mutate(ir::where_clause_expr(it))},
                                 .name = it->name, .def = it->def});
         body = ir::make({.kind = Kind::LSeq, .span = c->span, .kids = {let, body}});
       }
     }
-    for (size_t i = c->kids.size(); i-- > ir::ein_slot_begin();) {
-      const NodeRef& s = c->kids[i];
+    const ir::Kids slots = ir::ein_slots(c);
+    for (auto si = slots.rbegin(); si != slots.rend(); ++si) {
+      const NodeRef& s = *si;
       if (s->kind == Kind::IdxLit) continue;
       auto [lo, hi] = range(s->def, s->span);
       body = ir::make({.kind = Kind::LFor, .span = c->span, .kids = {lo, hi, body},
@@ -172,19 +173,19 @@ class Lowerer : public ir::Mutator {
     NodeRef body = body0;
     std::vector<NodeRef> items;
     if (body->kind == Kind::Where) {
-      for (size_t i = 1; i < body->kids.size(); ++i)
-        if (body->kids[i]->kind != Kind::WElse) items.push_back(body->kids[i]);
-      body = body->kids[0];
+      for (const NodeRef& k : ir::where_clauses(body))
+        if (k->kind != Kind::WElse) items.push_back(k);
+      body = ir::where_expr(body);
     }
     NodeRef x = mutate(body);
     ir::TypeRef t = u_.type(body);
     for (size_t i = items.size(); i-- > 0;) {
       const NodeRef& it = items[i];
       if (it->kind == Kind::WGuard) {
-        x = typed(ir::make({.kind = Kind::LGuard, .span = it->span, .kids = {mutate(it->kids[0]), x}}), t);
+        x = typed(ir::make({.kind = Kind::LGuard, .span = it->span, .kids = {mutate(ir::wguard_cond(it)), x}}), t);
       } else {
         x = typed(ir::make({.kind = Kind::LLetIn, .span = it->span,
-                            .kids = {mutate(it->kids[0]), x}, .name = it->name, .def = it->def}),
+                            .kids = {mutate(ir::where_clause_expr(it)), x}, .name = it->name, .def = it->def}),
                   t);
       }
     }
@@ -197,8 +198,7 @@ class Lowerer : public ir::Mutator {
     std::vector<NodeRef> kids{lower_point(ir::reduce_body(*r))};
     --in_reduce_;
     std::unordered_set<DefId> vars;
-    for (size_t i = ir::reduce_slot_begin(); i < r->kids.size(); ++i) {
-      const NodeRef& s = r->kids[i];
+    for (const NodeRef& s : ir::reduce_slots(r)) {
       auto [lo, hi] = range(s->def, s->span);
       kids.push_back(ir::make({.kind = Kind::LoopVar, .span = s->span, .kids = {lo, hi},
                                .name = s->name, .def = s->def}));
@@ -207,7 +207,7 @@ class Lowerer : public ir::Mutator {
       site_vars(r, vars);
       for (auto& c : checks_for(vars)) kids.push_back(c);
     } else if (in_group_ > 0 && !group_locals_.empty()) {
-      for (size_t i = ir::reduce_slot_begin(); i < r->kids.size(); ++i) vars.insert(r->kids[i]->def);
+      for (const NodeRef& s : ir::reduce_slots(r)) vars.insert(s->def);
       for (auto& c : checks_for(vars))
         if (mentions_local(c)) kids.push_back(c);
     }
@@ -220,19 +220,20 @@ class Lowerer : public ir::Mutator {
 
   NodeRef lower_where_expr(const NodeRef& w) {
     ir::TypeRef t = u_.type(w);
-    NodeRef x = mutate(w->kids[0]);
+    NodeRef x = mutate(ir::where_expr(w));
     NodeRef fallback;
-    for (size_t i = 1; i < w->kids.size(); ++i)
-      if (w->kids[i]->kind == Kind::WElse) fallback = mutate(w->kids[i]->kids[0]);
-    for (size_t i = w->kids.size(); i-- > 1;) {
-      const NodeRef& it = w->kids[i];
+    const ir::Kids clauses = ir::where_clauses(w);
+    for (const NodeRef& k : clauses)
+      if (k->kind == Kind::WElse) fallback = mutate(ir::welse_value(k));
+    for (auto ci = clauses.rbegin(); ci != clauses.rend(); ++ci) {
+      const NodeRef& it = *ci;
       if (it->kind == Kind::WElse) continue;
       if (it->kind == Kind::WGuard) {
         NodeRef alt = fallback ? fallback : zero_of(t, it->span);
-        x = typed(ir::make({.kind = Kind::If, .span = it->span, .kids = {mutate(it->kids[0]), x, alt}}), t);
+        x = typed(ir::make({.kind = Kind::If, .span = it->span, .kids = {mutate(ir::wguard_cond(it)), x, alt}}), t);
       } else {
         x = typed(ir::make({.kind = Kind::LLetIn, .span = it->span,
-                            .kids = {mutate(it->kids[0]), x}, .name = it->name, .def = it->def}),
+                            .kids = {mutate(ir::where_clause_expr(it)), x}, .name = it->name, .def = it->def}),
                   t);
       }
     }

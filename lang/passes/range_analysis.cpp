@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 
+#include "lang/ir/kid_families.h"
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
@@ -38,13 +39,19 @@ struct Access {
   bool self_bounded = false;  // a self-read whose axis extent the clauses' explicit ranges fix
 };
 
+// The exclusive end of a range literal `a..b` / `a..=b`.
+NodeRef range_end(const NodeRef& r) {
+  return r->has(ir::kInclusive) ? irb::add(ir::range_hi(r), irb::lit(1)) : ir::range_hi(r);
+}
+
 // Extent of axis `axis` of a literal `[[1, 2], [3, 4]]`: its shape does not depend on the
 // values inside, so `[1, 2, 3][i]` bounds i like an array does (SPEC §5.2).
+
 NodeRef literal_extent(const NodeRef& lit, int axis) {
   NodeRef cur = lit;
   for (int a = 0; a < axis; ++a) {
     if (!cur || cur->kind != Kind::ArrayLit || cur->kids.empty()) return nullptr;
-    cur = cur->kids[0];
+    cur = ir::array_elems(cur)[0];
   }
   if (!cur || cur->kind != Kind::ArrayLit) return nullptr;
   return irb::lit(static_cast<int64_t>(cur->kids.size()));
@@ -97,7 +104,7 @@ class SiteSolver {
     std::map<uint32_t, std::pair<int, bool>> per_node;  // id -> (axes, all ok)
     for (size_t i = 0; i < accesses_.size(); ++i) {
       const Access& a = accesses_[i];
-      if (a.self || a.node->kids[0]->kind != Kind::Name) continue;
+      if (a.self || ir::index_base(a.node)->kind != Kind::Name) continue;
       auto& e = per_node[a.node->id];
       if (e.first == 0) e.second = true;
       e.first++;
@@ -240,16 +247,16 @@ class SiteSolver {
     if (site_independent(n)) return affine(n);
     NodeRef cur = n;
     for (int i = 0; i < 16 && cur && (cur->kind == (upper ? Kind::IMin : Kind::IMax)); ++i) {
-      Affine a = affine(cur->kids[0]);
-      if (a.ok && !irb::as_lit(cur->kids[0])) return a;
-      cur = cur->kids[1];
+      Affine a = affine(ir::iminmax_a(cur));
+      if (a.ok && !irb::as_lit(ir::iminmax_a(cur))) return a;
+      cur = ir::iminmax_b(cur);
     }
     return affine(cur);
   }
 
   void require_positive(DefId v, const NodeRef& s, const Access& a) {
     for (auto& r : u_.range_checks)
-      if (r.index == v && ir::structurally_equal(r.cond->kids[0], s)) return;
+      if (r.index == v && ir::structurally_equal(ir::bin_lhs(r.cond), s)) return;
     NodeRef cond = ir::make_binary(ir::BinOp::Gt, ranges::wide(s), irb::lit(0), a.node->span);
     u_.types[cond->id] = ir::t_bool();
     std::string var = cx_.resolver.info(v).name;
@@ -290,9 +297,7 @@ class SiteSolver {
     bool binder = n->kind == Kind::EinDecl || n->kind == Kind::Reduce;
     if (binder) binders_.push_back(n->id);
     if (binder) {
-      size_t begin = n->kind == Kind::EinDecl ? ir::ein_slot_begin() : ir::reduce_slot_begin();
-      for (size_t i = begin; i < n->kids.size(); ++i) {
-        const NodeRef& s = n->kids[i];
+      for (const NodeRef& s : ir::index_slots_of(n)) {
         if (s->kind != Kind::IdxVar && s->kind != Kind::IdxIn) continue;
         var_set_.insert(s->def);
         chain_[s->def] = binders_;
@@ -303,8 +308,8 @@ class SiteSolver {
       }
     }
     if (n->kind == Kind::Where)
-      for (size_t i = 1; i < n->kids.size(); ++i)
-        if (n->kids[i]->kind == Kind::WDerived) derived_[n->kids[i]->def] = n->kids[i]->kids[0];
+      for (const NodeRef& c : ir::where_clauses(n))
+        if (c->kind == Kind::WDerived) derived_[c->def] = ir::wderived_index(c);
     // A derived index that a guard of the same `where` tests (`cc = c - 1 + k, cc >= 0, cc < C`:
     // a padded window) is kept in bounds by that guard: its accesses must not narrow the
     // declaration's indices, or the points whose window is partly outside would be dropped
@@ -336,13 +341,13 @@ class SiteSolver {
   }
 
   void add_explicit(const NodeRef& slot) {
-    const NodeRef& r = slot->kids[0];
+    const NodeRef& r = ir::idxin_range(slot);
     RangeFact f;
     f.is_explicit = true;
     f.span = slot->span;
     if (r->kind == Kind::RangeLit) {
-      f.lo = r->kids[0];
-      f.hi = r->has(ir::kInclusive) ? irb::add(r->kids[1], irb::lit(1)) : r->kids[1];
+      f.lo = ir::range_lo(r);
+      f.hi = range_end(r);
     } else {
       cx_.error("E011", "an index range must be written as `a..b` or `a..=b`", r->span,
                 "not a range literal");
@@ -376,12 +381,12 @@ class SiteSolver {
       case Kind::Binary: {
         auto op = static_cast<ir::BinOp>(e->ival);
         if (op == ir::BinOp::Add || op == ir::BinOp::Sub) {
-          a = affine(e->kids[0], depth + 1);
-          a.absorb(affine(e->kids[1], depth + 1), op == ir::BinOp::Add ? 1 : -1);
+          a = affine(ir::bin_lhs(e), depth + 1);
+          a.absorb(affine(ir::bin_rhs(e), depth + 1), op == ir::BinOp::Add ? 1 : -1);
           return a;
         }
         if (op == ir::BinOp::Mul) {
-          Affine x = affine(e->kids[0], depth + 1), y = affine(e->kids[1], depth + 1);
+          Affine x = affine(ir::bin_lhs(e), depth + 1), y = affine(ir::bin_rhs(e), depth + 1);
           if (x.ok && y.ok) {
             if (x.constant()) {
               y.scale(x.k);
@@ -392,12 +397,12 @@ class SiteSolver {
               return x;
             }
             // A loop-invariant factor: a stride (`oh * stride`), taken to be positive.
-            if (x.invariant() && site_independent(e->kids[0])) {
-              y.scale_by(e->kids[0]);
+            if (x.invariant() && site_independent(ir::bin_lhs(e))) {
+              y.scale_by(ir::bin_lhs(e));
               return y;
             }
-            if (y.invariant() && site_independent(e->kids[1])) {
-              x.scale_by(e->kids[1]);
+            if (y.invariant() && site_independent(ir::bin_rhs(e))) {
+              x.scale_by(ir::bin_rhs(e));
               return x;
             }
           }
@@ -409,7 +414,7 @@ class SiteSolver {
       }
       case Kind::Unary:
         if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) {
-          a = affine(e->kids[0], depth + 1);
+          a = affine(ir::unary_operand(e), depth + 1);
           a.scale(-1);
           return a;
         }
@@ -448,7 +453,7 @@ class SiteSolver {
   }
 
   void add_access(const NodeRef& n) {
-    const NodeRef& base = n->kids[0];
+    const NodeRef& base = ir::index_base(n);
     bool point_local = false;
     std::function<NodeRef(int)> extent;
     if (base->kind == Kind::Name && base->def.valid()) {
@@ -464,20 +469,20 @@ class SiteSolver {
         if (!self_read) return irb::dim_of(base, axis);
         return axis < static_cast<int>(self_extents_.size()) ? self_extents_[axis] : nullptr;
       };
-      access_arity_[n->id] = n->kids.size() - 1;
+      access_arity_[n->id] = ir::index_args_count(n);
     } else if (base->kind == Kind::ArrayLit) {
       extent = [&](int axis) { return literal_extent(base, axis); };
     } else {
       return;
     }
-    for (size_t i = 1; i < n->kids.size(); ++i) {
-      int axis = static_cast<int>(i - 1);
+    for (size_t i = 0; i < ir::index_args_count(n); ++i) {
+      int axis = static_cast<int>(i);
       NodeRef ext = extent(axis);
       bool self_read = base->kind == Kind::Name && base->def == self_;
       bool self_bounded = self_read && ext;
       if (self_read && !ext) ext = irb::dim_of(base, axis);  // a start fact only (x[t - 1])
       if (!ext) continue;
-      const NodeRef& ix = n->kids[i];
+      const NodeRef& ix = ir::index_args(n)[i];
       if (mentions_guarded_derived(ix)) continue;
       bool plain = ix->kind == Kind::Name && is_var(ix->def);
       accesses_.push_back(Access{n, axis, affine(ix), ext, self_read, point_local, plain, self_bounded});
@@ -541,17 +546,15 @@ class SiteFinder : public ir::RecursiveVisitor {
     bool first = true;
     for (auto& clause : group->kids) {
       if (clause->kind != Kind::EinDecl) return {};
-      size_t rank = clause->kids.size() - ir::ein_slot_begin();
+      size_t rank = ir::ein_slots_count(clause);
       if (first) out.assign(rank, nullptr);
       if (rank != out.size()) return {};
       for (size_t a = 0; a < rank; ++a) {
-        const NodeRef& sl = clause->kids[ir::ein_slot_begin() + a];
+        const NodeRef& sl = ir::ein_slots(clause)[a];
         NodeRef end;
         if (sl->kind == Kind::IdxLit) end = irb::lit(sl->ival + 1);
-        if (sl->kind == Kind::IdxIn && sl->kids[0]->kind == Kind::RangeLit) {
-          const NodeRef& r = sl->kids[0];
-          end = r->has(ir::kInclusive) ? irb::add(r->kids[1], irb::lit(1)) : r->kids[1];
-        }
+        if (sl->kind == Kind::IdxIn && ir::idxin_range(sl)->kind == Kind::RangeLit)
+          end = range_end(ir::idxin_range(sl));
         if (!end || (!first && !out[a])) {
           out[a] = nullptr;
           continue;
@@ -581,9 +584,7 @@ class SiteFinder : public ir::RecursiveVisitor {
     std::function<void(const NodeRef&, bool)> check = [&](const NodeRef& n, bool is_root) {
       if (!n || n->kind == Kind::Lambda || (!is_root && n->kind == Kind::EinGroup)) return;
       if (n->kind == Kind::EinDecl || n->kind == Kind::Reduce) {
-        size_t begin = n->kind == Kind::EinDecl ? ir::ein_slot_begin() : ir::reduce_slot_begin();
-        for (size_t i = begin; i < n->kids.size(); ++i) {
-          const NodeRef& sl = n->kids[i];
+        for (const NodeRef& sl : ir::index_slots_of(n)) {
           if (sl->kind == Kind::IdxVar && !u_.ranges.count(sl->def) && !reported_.count(sl->def)) {
             reported_.insert(sl->def);
             cx_.error("E004", "cannot infer the range of index `" + sl->name + "`", sl->span,

@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "lang/ir/kid_families.h"
 #include "lang/ir/visitor.h"
 #include "lang/passes/box_cover.h"
 #include "lang/passes/context.h"
@@ -73,7 +74,7 @@ class Cover : public ir::Mutator {
     switch (e->kind) {
       case Kind::Unary:
         if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) {
-          auto a = lin(e->kids[0], depth + 1);
+          auto a = lin(ir::unary_operand(e), depth + 1);
           if (a) return cover::scaled(*a, -1);
           return std::nullopt;
         }
@@ -81,12 +82,12 @@ class Cover : public ir::Mutator {
       case Kind::Binary: {
         auto op = static_cast<ir::BinOp>(e->ival);
         if (op == ir::BinOp::Add || op == ir::BinOp::Sub) {
-          auto a = lin(e->kids[0], depth + 1), b = lin(e->kids[1], depth + 1);
+          auto a = lin(ir::bin_lhs(e), depth + 1), b = lin(ir::bin_rhs(e), depth + 1);
           if (!a || !b) return std::nullopt;
           return op == ir::BinOp::Add ? cover::add(*a, *b) : cover::sub(*a, *b);
         }
         if (op == ir::BinOp::Mul) {
-          auto a = lin(e->kids[0], depth + 1), b = lin(e->kids[1], depth + 1);
+          auto a = lin(ir::bin_lhs(e), depth + 1), b = lin(ir::bin_rhs(e), depth + 1);
           if (a && b && a->constant()) return cover::scaled(*b, a->k);
           if (a && b && b->constant()) return cover::scaled(*a, b->k);
         }
@@ -108,7 +109,7 @@ class Cover : public ir::Mutator {
     ir::for_each_node(e, [&](const NodeRef& n) {
       if (n->kind == Kind::Name && (inner_.count(n->def) || loops_.count(n->def) || alias_.count(n->def)))
         v = true;
-      if (n->kind == Kind::Index && n->kids[0]->kind == Kind::Name && n->kids[0]->def == self_) v = true;
+      if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name && ir::index_base(n)->def == self_) v = true;
     });
     return v;
   }
@@ -145,11 +146,11 @@ class Cover : public ir::Mutator {
       switch (n->kind) {
         case Kind::LoopVar:
         case Kind::LFor:
-          loops_[n->def] = Loop{n->kids[0], n->kids[1]};
+          loops_[n->def] = Loop{ir::loop_lo(n), ir::loop_hi(n)};
           var_of_key_[var_key(n->def)] = n->def;
           break;
         case Kind::LLet:
-        case Kind::LLetIn: alias_[n->def] = n->kids[0]; break;
+        case Kind::LLetIn: alias_[n->def] = ir::lowered_let_value(n); break;
         case Kind::PBind:
         case Kind::CompGen:
         case Kind::CompLet:
@@ -161,7 +162,7 @@ class Cover : public ir::Mutator {
 
   void find_reads(const NodeRef& n, bool cond, std::vector<Read>& out) {
     if (!n || n->kind == Kind::Lambda) return;
-    if (n->kind == Kind::Index && n->kids[0]->kind == Kind::Name && n->kids[0]->def == self_)
+    if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name && ir::index_base(n)->def == self_)
       out.push_back(Read{n, cond});
     size_t first_conditional = n->kids.size();  // kids from here on run only sometimes
     switch (n->kind) {
@@ -179,7 +180,8 @@ class Cover : public ir::Mutator {
       case Kind::LFor: first_conditional = 0; break;
       default: break;
     }
-    for (size_t i = 0; i < n->kids.size(); ++i) find_reads(n->kids[i], cond || i >= first_conditional, out);
+    size_t i = 0;
+    for (const NodeRef& k : n->kids) find_reads(k, cond || i++ >= first_conditional, out);
   }
 
   Clause clause_of(const NodeRef& nest, DefId self) {
@@ -219,14 +221,14 @@ class Cover : public ir::Mutator {
     alias_.clear();
     inner_.clear();
     var_of_key_.clear();
-    std::vector<size_t> clause_at;
-    for (size_t i = 1; i < t->kids.size(); ++i)
-      if (t->kids[i]->kind != Kind::LShape && t->kids[i]->kind != Kind::LCheck) {
-        clause_at.push_back(i);
-        note_defs(t->kids[i]);
+    std::vector<NodeRef> clause_nests;
+    for (const NodeRef& k : ir::ltensor_stmts(t))
+      if (k->kind != Kind::LShape && k->kind != Kind::LCheck) {
+        clause_nests.push_back(k);
+        note_defs(k);
       }
     std::vector<Clause> clauses;
-    for (size_t i : clause_at) clauses.push_back(clause_of(t->kids[i], t->def));
+    for (const NodeRef& k : clause_nests) clauses.push_back(clause_of(k, t->def));
     std::vector<std::vector<Read>> reads(clauses.size());
     bool any = false;
     for (size_t c = 0; c < clauses.size(); ++c) {
@@ -241,8 +243,7 @@ class Cover : public ir::Mutator {
       if (c.analysable && !c.dependent) boxes.push_back(c.box);
       else all_usable = false;
     }
-    const NodeRef& shape = t->kids[0];
-    size_t nslots = shape->kids.size();
+    size_t nslots = ir::lshape_extents_count(ir::ltensor_shape(t));
     bool joining = top_.count(t->id) && cx_.join_candidates.count(t->name) &&
                    !cx_.joined.count(t->name);
     std::vector<NodeRef> head_checks;
@@ -250,13 +251,13 @@ class Cover : public ir::Mutator {
     for (size_t ci = 0; ci < clauses.size(); ++ci) {
       const Clause& c = clauses[ci];
       for (const Read& r : reads[ci]) {
-        size_t nidx = std::min(r.node->kids.size() - 1, nslots);
+        size_t nidx = std::min(ir::index_args_count(r.node), nslots);
         Box b;
         bool exact = !r.conditional && !c.dependent && c.analysable && all_usable;
         std::unordered_set<std::string> used;
         bool hull = true;
         for (size_t a = 0; a < nidx && hull; ++a) {
-          auto l = lin(r.node->kids[a + 1]);
+          auto l = lin(ir::index_args(r.node)[a]);
           if (!l) {
             hull = false;
             break;
@@ -295,7 +296,7 @@ class Cover : public ir::Mutator {
         }
         bool certain = exact && hull;
         for (auto& lp : c.loops) {
-          auto lo = lin(lp->kids[0]), hi = lin(lp->kids[1]);
+          auto lo = lin(ir::loop_lo(lp)), hi = lin(ir::loop_hi(lp));
           certain = certain && lo && hi && cover::lt(*lo, *hi);
         }
         std::vector<Box> missing;
@@ -313,11 +314,13 @@ class Cover : public ir::Mutator {
     }
     if (head_checks.empty() && inline_checks.empty()) return t;
     std::vector<NodeRef> kids;
-    kids.push_back(t->kids[0]);
-    for (size_t i = 1; i < t->kids.size() && t->kids[i]->kind == Kind::LCheck; ++i) kids.push_back(t->kids[i]);
+    kids.push_back(ir::ltensor_shape(t));
+    for (const NodeRef& k : ir::ltensor_stmts(t)) {
+      if (k->kind != Kind::LCheck) break;
+      kids.push_back(k);
+    }
     for (auto& h : head_checks) kids.push_back(h);
-    for (size_t i = 1; i < t->kids.size(); ++i) {
-      const NodeRef& k = t->kids[i];
+    for (const NodeRef& k : ir::ltensor_stmts(t)) {
       if (k->kind == Kind::LCheck) continue;
       kids.push_back(inline_checks.empty() ? k : replace_reads(k, inline_checks));
     }
@@ -391,9 +394,9 @@ class Cover : public ir::Mutator {
                       const std::string& text, const std::vector<cover::Leaf>& leaves) {
     std::vector<std::pair<NodeRef, NodeRef>> b;
     for (size_t a = 0; a < nidx; ++a) {
-      auto l = lin(read->kids[a + 1]);
+      auto l = lin(ir::index_args(read)[a]);
       Lin lo = *extreme(*l, -1), hi = cover::add(*extreme(*l, +1), cover::constant(1));
-      NodeRef ext = wide(t->kids[0]->kids[a]);
+      NodeRef ext = wide(ir::lshape_extents(ir::ltensor_shape(t))[a]);
       b.emplace_back(ir::make({.kind = Kind::IMax, .kids = {irb::lit(0), wide(cover::to_ir(lo))}}),
                      ir::make({.kind = Kind::IMin, .kids = {ext, wide(cover::to_ir(hi))}}));
     }
@@ -417,7 +420,7 @@ class Cover : public ir::Mutator {
     }
     NodeRef ok = ir::make_binary(ir::BinOp::Eq, count(b), covered);
     for (auto& lp : c.loops)
-      ok = ir::make_binary(ir::BinOp::Or, ir::make_binary(ir::BinOp::Ge, wide(lp->kids[0]), wide(lp->kids[1])), ok);
+      ok = ir::make_binary(ir::BinOp::Or, ir::make_binary(ir::BinOp::Ge, wide(ir::loop_lo(lp)), wide(ir::loop_hi(lp))), ok);
     type_bools(ok);
     return ir::make({.kind = Kind::LCheck, .span = read->span, .kids = {ok}, .name = "E012",
                      .aux = runtime_message(t, c, text, leaves)});
@@ -428,14 +431,14 @@ class Cover : public ir::Mutator {
                        const NodeRef& read,
                        size_t nidx, const std::string& text, const std::vector<cover::Leaf>& leaves) {
     std::vector<NodeRef> idx;
-    for (size_t a = 0; a < nidx; ++a) idx.push_back(wide(read->kids[a + 1]));
-    size_t nslots = t->kids[0]->kids.size();
+    for (size_t a = 0; a < nidx; ++a) idx.push_back(wide(ir::index_args(read)[a]));
+    size_t nslots = ir::lshape_extents_count(ir::ltensor_shape(t));
     NodeRef ok;
     auto any = [&](NodeRef& acc, NodeRef x) { acc = acc ? ir::make_binary(ir::BinOp::Or, acc, x) : x; };
     auto all = [&](NodeRef& acc, NodeRef x) { acc = acc ? ir::make_binary(ir::BinOp::And, acc, x) : x; };
     for (size_t a = 0; a < nidx; ++a) {
       any(ok, ir::make_binary(ir::BinOp::Lt, idx[a], irb::lit(0)));
-      any(ok, ir::make_binary(ir::BinOp::Ge, idx[a], wide(t->kids[0]->kids[a])));
+      any(ok, ir::make_binary(ir::BinOp::Ge, idx[a], wide(ir::lshape_extents(ir::ltensor_shape(t))[a])));
     }
     for (auto& c : clauses) {
       if (!c.analysable) continue;
@@ -451,7 +454,7 @@ class Cover : public ir::Mutator {
           all(in, ir::make_binary(ir::BinOp::Lt, idx[a], wide(hi)));
         } else {  // a whole row is read: this clause must span the axis
           all(in, ir::make_binary(ir::BinOp::Le, wide(lo), irb::lit(0)));
-          all(in, ir::make_binary(ir::BinOp::Ge, wide(hi), wide(t->kids[0]->kids[a])));
+          all(in, ir::make_binary(ir::BinOp::Ge, wide(hi), wide(ir::lshape_extents(ir::ltensor_shape(t))[a])));
         }
       }
       if (usable && in) any(ok, in);

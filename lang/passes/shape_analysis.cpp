@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lang/ir/kid_families.h"
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/int_fold.h"
@@ -81,7 +82,7 @@ class ShapeWalker {
     if (const NodeRef& ann = ir::let_type(*s); ann && ann->kind == Kind::TyArray && vs &&
                                                !ann->has(ir::kAnyRank)) {
       for (size_t i = 1; i < ann->kids.size() && i - 1 < vs->size(); ++i) {
-        int64_t want = ann->kids[i]->ival, got = (*vs)[i - 1];
+        int64_t want = ir::tyarray_dims(ann)[i - 1]->ival, got = (*vs)[i - 1];
         if (want >= 0 && got >= 0 && want != got)
           cx_.error("E004", "shape mismatch: the annotation says " + std::to_string(want) +
                                 " on axis " + std::to_string(i - 1) + ", the value has " +
@@ -137,11 +138,10 @@ class ShapeWalker {
   void for_each_slot(const NodeRef& root, F&& f) {
     if (!root || root->kind == Kind::Lambda) return;
     if (root->kind == Kind::EinDecl || root->kind == Kind::Reduce) {
-      size_t begin = root->kind == Kind::EinDecl ? ir::ein_slot_begin() : ir::reduce_slot_begin();
-      for (size_t i = begin; i < root->kids.size(); ++i)
-        if (root->kids[i]->kind == Kind::IdxVar || root->kids[i]->kind == Kind::IdxIn) {
-          site_vars_.insert(root->kids[i]->def);
-          f(root->kids[i]);
+      for (const NodeRef& s : ir::index_slots_of(root))
+        if (s->kind == Kind::IdxVar || s->kind == Kind::IdxIn) {
+          site_vars_.insert(s->def);
+          f(s);
         }
     }
     for (auto& k : root->kids) for_each_slot(k, f);
@@ -154,8 +154,7 @@ class ShapeWalker {
     for (auto& c : g->kids) {
       fold_site(c);
       StaticShape ext;
-      for (size_t i = ir::ein_slot_begin(); i < c->kids.size(); ++i) {
-        const NodeRef& s = c->kids[i];
+      for (const NodeRef& s : ir::ein_slots(c)) {
         if (s->kind == Kind::IdxLit) {
           ext.push_back(irb::add_exact(s->ival, 1).value_or(-1));  // past i64: unknown here, E008 at run time
         } else {
@@ -192,7 +191,7 @@ class ShapeWalker {
     // Self-reads of a recurrence are judged by recurrence ordering (E012), not here; an access
     // under a guard (`where m + 1 < n`, an `if` branch) may only run where it is in bounds, so
     // it is not an error there, though it may still be proven in bounds.
-    if (!base || (group_.valid() && e->kids[0]->def == group_)) return;
+    if (!base || (group_.valid() && ir::index_base(e)->def == group_)) return;
     bool report = guarded_ == 0;
     // Proven when every index's folded value range lies inside its axis (explicit ranges of
     // known extent too, which range analysis cannot prove): codegen drops the checks.
@@ -203,7 +202,7 @@ class ShapeWalker {
         proven = false;
         continue;
       }
-      const NodeRef& ix = e->kids[i];
+      const NodeRef& ix = ir::index_args(e)[i - 1];
       std::optional<int64_t> lo, hi;  // inclusive value range of the index expression
       if (auto c = fold(ix)) {
         lo = hi = *c;
@@ -213,12 +212,12 @@ class ShapeWalker {
         int64_t off = 0;
         if (ix->kind == Kind::Name) {
           var = &ix;
-        } else if (ix->kind == Kind::Binary && ix->kids[0]->kind == Kind::Name) {
+        } else if (ix->kind == Kind::Binary && ir::bin_lhs(ix)->kind == Kind::Name) {
           auto op = static_cast<ir::BinOp>(ix->ival);
-          auto k = fold(ix->kids[1]);
+          auto k = fold(ir::bin_rhs(ix));
           auto koff = k && op == ir::BinOp::Sub ? irb::sub_exact(0, *k) : k;
           if (koff && (op == ir::BinOp::Add || op == ir::BinOp::Sub)) {
-            var = &ix->kids[0];
+            var = &ir::bin_lhs(ix);
             off = *koff;
           }
         }
@@ -241,7 +240,7 @@ class ShapeWalker {
       if (*lo < 0 || *hi >= extent) proven = false;
       if (report && (*lo < 0 || *hi >= extent)) {
         int64_t bad = *lo < 0 ? *lo : *hi;
-        std::string what = cx_.sm.snippet(e->kids[0]->span);
+        std::string what = cx_.sm.snippet(ir::index_base(e)->span);
         cx_.error("E005", "index out of bounds: `" + cx_.sm.snippet(ix->span) + "` reaches " +
                               std::to_string(bad) + " but `" + what + "` has extent " +
                               std::to_string(extent) + " on axis " + std::to_string(i - 1),
@@ -256,11 +255,11 @@ class ShapeWalker {
   // `a as [T; 8, ?]` asserts extents (SPEC §3): known ones must agree now (E004), and they are
   // the value's static shape from here on (the interpreter checks values known only at run time).
   Shape cast_shape(const NodeRef& e) {
-    Shape src = shape(e->kids[0]);
-    const NodeRef& ty = e->kids[1];
+    Shape src = shape(ir::cast_expr(e));
+    const NodeRef& ty = ir::cast_type(e);
     if (ty->kind != Kind::TyArray || ty->has(ir::kAnyRank) || ty->kids.size() == 1) return src;
     StaticShape want;
-    for (size_t i = 1; i < ty->kids.size(); ++i) want.push_back(ty->kids[i]->ival);
+    for (const NodeRef& d : ir::tyarray_dims(ty)) want.push_back(d->ival);
     if (!src || src->size() != want.size()) return want;
     for (size_t i = 0; i < want.size(); ++i) {
       int64_t got = (*src)[i];
@@ -301,9 +300,9 @@ class ShapeWalker {
           for (size_t a = 0; a < inner->size(); ++a) {
             int64_t x = (*inner)[a], y = (*ks[i])[a];
             if (x >= 0 && y >= 0 && x != y) {
-              Diagnostic d = make_diag("E004", "array literal is not rectangular", e->kids[i]->span,
+              Diagnostic d = make_diag("E004", "array literal is not rectangular", ir::array_elems(e)[i]->span,
                                        "this row has " + std::to_string(y) + " element" + (y == 1 ? "" : "s"));
-              d.secondary.push_back(Label{e->kids[0]->span, "this row has " + std::to_string(x)});
+              d.secondary.push_back(Label{ir::array_elems(e)[0]->span, "this row has " + std::to_string(x)});
               d.help = "every row of an array must have the same length; annotate `jagged[...]` "
                        "for rows of different lengths";
               cx_.diags.report(std::move(d));
@@ -319,8 +318,8 @@ class ShapeWalker {
         return record(e, s);
       }
       case Kind::Index: {
-        Shape b = shape(e->kids[0]);
-        for (size_t i = 1; i < e->kids.size(); ++i) shape(e->kids[i]);
+        Shape b = shape(ir::index_base(e));
+        for (const NodeRef& k : ir::index_args(e)) shape(k);
         check_access(e, b);
         if (!b) return record(e, by_type(u_.type(e)));
         size_t n = e->kids.size() - 1;
@@ -328,7 +327,7 @@ class ShapeWalker {
         return record(e, StaticShape(b->begin() + static_cast<long>(n), b->end()));
       }
       case Kind::Binary: {
-        Shape a = shape(e->kids[0]), b = shape(e->kids[1]);
+        Shape a = shape(ir::bin_lhs(e)), b = shape(ir::bin_rhs(e));
         auto op = static_cast<ir::BinOp>(e->ival);
         bool arith = op == ir::BinOp::Add || op == ir::BinOp::Sub || op == ir::BinOp::Mul ||
                      op == ir::BinOp::Div || op == ir::BinOp::Mod || op == ir::BinOp::Pow;
@@ -353,44 +352,43 @@ class ShapeWalker {
         if (b && !b->empty()) return record(e, b);
         return record(e, by_type(u_.type(e)));
       }
-      case Kind::Unary: return record(e, shape(e->kids[0]));
+      case Kind::Unary: return record(e, shape(ir::unary_operand(e)));
       case Kind::Cast: return record(e, cast_shape(e));
       case Kind::Member:
-        shape(e->kids[0]);
+        shape(ir::member_base(e));
         if (e->name == "shape") {
-          Shape b = static_shape(e->kids[0]);
+          Shape b = static_shape(ir::member_base(e));
           return record(e, b ? StaticShape{static_cast<int64_t>(b->size())} : StaticShape{-1});
         }
         return record(e, by_type(u_.type(e)));
       case Kind::Block: {
         Shape t = StaticShape{};
         bool tail = e->has(ir::kHasTail);
-        for (size_t i = 0; i < e->kids.size(); ++i) {
-          if (!e->kids[i]) continue;
-          if (tail && i + 1 == e->kids.size()) t = shape(e->kids[i]);
-          else stmt(e->kids[i]);
+        for (const NodeRef& k : e->kids) {
+          if (!k) continue;
+          if (tail && &k == &e->kids.back()) t = shape(k);
+          else stmt(k);
         }
         return record(e, t);
       }
       case Kind::If: {
-        shape(e->kids[0]);
+        shape(ir::if_cond(e));
         ++guarded_;
-        Shape a = shape(e->kids[1]);
-        Shape b = e->kids[2] ? shape(e->kids[2]) : Shape(StaticShape{});
+        Shape a = shape(ir::if_then(e));
+        Shape b = ir::if_else(e) ? shape(ir::if_else(e)) : Shape(StaticShape{});
         --guarded_;
         if (a && b && *a == *b) return record(e, a);
         return record(e, by_type(u_.type(e)));
       }
       case Kind::Where: {
         bool guards = false;
-        for (size_t i = 1; i < e->kids.size(); ++i) guards = guards || e->kids[i]->kind == Kind::WGuard;
+        for (const NodeRef& c : ir::where_clauses(e)) guards = guards || c->kind == Kind::WGuard;
         if (guards) ++guarded_;
-        for (size_t i = 1; i < e->kids.size(); ++i) {
-          const NodeRef& c = e->kids[i];
-          Shape s = shape(c->kids[0]);
+        for (const NodeRef& c : ir::where_clauses(e)) {
+          Shape s = shape(ir::where_clause_expr(c));
           if (c->kind == Kind::WBind || c->kind == Kind::WDerived) set_def(c->def, s);
         }
-        Shape r = shape(e->kids[0]);
+        Shape r = shape(ir::where_expr(e));
         if (guards) --guarded_;
         return record(e, r);
       }
@@ -403,26 +401,24 @@ class ShapeWalker {
         return record(e, s);
       }
       case Kind::Comp: {
-        for (size_t i = 1; i < e->kids.size(); ++i) {
-          const NodeRef& c = e->kids[i];
-          Shape s = shape(c->kids[0]);
+        for (const NodeRef& c : ir::comp_clauses(e)) {
+          Shape s = shape(ir::comp_clause_expr(c));
           if (c->kind == Kind::CompLet) set_def(c->def, s);
           if (c->kind == Kind::CompGen) set_def(c->def, by_type(u_.def_types[c->def]));
         }
-        Shape el = shape(e->kids[0]);
+        Shape el = shape(ir::comp_elem(e));
         StaticShape r{-1};
         if (el) r.insert(r.end(), el->begin(), el->end());
         return record(e, r);
       }
       case Kind::Match: {
-        shape(e->kids[0]);
-        for (size_t i = 1; i < e->kids.size(); ++i) {
-          const NodeRef& arm = e->kids[i];
-          ir::for_each_node(arm->kids[0], [&](const NodeRef& p) {
+        shape(ir::match_scrutinee(e));
+        for (const NodeRef& arm : ir::match_arms(e)) {
+          ir::for_each_node(ir::arm_pattern(arm), [&](const NodeRef& p) {
             if (p->kind == Kind::PBind) set_def(p->def, by_type(u_.type(p)));
           });
-          if (arm->kids[1]) shape(arm->kids[1]);
-          shape(arm->kids[2]);
+          if (ir::arm_guard(arm)) shape(ir::arm_guard(arm));
+          shape(ir::arm_body(arm));
         }
         return record(e, by_type(u_.type(e)));
       }
@@ -440,7 +436,7 @@ class ShapeWalker {
   // and gives the call's result its static shape.
   Shape call(const NodeRef& e) {
     std::vector<Shape> args;
-    for (size_t i = 1; i < e->kids.size(); ++i) args.push_back(shape(e->kids[i]));
+    for (const NodeRef& a : ir::call_args(e)) args.push_back(shape(a));
     Shape ret = by_type(u_.type(e));
     auto it = u_.call_targets.find(e->id);
     if (it == u_.call_targets.end() || depth_ >= 3) return ret;

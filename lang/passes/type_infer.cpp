@@ -27,7 +27,7 @@ TypeRef type_from_annotation(const NodeRef& ty, CompileCtx& cx) {
       return ir::t_unknown();
     }
     case Kind::TyArray: {
-      TypeRef e = type_from_annotation(ty->kids[0], cx);
+      TypeRef e = type_from_annotation(ir::tyarray_elem(ty), cx);
       int rank = ty->has(ir::kAnyRank) ? -1 : std::max<int>(1, static_cast<int>(ty->kids.size()) - 1);
       if (!ir::is_scalar(e) && e->k != Type::K::Unknown) {
         // Arrays of strings, tuples, ... are lists of rows (as their literals are): `[str; 2]`
@@ -40,7 +40,7 @@ TypeRef type_from_annotation(const NodeRef& ty, CompileCtx& cx) {
     }
     case Kind::TyJagged: {
       // jagged[T]: rows of T of different lengths (SPEC §3), i.e. a list of [T] rows.
-      TypeRef e = type_from_annotation(ty->kids[0], cx);
+      TypeRef e = type_from_annotation(ir::tyjagged_elem(ty), cx);
       return ir::t_list(ir::is_scalar(e) ? ir::t_array(e, 1) : e);
     }
     case Kind::TyTuple: {
@@ -50,8 +50,8 @@ TypeRef type_from_annotation(const NodeRef& ty, CompileCtx& cx) {
     }
     case Kind::TyFn: {
       std::vector<TypeRef> ps;
-      for (size_t i = 1; i < ty->kids.size(); ++i) ps.push_back(type_from_annotation(ty->kids[i], cx));
-      return ir::t_fn_sig(std::move(ps), type_from_annotation(ty->kids[0], cx));
+      for (const NodeRef& p : ir::tyfn_params(ty)) ps.push_back(type_from_annotation(p, cx));
+      return ir::t_fn_sig(std::move(ps), type_from_annotation(ir::tyfn_ret(ty), cx));
     }
     default: return ir::t_unknown();
   }
@@ -74,10 +74,9 @@ NodeRef prepared_body(CompileCtx& cx, ir::DefId fn) {
 void Infer::run_cell() {
   const NodeRef& prog = u.body;
   bool tail = prog->has(ir::kHasTail);
-  for (size_t i = 0; i < prog->kids.size(); ++i) {
-    const NodeRef& s = prog->kids[i];
+  for (const NodeRef& s : prog->kids) {
     if (!s) continue;
-    if (tail && i + 1 == prog->kids.size())
+    if (tail && &s == &prog->kids.back())
       u.ret_type = expr(s);
     else
       stmt(s);
@@ -111,10 +110,9 @@ void Infer::run_function(const std::vector<NodeRef>& params, const NodeRef& body
 TypeRef Infer::block(const NodeRef& b) {
   bool tail = b->has(ir::kHasTail);
   TypeRef t = ir::t_unit();
-  for (size_t i = 0; i < b->kids.size(); ++i) {
-    const NodeRef& s = b->kids[i];
+  for (const NodeRef& s : b->kids) {
     if (!s) continue;
-    if (tail && i + 1 == b->kids.size())
+    if (tail && &s == &b->kids.back())
       t = expr(s);
     else
       stmt(s);
@@ -220,7 +218,7 @@ void Infer::bind_pattern(const NodeRef& pat, const TypeRef& t, Span at) {
       for (auto& k : pat->kids) bind_pattern(k, ir::t_unknown(), at);
       return;
     }
-    for (size_t i = 0; i < pat->kids.size(); ++i) bind_pattern(pat->kids[i], r->elems[i], at);
+    for (size_t i = 0; i < pat->kids.size(); ++i) bind_pattern(ir::ptuple_elems(pat)[i], r->elems[i], at);
   }
 }
 
@@ -262,14 +260,14 @@ void Infer::check_literal_extents(const NodeRef& ann, const NodeRef& value) {
   NodeRef v = value;
   for (size_t axis = 1; axis < ann->kids.size(); ++axis) {
     if (!v || v->kind != Kind::ArrayLit) return;
-    int64_t want = ann->kids[axis]->ival;
+    int64_t want = ir::tyarray_dims(ann)[axis - 1]->ival;
     if (want >= 0 && static_cast<int64_t>(v->kids.size()) != want) {
       err("E004", "shape mismatch: the annotation says " + std::to_string(want) + " on axis " +
                       std::to_string(axis - 1) + ", the value has " + std::to_string(v->kids.size()),
           v->span, "this has " + std::to_string(v->kids.size()) + " elements");
       return;
     }
-    v = v->kids.empty() ? nullptr : v->kids[0];
+    v = v->kids.empty() ? nullptr : ir::array_elems(v)[0];
   }
 }
 
@@ -282,17 +280,17 @@ TypeRef Infer::const_type(ir::DefId d, Span at) {
   sh.consts_typed[d] = info.node;
   cx.global_types[d] = ir::t_unknown();
   Infer in_cell(cx, sh, cx.cell());
-  TypeRef t = in_cell.expr(info.node->kids[1]);
-  if (const NodeRef& ann = info.node->kids[0]) {
+  TypeRef t = in_cell.expr(ir::const_value(info.node));
+  if (const NodeRef& ann = ir::const_type(info.node)) {
     TypeRef a = type_from_annotation(ann, cx);
     if (!ts.unify(a, t))
       err("E002", "mismatched types: expected `" + show(a) + "`, found `" + show(t) + "`",
-          info.node->kids[1]->span);
+          ir::const_value(info.node)->span);
     t = a;
   }
   cx.global_types[d] = t;
   cx.consts.push_back(info.node);
-  if (info.node->kids[1]->kind == Kind::IntLit) cx.const_ints[d] = info.node->kids[1]->ival;
+  if (ir::const_value(info.node)->kind == Kind::IntLit) cx.const_ints[d] = ir::const_value(info.node)->ival;
   (void)at;
   return t;
 }
@@ -338,8 +336,7 @@ TypeRef Infer::ein_group(const NodeRef& g) {
     // The tensor's rank must be known before its clauses are typed: rest patterns get their
     // length from an access of an array whose type is already known (e.g. a parameter).
     int n = 0;
-    for (size_t i = ir::ein_slot_begin(); i < g->kids[0]->kids.size(); ++i) {
-      const NodeRef& s = g->kids[0]->kids[i];
+    for (const NodeRef& s : ir::ein_slots(ir::group_clauses(g)[0])) {
       if (s->kind != Kind::IdxRest) {
         ++n;
         continue;
@@ -355,7 +352,7 @@ TypeRef Infer::ein_group(const NodeRef& g) {
   int elem_rank = -2;
   int out_rank = -1;
   for (auto& c : order) {
-    index_slots(c, ir::ein_slot_begin());
+    index_slots(ir::ein_slots(c));
     TypeRef bt = expr(ir::ein_value(*c));
     TypeRef rb = resolved(bt);
     int r = 0;
@@ -380,8 +377,7 @@ TypeRef Infer::ein_group(const NodeRef& g) {
                       "` and `" + show(e) + "`",
           ir::ein_value(*c)->span, "this is `" + show(e) + "`");
     int n = 0;
-    for (size_t i = ir::ein_slot_begin(); i < c->kids.size(); ++i) {
-      const NodeRef& s = c->kids[i];
+    for (const NodeRef& s : ir::ein_slots(c)) {
       if (s->kind != Kind::IdxRest) {
         ++n;
         continue;
@@ -417,16 +413,16 @@ int Infer::prescan_rest(const NodeRef& g, ir::DefId rest) {
   if (auto it = u.rest_len.find(rest); it != u.rest_len.end()) return it->second;
   int found = -1;
   ir::for_each_node(g, [&](const NodeRef& n) {
-    if (found >= 0 || n->kind != Kind::Index || n->kids[0]->kind != Kind::Name) return;
+    if (found >= 0 || n->kind != Kind::Index || ir::index_base(n)->kind != Kind::Name) return;
     int rests = 0;
     bool mine = false;
-    for (size_t i = 1; i < n->kids.size(); ++i)
-      if (n->kids[i]->kind == Kind::RestIdx) {
+    for (const NodeRef& k : ir::index_args(n))
+      if (k->kind == Kind::RestIdx) {
         ++rests;
-        mine = mine || n->kids[i]->def == rest;
+        mine = mine || k->def == rest;
       }
-    if (!mine || rests != 1 || n->kids[0]->def == g->def) return;
-    TypeRef t = resolved(def_type(n->kids[0]->def, n->span));
+    if (!mine || rests != 1 || ir::index_base(n)->def == g->def) return;
+    TypeRef t = resolved(def_type(ir::index_base(n)->def, n->span));
     if (t->k != Type::K::Array || t->rank < 0) return;
     int len = t->rank - static_cast<int>(n->kids.size() - 2);
     if (len >= 0) found = len;
@@ -454,8 +450,8 @@ void infer_types(CompileCtx& cx) {
       NodeRef pre(const NodeRef& n) override {
         auto it = u.static_ifs.find(n->id);
         if (n->kind != Kind::If || it == u.static_ifs.end()) return nullptr;
-        const NodeRef& b = it->second ? n->kids[1] : n->kids[2];
-        if (b && n->kids[2]) return mutate(b);
+        const NodeRef& b = it->second ? ir::if_then(n) : ir::if_else(n);
+        if (b && ir::if_else(n)) return mutate(b);
         if (b) {
           // `if` without `else`: the branch runs for its effects, the value is unit.
           NodeRef stmt = ir::make({.kind = Kind::ExprStmt, .span = b->span, .kids = {mutate(b)}});

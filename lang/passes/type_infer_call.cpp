@@ -13,9 +13,9 @@ using ir::Type;
 using ir::TypeRef;
 
 TypeRef Infer::call(const NodeRef& e) {
-  TypeRef ct = expr(e->kids[0]);
+  TypeRef ct = expr(ir::call_callee(e));
   std::vector<TypeRef> args;
-  for (size_t i = 1; i < e->kids.size(); ++i) args.push_back(expr(e->kids[i]));
+  for (const NodeRef& a : ir::call_args(e)) args.push_back(expr(a));
   TypeRef rc = resolved(ct);
   switch (rc->k) {
     case Type::K::Builtin: {
@@ -45,10 +45,10 @@ TypeRef Infer::call(const NodeRef& e) {
     case Type::K::Unknown: return ir::t_unknown();
     case Type::K::FnSig:
       err("E011", "calling a value through a function-type annotation is not supported",
-          e->kids[0]->span, "", "leave the parameter unannotated; it is specialised per call");
+          ir::call_callee(e)->span, "", "leave the parameter unannotated; it is specialised per call");
       return ir::t_unknown();
     default:
-      err("E002", "this is not a function: it has type `" + show(ct) + "`", e->kids[0]->span,
+      err("E002", "this is not a function: it has type `" + show(ct) + "`", ir::call_callee(e)->span,
           "not callable");
       return ir::t_unknown();
   }
@@ -122,7 +122,7 @@ NodeRef Infer::literal_arg(const NodeRef& a) const {
   if (a->kind == Kind::StrLit) return a;
   if (a->kind != Kind::ArrayLit || a->kids.empty()) return nullptr;
   for (auto& k : a->kids) {
-    const NodeRef& x = k->kind == Kind::Unary && static_cast<ir::UnOp>(k->ival) == ir::UnOp::Neg ? k->kids[0] : k;
+    const NodeRef& x = k->kind == Kind::Unary && static_cast<ir::UnOp>(k->ival) == ir::UnOp::Neg ? ir::unary_operand(k) : k;
     if (x->kind != Kind::IntLit) return nullptr;
   }
   return a;
@@ -140,14 +140,14 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
           call_node->span);
       return nullptr;
     }
-    for (size_t i = ir::fn_param_begin(); i < fn_node->kids.size(); ++i) params.push_back(fn_node->kids[i]);
+    for (const NodeRef& p : ir::fn_params(fn_node)) params.push_back(p);
     body = ir::fn_body(*fn_node);
     ret_ann = ir::fn_ret_type(*fn_node);
     name = fn_node->name;
     key = "fn" + std::to_string(callee->def.crate) + ":" + std::to_string(callee->def.index);
   } else {
     fn_node = callee->node;
-    for (size_t i = ir::lambda_param_begin(); i < fn_node->kids.size(); ++i) params.push_back(fn_node->kids[i]);
+    for (const NodeRef& p : ir::lambda_params(fn_node)) params.push_back(p);
     body = ir::lambda_body(*fn_node);
     parent = callee->unit;
     auto lc = cx.sm.start(fn_node->span);
@@ -170,19 +170,19 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     }
   std::vector<TypeRef> ptypes;
   for (size_t i = 0; i < params.size(); ++i) {
-    const NodeRef& ann = params[i]->kids.empty() ? nullptr : params[i]->kids[0];
+    const NodeRef& ann = ir::param_type(params[i]);
     TypeRef at = ann ? type_from_annotation(ann, cx) : nullptr;
     if (at && at->k != Type::K::FnSig) {
       if (!ts.unify(at, args[i])) {
         err("E002", "mismatched types: parameter `" + params[i]->name + "` of `" + name +
                         "` is `" + show(at) + "`, found `" + show(args[i]) + "`",
-            call_node->kids[i + 1]->span, "expected `" + show(at) + "`",
+            ir::call_args(call_node)[i]->span, "expected `" + show(at) + "`",
             "convert explicitly with `as`");
       }
       ptypes.push_back(at);
     } else {
       if (at && ir::is_callable(resolved(args[i])) && resolved(args[i])->k != Type::K::FnSig)
-        check_callable(at, args[i], call_node->kids[i + 1]);  // `f: (f32) -> f32`
+        check_callable(at, args[i], ir::call_args(call_node)[i]);  // `f: (f32) -> f32`
       // A literal argument stays open (`clamp(x_f64, 0.0, 1.0)`): the specialisation's body
       // decides its type, as the literal's context would outside a function (SPEC §3).
       TypeRef open = ts.deep(args[i], false);
@@ -193,7 +193,7 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
   // such a specialisation belongs to its call, so another literal never reuses it.
   std::unordered_map<ir::DefId, NodeRef> lits;
   for (size_t i = 0; i < params.size(); ++i)
-    if (NodeRef lit = literal_arg(call_node->kids[i + 1])) lits[params[i]->def] = lit;
+    if (NodeRef lit = literal_arg(ir::call_args(call_node)[i])) lits[params[i]->def] = lit;
   std::string tnames;
   key += "(";
   for (size_t i = 0; i < ptypes.size(); ++i) {
@@ -343,7 +343,7 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
         e->span, "wrong number of arguments");
     return false;
   };
-  auto arg_span = [&](size_t i) { return e->kids[i + 1]->span; };
+  auto arg_span = [&](size_t i) { return ir::call_args(e)[i]->span; };
   if (is_math_intrinsic(b)) {
     bool binary = is_binary_math_intrinsic(b);
     if (!arity(binary ? 2 : 1, binary ? 2 : 1)) return ir::t_unknown();
@@ -476,7 +476,7 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       // relu's literal 0 as the element type (a dynamic result left it i32: E002 at run time).
       if (!arity(2, 2)) return ir::t_unknown();
       TypeRef x = resolved(args[0]);
-      NodeRef target = literal_arg(e->kids[2]);
+      NodeRef target = literal_arg(ir::call_args(e)[1]);
       if (x->k == Type::K::Array && target && target->kind == Kind::ArrayLit)
         return ir::t_array(x->elem, static_cast<int>(target->kids.size()));
       return ir::t_unknown();
@@ -489,7 +489,7 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       expect(ir::t_str(), args[0], arg_span(0), "an equation");
       // A literal equation fixes the rank of the result: the letters after `->`, or (implicit
       // form) the letters that occur once. The element type is the operands' common one.
-      NodeRef eq = literal_arg(e->kids[1]);
+      NodeRef eq = literal_arg(ir::call_args(e)[0]);
       TypeRef ops = resolved(args[1]);
       TypeRef el;
       if (ops->k == Type::K::Array) el = ops->elem;

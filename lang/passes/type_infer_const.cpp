@@ -50,7 +50,7 @@ class ConstChecker {
   void walk(const NodeRef& n) {
     if (!n) return;
     // An unannotated literal `const` is inlined at each use and typed there (inline_literals).
-    if (n->kind == Kind::Const && !n->kids[0] && is_literal(n->kids[1])) return;
+    if (n->kind == Kind::Const && !ir::const_type(n) && is_literal(ir::const_value(n))) return;
     if (is_candidate(n) && u_.types.count(n->id)) {
       if (!seen_.insert(n->id).second) return;
       fold(n);
@@ -61,7 +61,7 @@ class ConstChecker {
 
  private:
   static bool is_literal(const NodeRef& n) {
-    if (n->kind == Kind::Unary && static_cast<ir::UnOp>(n->ival) == ir::UnOp::Neg) return is_literal(n->kids[0]);
+    if (n->kind == Kind::Unary && static_cast<ir::UnOp>(n->ival) == ir::UnOp::Neg) return is_literal(ir::unary_operand(n));
     return n->kind == Kind::IntLit || n->kind == Kind::FloatLit;
   }
 
@@ -89,7 +89,7 @@ class ConstChecker {
       case Kind::IntLit: v = Const{true, n->ival, 0}; break;  // ival < 0 only for -2^63
       case Kind::FloatLit: v = Const{false, 0, n->fval}; break;
       case Kind::Unary: {
-        const NodeRef& a = n->kids[0];
+        const NodeRef& a = ir::unary_operand(n);
         std::optional<Const> x;
         if (a->kind == Kind::IntLit && u_.types.count(a->id)) {
           // `-128` is an i8 although `128` alone is not: the literal is checked with its sign.
@@ -102,8 +102,8 @@ class ConstChecker {
         break;
       }
       case Kind::Binary: {
-        auto a = fold(n->kids[0]);
-        auto b = fold(n->kids[1]);
+        auto a = fold(ir::bin_lhs(n));
+        auto b = fold(ir::bin_rhs(n));
         if (!a || !b) return std::nullopt;
         v = binary(static_cast<BinOp>(n->ival), *a, *b, *dt);
         if (!v) return std::nullopt;
@@ -164,7 +164,7 @@ class ConstChecker {
       if (v.is_int && v.i <= max && v.i >= -max - 1) return v;
       std::string value = v.is_int ? (v.i >= kHuge || v.i <= -kHuge ? "beyond 2^100" : show_int(v.i)) : "";
       bool literal = n->kind == Kind::IntLit ||
-                     (n->kind == Kind::Unary && n->kids[0]->kind == Kind::IntLit);
+                     (n->kind == Kind::Unary && ir::unary_operand(n)->kind == Kind::IntLit);
       cx_.error("E002",
                 std::string(literal ? "literal out of range for `" : "constant expression overflows `") + tn + "`",
                 n->span, "this is " + value + ", which does not fit in `" + tn + "`",
@@ -174,7 +174,8 @@ class ConstChecker {
     double r = round_to_float_dtype(v.f, dt);
     if (std::isinf(r) && std::isfinite(v.f)) {
       bool literal = n->kind == Kind::FloatLit || n->kind == Kind::IntLit ||
-                     (n->kind == Kind::Unary && (n->kids[0]->kind == Kind::FloatLit || n->kids[0]->kind == Kind::IntLit));
+                     (n->kind == Kind::Unary && (ir::unary_operand(n)->kind == Kind::FloatLit ||
+                                                   ir::unary_operand(n)->kind == Kind::IntLit));
       cx_.error("E002",
                 std::string(literal ? "literal out of range for `" : "constant expression overflows `") + tn + "`",
                 n->span, "this does not fit in `" + tn + "` (it would be infinite)",

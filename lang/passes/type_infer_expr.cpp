@@ -30,7 +30,7 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
     case Kind::StrLit: return ir::t_str();
     case Kind::Interp:
       for (auto& part : e->kids)
-        if (part->kind == Kind::InterpHole) set(part, expr(part->kids[0]));
+        if (part->kind == Kind::InterpHole) set(part, expr(ir::hole_expr(part)));
       return ir::t_str();
     case Kind::Name:
     case Kind::Path: return def_type(e->def, e->span);
@@ -41,9 +41,9 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
       return ir::t_tuple(std::move(es));
     }
     case Kind::RangeLit: {
-      TypeRef lo = expr(e->kids[0]), hi = expr(e->kids[1]);
+      TypeRef lo = expr(ir::range_lo(e)), hi = expr(ir::range_hi(e));
       if (!ts.is_intish(lo) && resolved(lo)->k != Type::K::Unknown)
-        err("E002", "range bounds must be integers, found `" + show(lo) + "`", e->kids[0]->span);
+        err("E002", "range bounds must be integers, found `" + show(lo) + "`", ir::range_lo(e)->span);
       if (!ts.unify(lo, hi))
         err("E002", "range bounds have different types: `" + show(lo) + "` and `" + show(hi) + "`",
             e->span);
@@ -51,7 +51,7 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
       return ir::t_range(lo);
     }
     case Kind::Unary: {
-      TypeRef t = expr(e->kids[0]);
+      TypeRef t = expr(ir::unary_operand(e));
       TypeRef el = resolved(ir::elem_of(resolved(t)));
       if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Not) {
         if (!ts.unify(t, ir::t_bool()))
@@ -64,14 +64,14 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
     }
     case Kind::Diff:
       // Requests are rewritten by the autodiff pass, which then re-runs inference.
-      expr(e->kids[0]);
+      expr(ir::diff_expr(e));
       return ir::t_unknown();
     case Kind::DimOf:
-      expr(e->kids[0]);
+      expr(ir::dimof_tensor(e));
       return ir::t_i32();
     case Kind::IMin:
     case Kind::IMax: {
-      TypeRef a = expr(e->kids[0]), b = expr(e->kids[1]);
+      TypeRef a = expr(ir::iminmax_a(e)), b = expr(ir::iminmax_b(e));
       ts.unify(a, b);
       return a;
     }
@@ -82,10 +82,10 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
         return k->kind == Kind::Name && cx.persist && cx.persist->differentials.count(k->def);
       };
       auto diff = [&](const NodeRef& k) { return k->kind == Kind::Diff || earlier(k); };
-      if (static_cast<BinOp>(e->ival) == BinOp::Div && diff(e->kids[0]) && diff(e->kids[1]) &&
-          (earlier(e->kids[0]) || earlier(e->kids[1]))) {
-        expr(e->kids[0]);
-        expr(e->kids[1]);
+      if (static_cast<BinOp>(e->ival) == BinOp::Div && diff(ir::bin_lhs(e)) && diff(ir::bin_rhs(e)) &&
+          (earlier(ir::bin_lhs(e)) || earlier(ir::bin_rhs(e)))) {
+        expr(ir::bin_lhs(e));
+        expr(ir::bin_rhs(e));
         return ir::t_unknown();
       }
       return binary(e);
@@ -95,24 +95,24 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
     case Kind::Index: return index(e);
     case Kind::Member: return member(e);
     case Kind::If: {
-      expect(ir::t_bool(), expr(e->kids[0]), e->kids[0]->span, "an `if` condition");
+      expect(ir::t_bool(), expr(ir::if_cond(e)), ir::if_cond(e)->span, "an `if` condition");
       // A condition on ranks is constant in each specialisation: only the taken branch is
       // compiled (rank-generic code that peels an axis per call), like C++ `if constexpr`.
       // A condition without a rank test (`if true`, `!false && true`) stays code: both branches
       // are typed together and every index use in them counts for ranges (SPEC §4, §5.2);
       // static_bool decides rank tests only (it leaves `true` and `1 == 1` undecided).
-      if (auto taken = static_bool(e->kids[0])) {
+      if (auto taken = static_bool(ir::if_cond(e))) {
         u.static_ifs[e->id] = *taken;
-        const NodeRef& branch = *taken ? e->kids[1] : e->kids[2];
+        const NodeRef& branch = *taken ? ir::if_then(e) : ir::if_else(e);
         TypeRef bt = branch ? expr(branch) : ir::t_unit();
-        return e->kids[2] ? bt : ir::t_unit();
+        return ir::if_else(e) ? bt : ir::t_unit();
       }
-      TypeRef a = expr(e->kids[1]);
-      if (!e->kids[2]) return ir::t_unit();  // without `else` an `if` is unit (SPEC §4)
-      TypeRef b = expr(e->kids[2]);
+      TypeRef a = expr(ir::if_then(e));
+      if (!ir::if_else(e)) return ir::t_unit();  // without `else` an `if` is unit (SPEC §4)
+      TypeRef b = expr(ir::if_else(e));
       if (!ts.unify(a, b)) {
         err("E002", "`if` and `else` have incompatible types: `" + show(a) + "` and `" + show(b) + "`",
-            e->kids[2]->span, "this is `" + show(b) + "`");
+            ir::if_else(e)->span, "this is `" + show(b) + "`");
       }
       return a;
     }
@@ -132,15 +132,15 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
 // type. The operand is not typed by the cast: `0.1 as f64` is the f32 0.1 widened
 // (docs/language.md), as tests/differential's reference computes it.
 TypeRef Infer::cast(const NodeRef& e) {
-  TypeRef st = expr(e->kids[0]);
-  const NodeRef& ty = e->kids[1];
+  TypeRef st = expr(ir::cast_expr(e));
+  const NodeRef& ty = ir::cast_type(e);
   TypeRef rs = resolved(st);
   if (ty->kind == Kind::TyArray) {
-    TypeRef elem = type_from_annotation(ty->kids[0], cx);
+    TypeRef elem = type_from_annotation(ir::tyarray_elem(ty), cx);
     if (!ir::is_scalar(elem)) {
       if (elem->k != Type::K::Unknown)
         err("E002", "`as` converts arrays of numbers or bools, not to `" + show(elem) + "`",
-            ty->kids[0]->span, "not a number type");
+            ir::tyarray_elem(ty)->span, "not a number type");
       return ir::t_unknown();
     }
     int want = ty->has(ir::kAnyRank) || ty->kids.size() == 1 ? -1 : static_cast<int>(ty->kids.size()) - 1;
@@ -193,15 +193,15 @@ std::optional<int64_t> Infer::static_int(const NodeRef& e) {
     return r;
   };
   auto is_builtin = [&](const NodeRef& c, Builtin b) {
-    return c->kind == Kind::Call && c->kids.size() == 2 && c->kids[0]->def == builtin_def(b);
+    return c->kind == Kind::Call && ir::call_args_count(c) == 1 && ir::call_callee(c)->def == builtin_def(b);
   };
   // len(shape(x)), len(x.shape), x.rank
   if (is_builtin(e, Builtin::Len)) {
-    const NodeRef& a = e->kids[1];
-    if (is_builtin(a, Builtin::Shape)) return rank(a->kids[1]);
-    if (a->kind == Kind::Member && a->name == "shape") return rank(a->kids[0]);
+    const NodeRef& a = ir::call_args(e)[0];
+    if (is_builtin(a, Builtin::Shape)) return rank(ir::call_args(a)[0]);
+    if (a->kind == Kind::Member && a->name == "shape") return rank(ir::member_base(a));
   }
-  if (e->kind == Kind::Member && e->name == "rank") return rank(e->kids[0]);
+  if (e->kind == Kind::Member && e->name == "rank") return rank(ir::member_base(e));
   return std::nullopt;
 }
 
@@ -212,7 +212,7 @@ std::optional<bool> Infer::static_bool(const NodeRef& e) {
   // `if false { x_f64 } else { 0.1 }` is an f64.
   if (!e) return std::nullopt;
   if (e->kind == Kind::Unary && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Not) {
-    auto v = static_bool(e->kids[0]);
+    auto v = static_bool(ir::unary_operand(e));
     return v ? std::optional<bool>(!*v) : std::nullopt;
   }
   if (e->kind != Kind::Binary) return std::nullopt;
@@ -221,16 +221,16 @@ std::optional<bool> Infer::static_bool(const NodeRef& e) {
     auto lit = [](const NodeRef& k) {
       return k->kind == Kind::BoolLit ? std::optional<bool>(k->ival != 0) : std::nullopt;
     };
-    auto a = static_bool(e->kids[0]), b = static_bool(e->kids[1]);
+    auto a = static_bool(ir::bin_lhs(e)), b = static_bool(ir::bin_rhs(e));
     if (!a && !b) return std::nullopt;  // at least one side is a rank test
-    if (!a) a = lit(e->kids[0]);
-    if (!b) b = lit(e->kids[1]);
+    if (!a) a = lit(ir::bin_lhs(e));
+    if (!b) b = lit(ir::bin_rhs(e));
     if (a && b) return op == BinOp::And ? (*a && *b) : (*a || *b);
     return std::nullopt;
   }
-  auto a = static_int(e->kids[0]), b = static_int(e->kids[1]);
+  auto a = static_int(ir::bin_lhs(e)), b = static_int(ir::bin_rhs(e));
   if (!a || !b) return std::nullopt;
-  if (e->kids[0]->kind == Kind::IntLit && e->kids[1]->kind == Kind::IntLit)
+  if (ir::bin_lhs(e)->kind == Kind::IntLit && ir::bin_rhs(e)->kind == Kind::IntLit)
     return std::nullopt;  // only rank tests are decided statically; `1 == 1` stays code
   switch (op) {
     case BinOp::Eq: return *a == *b;
@@ -257,7 +257,7 @@ TypeRef Infer::array_lit(const NodeRef& e) {
           rank_issue ? "array literal is not rectangular: elements have different ranks"
                      : "array elements have different types: `" + show(ts_[0]) + "` and `" +
                            show(ts_[i]) + "`",
-          e->kids[i]->span, "this is `" + show(ts_[i]) + "`");
+          ir::array_elems(e)[i]->span, "this is `" + show(ts_[i]) + "`");
       return ir::t_unknown();
     }
   }
@@ -270,7 +270,7 @@ TypeRef Infer::array_lit(const NodeRef& e) {
 
 TypeRef Infer::binary(const NodeRef& e) {
   auto op = static_cast<BinOp>(e->ival);
-  TypeRef a = expr(e->kids[0]), b = expr(e->kids[1]);
+  TypeRef a = expr(ir::bin_lhs(e)), b = expr(ir::bin_rhs(e));
   TypeRef ra = resolved(a), rb = resolved(b);
   const char* sp = ir::binop_spelling(op);
   auto unknown = [&] { return ra->k == Type::K::Unknown || rb->k == Type::K::Unknown; };
@@ -281,8 +281,8 @@ TypeRef Infer::binary(const NodeRef& e) {
   switch (op) {
     case BinOp::And:
     case BinOp::Or:
-      expect(ir::t_bool(), a, e->kids[0]->span, std::string("the left side of `") + sp + "`");
-      expect(ir::t_bool(), b, e->kids[1]->span, std::string("the right side of `") + sp + "`");
+      expect(ir::t_bool(), a, ir::bin_lhs(e)->span, std::string("the left side of `") + sp + "`");
+      expect(ir::t_bool(), b, ir::bin_rhs(e)->span, std::string("the right side of `") + sp + "`");
       return ir::t_bool();
     case BinOp::Eq:
     case BinOp::Ne:
@@ -307,27 +307,27 @@ TypeRef Infer::binary(const NodeRef& e) {
       return ir::t_bool();
     case BinOp::In: {
       if (rb->k == Type::K::Range) {
-        if (!ts.unify(a, rb->elem)) err("E002", "`in` a range needs an integer, found `" + show(a) + "`", e->kids[0]->span);
+        if (!ts.unify(a, rb->elem)) err("E002", "`in` a range needs an integer, found `" + show(a) + "`", ir::bin_lhs(e)->span);
       } else if (rb->k == Type::K::Array) {
         TypeRef want = rb->rank == 1 ? rb->elem : ir::t_array(rb->elem, rb->rank - 1);
         if (rb->rank >= 1 && !ts.unify(a, want))
           err("E002", "`in` needs a `" + show(want) + "` for this array, found `" + show(a) + "`",
-              e->kids[0]->span);
+              ir::bin_lhs(e)->span);
       } else if (rb->k == Type::K::List) {
         ts.unify(a, rb->elem);
       } else if (rb->k == Type::K::Str) {
         if (!ts.unify(a, ir::t_str()))
-          err("E002", "`in` a string needs a string, found `" + show(a) + "`", e->kids[0]->span);
+          err("E002", "`in` a string needs a string, found `" + show(a) + "`", ir::bin_lhs(e)->span);
       } else if (rb->k != Type::K::Unknown) {
         err("E002", "`in` needs a range or an array on the right, found `" + show(b) + "`",
-            e->kids[1]->span);
+            ir::bin_rhs(e)->span);
       }
       return ir::t_bool();
     }
     case BinOp::Pow: {
       TypeRef ea = ir::elem_of(ra), eb = ir::elem_of(rb);
       if (!ts.is_numeric(ea) && !unknown()) {
-        err("E002", "`**` needs a number, found `" + show(a) + "`", e->kids[0]->span);
+        err("E002", "`**` needs a number, found `" + show(a) + "`", ir::bin_lhs(e)->span);
         return a;
       }
       if (rb->k == Type::K::Array && ra->k != Type::K::Array) {
@@ -343,7 +343,7 @@ TypeRef Infer::binary(const NodeRef& e) {
         return a;
       }
       if (!unknown() && !ts.is_numeric(eb))
-        err("E002", "`**` needs a numeric exponent, found `" + show(b) + "`", e->kids[1]->span);
+        err("E002", "`**` needs a numeric exponent, found `" + show(b) + "`", ir::bin_rhs(e)->span);
       return a;
     }
     default: break;
@@ -380,13 +380,12 @@ TypeRef Infer::binary(const NodeRef& e) {
 }
 
 TypeRef Infer::index(const NodeRef& e) {
-  TypeRef bt = expr(e->kids[0]);
+  TypeRef bt = expr(ir::index_base(e));
   if (e->kids.size() == 1) return bt;  // a rest over zero axes, already expanded
   TypeRef rb = resolved(bt);
   int plain = 0;
   std::vector<NodeRef> rests;
-  for (size_t i = 1; i < e->kids.size(); ++i) {
-    const NodeRef& k = e->kids[i];
+  for (const NodeRef& k : ir::index_args(e)) {
     if (k->kind == Kind::RestIdx) {
       rests.push_back(k);
       continue;
@@ -419,7 +418,7 @@ TypeRef Infer::index(const NodeRef& e) {
   }
   if (rb->k != Type::K::Array) {
     std::string help = rb->k == Type::K::Tuple ? "use `.0`, `.1` to access tuple fields" : "";
-    err("E002", "cannot index a value of type `" + show(bt) + "`", e->kids[0]->span,
+    err("E002", "cannot index a value of type `" + show(bt) + "`", ir::index_base(e)->span,
         "not an array", help);
     return ir::t_unknown();
   }
@@ -452,7 +451,7 @@ TypeRef Infer::index(const NodeRef& e) {
 }
 
 TypeRef Infer::member(const NodeRef& e) {
-  TypeRef bt = expr(e->kids[0]);
+  TypeRef bt = expr(ir::member_base(e));
   TypeRef rb = resolved(bt);
   const std::string& f = e->name;
   if (rb->k == Type::K::Unknown) return ir::t_unknown();
@@ -476,17 +475,16 @@ TypeRef Infer::member(const NodeRef& e) {
   return ir::t_unknown();
 }
 
-TypeRef Infer::index_slots(const NodeRef& n, size_t begin) {
-  for (size_t i = begin; i < n->kids.size(); ++i) {
-    const NodeRef& s = n->kids[i];
+TypeRef Infer::index_slots(ir::Kids slots) {
+  for (const NodeRef& s : slots) {
     if (s->kind == Kind::IdxVar) {
       set_def(s->def, ir::t_i32(), false);
     } else if (s->kind == Kind::IdxIn) {
-      TypeRef rt = expr(s->kids[0]);
+      TypeRef rt = expr(ir::idxin_range(s));
       TypeRef r = resolved(rt);
       if (r->k != Type::K::Range && r->k != Type::K::Unknown)
         err("E002", "`" + s->name + " in ...` needs a range such as `0..N`, found `" + show(rt) + "`",
-            s->kids[0]->span);
+            ir::idxin_range(s)->span);
       // The index has the integer type of its bounds (i64 bounds give an i64 index).
       // A literal range (`0..2`) leaves the index open: its use decides (`n + i` with an i64 n).
       TypeRef it = r->k == Type::K::Range ? ts.shallow(r->elem) : ir::t_i32();
@@ -498,10 +496,9 @@ TypeRef Infer::index_slots(const NodeRef& n, size_t begin) {
 }
 
 TypeRef Infer::reduce(const NodeRef& e) {
-  index_slots(e, ir::reduce_slot_begin());
+  index_slots(ir::reduce_slots(e));
   TypeRef bt = expr(ir::reduce_body(*e));
-  for (size_t i = ir::reduce_slot_begin(); i < e->kids.size(); ++i) {
-    const NodeRef& s = e->kids[i];
+  for (const NodeRef& s : ir::reduce_slots(e)) {
     if (s->kind == Kind::IdxRest && !u.rest_len.count(s->def))
       err("E004", "cannot determine how many axes `.." + s->name + "` stands for", s->span,
           "rank unknown", "use `.." + s->name + "` in an access of an array whose rank is known");
@@ -531,29 +528,28 @@ TypeRef Infer::reduce(const NodeRef& e) {
 TypeRef Infer::where(const NodeRef& e) {
   TypeRef fallback;
   NodeRef else_node;
-  for (size_t i = 1; i < e->kids.size(); ++i) {
-    const NodeRef& c = e->kids[i];
+  for (const NodeRef& c : ir::where_clauses(e)) {
     switch (c->kind) {
       // A where-binding of literals keeps its literal type variable like a `let` (SPEC §3):
       // `x where x = 0.5` is typed by the uses of the definition in the rest of the unit.
       case Kind::WBind: {
-        TypeRef wt = expr(c->kids[0]);
+        TypeRef wt = expr(ir::wbind_value(c));
         ts.require_int(wt, true);
         set_def(c->def, wt, false);
         break;
       }
-      case Kind::WDerived: set_def(c->def, ts.deep(expr(c->kids[0]), true), false); break;
-      case Kind::WGuard: expect(ir::t_bool(), expr(c->kids[0]), c->kids[0]->span, "a where guard"); break;
+      case Kind::WDerived: set_def(c->def, ts.deep(expr(ir::wderived_index(c)), true), false); break;
+      case Kind::WGuard: expect(ir::t_bool(), expr(ir::wguard_cond(c)), ir::wguard_cond(c)->span, "a where guard"); break;
       case Kind::WElse: else_node = c; break;
       default: break;
     }
   }
-  TypeRef t = expr(e->kids[0]);
+  TypeRef t = expr(ir::where_expr(e));
   if (else_node) {
-    TypeRef ft = expr(else_node->kids[0]);
+    TypeRef ft = expr(ir::welse_value(else_node));
     if (!ts.unify(t, ft))
       err("E002", "the `else` value has type `" + show(ft) + "` but the definition has `" + show(t) + "`",
-          else_node->kids[0]->span);
+          ir::welse_value(else_node)->span);
   }
   return t;
 }

@@ -2,6 +2,7 @@
 #pragma once
 #include <unordered_set>
 
+#include "lang/ir/kid_families.h"
 #include "lang/passes/context.h"
 #include "lang/passes/type_infer.h"
 #include "lang/passes/type_store.h"
@@ -59,7 +60,7 @@ class Infer {
   ir::TypeRef array_lit(const ir::NodeRef& e);
   std::optional<int64_t> static_int(const ir::NodeRef& e);
   std::optional<bool> static_bool(const ir::NodeRef& e);
-  ir::TypeRef index_slots(const ir::NodeRef& n, size_t begin);
+  ir::TypeRef index_slots(ir::Kids slots);
   void pattern(const ir::NodeRef& p, const ir::TypeRef& scrut);
 
   // type_infer_call.cpp

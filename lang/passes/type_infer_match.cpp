@@ -13,7 +13,7 @@ void Infer::pattern(const NodeRef& p, const TypeRef& st) {
   switch (p->kind) {
     case Kind::PBind: set_def(p->def, st, false); break;
     case Kind::PLit: {
-      TypeRef lt = expr(p->kids[0]);
+      TypeRef lt = expr(ir::plit_value(p));
       if (!ts.unify(st, lt))
         err("E002", "pattern of type `" + show(lt) + "` cannot match `" + show(st) + "`", p->span);
       break;
@@ -31,7 +31,7 @@ void Infer::pattern(const NodeRef& p, const TypeRef& st) {
       break;
     case Kind::PAt:
       set_def(p->def, st, false);
-      pattern(p->kids[0], st);
+      pattern(ir::pat_inner(p), st);
       break;
     case Kind::PArray: {
       // `[a, ..rest, z]` on an array (rows of a higher-rank one) or a list; `rest` has the
@@ -69,7 +69,7 @@ void Infer::pattern(const NodeRef& p, const TypeRef& st) {
         for (auto& k : p->kids) pattern(k, ir::t_unknown());
         break;
       }
-      for (size_t i = 0; i < p->kids.size(); ++i) pattern(p->kids[i], r->elems[i]);
+      for (size_t i = 0; i < p->kids.size(); ++i) pattern(ir::ptuple_elems(p)[i], r->elems[i]);
       break;
     }
     default: break;
@@ -78,29 +78,27 @@ void Infer::pattern(const NodeRef& p, const TypeRef& st) {
 }
 
 TypeRef Infer::match(const NodeRef& e) {
-  TypeRef st = expr(e->kids[0]);
+  TypeRef st = expr(ir::match_scrutinee(e));
   TypeRef result;
-  for (size_t i = 1; i < e->kids.size(); ++i) {
-    const NodeRef& arm = e->kids[i];
-    pattern(arm->kids[0], st);
-    if (arm->kids[1]) expect(ir::t_bool(), expr(arm->kids[1]), arm->kids[1]->span, "a match guard");
-    TypeRef bt = expr(arm->kids[2]);
+  for (const NodeRef& arm : ir::match_arms(e)) {
+    pattern(ir::arm_pattern(arm), st);
+    if (const NodeRef& g = ir::arm_guard(arm)) expect(ir::t_bool(), expr(g), g->span, "a match guard");
+    TypeRef bt = expr(ir::arm_body(arm));
     if (!result) {
       result = bt;
     } else if (!ts.unify(result, bt)) {
       err("E002", "match arms have incompatible types: `" + show(result) + "` and `" + show(bt) + "`",
-          arm->kids[2]->span, "this arm is `" + show(bt) + "`");
+          ir::arm_body(arm)->span, "this arm is `" + show(bt) + "`");
     }
   }
   return result ? result : ir::t_unit();
 }
 
 TypeRef Infer::comp(const NodeRef& e) {
-  for (size_t i = 1; i < e->kids.size(); ++i) {
-    const NodeRef& c = e->kids[i];
-    TypeRef t = expr(c->kids[0]);
+  for (const NodeRef& c : ir::comp_clauses(e)) {
+    TypeRef t = expr(ir::comp_clause_expr(c));
     if (c->kind == Kind::CompGuard) {
-      expect(ir::t_bool(), t, c->kids[0]->span, "a comprehension guard");
+      expect(ir::t_bool(), t, ir::compguard_cond(c)->span, "a comprehension guard");
       continue;
     }
     // A binding of literals keeps its literal type variable, as a where-binding and a `let` do
@@ -117,13 +115,13 @@ TypeRef Infer::comp(const NodeRef& e) {
     else if (r->k == Type::K::Array) var = r->rank == 1 ? r->elem : (r->rank < 0 ? ir::t_unknown() : ir::t_array(r->elem, r->rank - 1));
     else if (r->k == Type::K::Unknown) var = ir::t_unknown();
     else {
-      err("E002", "cannot iterate over a value of type `" + show(t) + "`", c->kids[0]->span,
+      err("E002", "cannot iterate over a value of type `" + show(t) + "`", ir::compgen_iter(c)->span,
           "not a range or array");
       var = ir::t_unknown();
     }
     set_def(c->def, var, false);
   }
-  TypeRef et = expr(e->kids[0]);
+  TypeRef et = expr(ir::comp_elem(e));
   TypeRef r = resolved(et);
   if (r->k == Type::K::Scalar || r->k == Type::K::Var) return ir::t_array(et, 1);
   if (r->k == Type::K::Array) return ir::t_array(r->elem, r->rank < 0 ? -1 : r->rank + 1);

@@ -38,7 +38,7 @@ NodeRef ResolveWalker::expr(const NodeRef& e) {
       }
       return d.valid() ? ir::with_def(e, d) : e;
     }
-    case Kind::Cast: return ir::with_kids(e, {expr(e->kids[0]), e->kids[1]});
+    case Kind::Cast: return ir::with_kids(e, {expr(ir::cast_expr(e)), ir::cast_type(e)});
     case Kind::Block: return resolve_block(e);
     case Kind::Reduce: return resolve_reduce(e);
     case Kind::Lambda: return resolve_lambda(e);
@@ -65,75 +65,81 @@ NodeRef ResolveWalker::resolve_block(const NodeRef& b) {
 // Slots of a declaration or reduction introduce index DefIds visible in the body only.
 NodeRef ResolveWalker::resolve_reduce(const NodeRef& r) {
   scopes.push_back(Scope{ScopeKind::Index, {}, 0});
-  std::vector<NodeRef> kids = r->kids;
-  for (size_t i = ir::reduce_slot_begin(); i < kids.size(); ++i) {
-    const NodeRef& s = kids[i];
-    switch (s->kind) {
-      case Kind::IdxVar: kids[i] = ir::with_def(s, define(s->name, DefKind::Index, s->span)); break;
-      case Kind::IdxIn: {
-        NodeRef range = expr(s->kids[0]);
-        ir::DefId d = define(s->name, DefKind::Index, s->span);
-        kids[i] = ir::edited(s, [&](ir::Node& n) {
-          n.kids[0] = range;
-          n.def = d;
-        });
-        break;
-      }
-      case Kind::IdxRest: kids[i] = ir::with_def(s, define(s->name, DefKind::Rest, s->span)); break;
-      case Kind::IdxLit:
-        error("E001", "a reduction index cannot be a literal", s->span, "expected an index name");
-        break;
-      default: break;
-    }
-  }
-  kids[0] = resolve_where_value(kids[0]);
+  std::vector<NodeRef> slots = resolve_slots(ir::reduce_slots(r), true);
+  std::vector<NodeRef> kids{resolve_where_value(ir::reduce_body(r))};
+  kids.insert(kids.end(), slots.begin(), slots.end());
   scopes.pop_back();
   return ir::with_kids(r, std::move(kids));
+}
+
+std::vector<NodeRef> ResolveWalker::resolve_slots(ir::Kids slots, bool reduction) {
+  std::vector<NodeRef> out;
+  for (const NodeRef& s : slots) {
+    switch (s->kind) {
+      case Kind::IdxVar: out.push_back(ir::with_def(s, define(s->name, DefKind::Index, s->span))); break;
+      case Kind::IdxIn: {
+        NodeRef range = expr(ir::idxin_range(s));
+        ir::DefId d = define(s->name, DefKind::Index, s->span);
+        out.push_back(ir::edited(s, [&](ir::Node& n) {
+          n.kids = {range};
+          n.def = d;
+        }));
+        break;
+      }
+      case Kind::IdxRest: out.push_back(ir::with_def(s, define(s->name, DefKind::Rest, s->span))); break;
+      case Kind::IdxLit:
+        if (reduction)
+          error("E001", "a reduction index cannot be a literal", s->span, "expected an index name");
+        out.push_back(s);
+        break;
+      default: out.push_back(s); break;
+    }
+  }
+  return out;
 }
 
 NodeRef ResolveWalker::resolve_lambda(const NodeRef& l) {
   scopes.push_back(Scope{ScopeKind::Lambda, {}, l->id});
   R.captures[l->id];  // a lambda with no captures still has an (empty) entry
-  std::vector<NodeRef> kids = l->kids;
-  for (size_t i = ir::lambda_param_begin(); i < kids.size(); ++i)
-    kids[i] = ir::with_def(kids[i], define(kids[i]->name, DefKind::Param, kids[i]->span));
-  kids[0] = expr(kids[0]);
+  std::vector<NodeRef> params;
+  for (const NodeRef& p : ir::lambda_params(l))
+    params.push_back(ir::with_def(p, define(p->name, DefKind::Param, p->span)));
+  std::vector<NodeRef> kids{expr(ir::lambda_body(l))};
+  kids.insert(kids.end(), params.begin(), params.end());
   scopes.pop_back();
   return ir::with_kids(l, std::move(kids));
 }
 
 NodeRef ResolveWalker::resolve_comp(const NodeRef& c) {
   scopes.push_back(Scope{ScopeKind::Block, {}, 0});
-  std::vector<NodeRef> kids = c->kids;
-  for (size_t i = 1; i < kids.size(); ++i) {
-    const NodeRef& k = kids[i];
-    NodeRef v = expr(k->kids[0]);
+  std::vector<NodeRef> clauses;
+  for (const NodeRef& k : ir::comp_clauses(c)) {
+    NodeRef v = expr(ir::comp_clause_expr(k));
     if (k->kind == Kind::CompGen || k->kind == Kind::CompLet) {
       ir::DefId d = define(k->name, DefKind::Local, k->span);
-      kids[i] = ir::edited(k, [&](ir::Node& n) {
-        n.kids[0] = v;
+      clauses.push_back(ir::edited(k, [&](ir::Node& n) {
+        n.kids = {v};
         n.def = d;
-      });
+      }));
     } else {
-      kids[i] = ir::with_kids(k, {v});
+      clauses.push_back(ir::with_kids(k, {v}));
     }
   }
-  kids[0] = expr(kids[0]);
+  std::vector<NodeRef> kids{expr(ir::comp_elem(c))};
+  kids.insert(kids.end(), clauses.begin(), clauses.end());
   scopes.pop_back();
   return ir::with_kids(c, std::move(kids));
 }
 
 NodeRef ResolveWalker::resolve_match(const NodeRef& m) {
-  std::vector<NodeRef> kids = m->kids;
-  kids[0] = expr(kids[0]);
-  for (size_t i = 1; i < kids.size(); ++i) {
-    const NodeRef& arm = kids[i];
+  std::vector<NodeRef> kids{expr(ir::match_scrutinee(m))};
+  for (const NodeRef& arm : ir::match_arms(m)) {
     scopes.push_back(Scope{ScopeKind::Block, {}, 0});
-    NodeRef pat = bind_pattern(arm->kids[0], DefKind::Local);
-    NodeRef guard = opt_expr(arm->kids[1]);
-    NodeRef body = expr(arm->kids[2]);
+    NodeRef pat = bind_pattern(ir::arm_pattern(arm), DefKind::Local);
+    NodeRef guard = opt_expr(ir::arm_guard(arm));
+    NodeRef body = expr(ir::arm_body(arm));
     scopes.pop_back();
-    kids[i] = ir::with_kids(arm, {pat, guard, body});
+    kids.push_back(ir::with_kids(arm, {pat, guard, body}));
   }
   return ir::with_kids(m, std::move(kids));
 }

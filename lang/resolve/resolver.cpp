@@ -378,10 +378,10 @@ std::vector<NodeRef> ResolveWalker::resolve_stmts(const std::vector<NodeRef>& st
   for (size_t i = 0; i < stmts.size(); ++i) {
     auto& s = stmts[i];
     if (s && s->kind == Kind::Const) {
-      NodeRef v = expr(s->kids[1]);
+      NodeRef v = expr(ir::const_value(s));
       ir::DefId d = hoisted[s->id];
       NodeRef c = ir::edited(s, [&](ir::Node& n) {
-        n.kids[1] = v;
+        n.kids = {ir::const_type(s), v};
         n.def = d;
       });
       if (d.valid()) R.info(d).node = c;
@@ -432,7 +432,7 @@ std::vector<NodeRef> ResolveWalker::resolve_stmts(const std::vector<NodeRef>& st
         out[i] = resolve_ein_decl(s, d);
         break;
       }
-      case Kind::ExprStmt: out[i] = ir::with_kids(s, {expr(s->kids[0])}); break;
+      case Kind::ExprStmt: out[i] = ir::with_kids(s, {expr(ir::stmt_expr(s))}); break;
       case Kind::Error: out[i] = s; break;
       default:
         if (last) {
@@ -473,13 +473,11 @@ void ResolveWalker::define_inline_module(const NodeRef& m, const std::string& pa
 
 NodeRef ResolveWalker::resolve_fn(const NodeRef& fn) {
   scopes.push_back(Scope{ScopeKind::Fn, {}, 0});
-  std::vector<NodeRef> kids = fn->kids;
-  for (size_t i = ir::fn_param_begin(); i < kids.size(); ++i) {
-    auto& p = kids[i];
-    ir::DefId d = define(p->name, DefKind::Param, p->span);
-    kids[i] = ir::with_def(p, d);
-  }
-  kids[1] = resolve_block(kids[1]);
+  std::vector<NodeRef> params;
+  for (const NodeRef& p : ir::fn_params(fn))
+    params.push_back(ir::with_def(p, define(p->name, DefKind::Param, p->span)));
+  std::vector<NodeRef> kids{ir::fn_ret_type(fn), resolve_block(ir::fn_body(fn))};
+  kids.insert(kids.end(), params.begin(), params.end());
   scopes.pop_back();
   NodeRef r = ir::with_kids(fn, std::move(kids));
   if (fn->kind == Kind::Fn) {
@@ -501,7 +499,7 @@ NodeRef ResolveWalker::bind_pattern(const NodeRef& pat, DefKind kind) {
       if (pat->name.empty()) return pat;
       return ir::with_def(pat, define(pat->name, kind, pat->span));
     case Kind::PAt: {
-      NodeRef sub = bind_pattern(pat->kids[0], kind);
+      NodeRef sub = bind_pattern(ir::pat_inner(pat), kind);
       ir::DefId d = define(pat->name, kind, pat->span);
       return ir::edited(pat, [&](ir::Node& n) {
         n.kids = {sub};
@@ -539,61 +537,45 @@ NodeRef ResolveWalker::resolve_where_value(const NodeRef& value) {
   NodeRef placed = place_where_clauses(value);
   if (placed->kind != Kind::Where) return expr(placed);
   scopes.push_back(Scope{ScopeKind::Index, {}, 0});
-  std::vector<NodeRef> kids(placed->kids.size());
-  for (size_t i = 1; i < placed->kids.size(); ++i) {
-    const NodeRef& c = placed->kids[i];
+  std::vector<NodeRef> clauses;
+  for (const NodeRef& c : ir::where_clauses(placed)) {
     // `where k in 0..3` introducing a new index: the rule broken is "ranges go in brackets"
     // (E012), not an undefined name.
-    const NodeRef& g = c->kids[0];
+    const NodeRef& g = ir::where_clause_expr(c);
     if (c->kind == Kind::WGuard && g && g->kind == Kind::Binary &&
-        static_cast<ir::BinOp>(g->ival) == ir::BinOp::In && g->kids[0]->kind == Kind::Name &&
-        g->kids[1]->kind == Kind::RangeLit && !lookup(g->kids[0]->name, g->span, false).valid()) {
-      const std::string& k = g->kids[0]->name;
+        static_cast<ir::BinOp>(g->ival) == ir::BinOp::In && ir::bin_lhs(g)->kind == Kind::Name &&
+        ir::bin_rhs(g)->kind == Kind::RangeLit && !lookup(ir::bin_lhs(g)->name, g->span, false).valid()) {
+      const std::string& k = ir::bin_lhs(g)->name;
       error("E012", "index ranges are declared in brackets, not in `where`", g->span,
             "range in a where clause",
-            "introduce the index with its range: `[" + k + " in " + R.sm.snippet(g->kids[1]->span) +
+            "introduce the index with its range: `[" + k + " in " + R.sm.snippet(ir::bin_rhs(g)->span) +
                 "]` (or `sum[" + k + " in ...](...)`)");
-      define(k, DefKind::Index, g->kids[0]->span);
-      kids[i] = c;
+      define(k, DefKind::Index, ir::bin_lhs(g)->span);
+      clauses.push_back(c);
       continue;
     }
-    NodeRef v = expr(c->kids[0]);
+    NodeRef v = expr(g);
     if (c->kind == Kind::WBind) {
       ir::DefId d = define(c->name, DefKind::Local, c->span);
-      kids[i] = ir::edited(c, [&](ir::Node& n) {
-        n.kids[0] = v;
+      clauses.push_back(ir::edited(c, [&](ir::Node& n) {
+        n.kids = {v};
         n.def = d;
-      });
+      }));
     } else {
-      kids[i] = ir::with_kids(c, {v});
+      clauses.push_back(ir::with_kids(c, {v}));
     }
   }
-  kids[0] = expr(placed->kids[0]);
+  std::vector<NodeRef> kids{expr(ir::where_expr(placed))};
+  kids.insert(kids.end(), clauses.begin(), clauses.end());
   scopes.pop_back();
   return ir::with_kids(placed, std::move(kids));
 }
 
 NodeRef ResolveWalker::resolve_ein_decl(const NodeRef& decl, ir::DefId def) {
   scopes.push_back(Scope{ScopeKind::Index, {}, 0});
-  std::vector<NodeRef> kids = decl->kids;
-  for (size_t i = ir::ein_slot_begin(); i < kids.size(); ++i) {
-    const NodeRef& s = kids[i];
-    switch (s->kind) {
-      case Kind::IdxVar: kids[i] = ir::with_def(s, define(s->name, DefKind::Index, s->span)); break;
-      case Kind::IdxIn: {
-        NodeRef r = expr(s->kids[0]);
-        ir::DefId d = define(s->name, DefKind::Index, s->span);
-        kids[i] = ir::edited(s, [&](ir::Node& n) {
-          n.kids[0] = r;
-          n.def = d;
-        });
-        break;
-      }
-      case Kind::IdxRest: kids[i] = ir::with_def(s, define(s->name, DefKind::Rest, s->span)); break;
-      default: break;
-    }
-  }
-  kids[0] = resolve_where_value(kids[0]);
+  std::vector<NodeRef> slots = resolve_slots(ir::ein_slots(decl));
+  std::vector<NodeRef> kids{resolve_where_value(ir::ein_value(decl))};
+  kids.insert(kids.end(), slots.begin(), slots.end());
   scopes.pop_back();
   return ir::edited(decl, [&](ir::Node& n) {
     n.kids = std::move(kids);

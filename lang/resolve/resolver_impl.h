@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lang/ir/kid_families.h"
 #include "lang/resolve/builtins.h"
 #include "lang/resolve/resolver.h"
 
@@ -133,7 +134,9 @@ struct ResolveWalker {
   ir::NodeRef type_ann(const ir::NodeRef& t) { return t; }
   ir::NodeRef resolve_block(const ir::NodeRef& b);
   ir::NodeRef resolve_reduce(const ir::NodeRef& r);
-  ir::NodeRef resolve_slots_and(const ir::NodeRef& n, size_t slot_begin, size_t body_index);
+  // Defines the indices of a declaration's or reduction's slots (a literal is an error in a
+  // reduction only) and returns the slots carrying their DefIds.
+  std::vector<ir::NodeRef> resolve_slots(ir::Kids slots, bool reduction = false);
   ir::NodeRef resolve_lambda(const ir::NodeRef& l);
   ir::NodeRef resolve_comp(const ir::NodeRef& c);
   ir::NodeRef resolve_match(const ir::NodeRef& m);

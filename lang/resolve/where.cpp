@@ -22,7 +22,7 @@ void collect_names(const NodeRef& n, std::set<std::string>& out) {
 
 bool mentions(const NodeRef& clause, const std::set<std::string>& names) {
   std::set<std::string> used;
-  collect_names(clause->kids.empty() ? nullptr : clause->kids[0], used);
+  collect_names(ir::where_clause_expr(clause), used);
   for (auto& u : used)
     if (names.count(u)) return true;
   return false;
@@ -31,14 +31,13 @@ bool mentions(const NodeRef& clause, const std::set<std::string>& names) {
 }  // namespace
 
 NodeRef place_where_clauses(const NodeRef& where) {
-  const NodeRef& body = where->kids[0];
+  const NodeRef& body = ir::where_expr(where);
   if (!body || body->kind != Kind::Reduce) return where;
   std::set<std::string> inner;  // names that only exist inside the reduction
-  for (size_t i = ir::reduce_slot_begin(); i < body->kids.size(); ++i) inner.insert(body->kids[i]->name);
+  for (const NodeRef& s : ir::reduce_slots(body)) inner.insert(s->name);
   std::vector<NodeRef> moved, kept;
   NodeRef else_clause;
-  for (size_t i = 1; i < where->kids.size(); ++i) {
-    const NodeRef& c = where->kids[i];
+  for (const NodeRef& c : ir::where_clauses(where)) {
     if (c->kind == Kind::WElse) {
       else_clause = c;
       continue;
@@ -57,9 +56,9 @@ NodeRef place_where_clauses(const NodeRef& where) {
   NodeRef rbody = ir::reduce_body(*body);
   std::vector<NodeRef> inner_kids;
   if (rbody->kind == Kind::Where) {
-    inner_kids.push_back(rbody->kids[0]);
+    inner_kids.push_back(ir::where_expr(rbody));
     for (auto& c : moved) inner_kids.push_back(c);
-    for (size_t i = 1; i < rbody->kids.size(); ++i) inner_kids.push_back(rbody->kids[i]);
+    for (const NodeRef& c : ir::where_clauses(rbody)) inner_kids.push_back(c);
   } else {
     inner_kids.push_back(rbody);
     for (auto& c : moved) inner_kids.push_back(c);
@@ -67,8 +66,8 @@ NodeRef place_where_clauses(const NodeRef& where) {
   NodeRef new_inner =
       ir::make({.kind = Kind::Where, .span = where->span, .kids = std::move(inner_kids)});
   new_inner = place_where_clauses(new_inner);  // nested reductions: keep pushing inward
-  std::vector<NodeRef> rkids = body->kids;
-  rkids[0] = new_inner;
+  std::vector<NodeRef> rkids{new_inner};
+  for (const NodeRef& s : ir::reduce_slots(body)) rkids.push_back(s);
   NodeRef new_reduce = ir::with_kids(body, std::move(rkids));
 
   bool has_guard = false;

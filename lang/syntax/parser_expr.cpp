@@ -336,7 +336,7 @@ NodeRef Parser::array_or_comp() {
         Span name_span = c->span;
         name_span.hi = name_span.lo + static_cast<uint32_t>(c->name.size());
         NodeRef x = mk({.kind = Kind::Name, .span = name_span, .name = c->name});
-        NodeRef test = mk({.kind = Kind::Binary, .span = c->span, .kids = {x, c->kids[0]},
+        NodeRef test = mk({.kind = Kind::Binary, .span = c->span, .kids = {x, ir::compgen_iter(c)},
                            .ival = static_cast<int64_t>(ir::BinOp::In)});
         c = mk({.kind = Kind::CompGuard, .span = c->span, .kids = {test}});
       } else if (c->kind != Kind::CompGuard) {

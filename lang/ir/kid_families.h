@@ -1,0 +1,59 @@
+// Accessors over families of kinds that share a role: the one child of any `where` clause, of
+// any comprehension clause, the index slots of a declaration or a reduction, the operands of
+// `min`/`max`. The per-kind accessors of layout.h throw on another kind; a pass that handles a
+// whole family at once (shape analysis walks every clause's value alike) names the role here
+// instead of reading a child by position.
+//
+// Kept out of layout.h on purpose: that header is included by every file through node.h, and
+// these are used by a handful of passes.
+#pragma once
+#include "lang/ir/node.h"
+
+namespace ein::ir {
+
+// The value, index, condition or fallback of a `where` clause (WBind, WDerived, WGuard, WElse).
+inline const NodeRef& where_clause_expr(const Node& c) {
+  switch (c.kind) {
+    case Kind::WBind: return wbind_value(c);
+    case Kind::WDerived: return wderived_index(c);
+    case Kind::WGuard: return wguard_cond(c);
+    default: return welse_value(c);  // throws on a non-clause
+  }
+}
+inline const NodeRef& where_clause_expr(const NodeRef& c) { return where_clause_expr(*c); }
+
+// The iterable, condition or value of a comprehension clause (CompGen, CompGuard, CompLet).
+inline const NodeRef& comp_clause_expr(const Node& c) {
+  switch (c.kind) {
+    case Kind::CompGen: return compgen_iter(c);
+    case Kind::CompGuard: return compguard_cond(c);
+    default: return complet_value(c);  // throws on a non-clause
+  }
+}
+inline const NodeRef& comp_clause_expr(const NodeRef& c) { return comp_clause_expr(*c); }
+
+// The index slots of an Einstein declaration or of a reduction.
+inline Kids index_slots_of(const Node& n) {
+  return n.kind == Kind::Reduce ? reduce_slots(n) : ein_slots(n);
+}
+inline Kids index_slots_of(const NodeRef& n) { return index_slots_of(*n); }
+
+// The operands of IMin / IMax (the lowered integer `min`/`max`).
+inline const NodeRef& iminmax_a(const Node& n) { return n.kind == Kind::IMax ? imax_a(n) : imin_a(n); }
+inline const NodeRef& iminmax_b(const Node& n) { return n.kind == Kind::IMax ? imax_b(n) : imin_b(n); }
+inline const NodeRef& iminmax_a(const NodeRef& n) { return iminmax_a(*n); }
+inline const NodeRef& iminmax_b(const NodeRef& n) { return iminmax_b(*n); }
+
+// The bounds of a lowered loop, whether an LFor statement or a LoopVar of an LReduce.
+inline const NodeRef& loop_lo(const Node& n) { return n.kind == Kind::LFor ? lfor_lo(n) : loopvar_lo(n); }
+inline const NodeRef& loop_hi(const Node& n) { return n.kind == Kind::LFor ? lfor_hi(n) : loopvar_hi(n); }
+inline const NodeRef& loop_lo(const NodeRef& n) { return loop_lo(*n); }
+inline const NodeRef& loop_hi(const NodeRef& n) { return loop_hi(*n); }
+
+// The bound value of a lowered local (LLet statement or LLetIn expression).
+inline const NodeRef& lowered_let_value(const Node& n) {
+  return n.kind == Kind::LLetIn ? lletin_value(n) : llet_value(n);
+}
+inline const NodeRef& lowered_let_value(const NodeRef& n) { return lowered_let_value(*n); }
+
+}  // namespace ein::ir
