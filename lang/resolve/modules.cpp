@@ -353,15 +353,14 @@ void ResolveWalker::process_use(const NodeRef& use, std::unordered_map<std::stri
   if (use->ival == ir::UseList) {
     // Items of nested groups are paths below the `use` path (`{activations::relu}`); `self`
     // is the path itself (`use std::ml::{self, relu}` binds `ml` and `relu`).
-    for (auto& item : use->kids) {
-      if (item->name == "self")
-        import_path(use->name, item->aux, item->span);
-      else if (item->name.ends_with("::self"))
-        import_path(use->name + "::" + item->name.substr(0, item->name.size() - 6), item->aux, item->span);
-      else if (item->name.find("::") != std::string::npos)
-        import_path(use->name + "::" + item->name, item->aux, item->span);
-      else
-        import_item(*m, item->name, item->aux, item->span);
+    for (const ir::NodeRef& item : ir::use_items(use)) {
+      switch (item->ival) {
+        case UseItemSelf:
+          import_path(item->name.empty() ? use->name : use->name + "::" + item->name, item->aux, item->span);
+          break;
+        case UseItemPath: import_path(use->name + "::" + item->name, item->aux, item->span); break;
+        default: import_item(*m, item->name, item->aux, item->span); break;
+      }
     }
     return;
   }

@@ -25,6 +25,15 @@ struct ParseResult {
 
 ParseResult parse_program(const SourceMap& sm, uint32_t file_id);
 
+// What an item of `use path::{...}` names, in the UseItem's `ival` (its `name` is the written
+// path below the `use` path, without a trailing `self`): the resolver switches on this instead
+// of looking for `::` or `self` in the name.
+enum UseItemKind : int64_t {
+  UseItemName = 0,  // `relu`: an item of the `use` path's module
+  UseItemPath = 1,  // `activations::relu`: a path below the `use` path
+  UseItemSelf = 2,  // `self` / `activations::self`: the module the path names ("" = the use path)
+};
+
 // For the REPL and Jupyter's is_complete: "complete" | "incomplete" | "invalid".
 std::string completeness(const std::string& text);
 

@@ -312,21 +312,30 @@ void Parser::use_group(const std::string& prefix, std::vector<NodeRef>& items) {
   const Token opener = expect(Tok::LBrace);
   while (!at(Tok::RBrace)) {
     const uint32_t lo = peek().lo;
-    std::string item = prefix + std::string(text_of(is_word(peek().kind) ? advance() : expect(Tok::Ident)));
+    std::vector<std::string> segs{std::string(text_of(is_word(peek().kind) ? advance() : expect(Tok::Ident)))};
     bool group = false;
     while (eat(Tok::ColonColon)) {
       if (at(Tok::LBrace)) {
-        use_group(item + "::", items);
+        std::string below = prefix;
+        for (auto& s : segs) below += s + "::";
+        use_group(below, items);
         group = true;
         break;
       }
-      item += "::" + std::string(text_of(is_word(peek().kind) ? advance() : expect(Tok::Ident, "or `{`")));
+      segs.emplace_back(text_of(is_word(peek().kind) ? advance() : expect(Tok::Ident, "or `{`")));
     }
     if (!group) {
       std::string item_alias;
       if (eat(Tok::KwAs)) item_alias = std::string(text_of(expect(Tok::Ident)));
+      const bool self = segs.back() == "self";
+      if (self) segs.pop_back();
+      std::string item = prefix;  // "" or "a::b::" inside a nested group
+      for (auto& s : segs) item += s + "::";
+      if (!item.empty()) item.resize(item.size() - 2);
+      const bool below = !prefix.empty() || segs.size() > 1;
       items.push_back(mk({.kind = Kind::UseItem, .span = span_from(lo), .name = std::move(item),
-                          .aux = std::move(item_alias)}));
+                          .aux = std::move(item_alias),
+                          .ival = self ? UseItemSelf : below ? UseItemPath : UseItemName}));
     }
     if (!eat(Tok::Comma)) break;
   }
