@@ -87,17 +87,18 @@ bool Gen::blocked_nest(const NodeRef& outer) {
   loop_is_omp_for = false;
   em.open("for (int64_t " + jb + " = " + lo_j.c + "; " + jb + " < " + hi_j.c + "; " + jb + " += " + T + ") {", false);
   em.line(stop_check());
-  LoopSpec si;
-  si.def = outer->def;
-  si.lo_c = ib;
-  si.hi_c = "ein_imin(" + ib + " + " + T + ", " + hi_i.c + ")";
-  si.bits = std::max(lo_i.bits, hi_i.bits) + 1;
+  // The loop over one tile of a variable: [block, min(block + T, hi)).
+  auto tile = [&](ir::DefId def, const std::string& block, const Val& lo, const Val& hi) {
+    LoopSpec sp;
+    sp.def = def;
+    sp.lo_c = block;
+    sp.hi_c = "ein_imin(" + block + " + " + T + ", " + hi.c + ")";
+    sp.bits = std::max(lo.bits, hi.bits) + 1;
+    return sp;
+  };
+  LoopSpec si = tile(outer->def, ib, lo_i, hi_i);
   si.order_by_var = true;
-  LoopSpec sj;
-  sj.def = inner->def;
-  sj.lo_c = jb;
-  sj.hi_c = "ein_imin(" + jb + " + " + T + ", " + hi_j.c + ")";
-  sj.bits = std::max(lo_j.bits, hi_j.bits) + 1;
+  LoopSpec sj = tile(inner->def, jb, lo_j, hi_j);
   sj.innermost = true;
   sj.simd = true;
   open_loop(si);

@@ -39,6 +39,13 @@ bool probe_safe(const NodeRef& e, const std::vector<ir::DefId>& outer) {
 
 }  // namespace
 
+// A loop over [lo, hi) (or [lo, hi]) that runs zero times, judged before the loops run: only
+// when neither bound uses a variable of an enclosing loop (`outer`).
+static bool span_empty(Interpreter::Impl& in, const NodeRef& lo, const NodeRef& hi,
+                       const std::vector<ir::DefId>& outer, bool inclusive) {
+  return probe_safe(lo, outer) && probe_safe(hi, outer) && in.probe_empty(lo, hi, inclusive);
+}
+
 bool Interpreter::Impl::probe_empty(const NodeRef& lo, const NodeRef& hi, bool inclusive) {
   try {
     Wide a = eval_wide(lo), b = eval_wide(hi);
@@ -48,12 +55,11 @@ bool Interpreter::Impl::probe_empty(const NodeRef& lo, const NodeRef& hi, bool i
   }
 }
 
+
 bool Interpreter::Impl::nest_empty(const NodeRef& f) {
   std::vector<ir::DefId> outer;
   for (NodeRef cur = f; cur && cur->kind == Kind::LFor; cur = ir::lfor_body(cur)) {
-    const NodeRef &lo = ir::lfor_lo(cur), &hi = ir::lfor_hi(cur);
-    if (cur != f && probe_safe(lo, outer) && probe_safe(hi, outer) && probe_empty(lo, hi, false))
-      return true;
+    if (cur != f && span_empty(*this, ir::lfor_lo(cur), ir::lfor_hi(cur), outer, false)) return true;
     outer.push_back(cur->def);
   }
   return false;
@@ -63,9 +69,7 @@ bool Interpreter::Impl::reduce_empty(const NodeRef& r) {
   std::vector<ir::DefId> outer;
   for (const NodeRef& k : ir::lreduce_items(r)) {
     if (k->kind != Kind::LoopVar) continue;
-    const NodeRef &lo = ir::loopvar_lo(k), &hi = ir::loopvar_hi(k);
-    if (probe_safe(lo, outer) && probe_safe(hi, outer) && probe_empty(lo, hi, false))
-      return true;
+    if (span_empty(*this, ir::loopvar_lo(k), ir::loopvar_hi(k), outer, false)) return true;
     outer.push_back(k->def);
   }
   return false;
@@ -77,9 +81,7 @@ bool Interpreter::Impl::comp_empty(const NodeRef& c) {
     if (cl->kind == Kind::CompGuard) continue;
     if (cl->kind == Kind::CompGen && ir::compgen_iter(cl)->kind == Kind::RangeLit) {
       const NodeRef& r = ir::compgen_iter(cl);
-      if (probe_safe(ir::range_lo(r), outer) && probe_safe(ir::range_hi(r), outer) &&
-          probe_empty(ir::range_lo(r), ir::range_hi(r), r->has(ir::kInclusive)))
-        return true;
+      if (span_empty(*this, ir::range_lo(r), ir::range_hi(r), outer, r->has(ir::kInclusive))) return true;
     }
     outer.push_back(cl->def);
   }

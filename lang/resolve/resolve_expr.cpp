@@ -72,6 +72,15 @@ NodeRef ResolveWalker::resolve_reduce(const NodeRef& r) {
   return ir::with_kids(r, std::move(kids));
 }
 
+NodeRef ResolveWalker::resolved_clause(const NodeRef& c, const NodeRef& value, bool binds) {
+  if (!binds) return ir::with_kids(c, {value});
+  ir::DefId d = define(c->name, DefKind::Local, c->span);
+  return ir::edited(c, [&](ir::Node& n) {
+    n.kids = {value};
+    n.def = d;
+  });
+}
+
 std::vector<NodeRef> ResolveWalker::resolve_slots(ir::Kids slots, bool reduction) {
   std::vector<NodeRef> out;
   for (const NodeRef& s : slots) {
@@ -115,15 +124,7 @@ NodeRef ResolveWalker::resolve_comp(const NodeRef& c) {
   std::vector<NodeRef> clauses;
   for (const NodeRef& k : ir::comp_clauses(c)) {
     NodeRef v = expr(ir::comp_clause_expr(k));
-    if (k->kind == Kind::CompGen || k->kind == Kind::CompLet) {
-      ir::DefId d = define(k->name, DefKind::Local, k->span);
-      clauses.push_back(ir::edited(k, [&](ir::Node& n) {
-        n.kids = {v};
-        n.def = d;
-      }));
-    } else {
-      clauses.push_back(ir::with_kids(k, {v}));
-    }
+    clauses.push_back(resolved_clause(k, v, k->kind == Kind::CompGen || k->kind == Kind::CompLet));
   }
   std::vector<NodeRef> kids{expr(ir::comp_elem(c))};
   kids.insert(kids.end(), clauses.begin(), clauses.end());

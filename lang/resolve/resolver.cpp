@@ -554,16 +554,7 @@ NodeRef ResolveWalker::resolve_where_value(const NodeRef& value) {
       clauses.push_back(c);
       continue;
     }
-    NodeRef v = expr(g);
-    if (c->kind == Kind::WBind) {
-      ir::DefId d = define(c->name, DefKind::Local, c->span);
-      clauses.push_back(ir::edited(c, [&](ir::Node& n) {
-        n.kids = {v};
-        n.def = d;
-      }));
-    } else {
-      clauses.push_back(ir::with_kids(c, {v}));
-    }
+    clauses.push_back(resolved_clause(c, expr(g), c->kind == Kind::WBind));
   }
   std::vector<NodeRef> kids{expr(ir::where_expr(placed))};
   kids.insert(kids.end(), clauses.begin(), clauses.end());

@@ -137,6 +137,9 @@ struct ResolveWalker {
   // Defines the indices of a declaration's or reduction's slots (a literal is an error in a
   // reduction only) and returns the slots carrying their DefIds.
   std::vector<ir::NodeRef> resolve_slots(ir::Kids slots, bool reduction = false);
+  // A one-kid clause (where, comprehension) with its resolved value; a binding clause also
+  // defines its name as a local.
+  ir::NodeRef resolved_clause(const ir::NodeRef& c, const ir::NodeRef& value, bool binds);
   ir::NodeRef resolve_lambda(const ir::NodeRef& l);
   ir::NodeRef resolve_comp(const ir::NodeRef& c);
   ir::NodeRef resolve_match(const ir::NodeRef& m);
