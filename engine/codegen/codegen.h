@@ -46,6 +46,7 @@ struct Site {
   Span span;
   std::string code;     // for LCheck sites: "E004"
   std::string message;  // for LCheck sites: the message; for empty reductions: the op name
+  std::string help;     // for LCheck sites: the help line, or ""
 };
 
 enum class KernelKind { Clause, Expr };

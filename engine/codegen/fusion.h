@@ -1,7 +1,7 @@
-// Internal to engine/codegen: producer/consumer fusion (Parakeet ch. 6). A chain of elementwise
-// or indexed definitions whose intermediates are read by exactly one later definition, at the
-// point being computed, and observed nowhere else, is computed in the consumer's loop nest:
-// the intermediates are never stored.
+// Internal to engine/codegen: the kernels of producer/consumer fusion. Which producers are
+// computed inside which consumer is decided by the fusion_plan pass (Unit::fusions, shown by
+// %ir); here each group becomes the consumer's kernel, kept when it compiles and (EIN_JIT=auto)
+// its work reaches the threshold. The intermediates are then never stored.
 #pragma once
 #include <unordered_map>
 #include <unordered_set>
@@ -16,7 +16,7 @@ struct FusionPlan {
   std::unordered_map<uint32_t, Kernel> consumers;    // consumer clause id -> its fused kernel
 };
 
-FusionPlan plan_fusion(const CompileCtx& cx, const Unit& u, const PlanOptions& opt);
+FusionPlan fused_kernels(const CompileCtx& cx, const Unit& u, const PlanOptions& opt);
 
 // Rebuilds an extent or check expression with DimOf(producer, a) replaced by the producer's
 // own extent expression (producers are not bound when their consumer kernel runs).

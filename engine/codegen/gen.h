@@ -190,7 +190,7 @@ class Gen {
   Val scalar_of(const ir::NodeRef& name);
   std::string extent(int buf, int axis);   // logical extent
   std::string stride(int buf, int axis);
-  int site(Span span, const std::string& code = "", const std::string& message = "");
+  int site(Span span, const std::string& code = "", const std::string& message = "", const std::string& help = "");
   const std::string& ord() const { return ord_; }
   std::string stop_check() const;  // "if (ein_stop(...)) break;" for the current loop
   // Progress for the front ends (prelude.h ein_progress): only the kernel's outermost loop

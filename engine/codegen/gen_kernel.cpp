@@ -124,12 +124,12 @@ std::string Gen::extent(int b, int axis) {
 
 std::string Gen::stride(int b, int axis) { return "b" + std::to_string(b) + "_s" + std::to_string(axis); }
 
-int Gen::site(Span span, const std::string& code, const std::string& message) {
+int Gen::site(Span span, const std::string& code, const std::string& message, const std::string& help) {
   // One site per distinct failure: code generated twice for the same node (a fused producer
   // read twice at the same point) then has the same text and is shared by CSE.
   for (size_t i = 0; i < k.sites.size(); ++i)
     if (k.sites[i].span.file == span.file && k.sites[i].span.lo == span.lo && k.sites[i].span.hi == span.hi && k.sites[i].code == code && k.sites[i].message == message) return static_cast<int>(i);
-  k.sites.push_back(Site{span, code, message});
+  k.sites.push_back(Site{span, code, message, help});
   return static_cast<int>(k.sites.size()) - 1;
 }
 

@@ -18,7 +18,8 @@ namespace {
 
 void Gen::emit_check(const NodeRef& s) {
   Val c = value(ir::lcheck_cond(s));
-  int st = site(s->span, s->name, s->aux);
+  const NodeRef& help = ir::lcheck_help(s);
+  int st = site(s->span, s->name, s->aux, help ? help->name : "");
   em.line("if (!(" + c.c + ")) ein_fail(A, " + std::to_string(st) + ", EIN_E_CHECK, " + ord_ + ", 0, 0, 0);");
 }
 

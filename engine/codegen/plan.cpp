@@ -110,7 +110,7 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
   for (auto& up : cx.units) {
     const Unit& u = *up;
     if (!u.lowered) continue;
-    FusionPlan fp = opt.fusion ? plan_fusion(cx, u, opt) : FusionPlan{};
+    FusionPlan fp = opt.fusion ? fused_kernels(cx, u, opt) : FusionPlan{};
     auto big = [&](const Kernel& k) {
       return opt.mode == PlanOptions::Mode::Always || !k.fused.empty() || k.work >= opt.threshold;
     };

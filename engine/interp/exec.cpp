@@ -172,7 +172,11 @@ void Interpreter::Impl::exec(const NodeRef& s) {
         return;
       case Kind::LCheck: {
         Value c = eval(ir::lcheck_cond(*s));
-        if (!c.b) fault(s->name, s->aux);
+        if (!c.b) {
+          Diagnostic d = make_diag(s->name, s->aux, s->span);
+          if (const NodeRef& help = ir::lcheck_help(*s)) d.help = help->name;
+          throw DiagError(std::move(d));
+        }
         return;
       }
       case Kind::LNop:

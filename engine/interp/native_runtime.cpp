@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstring>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "engine/interp/interp_impl.h"
@@ -101,38 +102,31 @@ void gemm_loop(int ta, int tb, int64_t m, int64_t n, int64_t k, T alpha, const T
     }
 }
 
-void rt_sgemm(int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-              const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+// One body per element type: the float and double entry points of the runtime table differ only
+// in which BLAS routine they reach.
+template <class T>
+void rt_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+             int64_t ldb, T beta, T* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   if (!fits_int({m, n, k, lda, ldb, ldc})) return gemm_loop(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k),
-              alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(m), int(n),
+                int(k), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
+  else
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(m), int(n),
+                int(k), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
 }
 
-void rt_dgemm(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
-              const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (!fits_int({m, n, k, lda, ldb, ldc})) return gemm_loop(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, int(m), int(n), int(k),
-              alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
-}
-
-void rt_sgemv(int ta, int64_t m, int64_t n, float alpha, const float* a, int64_t lda, const float* x, float beta,
-              float* y) {
+template <class T>
+void rt_gemv(int ta, int64_t m, int64_t n, T alpha, const T* a, int64_t lda, const T* x, T beta, T* y) {
   if (!fits_int({m, n, lda})) {
     gemm_loop(ta, 0, ta ? n : m, int64_t{1}, ta ? m : n, alpha, a, lda, x, int64_t{1}, beta, y, int64_t{1});
     return;
   }
-  cblas_sgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, int(m), int(n), alpha, a, int(lda), x, 1, beta, y, 1);
-}
-
-void rt_dgemv(int ta, int64_t m, int64_t n, double alpha, const double* a, int64_t lda, const double* x,
-              double beta, double* y) {
-  if (!fits_int({m, n, lda})) {
-    gemm_loop(ta, 0, ta ? n : m, int64_t{1}, ta ? m : n, alpha, a, lda, x, int64_t{1}, beta, y, int64_t{1});
-    return;
-  }
-  cblas_dgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, int(m), int(n), alpha, a, int(lda), x, 1, beta, y, 1);
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, int(m), int(n), alpha, a, int(lda), x, 1, beta, y, 1);
+  else
+    cblas_dgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, int(m), int(n), alpha, a, int(lda), x, 1, beta, y, 1);
 }
 
 // OpenBLAS (the pthread build Debian links by default) has one global thread count; kernels set
@@ -143,7 +137,8 @@ int rt_blas_threads(int n) {
   return prev;
 }
 
-const ein_rt kRuntime = {rt_alloc, rt_release, rt_sgemm, rt_dgemm, rt_sgemv, rt_dgemv, rt_blas_threads};
+const ein_rt kRuntime = {rt_alloc,       rt_release,      rt_gemm<float>, rt_gemm<double>,
+                         rt_gemv<float>, rt_gemv<double>, rt_blas_threads};
 
 // ---- argument binding ---------------------------------------------------------------------
 
@@ -220,7 +215,9 @@ bool bind_scalar(const Value* v, const codegen::ScalarArg& s, ein_scalar* out) {
       break;
     default: msg = "native kernel failed (code " + std::to_string(e.code) + ")"; break;
   }
-  throw DiagError(make_diag(code, msg, span));
+  Diagnostic d = make_diag(code, msg, span);
+  if (site && e.code == EIN_E_CHECK) d.help = site->help;
+  throw DiagError(std::move(d));
 }
 
 }  // namespace

@@ -20,11 +20,6 @@ Diagnostic make_diag(std::string code, std::string message, Span primary,
   Diagnostic d;
   d.code = std::move(code);
   d.message = std::move(message);
-  // Run-time faults carry only a message; one that knows a remedy appends it as a help line.
-  if (size_t h = d.message.find(kHelpSeparator); h != std::string::npos) {
-    d.help = d.message.substr(h + std::char_traits<char>::length(kHelpSeparator));
-    d.message.resize(h);
-  }
   d.primary = primary;
   d.primary_label = std::move(primary_label);
   return d;

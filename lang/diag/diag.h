@@ -33,10 +33,9 @@ struct DiagError : std::runtime_error {
   explicit DiagError(std::vector<Diagnostic> ds);
 };
 
-// Convenience constructor used everywhere: make_diag("E004", "message", span).
-// A message of the form "text" + kHelpSeparator + "help" becomes a diagnostic with a help line
-// (run-time checks such as LCheck carry one string).
-inline constexpr const char* kHelpSeparator = "\n= help: ";
+// Convenience constructor used everywhere: make_diag("E004", "message", span). A help line is
+// set on the result (`d.help`); run-time checks carry theirs beside the message (LCheck's help
+// kid, codegen::Site::help), never inside it.
 Diagnostic make_diag(std::string code, std::string message, Span primary,
                      std::string primary_label = "");
 

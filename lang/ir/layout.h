@@ -90,7 +90,7 @@ namespace ein::ir {
   L(LLet, "r")           F(LLet, 0, llet_value)                                                 \
   L(LIf, "rr?")          F(LIf, 0, lif_cond) F(LIf, 1, lif_then) F(LIf, 2, lif_else)            \
   L(LSeq, "*")           T(LSeq, 0, lseq_stmts)                                                 \
-  L(LCheck, "r")         F(LCheck, 0, lcheck_cond)                                              \
+  L(LCheck, "r?")        F(LCheck, 0, lcheck_cond) F(LCheck, 1, lcheck_help)                    \
   L(LReduce, "r*")       F(LReduce, 0, lreduce_body) T(LReduce, 1, lreduce_items)               \
   L(LoopVar, "rr")       F(LoopVar, 0, loopvar_lo) F(LoopVar, 1, loopvar_hi)                    \
   L(LLetIn, "rr")        F(LLetIn, 0, lletin_value) F(LLetIn, 1, lletin_body)                   \

@@ -115,7 +115,7 @@ inline constexpr uint32_t kStdCrate = 2;
   X(LLet)         /* def = local; kids: value   (statement inside lowered loops)             */   \
   X(LIf)          /* kids: cond, then-stmt, else-stmt?                                       */   \
   X(LSeq)         /* kids: stmt...                                                           */   \
-  X(LCheck)       /* kids: cond   name = code ("E004"), aux = message; fails when cond false */  \
+  X(LCheck)       /* kids: cond, help? (StrLit)  name = code, aux = message; fails if !cond */  \
   X(LReduce)      /* name = op; kids: body, LoopVar..., LCheck...  (guards: LGuard in body)*/   \
   X(LoopVar)      /* def = index; kids: lo, hi                                               */   \
   X(LLetIn)       /* def = local; kids: value, body  (expression form of a where-binding)    */   \

@@ -48,7 +48,7 @@ struct RangeCheck {
   ir::DefId index;
   ir::NodeRef cond;
   Span span;
-  std::string code, message;
+  std::string code, message, help;  // help: the diagnostic's help line ("" for none)
 };
 
 // Statically known extents of a value: -1 = unknown. Rank may be unknown (nullopt).
@@ -67,6 +67,15 @@ enum class LoopStrategy : uint8_t { Vectorized, Gemm, Scalar };
 const char* strategy_name(LoopStrategy s);
 
 struct ContractionPlan;  // lang/passes/contraction_plan.h
+
+// Producer/consumer fusion (fusion_plan): elementwise producers computed inside the loop nest of
+// one later consumer clause, at its point, and never stored. Native code honours it when the
+// consumer's kernel compiles (and, under EIN_JIT=auto, is worth compiling).
+struct FusionGroup {
+  uint32_t consumer = 0;               // the consumer's LTensor node id
+  uint32_t clause = 0;                 // the consumer clause's node id
+  std::vector<ir::DefId> producers;    // producer tensors, each after the producers it reads
+};
 
 struct Unit {
   enum class Kind { Cell, Fn, Lambda } kind = Kind::Cell;
@@ -103,6 +112,7 @@ struct Unit {
   std::unordered_map<uint32_t, RecurrenceFact> recurrences;  // time LFor -> its recurrence
   std::unordered_map<uint32_t, LoopStrategy> strategies;     // outermost LFor of a clause
   std::unordered_map<uint32_t, std::shared_ptr<const ContractionPlan>> contractions;  // LReduce
+  std::vector<FusionGroup> fusions;
   ir::NodeRef lowered;        // lowered body: Program (cell) or Block (fn/lambda)
   std::vector<ir::DefId> params;
   std::vector<ir::DefId> captures;

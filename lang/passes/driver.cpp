@@ -11,6 +11,7 @@
 #include "lang/passes/classify_where.h"
 #include "lang/passes/context.h"
 #include "lang/passes/contraction_plan.h"
+#include "lang/passes/fusion_plan.h"
 #include "lang/passes/exec_facts.h"
 #include "lang/passes/expand_rest.h"
 #include "lang/passes/frame_layout.h"
@@ -70,6 +71,7 @@ const std::vector<Pass>& passes() {
       {"exec_facts", "", compute_exec_facts, true, Rerun::Never},
       {"frame_layout", "", layout_frames, true, Rerun::Never},
       {"contraction_plan", "", plan_contractions, true, Rerun::Never},
+      {"fusion_plan", "", plan_fusion, true, Rerun::Never},
   };
   return p;
 }

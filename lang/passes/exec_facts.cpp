@@ -4,6 +4,7 @@
 #include "lang/passes/context.h"
 #include "lang/passes/contraction.h"
 #include "lang/passes/contraction_plan.h"
+#include "lang/passes/fusion_plan.h"
 
 namespace ein {
 namespace {
@@ -100,7 +101,7 @@ std::string describe_exec_plan(const Unit& u) {
       out += ";;     loop " + n->name + (what.empty() ? "" : ": " + what) + "\n";
     }
   });
-  return out + describe_contractions(u);
+  return out + describe_contractions(u) + describe_fusion(u);
 }
 
 }  // namespace ein

@@ -105,4 +105,11 @@ NodeRef ref(const std::string& name, ir::DefId def, Span span) {
   return ir::make_name(name, def, span);
 }
 
+NodeRef check(const std::string& code, const std::string& message, const std::string& help, const NodeRef& cond,
+              Span span) {
+  std::vector<NodeRef> kids{cond};
+  if (!help.empty()) kids.push_back(ir::make({.kind = Kind::StrLit, .span = span, .name = help}));
+  return ir::make({.kind = Kind::LCheck, .span = span, .kids = std::move(kids), .name = code, .aux = message});
+}
+
 }  // namespace ein::irb

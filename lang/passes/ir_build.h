@@ -24,6 +24,10 @@ ir::NodeRef imin(const ir::NodeRef& a, const ir::NodeRef& b);
 ir::NodeRef dim_of(const ir::NodeRef& name_node, int axis);
 // A fresh reference to a definition (same spelling, given DefId).
 ir::NodeRef ref(const std::string& name, ir::DefId def, Span span = {});
+// A run-time check failing with `code` and `message` (and a help line, when not empty) where
+// `cond` is false.
+ir::NodeRef check(const std::string& code, const std::string& message, const std::string& help,
+                  const ir::NodeRef& cond, Span span);
 
 // A statement that declares an item (fn, module, import, struct/enum): it has no value and
 // nothing to run; each statement walker skips it (a Const is typed, shaped and evaluated apart).

@@ -57,13 +57,11 @@ class Lowerer : public ir::Mutator {
       std::string msg = "index `" + cx_.resolver.info(a.index).name +
                         "` has two different extents (`" + a.what_a + "` and `" + a.what_b + "`)";
       NodeRef cond = ir::make_binary(ir::BinOp::Eq, a.extent_a, a.extent_b, a.span_b);
-      out.push_back(ir::make({.kind = Kind::LCheck, .span = a.span_b, .kids = {cond},
-                              .name = "E004", .aux = msg}));
+      out.push_back(irb::check("E004", msg, "", cond, a.span_b));
     }
     for (auto& r : u_.range_checks)
       if (vars.count(r.index))
-        out.push_back(ir::make({.kind = Kind::LCheck, .span = r.span, .kids = {r.cond},
-                                .name = r.code, .aux = r.message}));
+        out.push_back(irb::check(r.code, r.message, r.help, r.cond, r.span));
     return out;
   }
 

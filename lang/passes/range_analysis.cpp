@@ -263,8 +263,8 @@ class SiteSolver {
     u_.range_checks.push_back(RangeCheck{
         v, cond, a.node->span, "E006",
         "the factor `" + cx_.sm.snippet(s->span) + "` of `" + var + "` in `" + cx_.sm.snippet(a.node->span) +
-            "` must be positive to bound `" + var + "`" + kHelpSeparator +
-            "give `" + var + "` an explicit range, e.g. `" + var + " in 0..n`"});
+            "` must be positive to bound `" + var + "`",
+        "give `" + var + "` an explicit range, e.g. `" + var + " in 0..n`"});
   }
 
   bool finalize(DefId v, const std::vector<Candidate>& cands) {

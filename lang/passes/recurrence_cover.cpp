@@ -369,13 +369,14 @@ class Cover : public ir::Mutator {
               read->span, "missing base case", help_for(t, c, missing));
   }
 
-  std::string runtime_message(const NodeRef& t, const Clause& c, const std::string& read,
-                              const std::vector<cover::Leaf>& leaves) {
+  // The run-time check of a read that may reach an undefined point: message and help line.
+  NodeRef runtime_check(const NodeRef& t, const Clause& c, const std::string& read,
+                        const std::vector<cover::Leaf>& leaves, const NodeRef& ok, Span at) {
     std::vector<Box> b;
     for (auto& l : leaves) b.push_back(l.box);
-    return "`" + read + "` reads a point of `" + t->name + "` that no clause defines (a missing " +
-           "base case)" + kHelpSeparator + "the points not proven defined are " + points_text(t, b) +
-           "; " + help_for(t, c, b);
+    return irb::check("E012",
+                      "`" + read + "` reads a point of `" + t->name + "` that no clause defines (a missing base case)",
+                      "the points not proven defined are " + points_text(t, b) + "; " + help_for(t, c, b), ok, at);
   }
 
   // Points of the box [lo, hi) per axis, as IR: prod(max(0, hi - lo)).
@@ -422,8 +423,7 @@ class Cover : public ir::Mutator {
     for (auto& lp : c.loops)
       ok = ir::make_binary(ir::BinOp::Or, ir::make_binary(ir::BinOp::Ge, wide(ir::loop_lo(lp)), wide(ir::loop_hi(lp))), ok);
     type_bools(ok);
-    return ir::make({.kind = Kind::LCheck, .span = read->span, .kids = {ok}, .name = "E012",
-                     .aux = runtime_message(t, c, text, leaves)});
+    return runtime_check(t, c, text, leaves, ok, read->span);
   }
 
   // Checked where the read happens: outside the allocation (left to E005) or inside a clause.
@@ -461,8 +461,7 @@ class Cover : public ir::Mutator {
     }
     if (!ok) ok = ir::make_bool(false);
     type_bools(ok);
-    NodeRef check = ir::make({.kind = Kind::LCheck, .span = read->span, .kids = {ok}, .name = "E012",
-                              .aux = runtime_message(t, reader, text, leaves)});
+    NodeRef check = runtime_check(t, reader, text, leaves, ok, read->span);
     NodeRef block = ir::make({.kind = Kind::Block, .span = read->span, .kids = {check, read},
                               .flags = ir::kHasTail});
     u_.types[block->id] = u_.type(read);

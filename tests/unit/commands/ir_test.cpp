@@ -85,6 +85,29 @@ TEST(CommandIr, KernelStageIsOneBranch) {
   EXPECT_FALSE(t.has("y"));
 }
 
+// Producer/consumer fusion is decided by the fusion_plan pass and shown in the execution plan;
+// the kernel stage prints the C++ made from that decision (the producer is not stored).
+TEST(CommandIr, FusionDecisionIsShownBeforeTheKernel) {
+  TestSession t;
+  t.term("fn f(A) { let D[i, j] = A[i, j] * 2.0; let E[i, j] = D[i, j] + 1.0; E }");
+  ExecuteResult r = t.term("%ir f([[1.0, 2.0], [3.0, 4.0]])");
+  ASSERT_TRUE(r.ok) << r.error << r.cell.rendered;
+  EXPECT_NE(r.text.find(";;   fusion: D is computed inside the loops of E, not stored"), std::string::npos)
+      << r.text;
+  ExecuteResult after = t.term("%ir after=fusion_plan f([[1.0, 2.0], [3.0, 4.0]])");
+  ASSERT_TRUE(after.ok) << after.error;
+  EXPECT_NE(after.text.find("fusion: D"), std::string::npos) << after.text;
+  ExecuteResult k = t.term("%ir kernel f([[1.0, 2.0], [3.0, 4.0]])");
+  ASSERT_TRUE(k.ok) << k.error;
+  EXPECT_NE(k.text.find("fused (not stored): D"), std::string::npos) << k.text;
+  // A producer also read at another point is stored: no decision shown.
+  t.term("fn g(A) { let D[i, j] = A[i, j] * 2.0; let E[i, j] = D[i, j] + D[0, j]; E }");
+  ExecuteResult other = t.term("%ir g([[1.0, 2.0], [3.0, 4.0]])");
+  ASSERT_TRUE(other.ok) << other.error;
+  EXPECT_EQ(other.text.find("fusion:"), std::string::npos) << other.text;
+  EXPECT_EQ(format_value(*t.term("f([[1.0, 2.0], [3.0, 4.0]])").cell.value), "[[3.0, 5.0], [7.0, 9.0]]");
+}
+
 TEST(CommandIr, FunctionsAreCompiledPerCall) {
   TestSession t;
   t.term("fn twice(a) { a * 2 }");

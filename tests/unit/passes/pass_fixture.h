@@ -193,12 +193,12 @@ struct RunResult {
   std::string out;
   CellResult cell;
 };
-inline RunResult run_program(const std::string& src, bool whole_program = false) {
+inline RunResult run_program(const std::string& src, bool whole_program = false, const std::string& jit = "never") {
   RunResult r;
   SessionOptions so;
   so.whole_program = whole_program;
   so.out = [&r](const std::string& s) { r.out += s; };
-  so.jit = "never";
+  so.jit = jit;
   Session s(so);
   r.cell = s.run_cell(src);
   return r;

@@ -1,0 +1,203 @@
+#include "lang/passes/fusion_plan.h"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <unordered_set>
+
+#include "lang/ir/visitor.h"
+#include "lang/passes/context.h"
+
+namespace ein {
+
+using ir::DefId;
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+bool proven(const Unit& u, const NodeRef& index) { return index->has(ir::kProven) || u.proven.count(index->id) > 0; }
+
+// The clauses of a lowered tensor (its kids other than the shape and the checks).
+std::vector<NodeRef> clauses_of(const NodeRef& t) {
+  std::vector<NodeRef> out;
+  for (const NodeRef& k : ir::ltensor_stmts(t))
+    if (k->kind != Kind::LCheck) out.push_back(k);
+  return out;
+}
+
+bool elementwise_producer(const NodeRef& t) {
+  if (t->has(ir::kHasElem) || t->has(ir::kWindowed)) return false;
+  const auto dt = static_cast<DType>(t->ival);
+  if (dt == DType::F16 || dt == DType::BF16) return false;  // no native kernel computes these
+  const ir::Kids extents = ir::lshape_extents(ir::ltensor_shape(t));
+  std::vector<NodeRef> clauses = clauses_of(t);
+  if (clauses.size() != 1) return false;
+  std::unordered_map<DefId, std::pair<NodeRef, NodeRef>> bounds;
+  NodeRef cur = clauses[0];
+  while (cur->kind == Kind::LFor) {
+    if (cur->has(ir::kSequential) || cur->has(ir::kReverse)) return false;
+    bounds[cur->def] = {ir::lfor_lo(cur), ir::lfor_hi(cur)};
+    cur = ir::lfor_body(cur);
+  }
+  while (cur->kind == Kind::LSeq && ir::lseq_stmts_count(cur) == 2 && ir::lseq_stmts(cur)[0]->kind == Kind::LLet)
+    cur = ir::lseq_stmts(cur)[1];
+  if (cur->kind != Kind::LStore || ir::lstore_index_count(cur) != extents.size()) return false;
+  for (size_t a = 0; a < extents.size(); ++a) {
+    const NodeRef& ix = ir::lstore_index(cur)[a];
+    auto b = bounds.find(ix->def);
+    if (ix->kind != Kind::Name || b == bounds.end()) return false;
+    const NodeRef& ext = extents[a];
+    if (b->second.first->kind != Kind::IntLit || b->second.first->ival != 0) return false;
+    bool whole = ir::structurally_equal(ext, b->second.second) ||
+                 (ext->kind == Kind::IMax && ir::imax_a(ext)->kind == Kind::IntLit && ir::imax_a(ext)->ival == 0 &&
+                  ir::structurally_equal(ir::imax_b(ext), b->second.second));
+    if (!whole) return false;
+    bounds.erase(b);
+  }
+  if (!bounds.empty()) return false;
+  bool ok = true;
+  ir::for_each_node(cur, [&](const NodeRef& x) {
+    if (x->kind == Kind::LReduce || x->kind == Kind::LTensor || x->kind == Kind::Lambda) ok = false;
+    if (x->kind == Kind::Index && ir::index_base(x)->kind == Kind::Name && ir::index_base(x)->def == t->def) ok = false;
+  });
+  return ok;
+}
+
+struct Use {
+  NodeRef stmt;  // top-level statement holding the reference
+  bool ok = true;
+  std::optional<std::vector<DefId>> point;  // the indices of its point reads
+};
+
+void plan_unit(const CompileCtx& cx, Unit& u) {
+  u.fusions.clear();
+  const NodeRef& body = u.lowered;
+  if (!body || (body->kind != Kind::Program && body->kind != Kind::Block)) return;
+  // Producers and consumers are top-level LTensors of the unit body (a statement sequence).
+  const ir::Kids stmts = body->kids;
+  std::unordered_map<DefId, size_t> producer_at;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const NodeRef& s = stmts[i];
+    if (!s || s->kind != Kind::LTensor || !elementwise_producer(s)) continue;
+    DefKind kind = cx.resolver.info(s->def).kind;
+    if (kind == DefKind::Global && !cx.opt.whole_program) continue;  // a later cell may read it
+    producer_at[s->def] = i;
+  }
+  if (producer_at.empty()) return;
+  // Every reference to a candidate must be a proven point read or an extent, inside one later
+  // top-level LTensor with a single clause. A read must be "at the point": its indices are the
+  // consumer's loop variables, each once, all of them, outside any reduction, and every read
+  // has the same indices — so each producer element is computed exactly once.
+  std::unordered_map<DefId, Use> uses;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const NodeRef& s = stmts[i];
+    if (!s) continue;
+    std::vector<DefId> loopvars;
+    if (s->kind == Kind::LTensor) {
+      std::vector<NodeRef> cls = clauses_of(s);
+      for (NodeRef cur = cls.size() == 1 ? cls[0] : nullptr; cur && cur->kind == Kind::LFor; cur = ir::lfor_body(cur))
+        loopvars.push_back(cur->def);
+    }
+    auto at_point = [&](const NodeRef& ix) -> std::optional<std::vector<DefId>> {
+      if (ir::index_args_count(ix) != loopvars.size()) return std::nullopt;
+      std::vector<DefId> seen;
+      for (const NodeRef& x : ir::index_args(ix)) {
+        if (x->kind != Kind::Name) return std::nullopt;
+        if (std::find(loopvars.begin(), loopvars.end(), x->def) == loopvars.end()) return std::nullopt;
+        if (std::find(seen.begin(), seen.end(), x->def) != seen.end()) return std::nullopt;
+        seen.push_back(x->def);
+      }
+      return seen;
+    };
+    std::function<void(const NodeRef&, bool, bool)> scan = [&](const NodeRef& n, bool lam, bool red) {
+      if (!n) return;
+      lam = lam || n->kind == Kind::Lambda;
+      red = red || n->kind == Kind::LReduce;
+      auto note = [&](DefId d, bool good, const std::optional<std::vector<DefId>>& point) {
+        auto it = producer_at.find(d);
+        if (it == producer_at.end() || it->second == i) return;
+        Use& use = uses[d];
+        if (use.stmt && use.stmt != s) use.ok = false;
+        use.stmt = s;
+        if (!good || lam || s->kind != Kind::LTensor || it->second > i) use.ok = false;
+        if (point) {
+          if (use.point && *use.point != *point) use.ok = false;
+          use.point = point;
+        }
+      };
+      if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name && producer_at.count(ir::index_base(n)->def)) {
+        auto point = at_point(n);
+        bool good = proven(u, n) && !n->has(ir::kWindowed) && !red && point.has_value();
+        note(ir::index_base(n)->def, good, point.value_or(std::vector<DefId>{}));
+        for (const NodeRef& ix : ir::index_args(n)) scan(ix, lam, red);
+        return;
+      }
+      if (n->kind == Kind::DimOf && ir::dimof_tensor(n)->kind == Kind::Name) {
+        note(ir::dimof_tensor(n)->def, true, std::nullopt);
+        return;
+      }
+      if ((n->kind == Kind::Name || n->kind == Kind::Path) && producer_at.count(n->def)) note(n->def, false, std::nullopt);
+      for (auto& k : n->kids) scan(k, lam, red);
+    };
+    scan(s, false, false);
+  }
+  // Other units (functions reading a global) observe it too.
+  for (auto& other : cx.units) {
+    if (other.get() == &u || !other->lowered) continue;
+    ir::for_each_node(other->lowered, [&](const NodeRef& n) {
+      if ((n->kind == Kind::Name || n->kind == Kind::Path) && producer_at.count(n->def)) uses[n->def].ok = false;
+    });
+  }
+  std::unordered_map<DefId, NodeRef> elided;  // producer def -> its LTensor
+  for (auto& [d, use] : uses)
+    if (use.ok && use.stmt && clauses_of(use.stmt).size() == 1) elided[d] = stmts[producer_at[d]];
+  if (elided.empty()) return;
+  // Consumers that are not themselves elided compute the whole chain of producers they reach.
+  for (const NodeRef& c : stmts) {
+    if (!c || c->kind != Kind::LTensor || elided.count(c->def)) continue;
+    FusionGroup g;
+    std::unordered_set<DefId> reached;
+    std::function<void(const NodeRef&)> reach = [&](const NodeRef& n) {
+      ir::for_each_node(n, [&](const NodeRef& x) {
+        // Marked before the walk into it (each producer is reached once), listed after it (what
+        // it reads is computed first).
+        if (x->kind == Kind::Name && elided.count(x->def) && reached.insert(x->def).second) {
+          reach(elided[x->def]);
+          g.producers.push_back(x->def);
+        }
+      });
+    };
+    reach(c);
+    if (g.producers.empty()) continue;
+    g.consumer = c->id;
+    g.clause = clauses_of(c).back()->id;
+    u.fusions.push_back(std::move(g));
+  }
+}
+
+}  // namespace
+
+void plan_fusion(CompileCtx& cx) {
+  for (auto& u : cx.units) plan_unit(cx, *u);
+}
+
+std::string describe_fusion(const Unit& u) {
+  std::string out;
+  std::unordered_map<uint32_t, std::string> names;  // LTensor id -> name
+  std::unordered_map<DefId, std::string> by_def;
+  ir::for_each_node(u.lowered, [&](const NodeRef& n) {
+    if (n->kind != Kind::LTensor) return;
+    names[n->id] = n->name;
+    by_def[n->def] = n->name;
+  });
+  for (const FusionGroup& g : u.fusions) {
+    std::string ps;
+    for (DefId d : g.producers) ps += (ps.empty() ? "" : ", ") + by_def[d];
+    out += ";;   fusion: " + ps + (g.producers.size() == 1 ? " is" : " are") + " computed inside the loops of " +
+           names[g.consumer] + ", not stored (when " + names[g.consumer] + " runs as a native kernel)\n";
+  }
+  return out;
+}
+
+}  // namespace ein

@@ -1,0 +1,24 @@
+// The fusion plan (a pass after contraction_plan, on the lowered IR): which top-level tensors are
+// elementwise producers computed inside one later consumer's loop nest instead of being stored
+// (Parakeet ch. 6). A chain of producers whose intermediates are read by exactly one later
+// single-clause tensor, at the point being computed, and observed nowhere else (not by another
+// statement, unit or cell) is one FusionGroup in Unit::fusions. Codegen generates the consumer's
+// kernel from the group and only decides whether that kernel is worth compiling; %ir lists the
+// groups (describe_fusion). The interpreter ignores them: it stores every tensor.
+//
+// A producer: one clause of loops over exactly [0, extent) of every axis around one store
+// (where-lets allowed), no guard, reduction or self-read, an element type native kernels compute
+// (not f16/bf16), and not a session global unless the whole program is known (a later cell may
+// read it).
+#pragma once
+#include <string>
+
+namespace ein {
+struct CompileCtx;
+struct Unit;
+
+void plan_fusion(CompileCtx& cx);
+
+// One line per fusion group of the unit, for %ir's execution plan.
+std::string describe_fusion(const Unit& u);
+}  // namespace ein
