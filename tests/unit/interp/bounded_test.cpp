@@ -279,8 +279,11 @@ TEST(Bounded, IndexArithmeticIsExactInEveryTier) {
     for (auto& [src, want] : rows) {
       std::string got;
       ASSERT_TRUE(run_bounded(s, src, &got)) << tier << " still running: " << src;
-      if (want[0] == 'E') EXPECT_EQ(s.code(), want) << tier << ": " << src << "\n" << got << s.last.rendered;
-      else EXPECT_EQ(got, want) << tier << ": " << src << "\n" << s.last.rendered;
+      if (want[0] == 'E') {
+        EXPECT_EQ(s.code(), want) << tier << ": " << src << "\n" << got << s.last.rendered;
+      } else {
+        EXPECT_EQ(got, want) << tier << ": " << src << "\n" << s.last.rendered;
+      }
     }
   }
 }

@@ -119,7 +119,9 @@ TEST_F(JitTrust, FifoOrSymlinkInPlaceOfTheCompilerMemoIsIgnored) {
   ASSERT_FALSE(memo.empty());
   for (int round = 0; round < 2; ++round) {
     ASSERT_EQ(unlink(memo.c_str()), 0);
-    if (round == 0) ASSERT_EQ(mkfifo(memo.c_str(), 0600), 0);
+    if (round == 0) {
+      ASSERT_EQ(mkfifo(memo.c_str(), 0600), 0);
+    }
     else ASSERT_EQ(symlink("/dev/zero", memo.c_str()), 0);
     jit::BatchResult r = load_or_fail({answer_kernel(33)});
     ASSERT_TRUE(r.error.empty()) << r.error;
@@ -242,7 +244,9 @@ TEST_F(JitTrust, AnUnusableKeyIsReplacedAndItsEntriesRebuilt) {
     expect_rebuilt(55);
     EXPECT_TRUE(is_regular(k));
     EXPECT_EQ(mode_of(k), 0600u);
-    if (round == 0) EXPECT_NE(read_all(k), old);
+    if (round == 0) {
+      EXPECT_NE(read_all(k), old);
+    }
     jit::reset_for_tests();
   }
 }

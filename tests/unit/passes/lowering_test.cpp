@@ -243,7 +243,9 @@ TEST(Lowering, EveryLocalGetsAFrameSlot) {
   for (auto& l : nodes_of(t, Kind::LLet)) EXPECT_GE(l->slot, 0);
   std::set<int> slots;
   for (auto& n : nodes_of(t, Kind::Name)) {
-    if (n->name == "data") EXPECT_EQ(n->slot, -1);
+    if (n->name == "data") {
+      EXPECT_EQ(n->slot, -1);
+    }
     else slots.insert(n->slot);
   }
   EXPECT_EQ(slots.size(), 2u) << "i and v in two different slots";

@@ -71,7 +71,9 @@ TEST(RecurrenceCover, RunTimeExtentGetsOneCheckBeforeTheLoops) {
     ir::for_each_node(u->lowered, [&](const ir::NodeRef& t) {
       if (t->kind != ir::Kind::LTensor) return;
       for (auto& k : t->kids)
-        if (k->kind == ir::Kind::LFor) EXPECT_EQ(count_of(k, ir::Kind::LCheck), 0u);
+        if (k->kind == ir::Kind::LFor) {
+          EXPECT_EQ(count_of(k, ir::Kind::LCheck), 0u);
+        }
     });
 }
 

@@ -21,10 +21,13 @@ int64_t window_of(Compiled& c, const std::string& name) {
   bool windowed = t->has(ir::kWindowed);
   ir::DefId def = t->def;
   for (auto& s : nodes_of(c.cell().lowered, Kind::LStore))
-    if (s->def == def) EXPECT_EQ(s->has(ir::kWindowed), windowed) << "store of " << name;
+    if (s->def == def) {
+      EXPECT_EQ(s->has(ir::kWindowed), windowed) << "store of " << name;
+    }
   for (auto& i : nodes_of(c.cell().lowered, Kind::Index))
-    if (i->kids[0]->kind == Kind::Name && i->kids[0]->def == def)
+    if (ir::index_base(i)->kind == Kind::Name && ir::index_base(i)->def == def) {
       EXPECT_EQ(i->has(ir::kWindowed), windowed) << "read of " << name;
+    }
   if (!windowed) return 0;
   return t->kids[0]->ival;
 }
