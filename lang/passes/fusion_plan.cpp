@@ -114,7 +114,8 @@ void plan_unit(const CompileCtx& cx, Unit& u) {
       if (!n) return;
       lam = lam || n->kind == Kind::Lambda;
       red = red || n->kind == Kind::LReduce;
-      auto note = [&](DefId d, bool good, const std::optional<std::vector<DefId>>& point) {
+      // `point`: the indices of a point read (null for an extent, which reads no point).
+      auto note = [&](DefId d, bool good, const std::vector<DefId>* point) {
         auto it = producer_at.find(d);
         if (it == producer_at.end() || it->second == i) return;
         Use& use = uses[d];
@@ -123,21 +124,22 @@ void plan_unit(const CompileCtx& cx, Unit& u) {
         if (!good || lam || s->kind != Kind::LTensor || it->second > i) use.ok = false;
         if (point) {
           if (use.point && *use.point != *point) use.ok = false;
-          use.point = point;
+          use.point = *point;
         }
       };
       if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name && producer_at.count(ir::index_base(n)->def)) {
         auto point = at_point(n);
         bool good = proven(u, n) && !n->has(ir::kWindowed) && !red && point.has_value();
-        note(ir::index_base(n)->def, good, point.value_or(std::vector<DefId>{}));
+        const std::vector<DefId> indices = point.value_or(std::vector<DefId>{});
+        note(ir::index_base(n)->def, good, &indices);
         for (const NodeRef& ix : ir::index_args(n)) scan(ix, lam, red);
         return;
       }
       if (n->kind == Kind::DimOf && ir::dimof_tensor(n)->kind == Kind::Name) {
-        note(ir::dimof_tensor(n)->def, true, std::nullopt);
+        note(ir::dimof_tensor(n)->def, true, nullptr);
         return;
       }
-      if ((n->kind == Kind::Name || n->kind == Kind::Path) && producer_at.count(n->def)) note(n->def, false, std::nullopt);
+      if ((n->kind == Kind::Name || n->kind == Kind::Path) && producer_at.count(n->def)) note(n->def, false, nullptr);
       for (auto& k : n->kids) scan(k, lam, red);
     };
     scan(s, false, false);
