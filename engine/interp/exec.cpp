@@ -221,6 +221,47 @@ void Interpreter::Impl::exec_for(const NodeRef& f) {
   }
 }
 
+namespace {
+
+// Does the definition write every point of its storage before reading any? One clause, a loop
+// per axis over the whole extent (from 0 to the shape's value), and at the innermost level a
+// plain store at the loop variables of a value with no guard (a `where` skips points), no
+// reduction (contraction kernels accumulate into the zeroed output: a GEMM with beta = 1) and
+// no read of the tensor itself. Then its storage need not be zeroed first.
+bool writes_every_point(const NodeRef& t, const std::vector<int64_t>& shape,
+                        const std::function<int64_t(const NodeRef&)>& eval) {
+  if (shape.empty() || t->has(ir::kWindowed) || t->has(ir::kHasElem)) return false;
+  NodeRef clause;
+  for (const NodeRef& k : ir::ltensor_stmts(*t)) {
+    if (k->kind == Kind::LCheck) continue;
+    if (clause) return false;
+    clause = k;
+  }
+  std::vector<ir::DefId> vars;
+  NodeRef n = clause;
+  for (size_t a = 0; a < shape.size(); ++a) {
+    if (!n || n->kind != Kind::LFor) return false;
+    const NodeRef& lo = ir::lfor_lo(*n);
+    if (lo->kind != Kind::IntLit || lo->ival != 0 || eval(ir::lfor_hi(*n)) != shape[a]) return false;
+    vars.push_back(n->def);
+    n = ir::lfor_body(*n);
+  }
+  if (!n || n->kind != Kind::LStore || n->def != t->def) return false;
+  auto idx = ir::lstore_index(*n);
+  if (idx.size() != vars.size()) return false;
+  for (size_t a = 0; a < vars.size(); ++a)
+    if (idx[a]->kind != Kind::Name || idx[a]->def != vars[a]) return false;
+  bool plain = true;
+  ir::for_each_node(ir::lstore_value(*n), [&](const NodeRef& x) {
+    if (x->kind == Kind::LGuard || x->kind == Kind::LReduce || x->kind == Kind::LStore ||
+        x->kind == Kind::LFor || (x->def == t->def && x->kind == Kind::Name))
+      plain = false;
+  });
+  return plain;
+}
+
+}  // namespace
+
 void Interpreter::Impl::exec_tensor(const NodeRef& t) {
   // A producer fused into its consumer's kernel is computed there, never stored.
   if (native && native->elided(t)) return;
@@ -255,7 +296,11 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
     v.r[0] = window;
     v.r[1] = logical0;
   } else {
-    v = Value::tensor(Tensor::alloc(dt, alloc));
+    bool whole = writes_every_point(t, shape, [&](const NodeRef& e) {
+      Wide x = eval_wide(e);
+      return x > std::numeric_limits<int64_t>::max() ? int64_t{-1} : static_cast<int64_t>(x);
+    });
+    v = Value::tensor(whole ? Tensor::alloc_overwritten(dt, alloc) : Tensor::alloc(dt, alloc));
     v.r[0] = window;
     v.r[1] = logical0;
   }

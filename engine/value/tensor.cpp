@@ -63,6 +63,11 @@ struct StorageBase {
 // Small buffers come zeroed from calloc.
 constexpr size_t kHuge = size_t{2} << 20;
 
+// Set while Tensor::alloc_overwritten allocates: the caller writes every element before any is
+// read, so a reused block is not zeroed (64 MiB: 3-6 ms, as much as the kernel filling it) and
+// a small one comes from malloc.
+thread_local bool t_overwritten = false;
+
 class BigBlockCache {
  public:
   // Never destroyed: buffers are freed by destructors of other static objects (the kernel
@@ -115,13 +120,13 @@ template <class T> struct BigPageAllocator {
   T* allocate(size_t n) {
     if (n > (std::numeric_limits<size_t>::max() - 2 * kHuge) / sizeof(T)) throw std::bad_alloc();
     if (n * sizeof(T) < kHuge) {
-      void* p = std::calloc(n ? n : 1, sizeof(T));
+      void* p = t_overwritten ? std::malloc((n ? n : 1) * sizeof(T)) : std::calloc(n ? n : 1, sizeof(T));
       if (!p) throw std::bad_alloc();
       return static_cast<T*>(p);
     }
     size_t len = mapped_size(n);
     if (void* p = BigBlockCache::get().take(len)) {
-      std::memset(p, 0, len);
+      if (!t_overwritten) std::memset(p, 0, len);
       return static_cast<T*>(p);
     }
     // Map 2 MiB more than needed, keep the aligned middle, give the ends back.
@@ -261,6 +266,14 @@ Tensor Tensor::alloc(DType dt, std::vector<int64_t> shape) {
     void* data = st->arr.data();
     return TensorAccess::make(dt, std::move(shape), std::static_pointer_cast<void>(st), data);
   });
+}
+
+Tensor Tensor::alloc_overwritten(DType dt, std::vector<int64_t> shape) {
+  struct Flag {
+    Flag() { t_overwritten = true; }
+    ~Flag() { t_overwritten = false; }
+  } flag;
+  return alloc(dt, std::move(shape));
 }
 
 Tensor Tensor::scalar_tensor(DType dt, double v) {

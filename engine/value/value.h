@@ -64,6 +64,9 @@ class Tensor {
   // Zero-filled allocation. Checks extents (non-negative, product overflow) and the memory
   // limit: Fault E006 for a negative extent, E008 for too large.
   static Tensor alloc(DType dt, std::vector<int64_t> shape);
+  // The same without the zero fill, for a producer the caller has proved writes every element
+  // before anything reads one (a reused buffer keeps its old bytes until then).
+  static Tensor alloc_overwritten(DType dt, std::vector<int64_t> shape);
   static Tensor scalar_tensor(DType dt, double v);  // rank 0
 
   DType dtype() const { return dtype_; }
