@@ -117,6 +117,7 @@ class RecurrenceOrder : public ir::Mutator {
       int a = axis_of(c, c.loops[l]->def);
       if (a < 0 || a >= static_cast<int>(r.idx.size())) continue;
       v[l] = relative(r.idx[a], c.loops[l]->def);
+      if (v[l].k == Comp::Unknown) v[l] = folded_offset(r.idx[a], c.loops[l]->def);
       if (v[l].k == Comp::Unknown) v[l] = constant_read(c.loops[l], a, r);
       if (v[l].k == Comp::Unknown) v[l] = bounded_read(c, c.loops[l]->def, r.idx[a]);
     }
@@ -145,6 +146,26 @@ class RecurrenceOrder : public ir::Mutator {
   // A read at a constant point `c` of a loop's axis: backward when c precedes every iteration
   // or lies in a region an initial (non-recurrent) clause writes; forward when an iteration
   // reaches it before it is computed (SPEC §5.5: E012).
+  // `v + e` or `v - e` (nested) whose other terms fold to integers at compile time
+  // (`a[j + H]` with `let H = len(w)`, `c[j - (0 - H)]`): exactly that offset. Taken as unknown,
+  // such a read ran in loop order and read points not computed yet (silent wrong values).
+  Comp folded_offset(const NodeRef& idx, DefId v) {
+    if (idx->kind == Kind::Name && idx->def == v) return Comp{Comp::Exact, 0};
+    if (idx->kind != Kind::Binary) return Comp{};
+    auto op = static_cast<ir::BinOp>(idx->ival);
+    if (op != ir::BinOp::Add && op != ir::BinOp::Sub) return Comp{};
+    const NodeRef &x = ir::bin_lhs(*idx), &y = ir::bin_rhs(*idx);
+    Comp cx = folded_offset(x, v);
+    if (cx.k == Comp::Exact)
+      if (auto k = fold_int(cx_, u_, y)) return Comp{Comp::Exact, op == ir::BinOp::Add ? cx.d + *k : cx.d - *k};
+    if (op == ir::BinOp::Add) {
+      Comp cy = folded_offset(y, v);
+      if (cy.k == Comp::Exact)
+        if (auto k = fold_int(cx_, u_, x)) return Comp{Comp::Exact, cy.d + *k};
+    }
+    return Comp{};
+  }
+
   Comp constant_read(const NodeRef& loop, int axis, const Read& r) {
     auto c = fold_int(cx_, u_, r.idx[axis]);
     if (!c) return Comp{};
