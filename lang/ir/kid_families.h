@@ -7,9 +7,15 @@
 // Kept out of layout.h on purpose: that header is included by every file through node.h, and
 // these are used by a handful of passes.
 #pragma once
+#include <vector>
+
 #include "lang/ir/node.h"
 
 namespace ein::ir {
+
+// The statements of a program or of a block.
+inline Kids stmt_list(const Node& n) { return n.kind == Kind::Program ? program_stmts(n) : block_stmts(n); }
+inline Kids stmt_list(const NodeRef& n) { return stmt_list(*n); }
 
 // The value, index, condition or fallback of a `where` clause (WBind, WDerived, WGuard, WElse).
 inline const NodeRef& where_clause_expr(const Node& c) {
@@ -55,5 +61,31 @@ inline const NodeRef& lowered_let_value(const Node& n) {
   return n.kind == Kind::LLetIn ? lletin_value(n) : llet_value(n);
 }
 inline const NodeRef& lowered_let_value(const NodeRef& n) { return lowered_let_value(*n); }
+
+// The parameters and the body of a function item (Fn, DiffFn) or of a closure (Lambda).
+inline Kids callable_params(const Node& n) { return n.kind == Kind::Lambda ? lambda_params(n) : fn_params(n); }
+inline Kids callable_params(const NodeRef& n) { return callable_params(*n); }
+inline const NodeRef& callable_body(const Node& n) { return n.kind == Kind::Lambda ? lambda_body(n) : fn_body(n); }
+inline const NodeRef& callable_body(const NodeRef& n) { return callable_body(*n); }
+
+// A kid list copied from a role's span, or with a new first kid before it: how a pass rebuilds
+// a node with its head role replaced (a clause with a new value, an access of another base)
+// while naming the tail it keeps.
+inline std::vector<NodeRef> kid_list(Kids tail) { return {tail.begin(), tail.end()}; }
+inline std::vector<NodeRef> kid_list(NodeRef head, Kids tail) {
+  std::vector<NodeRef> out;
+  out.reserve(tail.size() + 1);
+  out.push_back(std::move(head));
+  out.insert(out.end(), tail.begin(), tail.end());
+  return out;
+}
+
+// A function item or closure with its body replaced (parameters and return type kept).
+inline NodeRef with_callable_body(const NodeRef& n, NodeRef body) {
+  if (n->kind == Kind::Lambda) return with_kids(n, kid_list(std::move(body), lambda_params(n)));
+  std::vector<NodeRef> kids{fn_ret_type(n), std::move(body)};
+  kids.insert(kids.end(), fn_params(n).begin(), fn_params(n).end());
+  return with_kids(n, std::move(kids));
+}
 
 }  // namespace ein::ir

@@ -39,6 +39,13 @@ std::optional<int64_t> compare(ir::BinOp op, T a, T b) {
   }
 }
 
+// `shape(x)`: x, else nullptr.
+NodeRef shape_call_arg(const NodeRef& c) {
+  if (c->kind != Kind::Call || ir::call_args_count(c) != 1) return nullptr;
+  auto b = builtin_of(ir::call_callee(c)->def);
+  return b && *b == Builtin::Shape ? ir::call_args(c)[0] : nullptr;
+}
+
 }  // namespace
 
 // The value an inlined parameter stands for, through chains of renaming lets: the name the
@@ -75,7 +82,7 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
       return facts_.fold(e);
     }
     case Kind::Unary: {
-      auto v = fold_scalar(e->kids[0], depth + 1, env);
+      auto v = fold_scalar(ir::unary_operand(*e), depth + 1, env);
       if (!v) return std::nullopt;
       if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Not) return *v == 0 ? 1 : 0;
       if (*v == INT64_MIN) return std::nullopt;
@@ -83,30 +90,30 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
     }
     case Kind::Binary: {
       auto op = static_cast<ir::BinOp>(e->ival);
-      auto a = fold_scalar(e->kids[0], depth + 1, env);
+      const NodeRef &lhs = ir::bin_lhs(*e), &rhs = ir::bin_rhs(*e);
+      auto a = fold_scalar(lhs, depth + 1, env);
       // `&&` and `||` decide on their left side alone, as the primal's evaluation does.
       if (op == ir::BinOp::And && a && *a == 0) return 0;
       if (op == ir::BinOp::Or && a && *a != 0) return 1;
       if ((op == ir::BinOp::Eq || op == ir::BinOp::Ne) && !env)
-        if (auto same = same_shape(e->kids[0], e->kids[1])) return op == ir::BinOp::Eq ? *same : !*same;
+        if (auto same = same_shape(lhs, rhs)) return op == ir::BinOp::Eq ? *same : !*same;
       // Mode names (`direction == "forward"`) compare by their text.
       if (op == ir::BinOp::Eq || op == ir::BinOp::Ne)
-        if (auto x = fold_str(e->kids[0], depth + 1, env)) {
-          auto y = fold_str(e->kids[1], depth + 1, env);
+        if (auto x = fold_str(lhs, depth + 1, env)) {
+          auto y = fold_str(rhs, depth + 1, env);
           if (!y) return std::nullopt;
           return (*x == *y) == (op == ir::BinOp::Eq);
         }
       // A comparison of floats (`sc[a] == 1.0`): both sides folded exactly.
-      if (!env && ir::rank_of(facts_.type(e->kids[0])) == 0 && facts_.float_dtype(e->kids[0]) &&
-          facts_.float_dtype(e->kids[1])) {
-        auto x = fold_real(e->kids[0], depth + 1), y = fold_real(e->kids[1], depth + 1);
+      if (!env && ir::rank_of(facts_.type(lhs)) == 0 && facts_.float_dtype(lhs) && facts_.float_dtype(rhs)) {
+        auto x = fold_real(lhs, depth + 1), y = fold_real(rhs, depth + 1);
         if (!x || !y) return std::nullopt;
         return compare(op, *x, *y);
       }
-      auto b = fold_scalar(e->kids[1], depth + 1, env);
+      auto b = fold_scalar(rhs, depth + 1, env);
       if (!a || !b) {
         // A flag compared as a float (`(t as f64) != 0.0` of `true` or `1`): whole numbers.
-        auto x = whole(e->kids[0], depth + 1, env), y = whole(e->kids[1], depth + 1, env);
+        auto x = whole(lhs, depth + 1, env), y = whole(rhs, depth + 1, env);
         if (x && y) return compare(op, *x, *y);
         return std::nullopt;
       }
@@ -126,8 +133,9 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
       // to run.
       if (!e->has(ir::kHasTail)) return std::nullopt;
       FoldEnv local = env ? *env : FoldEnv{};
-      for (size_t i = 0; i + 1 < e->kids.size(); ++i) {
-        const NodeRef& st = e->kids[i];
+      ir::Kids stmts = ir::block_stmts(*e);
+      for (size_t i = 0; i + 1 < stmts.size(); ++i) {
+        const NodeRef& st = stmts[i];
         if (!st || st->kind != Kind::Let || ir::let_pattern(*st)->kind != Kind::PBind) continue;
         DefId d = ir::let_pattern(*st)->def;
         if (auto v = fold_scalar(ir::let_value(*st), depth + 1, &local)) local.ints[d] = *v;
@@ -136,7 +144,7 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
       // A branch without bindings (`{ len(W) }`) stays in the enclosing context, where the
       // inlined body's lets and the shape facts are known.
       bool none = !env && local.ints.empty() && local.strs.empty();
-      return fold_scalar(e->kids.back(), depth + 1, none ? nullptr : &local);
+      return fold_scalar(ir::tail_expr(*e), depth + 1, none ? nullptr : &local);
     }
     case Kind::If: {
       auto c = fold_scalar(ir::if_cond(*e), depth + 1, env);
@@ -144,8 +152,8 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
       return fold_scalar(*c ? ir::if_then(*e) : ir::if_else(*e), depth + 1, env);
     }
     case Kind::DimOf:
-      if (env || !e->kids[0]) return std::nullopt;
-      return fold_extent(e->kids[0], static_cast<int>(e->ival));
+      if (env || !ir::dimof_tensor(*e)) return std::nullopt;
+      return fold_extent(ir::dimof_tensor(*e), static_cast<int>(e->ival));
     case Kind::Cast: {
       // Integer casts that keep the value (`axes[k] as i32` of an axis list); a float cast to an
       // integer truncates toward zero (`__floor(n as f64 * s) as i32`, an output extent).
@@ -166,26 +174,26 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
     case Kind::Index: {
       if (env || facts_.float_dtype(e)) return std::nullopt;
       // `shape(x)[k]`: an extent.
-      if (const NodeRef& b = e->kids[0]; e->kids.size() == 2 && b->kind == Kind::Call && b->kids.size() == 2)
-        if (auto f = builtin_of(b->kids[0]->def); f && *f == Builtin::Shape) {
-          auto k = fold_scalar(e->kids[1], depth + 1, nullptr);
-          int r = ir::rank_of(facts_.type(b->kids[1]));
+      if (ir::index_args_count(*e) == 1)
+        if (NodeRef x = shape_call_arg(ir::index_base(*e))) {
+          auto k = fold_scalar(ir::index_args(*e)[0], depth + 1, nullptr);
+          int r = ir::rank_of(facts_.type(x));
           if (!k || *k < 0 || *k >= r) return std::nullopt;
-          return fold_extent(b->kids[1], static_cast<int>(*k));
+          return fold_extent(x, static_cast<int>(*k));
         }
       NodeRef v = element_expr(e, depth);
       return v ? fold_scalar(v, depth + 1, nullptr) : std::nullopt;
     }
     case Kind::Call: {
-      const NodeRef& callee = e->kids[0];
+      const NodeRef& callee = ir::call_callee(*e);
+      ir::Kids call_args = ir::call_args(*e);
       auto b = builtin_of(callee->def);
-      if (b && *b == Builtin::Len && e->kids.size() == 2 && !env) {
-        const NodeRef& arg = e->kids[1];
+      if (b && *b == Builtin::Len && call_args.size() == 1 && !env) {
+        const NodeRef& arg = call_args[0];
         // len(shape(x)) is x's rank, which its type states.
-        if (arg->kind == Kind::Call && arg->kids.size() == 2 && builtin_of(arg->kids[0]->def) &&
-            *builtin_of(arg->kids[0]->def) == Builtin::Shape) {
-          int r = ir::rank_of(facts_.type(arg->kids[1]));
-          if (r < 0) r = ir::rank_of(facts_.type(through_renames(arg->kids[1])));
+        if (NodeRef x = shape_call_arg(arg)) {
+          int r = ir::rank_of(facts_.type(x));
+          if (r < 0) r = ir::rank_of(facts_.type(through_renames(x)));
           if (r >= 0) return r;
           return std::nullopt;
         }
@@ -197,12 +205,12 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
       TypeRef ct = facts_.type(callee);
       NodeRef fn = ct && ct->k == ir::Type::K::FnItem ? cx_.resolver.info(ct->def).node
                                                        : cx_.resolver.info(callee->def).node;
-      if (!fn || fn->kind != Kind::Fn || ir::fn_params_count(*fn) != e->kids.size() - 1) return std::nullopt;
+      if (!fn || fn->kind != Kind::Fn || ir::fn_params_count(*fn) != call_args.size()) return std::nullopt;
       FoldEnv args;
-      for (size_t i = 1; i < e->kids.size(); ++i) {
-        DefId p = ir::fn_params(*fn)[i - 1]->def;
-        if (auto v = fold_scalar(e->kids[i], depth + 1, env)) args.ints[p] = *v;
-        else if (auto t = fold_str(e->kids[i], depth + 1, env)) args.strs[p] = *t;
+      for (size_t i = 0; i < call_args.size(); ++i) {
+        DefId p = ir::fn_params(*fn)[i]->def;
+        if (auto v = fold_scalar(call_args[i], depth + 1, env)) args.ints[p] = *v;
+        else if (auto t = fold_str(call_args[i], depth + 1, env)) args.strs[p] = *t;
         else return std::nullopt;
       }
       return fold_scalar(ir::fn_body(*fn), depth + 1, &args);
@@ -243,16 +251,17 @@ std::optional<std::string> Tape::fold_str(const NodeRef& e, int depth, const Fol
 // = norm_axis(..)`), a copy of its value with the indices substituted, at a folded point inside
 // the extent. Library functions that take an axis list or scales dispatch on their elements.
 NodeRef Tape::element_expr(const NodeRef& e, int depth) const {
-  NodeRef base = through_renames(e->kids[0]);
+  NodeRef base = through_renames(ir::index_base(*e));
+  ir::Kids idx = ir::index_args(*e);
   if (base->kind != Kind::Name && base->kind != Kind::Path) return nullptr;
   // A condition on the value being differentiated is the primal's to decide at run time
   // (tests/golden/autodiff/ad_runtime_branch_arrays_e013.ein), even when its literal is in view.
-  if (wrts_.count(base->def) || wrts_.count(e->kids[0]->def)) return nullptr;
-  if (ir::rank_of(facts_.def_type(base->def)) != static_cast<int>(e->kids.size()) - 1) return nullptr;
+  if (wrts_.count(base->def) || wrts_.count(ir::index_base(*e)->def)) return nullptr;
+  if (ir::rank_of(facts_.def_type(base->def)) != static_cast<int>(idx.size())) return nullptr;
   std::vector<int64_t> at;
-  for (size_t i = 1; i < e->kids.size(); ++i) {
-    auto k = fold_scalar(e->kids[i], depth + 1, nullptr);
-    auto n = fold_extent(base, static_cast<int>(i) - 1);
+  for (size_t i = 0; i < idx.size(); ++i) {
+    auto k = fold_scalar(idx[i], depth + 1, nullptr);
+    auto n = fold_extent(base, static_cast<int>(i));
     if (!k || !n || *k < 0 || *k >= *n) return nullptr;
     at.push_back(*k);
   }
@@ -262,17 +271,18 @@ NodeRef Tape::element_expr(const NodeRef& e, int depth) const {
   if (st->kind == Kind::Let && ir::let_pattern(*st)->kind == Kind::PBind) {
     NodeRef v = ir::let_value(*st);
     for (int64_t k : at) {
-      if (v->kind != Kind::ArrayLit || k >= static_cast<int64_t>(v->kids.size())) return nullptr;
-      v = v->kids[static_cast<size_t>(k)];
+      if (v->kind != Kind::ArrayLit || k >= static_cast<int64_t>(ir::array_elems_count(v))) return nullptr;
+      v = ir::array_elems(v)[static_cast<size_t>(k)];
     }
     return v;
   }
-  if (st->kind != Kind::EinGroup || st->kids.size() != 1) return nullptr;
-  const NodeRef& c = st->kids[0];
-  if (c->kids.size() != at.size() + 1) return nullptr;
+  if (st->kind != Kind::EinGroup || ir::group_clauses_count(st) != 1) return nullptr;
+  const NodeRef& c = ir::group_clauses(st)[0];  // the declaration's only clause
+  ir::Kids slots = ir::ein_slots(c);
+  if (slots.size() != at.size()) return nullptr;
   Copier cp(cx_, facts_);
   for (size_t a = 0; a < at.size(); ++a) {
-    const NodeRef& s = c->kids[a + 1];
+    const NodeRef& s = slots[a];
     if (s->kind != Kind::IdxIn && s->kind != Kind::IdxVar) return nullptr;
     cp.subst[s->def] = ir::make_int(at[a]);
   }
@@ -316,11 +326,11 @@ std::optional<double> Tape::fold_real(const NodeRef& e, int depth) const {
     }
     case Kind::Unary: {
       if (static_cast<ir::UnOp>(e->ival) != ir::UnOp::Neg) return std::nullopt;
-      auto v = fold_real(e->kids[0], depth + 1);
+      auto v = fold_real(ir::unary_operand(*e), depth + 1);
       return v ? std::optional<double>(-*v) : std::nullopt;
     }
     case Kind::Binary: {
-      auto a = fold_real(e->kids[0], depth + 1), b = fold_real(e->kids[1], depth + 1);
+      auto a = fold_real(ir::bin_lhs(*e), depth + 1), b = fold_real(ir::bin_rhs(*e), depth + 1);
       if (!a || !b) return std::nullopt;
       switch (static_cast<ir::BinOp>(e->ival)) {
         case ir::BinOp::Add: return round(*a + *b);
@@ -337,12 +347,12 @@ std::optional<double> Tape::fold_real(const NodeRef& e, int depth) const {
     }
     case Kind::Index: return fold_real(element_expr(e, depth), depth + 1);
     case Kind::Block:  // `{ scales[a] as f64 }`, a branch without statements
-      if (!e->has(ir::kHasTail) || e->kids.size() != 1) return std::nullopt;
-      return fold_real(e->kids[0], depth + 1);
+      if (!e->has(ir::kHasTail) || ir::block_stmts_count(*e) != 1) return std::nullopt;
+      return fold_real(ir::tail_expr(*e), depth + 1);
     case Kind::Call: {
-      auto b = builtin_of(e->kids[0]->def);
-      if (!b || (*b != Builtin::Floor && *b != Builtin::Ceil) || e->kids.size() != 2) return std::nullopt;
-      auto v = fold_real(e->kids[1], depth + 1);
+      auto b = builtin_of(ir::call_callee(*e)->def);
+      if (!b || (*b != Builtin::Floor && *b != Builtin::Ceil) || ir::call_args_count(*e) != 1) return std::nullopt;
+      auto v = fold_real(ir::call_args(*e)[0], depth + 1);
       if (!v) return std::nullopt;
       return *b == Builtin::Floor ? std::floor(*v) : std::ceil(*v);
     }
@@ -353,12 +363,8 @@ std::optional<double> Tape::fold_real(const NodeRef& e, int depth) const {
 // `shape(a) == shape(b)` (the library's test for operands that need no broadcasting), decided
 // when both ranks and every extent are known at compile time.
 std::optional<bool> Tape::same_shape(const NodeRef& l, const NodeRef& r) const {
-  auto shape_arg = [](const NodeRef& c) -> NodeRef {
-    if (c->kind != Kind::Call || c->kids.size() != 2) return nullptr;
-    auto b = builtin_of(c->kids[0]->def);
-    return b && *b == Builtin::Shape ? c->kids[1] : nullptr;
-  };
-  NodeRef a = shape_arg(l), b = shape_arg(r);
+  NodeRef a = shape_call_arg(l), b = shape_call_arg(r);
+
   if (!a || !b) return std::nullopt;
   int ra = ir::rank_of(facts_.type(a)), rb = ir::rank_of(facts_.type(b));
   if (ra < 0 || rb < 0) return std::nullopt;

@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "lang/ir/kid_families.h"
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 
@@ -27,6 +28,10 @@ struct Unsupported {
 bool has_diff(const NodeRef& n);
 // `@y / @x` with both sides written as differentials.
 bool is_quotient(const NodeRef& n);
+// Of a quotient `@y / @x`: y, the value differentiated, and x, what it is differentiated by.
+inline const NodeRef& quotient_of(const NodeRef& q) { return ir::diff_expr(ir::bin_lhs(q)); }
+inline const NodeRef& quotient_by(const NodeRef& q) { return ir::diff_expr(ir::bin_rhs(q)); }
+
 // The DefIds bound anywhere inside `n` (lets, where-bindings, indices, patterns, parameters).
 std::unordered_set<DefId> binders_in(const NodeRef& n);
 

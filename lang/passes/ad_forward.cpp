@@ -1,6 +1,7 @@
 // Symbolic forward-mode differentiation of per-point expressions: the local partial
 // derivatives the reverse sweep needs, through arithmetic, math intrinsics, `@fn` rules, inlined
 // calls, if/match, blocks, where-bindings and reductions.
+#include "lang/ir/reduce_op.h"
 #include "lang/passes/ad_common.h"
 #include "lang/resolve/builtins.h"
 
@@ -19,8 +20,8 @@ NodeRef ty_prim(DType d) { return ir::make({.kind = Kind::TyPrim, .name = dtype_
 // Replaces `@p` (Diff of a rule parameter) by the parameter's tangent.
 NodeRef replace_diffs(const NodeRef& n, const std::unordered_map<DefId, NodeRef>& t) {
   if (!n) return n;
-  if (n->kind == Kind::Diff && n->kids[0]->kind == Kind::Name) {
-    auto it = t.find(n->kids[0]->def);
+  if (n->kind == Kind::Diff && ir::diff_expr(n)->kind == Kind::Name) {
+    auto it = t.find(ir::diff_expr(n)->def);
     if (it != t.end()) return it->second;
     return flit(0.0);
   }
@@ -69,30 +70,27 @@ NodeRef Forward::tangent(const NodeRef& e) {
       return it == tangents.end() ? nullptr : it->second;
     }
     case Kind::Index: {
-      const NodeRef& base = e->kids[0];
-      if (e->kids.size() == 1) return tangent(base);  // `m[..b]` over zero axes is m itself
+      const NodeRef& base = ir::index_base(e);
+      ir::Kids idx = ir::index_args(e);
+      if (idx.empty()) return tangent(base);  // `m[..b]` over zero axes is m itself
       if (base->kind == Kind::Name) {
         auto it = tangents.find(base->def);
-        if (it != tangents.end()) {
-          std::vector<NodeRef> kids = e->kids;
-          kids[0] = it->second;
-          return ir::make({.kind = Kind::Index, .span = e->span, .kids = std::move(kids)});
-        }
+        if (it != tangents.end())
+          return ir::make({.kind = Kind::Index, .span = e->span, .kids = ir::kid_list(it->second, idx)});
         return nullptr;
       }
       // A literal read at a point: `if i == 0 { e0[rest..] } else ..`, differentiated.
-      if (base->kind == Kind::ArrayLit && !base->kids.empty() && base->kids.size() <= 256) {
-        std::vector<NodeRef> rest(e->kids.begin() + 2, e->kids.end());
+      if (base->kind == Kind::ArrayLit && !ir::array_elems(base).empty() && ir::array_elems_count(base) <= 256) {
+        ir::Kids elems = ir::array_elems(base);
+
+        ir::Kids rest = idx.subspan(1);  // the axes inside the element
         auto at = [&](const NodeRef& el) {
           if (rest.empty()) return el;
-          std::vector<NodeRef> kids{el};
-          for (auto& r : rest) kids.push_back(r);
-          return ir::make({.kind = Kind::Index, .span = e->span, .kids = std::move(kids)});
+          return ir::make({.kind = Kind::Index, .span = e->span, .kids = ir::kid_list(el, rest)});
         };
-        NodeRef sel = at(base->kids.back());
-        for (size_t k = base->kids.size() - 1; k-- > 0;)
-          sel = ifz(ir::make_binary(BinOp::Eq, e->kids[1], ir::make_int(static_cast<int64_t>(k))),
-                    at(base->kids[k]), sel);
+        NodeRef sel = at(elems.back());
+        for (size_t k = elems.size() - 1; k-- > 0;)
+          sel = ifz(ir::make_binary(BinOp::Eq, idx.front(), ir::make_int(static_cast<int64_t>(k))), at(elems[k]), sel);
         return tangent(sel);
       }
       // Any other indexed array expression: its tangent is not known per point; a zero here
@@ -106,11 +104,11 @@ NodeRef Forward::tangent(const NodeRef& e) {
       return nullptr;
     }
     case Kind::Unary:
-      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) return neg(tangent(e->kids[0]));
+      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) return neg(tangent(ir::unary_operand(e)));
       return nullptr;
     case Kind::Binary: {
       auto op = static_cast<BinOp>(e->ival);
-      const NodeRef &a = e->kids[0], &b = e->kids[1];
+      const NodeRef &a = ir::bin_lhs(e), &b = ir::bin_rhs(e);
       switch (op) {
         case BinOp::Add: return add(tangent(a), tangent(b));
         case BinOp::Sub: return sub(tangent(a), tangent(b));
@@ -127,38 +125,38 @@ NodeRef Forward::tangent(const NodeRef& e) {
       }
     }
     case Kind::Cast: {
-      NodeRef t = tangent(e->kids[0]);
+      NodeRef t = tangent(ir::cast_expr(e));
       // An array cast `a as [T; ..]` converts each element like `a as T`.
-      const NodeRef& ty = e->kids[1]->kind == Kind::TyArray ? ir::tyarray_elem(e->kids[1]) : e->kids[1];
+      const NodeRef& to_ty = ir::cast_type(e);
+      const NodeRef& ty = to_ty->kind == Kind::TyArray ? ir::tyarray_elem(to_ty) : to_ty;
       auto to = dtype_from_name(ty->name);
       if (!t || !to || !is_float(*to)) return nullptr;
       return ir::make({.kind = Kind::Cast, .span = e->span, .kids = {t, ty}});
     }
     case Kind::Call: return call(e);
     case Kind::If: {
-      NodeRef ta = tangent(e->kids[1]);
-      NodeRef tb = e->kids[2] ? tangent(e->kids[2]) : nullptr;
+      NodeRef ta = tangent(ir::if_then(e));
+      NodeRef tb = ir::if_else(e) ? tangent(ir::if_else(e)) : nullptr;
       if (!ta && !tb) return nullptr;
-      return ifz(e->kids[0], ta ? ta : flit(0.0), tb ? tb : flit(0.0));
+      return ifz(ir::if_cond(e), ta ? ta : flit(0.0), tb ? tb : flit(0.0));
     }
     case Kind::Block: return block(e);
     case Kind::Where: return where(e);
     case Kind::Reduce: return reduce(e);
     case Kind::Match: {
-      if (tangent(e->kids[0]))
-        for (size_t i = 1; i < e->kids.size(); ++i)
-          ir::for_each_node(e->kids[i]->kids[0], [&](const NodeRef& p) {
+      if (tangent(ir::match_scrutinee(e)))
+        for (const NodeRef& arm : ir::match_arms(e))
+          ir::for_each_node(ir::arm_pattern(arm), [&](const NodeRef& p) {
             if (p->kind == Kind::PBind || p->kind == Kind::PAt || p->kind == Kind::PRest)
               unsupported("a match that binds a value being differentiated", p->span);
           });
-      std::vector<NodeRef> kids{e->kids[0]};
+      std::vector<NodeRef> kids{ir::match_scrutinee(e)};
       bool any = false;
-      for (size_t i = 1; i < e->kids.size(); ++i) {
-        const NodeRef& arm = e->kids[i];
-        NodeRef t = tangent(arm->kids[2]);
+      for (const NodeRef& arm : ir::match_arms(e)) {
+        NodeRef t = tangent(ir::arm_body(arm));
         any = any || t;
         kids.push_back(ir::make({.kind = Kind::Arm, .span = arm->span,
-                                 .kids = {arm->kids[0], arm->kids[1], t ? t : flit(0.0)}}));
+                                 .kids = {ir::arm_pattern(arm), ir::arm_guard(arm), t ? t : flit(0.0)}}));
       }
       if (!any) return nullptr;
       return ir::make({.kind = Kind::Match, .span = e->span, .kids = std::move(kids)});
@@ -193,7 +191,7 @@ NodeRef Forward::tangent(const NodeRef& e) {
 }
 
 NodeRef Forward::pow(const NodeRef& e, const NodeRef& ta, const NodeRef& tb) {
-  const NodeRef &a = e->kids[0], &b = e->kids[1];
+  const NodeRef &a = ir::bin_lhs(e), &b = ir::bin_rhs(e);
   if (!ta && !tb) return nullptr;
   if (!tb) {
     // d(a ** n) = n * a ** (n - 1) * da, with n converted to a's float type.
@@ -226,9 +224,10 @@ NodeRef Forward::builtin_rule(int bi, const NodeRef& e, const std::vector<NodeRe
   auto b = static_cast<Builtin>(bi);
   // `max(a, b)` / `min(a, b)` without a `use` is the builtin's elementwise two-argument form
   // (the interpreter and codegen run it so), not a whole-array reduction.
-  if ((b == Builtin::Max || b == Builtin::Min) && e->kids.size() == 3)
+  ir::Kids args = ir::call_args(e);
+  if ((b == Builtin::Max || b == Builtin::Min) && args.size() == 2)
     b = b == Builtin::Max ? Builtin::Max2 : Builtin::Min2;
-  const NodeRef& a = e->kids.size() > 1 ? e->kids[1] : nullptr;
+  const NodeRef& a = !args.empty() ? args[0] : nullptr;
   NodeRef ta = t.empty() ? nullptr : t[0];
   auto f = [&](Builtin g, NodeRef x) { return call_builtin(static_cast<int>(g), {std::move(x)}); };
   auto sq = [&](const NodeRef& x) { return mul(x, x); };
@@ -262,24 +261,24 @@ NodeRef Forward::builtin_rule(int bi, const NodeRef& e, const std::vector<NodeRe
     case Builtin::Trunc:
     case Builtin::Sign: return nullptr;
     case Builtin::Atan2: {
-      const NodeRef& x = e->kids[2];
+      const NodeRef& x = args[1];
       NodeRef tx = t.size() > 1 ? t[1] : nullptr;
       return div(sub(mul(x, ta), mul(a, tx)), add(sq(x), sq(a)));
     }
     case Builtin::Pow: {
-      NodeRef p = ir::make_binary(BinOp::Pow, a, e->kids[2]);
+      NodeRef p = ir::make_binary(BinOp::Pow, a, args[1]);
       return pow(p, ta, t.size() > 1 ? t[1] : nullptr);
     }
     case Builtin::Fmod: {
       NodeRef tb = t.size() > 1 ? t[1] : nullptr;
-      return sub(ta, mul(f(Builtin::Trunc, div(a, e->kids[2])), tb));
+      return sub(ta, mul(f(Builtin::Trunc, div(a, args[1])), tb));
     }
     case Builtin::Min2:
     case Builtin::Max2: {
       NodeRef tb = t.size() > 1 ? t[1] : nullptr;
       if (!ta && !tb) return nullptr;
       BinOp cmp = b == Builtin::Min2 ? BinOp::Le : BinOp::Ge;
-      return ifz(ir::make_binary(cmp, a, e->kids[2]), ta ? ta : flit(0.0), tb ? tb : flit(0.0));
+      return ifz(ir::make_binary(cmp, a, args[1]), ta ? ta : flit(0.0), tb ? tb : flit(0.0));
     }
     case Builtin::Sum:
     case Builtin::Max:
@@ -295,17 +294,18 @@ NodeRef Forward::builtin_rule(int bi, const NodeRef& e, const std::vector<NodeRe
 NodeRef Forward::call(const NodeRef& e) {
   std::vector<NodeRef> t;
   bool any = false;
-  for (size_t i = 1; i < e->kids.size(); ++i) {
-    t.push_back(tangent(e->kids[i]));
+  for (const NodeRef& a : ir::call_args(e)) {
+    t.push_back(tangent(a));
     any = any || t.back();
   }
   if (!any) return nullptr;
-  std::vector<NodeRef> args(e->kids.begin() + 1, e->kids.end());
+  std::vector<NodeRef> args = ir::kid_list(ir::call_args(e));
   return zero_direction(cx_, facts_, t, args, [&] { return call_rule(e, t); }, e->span);
 }
 
 NodeRef Forward::call_rule(const NodeRef& e, std::vector<NodeRef> t) {
-  const NodeRef& callee = e->kids[0];
+  const NodeRef& callee = ir::call_callee(e);
+  ir::Kids args = ir::call_args(e);
   if (auto b = builtin_of(callee->def)) return builtin_rule(static_cast<int>(*b), e, t);
   NodeRef fn, body;
   std::vector<NodeRef> params;
@@ -338,30 +338,27 @@ NodeRef Forward::call_rule(const NodeRef& e, std::vector<NodeRef> t) {
     info = nullptr;
     std::vector<NodeRef> stmts;
     std::unordered_map<DefId, NodeRef> dmap;
-    for (size_t i = ir::fn_param_begin(); i < rule->kids.size(); ++i) {
-      const NodeRef& p = rule->kids[i];
-      size_t a = i - ir::fn_param_begin();
-      if (a >= t.size()) break;
-      stmts.push_back(let_typed(p->name, p->def, e->kids[a + 1], facts_.type(e->kids[a + 1])));
+    ir::Kids rule_params = ir::fn_params(*rule);
+    for (size_t a = 0; a < rule_params.size() && a < t.size(); ++a) {
+      const NodeRef& p = rule_params[a];
+      stmts.push_back(let_typed(p->name, p->def, args[a], facts_.type(args[a])));
       DefId dp = cx_.resolver.new_def("d" + p->name, DefKind::Local, p->span);
-      stmts.push_back(let_stmt("d" + p->name, dp, t[a] ? t[a] : flit(0.0), facts_.float_dtype(e->kids[a + 1])));
+      stmts.push_back(let_stmt("d" + p->name, dp, t[a] ? t[a] : flit(0.0), facts_.float_dtype(args[a])));
       dmap[p->def] = name("d" + p->name, dp);
     }
     return ad::block(std::move(stmts), replace_diffs(ir::fn_body(*rule), dmap));
   }
   // Otherwise differentiate the inlined body (JVP through the call).
-  size_t pb = fn->kind == Kind::Lambda ? ir::lambda_param_begin() : ir::fn_param_begin();
+  ir::Kids fn_params = fn->kind == Kind::Lambda ? ir::lambda_params(*fn) : ir::fn_params(*fn);
   body = fn->kind == Kind::Lambda ? ir::lambda_body(*fn) : ir::fn_body(*fn);
   std::vector<NodeRef> stmts;
   auto saved = tangents;
-  for (size_t i = pb; i < fn->kids.size(); ++i) {
-    const NodeRef& p = fn->kids[i];
-    size_t a = i - pb;
-    if (a >= t.size()) break;
-    stmts.push_back(let_typed(p->name, p->def, e->kids[a + 1], facts_.type(e->kids[a + 1])));
+  for (size_t a = 0; a < fn_params.size() && a < t.size(); ++a) {
+    const NodeRef& p = fn_params[a];
+    stmts.push_back(let_typed(p->name, p->def, args[a], facts_.type(args[a])));
     if (t[a]) {
       DefId dp = cx_.resolver.new_def("d" + p->name, DefKind::Local, p->span);
-      stmts.push_back(let_stmt("d" + p->name, dp, t[a], facts_.float_dtype(e->kids[a + 1])));
+      stmts.push_back(let_stmt("d" + p->name, dp, t[a], facts_.float_dtype(args[a])));
       tangents[p->def] = name("d" + p->name, dp);
     } else {
       tangents.erase(p->def);
@@ -399,10 +396,11 @@ NodeRef Forward::block(const NodeRef& b) {
   bool tail = b->has(ir::kHasTail);
   bool any = false;
   NodeRef tail_t;
-  for (size_t i = 0; i < b->kids.size(); ++i) {
-    const NodeRef& s = b->kids[i];
+  ir::Kids body_stmts = ir::block_stmts(b);
+  for (size_t i = 0; i < body_stmts.size(); ++i) {
+    const NodeRef& s = body_stmts[i];
     if (!s) continue;
-    if (tail && i + 1 == b->kids.size()) {
+    if (tail && i + 1 == body_stmts.size()) {
       tail_t = tangent(s);
       break;
     }
@@ -422,10 +420,9 @@ NodeRef Forward::block(const NodeRef& b) {
       DefId d = cx_.resolver.new_def("d" + s->name, DefKind::Local, s->span);
       for (auto& c : s->kids) {
         NodeRef t = tangent(ir::ein_value(*c));
-        std::vector<NodeRef> kids = c->kids;
-        kids[0] = t ? t : flit(0.0);
         any = any || t;
-        clauses.push_back(ir::make({.kind = Kind::EinDecl, .span = c->span, .kids = std::move(kids),
+        clauses.push_back(ir::make({.kind = Kind::EinDecl, .span = c->span,
+                                    .kids = ir::kid_list(t ? t : flit(0.0), ir::ein_slots(c)),
                                     .name = "d" + s->name, .def = d}));
       }
       if (!any) continue;
@@ -444,23 +441,22 @@ NodeRef Forward::where(const NodeRef& w) {
   std::vector<NodeRef> items;
   NodeRef else_t;
   bool has_else = false;
-  for (size_t i = 1; i < w->kids.size(); ++i) {
-    const NodeRef& c = w->kids[i];
+  for (const NodeRef& c : ir::where_clauses(w)) {
     if (c->kind == Kind::WElse) {
       has_else = true;
-      else_t = tangent(c->kids[0]);
+      else_t = tangent(ir::welse_value(c));
       continue;
     }
     items.push_back(c);
     if (c->kind == Kind::WBind) {
-      NodeRef t = tangent(c->kids[0]);
+      NodeRef t = tangent(ir::wbind_value(c));
       if (!t) continue;
       DefId d = cx_.resolver.new_def("d" + c->name, DefKind::Local, c->span);
       items.push_back(wbind("d" + c->name, d, t));
       tangents[c->def] = name("d" + c->name, d);
     }
   }
-  NodeRef tm = tangent(w->kids[0]);
+  NodeRef tm = tangent(ir::where_expr(w));
   if (!tm && !else_t) return nullptr;
   if (has_else) items.push_back(ir::make({.kind = Kind::WElse, .kids = {else_t ? else_t : flit(0.0)}}));
   return ad::where(tm ? tm : flit(0.0), std::move(items));
@@ -472,30 +468,31 @@ NodeRef Forward::domain_nonempty(const NodeRef& r) {
   const NodeRef& body = ir::reduce_body(*r);
   std::vector<NodeRef> items;
   if (body->kind == Kind::Where)
-    for (size_t i = 1; i < body->kids.size(); ++i)
-      if (body->kids[i]->kind != Kind::WElse) items.push_back(body->kids[i]);
+    for (const NodeRef& c : ir::where_clauses(body))
+      if (c->kind != Kind::WElse) items.push_back(c);
   // The body's value, bound after the guards, keeps the accesses its indices' ranges come from.
   DefId v = cx_.resolver.new_def("nz", DefKind::Local, r->span);
-  items.push_back(wbind("nz", v, body->kind == Kind::Where ? body->kids[0] : body));
+  items.push_back(wbind("nz", v, body->kind == Kind::Where ? ir::where_expr(body) : body));
   NodeRef yes = ir::make({.kind = Kind::BoolLit, .span = r->span, .ival = 1});
   Copier cp(cx_, facts_);
   return cp.copy(ad::reduce("any", ad::where(yes, std::move(items)),
-                            std::vector<NodeRef>(r->kids.begin() + 1, r->kids.end())));
+                            ir::kid_list(ir::reduce_slots(r))));
 }
 
 NodeRef Forward::reduce(const NodeRef& r) {
-  const std::string& op = r->name;
-  if (op == "all" || op == "any" || op == "argmax" || op == "argmin") return nullptr;
+  const std::string& op = r->name;  // the spelling: for the reductions made here and messages
+  const ir::ReduceOp rop = ir::reduce_op(*r);
+  if (ir::is_logical_reduce(rop) || ir::is_arg_reduce(rop)) return nullptr;
   const NodeRef& body = ir::reduce_body(*r);
-  std::vector<NodeRef> slots(r->kids.begin() + 1, r->kids.end());
+  std::vector<NodeRef> slots = ir::kid_list(ir::reduce_slots(r));
   bool open = opened.count(r->id) > 0;
   NodeRef tb = tangent(body);
   if (!tb) return nullptr;
-  if (op == "sum") return open ? tb : ad::reduce("sum", tb, slots);
+  if (rop == ir::ReduceOp::Sum) return open ? tb : ad::reduce("sum", tb, slots);
   for (auto& sl : slots)
     if (sl->kind != Kind::IdxVar && sl->kind != Kind::IdxIn) unsupported("a rest pattern in `" + op + "`", sl->span);
   auto var = [&](const NodeRef& sl) { return name(sl->name, sl->def); };
-  if (op == "max" || op == "min") {
+  if (rop == ir::ReduceOp::Max || rop == ir::ReduceOp::Min) {
     // The derivative flows through the first extremum in row-major order (SPEC §7: via the
     // arg-extremum): over several indices, slot a must be the first arg-extremum of the
     // extremum over the later slots, with the earlier slots at the point's values.
@@ -508,11 +505,13 @@ NodeRef Forward::reduce(const NodeRef& r) {
       Copier cp(cx_, facts_);
       if (!open) cp.subst = at;
       NodeRef c = cp.copy(ad::reduce(op, body, rest));  // fresh binders for slots a..
-      std::vector<NodeRef> later(c->kids.begin() + 2, c->kids.end());
-      NodeRef inner = later.empty() ? c->kids[0] : ad::reduce(op, c->kids[0], later);
+      // c reduces over this slot, then the later ones: argmax of the inner reduction's value.
+      ir::Kids c_slots = ir::reduce_slots(c);
+      std::vector<NodeRef> later = ir::kid_list(c_slots.subspan(1));
+      NodeRef inner = later.empty() ? ir::reduce_body(c) : ad::reduce(op, ir::reduce_body(c), later);
       DefId am = cx_.resolver.new_def("am", DefKind::Local, r->span);
-      items.push_back(wbind("am", am, ir::make({.kind = Kind::Reduce, .span = r->span, .kids = {inner, c->kids[1]},
-                                                .name = op == "max" ? "argmax" : "argmin"})));
+      items.push_back(wbind("am", am, ir::make({.kind = Kind::Reduce, .span = r->span, .kids = {inner, c_slots[0]},
+                                                .name = rop == ir::ReduceOp::Max ? "argmax" : "argmin"})));
       if (open) items.push_back(wguard(eq(var(slots[a]), name("am", am))));
       at[slots[a]->def] = name("am", am);
     }
@@ -528,22 +527,24 @@ NodeRef Forward::reduce(const NodeRef& r) {
     cp.subst = at;
     return ifz(nonempty, ad::where(cp.copy(tb), std::move(items)), flit(0.0));
   }
-  if (op == "prod") {
+  if (rop == ir::ReduceOp::Prod) {
     // The product of the other factors. A guarded body keeps its where-items as the body of
     // that product, so a point the guard skips is still skipped (the identity, not a 0 factor).
     Copier cp(cx_, facts_);
     NodeRef other = cp.copy(r);  // the same reduction over fresh indices
     NodeRef same;
-    for (size_t a = 0; a < slots.size(); ++a) same = land(same, eq(var(other->kids[a + 1]), var(slots[a])));
-    const NodeRef& ob = other->kids[0];
-    NodeRef pick = ifz(same, flit(1.0), ob->kind == Kind::Where ? ob->kids[0] : ob);
+    ir::Kids other_slots = ir::reduce_slots(other);
+    for (size_t a = 0; a < slots.size(); ++a) same = land(same, eq(var(other_slots[a]), var(slots[a])));
+    const NodeRef& ob = ir::reduce_body(other);
+    NodeRef pick = ifz(same, flit(1.0), ob->kind == Kind::Where ? ir::where_expr(ob) : ob);
     if (ob->kind == Kind::Where) {
-      std::vector<NodeRef> items(ob->kids.begin() + 1, ob->kids.end());
+      std::vector<NodeRef> items = ir::kid_list(ir::where_clauses(ob));
       for (auto& it : items)
         if (it->kind == Kind::WElse) unsupported("`prod` over a body with `where ... else`", r->span);
       pick = ad::where(pick, std::move(items));
     }
-    NodeRef others = ad::reduce("prod", pick, std::vector<NodeRef>(other->kids.begin() + 1, other->kids.end()));
+    NodeRef others = ad::reduce("prod", pick, ir::kid_list(other_slots));
+
     NodeRef term = mul(tb, others);
     return open ? term : ad::reduce("sum", term, slots);
   }
