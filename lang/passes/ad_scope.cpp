@@ -32,7 +32,7 @@ bool has_diff(const NodeRef& n) {
 
 bool is_quotient(const NodeRef& n) {
   return n->kind == Kind::Binary && static_cast<ir::BinOp>(n->ival) == ir::BinOp::Div &&
-         n->kids[0]->kind == Kind::Diff && n->kids[1]->kind == Kind::Diff;
+         ir::bin_lhs(n)->kind == Kind::Diff && ir::bin_rhs(n)->kind == Kind::Diff;
 }
 
 std::unordered_set<DefId> binders_in(const NodeRef& n) {
@@ -61,14 +61,15 @@ DefId defined_by(const NodeRef& r) {
 // Is every use of `j` in `stmts` an index that fixes all `ry` output axes, or shape()/len()?
 bool only_row_uses(const std::vector<NodeRef>& stmts, DefId j, int ry) {
   bool ok = true;
-  std::function<void(const NodeRef&, const NodeRef&, size_t)> walk = [&](const NodeRef& n, const NodeRef& parent, size_t pos) {
+  std::function<void(const NodeRef&, const NodeRef&)> walk = [&](const NodeRef& n, const NodeRef& parent) {
     if (!n || !ok) return;
     if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def == j) {
-      bool row = parent && parent->kind == Kind::Index && pos == 0 &&
-                 static_cast<int>(parent->kids.size()) - 1 >= ry;
+      // The base of an access fixing every row axis, or the one argument of shape()/len().
+      bool row = parent && parent->kind == Kind::Index && ir::index_base(parent) == n &&
+                 static_cast<int>(ir::index_args_count(parent)) >= ry;
       bool meta = false;
-      if (parent && parent->kind == Kind::Call && pos == 1 && parent->kids.size() == 2)
-        if (auto b = builtin_of(parent->kids[0]->def)) meta = *b == Builtin::Shape || *b == Builtin::Len;
+      if (parent && parent->kind == Kind::Call && ir::call_args_count(parent) == 1 && ir::call_args(parent)[0] == n)
+        if (auto b = builtin_of(ir::call_callee(parent)->def)) meta = *b == Builtin::Shape || *b == Builtin::Len;
       if (!row && !meta) ok = false;
       return;
     }
@@ -76,9 +77,9 @@ bool only_row_uses(const std::vector<NodeRef>& stmts, DefId j, int ry) {
       ir::for_each_node(n, [&](const NodeRef& m) { if (m->kind == Kind::Name && m->def == j) ok = false; });
       return;
     }
-    for (size_t i = 0; i < n->kids.size(); ++i) walk(n->kids[i], n, i);
+    for (const NodeRef& k : n->kids) walk(k, n);
   };
-  for (auto& s : stmts) walk(s, nullptr, 0);
+  for (auto& s : stmts) walk(s, nullptr);
   return ok;
 }
 
@@ -88,14 +89,16 @@ bool constant_uses(CompileCtx& cx, const std::vector<NodeRef>& stmts, DefId j, i
   bool ok = true;
   for (auto& s : stmts)
     ir::for_each_node(s, [&](const NodeRef& n) {
-      if (!ok || n->kind != Kind::Index || n->kids[0]->kind != Kind::Name || n->kids[0]->def != j) return;
-      if (cols && static_cast<int>(n->kids.size()) - 1 != ry + rx) {
+      if (!ok || n->kind != Kind::Index || ir::index_base(n)->kind != Kind::Name || ir::index_base(n)->def != j) return;
+      ir::Kids idx = ir::index_args(n);
+      if (cols && static_cast<int>(idx.size()) != ry + rx) {
         ok = false;
         return;
       }
-      int lo = cols ? ry + 1 : 1, hi = cols ? ry + rx : ry;
-      for (int a = lo; a <= hi && a < static_cast<int>(n->kids.size()); ++a)
-        if (!fold_int(cx, cx.cell(), n->kids[static_cast<size_t>(a)])) ok = false;
+      // The row axes [0, ry), or with `cols` the parameter axes [ry, ry + rx), must be constants.
+      int lo = cols ? ry : 0, hi = cols ? ry + rx : ry;
+      for (int a = lo; a < hi && a < static_cast<int>(idx.size()); ++a)
+        if (!fold_int(cx, cx.cell(), idx[static_cast<size_t>(a)])) ok = false;
     });
   return ok;
 }
@@ -134,19 +137,20 @@ NodeRef Rewriter::statements(const NodeRef& list, bool top) {
   std::vector<DefId> shown;
   std::vector<NodeRef> kids;
   bool tail = list->has(ir::kHasTail);
-  for (size_t i = 0; i < list->kids.size(); ++i) {
-    const NodeRef& s = list->kids[i];
+  ir::Kids stmts = ir::stmt_list(list);
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const NodeRef& s = stmts[i];
     levels_[me].mark = bound_.size();
-    levels_[me].remaining.assign(list->kids.begin() + static_cast<long>(i), list->kids.end());
+    levels_[me].remaining.assign(stmts.begin() + static_cast<long>(i), stmts.end());
     // `let J = @y / @x;` with a tensor y whose every later use reads single rows or columns:
     // lazy (only in a whole program, where no later cell can observe J whole).
     if (top && cx_.opt.whole_program && s && s->kind == Kind::Let &&
         ir::let_pattern(*s)->kind == Kind::PBind && is_quotient(ir::let_value(*s)) &&
-        ir::let_value(*s)->kids[0]->kids[0]->kind == Kind::Name && !(tail && i + 1 == list->kids.size())) {
+        quotient_of(ir::let_value(*s))->kind == Kind::Name && !(tail && i + 1 == stmts.size())) {
       const NodeRef& q = ir::let_value(*s);
-      int ry = ir::rank_of(facts_.def_type(q->kids[0]->kids[0]->def));
-      std::vector<NodeRef> later(list->kids.begin() + static_cast<long>(i) + 1, list->kids.end());
-      const NodeRef& X = q->kids[1]->kids[0];
+      int ry = ir::rank_of(facts_.def_type(quotient_of(q)->def));
+      std::vector<NodeRef> later(stmts.begin() + static_cast<long>(i) + 1, stmts.end());
+      const NodeRef& X = quotient_by(q);
       int rx = X->kind == Kind::Name && X->def.valid() ? ir::rank_of(facts_.def_type(X->def)) : -1;
       DefId jd = ir::let_pattern(*s)->def;
       // Rows read at an index variable (`sum[t](J[t])`) observe J whole: it is built once.
@@ -202,7 +206,7 @@ NodeRef Rewriter::stmt(const NodeRef& s) {
       }
       NodeRef nv = expr(v);
       if (nv == v) return s;
-      return ir::with_kids(s, {s->kids[0], s->kids[1], nv});
+      return ir::with_kids(s, {pat, ir::let_type(*s), nv});
     }
     default: return expr(s);
   }
@@ -221,10 +225,10 @@ NodeRef Rewriter::expr(const NodeRef& n) {
     case Kind::Binary:
     case Kind::Unary: {
       bool div = n->kind == Kind::Binary && static_cast<ir::BinOp>(n->ival) == ir::BinOp::Div;
-      if (div && is_differential(n->kids[0]) && is_differential(n->kids[1])) {
+      if (div && is_differential(ir::bin_lhs(n)) && is_differential(ir::bin_rhs(n))) {
         NodeRef q = n;
         if (!is_quotient(n))
-          q = ir::make({.kind = Kind::Binary, .span = n->span, .kids = {as_diff(n->kids[0]), as_diff(n->kids[1])},
+          q = ir::make({.kind = Kind::Binary, .span = n->span, .kids = {as_diff(ir::bin_lhs(n)), as_diff(ir::bin_rhs(n))},
                         .ival = n->ival});
         return request(q);
       }
@@ -257,7 +261,7 @@ NodeRef Rewriter::einstein(const NodeRef& g) {
   std::vector<NodeRef> clauses;
   for (auto& c : g->kids) {
     size_t b0 = bound_.size();
-    for (size_t i = ir::ein_slot_begin(); i < c->kids.size(); ++i) bind(c->kids[i]->def);
+    for (const NodeRef& slot : ir::ein_slots(c)) bind(slot->def);
     std::vector<NodeRef> kids;
     for (auto& k : c->kids) kids.push_back(expr(k));
     clauses.push_back(ir::with_kids(c, std::move(kids)));
@@ -269,7 +273,7 @@ NodeRef Rewriter::einstein(const NodeRef& g) {
 
 NodeRef Rewriter::reduce(const NodeRef& r) {
   size_t b0 = bound_.size();
-  for (size_t i = ir::reduce_slot_begin(); i < r->kids.size(); ++i) bind(r->kids[i]->def);
+  for (const NodeRef& slot : ir::reduce_slots(r)) bind(slot->def);
   std::vector<NodeRef> kids;
   for (auto& k : r->kids) kids.push_back(expr(k));
   unbind_to(b0);
@@ -280,54 +284,49 @@ NodeRef Rewriter::where(const NodeRef& w) {
   // Items bind in order; the value sees them all. A where-binding is a definition to follow.
   size_t b0 = bound_.size();
   std::vector<DefId> shown;
-  std::vector<NodeRef> kids(w->kids.size());
-  for (size_t i = 1; i < w->kids.size(); ++i) {
-    const NodeRef& c = w->kids[i];
-    std::vector<NodeRef> sub;
-    for (auto& k : c->kids) sub.push_back(expr(k));
-    kids[i] = ir::with_kids(c, std::move(sub));
+  std::vector<NodeRef> clauses;
+  for (const NodeRef& c : ir::where_clauses(w)) {
+    NodeRef nc = ir::with_kids(c, {expr(ir::where_clause_expr(c))});
+    clauses.push_back(nc);
     if (c->kind == Kind::WBind) {
-      visible_[c->def] = let_stmt(c->name, c->def, kids[i]->kids[0]);
+      visible_[c->def] = let_stmt(c->name, c->def, ir::wbind_value(nc));
       shown.push_back(c->def);
     }
     if (c->kind == Kind::WBind || c->kind == Kind::WDerived) bind(c->def);
   }
-  kids[0] = expr(w->kids[0]);
+  NodeRef value = expr(ir::where_expr(w));  // sees every item
   for (auto& d : shown) visible_.erase(d);
   unbind_to(b0);
-  return ir::with_kids(w, std::move(kids));
+  return ir::with_kids(w, ir::kid_list(value, clauses));
 }
 
 NodeRef Rewriter::comp(const NodeRef& c) {
   size_t b0 = bound_.size();
   std::vector<DefId> shown;
-  std::vector<NodeRef> kids(c->kids.size());
-  for (size_t i = 1; i < c->kids.size(); ++i) {
-    const NodeRef& g = c->kids[i];
-    std::vector<NodeRef> sub;
-    for (auto& k : g->kids) sub.push_back(expr(k));
-    kids[i] = ir::with_kids(g, std::move(sub));
+  std::vector<NodeRef> clauses;
+  for (const NodeRef& g : ir::comp_clauses(c)) {
+    NodeRef ng = ir::with_kids(g, {expr(ir::comp_clause_expr(g))});
+    clauses.push_back(ng);
     if (g->kind == Kind::CompGen) {
       bind(g->def);
       leaves_.insert(g->def);
     } else if (g->kind == Kind::CompLet) {
-      visible_[g->def] = let_stmt(g->name, g->def, kids[i]->kids[0]);
+      visible_[g->def] = let_stmt(g->name, g->def, ir::complet_value(ng));
       shown.push_back(g->def);
       bind(g->def);
     }
   }
-  kids[0] = expr(c->kids[0]);
+  NodeRef elem = expr(ir::comp_elem(c));  // sees every clause
   for (auto& d : shown) visible_.erase(d);
   unbind_to(b0);
-  return ir::with_kids(c, std::move(kids));
+  return ir::with_kids(c, ir::kid_list(elem, clauses));
 }
 
 NodeRef Rewriter::match(const NodeRef& m) {
-  std::vector<NodeRef> kids{expr(m->kids[0])};
-  for (size_t i = 1; i < m->kids.size(); ++i) {
-    const NodeRef& arm = m->kids[i];
+  std::vector<NodeRef> kids{expr(ir::match_scrutinee(m))};
+  for (const NodeRef& arm : ir::match_arms(m)) {
     size_t b0 = bound_.size();
-    bind_pattern(arm->kids[0], true);
+    bind_pattern(ir::arm_pattern(arm), true);
     std::vector<NodeRef> sub;
     for (auto& k : arm->kids) sub.push_back(expr(k));
     kids.push_back(ir::with_kids(arm, std::move(sub)));
@@ -399,10 +398,11 @@ NodeRef Rewriter::request(const NodeRef& q) {
   NodeRef r = quotient(q);
   if (r == q) return q;
   r = spanned(r, q->span);
-  const NodeRef& T = q->kids[0]->kids[0];
-  std::string tn = T->kind == Kind::Index ? T->kids[0]->name : T->name;
+  const NodeRef& T = quotient_of(q);
+  std::string tn = T->kind == Kind::Index ? ir::index_base(T)->name : T->name;
   r = place(r, "grad_" + tn, q->span);
-  const NodeRef& X = q->kids[1]->kids[0];
+  const NodeRef& X = quotient_by(q);
+
   if (T->kind == Kind::Name && X->kind == Kind::Name && T->def.valid() && X->def.valid()) {
     int ry = ir::rank_of(facts_.def_type(T->def)), rx = ir::rank_of(facts_.def_type(X->def));
     if (ry >= 0 && rx >= 0) cx_.ad_shape_checks.push_back({r->id, ry + rx, q->span});

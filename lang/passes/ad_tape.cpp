@@ -235,24 +235,27 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
       std::all_of(n->name.begin(), n->name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
       n->name.size() < 6) {
     size_t k = std::stoul(n->name);
-    if (k < ir::member_base(*n)->kids.size()) return ir::member_base(*n)->kids[k];
+    ir::Kids elems = ir::tuple_elems(ir::member_base(*n));
+    if (k < elems.size()) return elems[k];
   }
   if (n->kind != Kind::Call) return n;
-  const NodeRef& callee = n->kids[0];
+  const NodeRef& callee = ir::call_callee(n);
+  // The arguments as rewritten (n) and as analysed (e: their types are recorded there).
+  ir::Kids args = ir::call_args(n), orig_args = ir::call_args(e);
   if (auto b = builtin_of(callee->def)) {
     // `__convert(c, X)` of a scalar c is `c as T` (X only lends its float type): the whole
     // array X must not look like a value the point reads.
-    if (*b == Builtin::Convert && n->kids.size() == 3 && ir::rank_of(facts_.type(e->kids[1])) == 0)
-      if (auto dt = facts_.float_dtype(e->kids[2])) {
+    if (*b == Builtin::Convert && args.size() == 2 && ir::rank_of(facts_.type(orig_args[0])) == 0)
+      if (auto dt = facts_.float_dtype(orig_args[1])) {
         NodeRef c = ir::make({.kind = Kind::Cast, .span = n->span,
-                              .kids = {n->kids[1], ir::make({.kind = Kind::TyPrim, .name = dtype_name(*dt)})}});
+                              .kids = {args[0], ir::make({.kind = Kind::TyPrim, .name = dtype_name(*dt)})}});
         facts_.note_type(c->id, facts_.type(e));
         return c;
       }
     return n;
   }
   bool arrays = ir::rank_of(facts_.type(e)) > 0;
-  for (size_t i = 1; i < n->kids.size(); ++i) arrays = arrays || ir::rank_of(facts_.type(e->kids[i])) > 0;
+  for (const NodeRef& a : orig_args) arrays = arrays || ir::rank_of(facts_.type(a)) > 0;
   if (!arrays) {  // a scalar call: differentiated per point by forward mode
     // Forward mode looks its target up without knowing which specialisation's body this call
     // was copied from (they share nodes: `flip(x[..])` is rank 1 -> 0 in one, 2 -> 1 in another).
@@ -268,7 +271,8 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
 
 NodeRef Tape::inline_call(const NodeRef& call) {
   if (++inline_depth_ > 32) unsupported("deeply nested or recursive calls", call->span);
-  TypeRef ct = facts_.type(call->kids[0]);
+  TypeRef ct = facts_.type(ir::call_callee(call));
+  ir::Kids args = ir::call_args(call);
   NodeRef fn;
   const Unit* spec = facts_.call_target(call, within_);
   if (spec && spec->body && (spec->body->kind == Kind::Fn || spec->body->kind == Kind::Lambda))
@@ -277,7 +281,7 @@ NodeRef Tape::inline_call(const NodeRef& call) {
   if (!fn && ct && ct->k == ir::Type::K::Lambda) fn = ct->node;
   if (!fn) unsupported("a call whose function cannot be resolved statically", call->span);
   bool lambda = fn->kind == Kind::Lambda;
-  size_t pb = lambda ? ir::lambda_param_begin() : ir::fn_param_begin();
+  ir::Kids params = lambda ? ir::lambda_params(*fn) : ir::fn_params(*fn);
   Copier cp(cx_, facts_);
   size_t emitted = emits_.size();
   auto mentions_bound = [&](const NodeRef& n) {
@@ -287,14 +291,12 @@ NodeRef Tape::inline_call(const NodeRef& call) {
     });
     return any;
   };
-  for (size_t i = pb; i < fn->kids.size(); ++i) {
-    const NodeRef& p = fn->kids[i];
-    size_t a = i - pb + 1;
-    if (a >= call->kids.size()) break;
-    if (mentions_bound(call->kids[a])) {
+  for (size_t a = 0; a < params.size() && a < args.size(); ++a) {
+    const NodeRef& p = params[a];
+    if (mentions_bound(args[a])) {
       // An argument that varies per point of the enclosing clause or reduction (`f(v, n as
       // f64)` in `w[n in 3..6]`) cannot be a statement before it: the body reads it in place.
-      cp.subst[p->def] = call->kids[a];
+      cp.subst[p->def] = args[a];
       continue;
     }
     DefId pf = cx_.resolver.new_def(p->name, DefKind::Local, p->span);
@@ -302,10 +304,10 @@ NodeRef Tape::inline_call(const NodeRef& call) {
     if (spec && fn == spec->body) pin_def_type(pf, p->def, spec);
     // The specialisation's parameter type is the argument's (a lookup by the argument's node
     // may find another specialisation's type: they share nodes).
-    TypeRef at = facts_.type(call->kids[a]);
+    TypeRef at = facts_.type(args[a]);
     if (spec && fn == spec->body)
       if (auto it = spec->def_types.find(p->def); it != spec->def_types.end()) at = it->second;
-    NodeRef let = let_typed(p->name, pf, call->kids[a], at);
+    NodeRef let = let_typed(p->name, pf, args[a], at);
     visible_[pf] = let;
     emits_.push_back(let);
     cp.subst[p->def] = name(p->name, pf);
@@ -379,10 +381,11 @@ NodeRef Tape::inline_call(const NodeRef& call) {
 NodeRef Tape::hoist_block(const NodeRef& body) {
   if (body->kind != Kind::Block) return body;
   bool tail = body->has(ir::kHasTail);
-  for (size_t i = 0; i < body->kids.size(); ++i) {
-    const NodeRef& s = body->kids[i];
+  ir::Kids stmts = ir::block_stmts(body);
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const NodeRef& s = stmts[i];
     if (!s) continue;
-    if (tail && i + 1 == body->kids.size()) {
+    if (tail && i + 1 == stmts.size()) {
       NodeRef t = s;
       for (NodeRef br; (br = taken_branch(t));) t = br;
       return hoist_block(t);
@@ -410,7 +413,8 @@ void Tape::pin_node_types(const NodeRef& orig, const NodeRef& copy, const Unit* 
   if (!orig || !copy) return;
   if (auto it = spec->types.find(orig->id); it != spec->types.end()) facts_.note_type(copy->id, it->second);
   if (orig->kind != copy->kind || orig->kids.size() != copy->kids.size()) return;
-  for (size_t i = 0; i < orig->kids.size(); ++i) pin_node_types(orig->kids[i], copy->kids[i], spec);
+  auto c = copy->kids.begin();  // a parallel walk of the two trees: every child alike
+  for (const NodeRef& o : orig->kids) pin_node_types(o, *c++, spec);
 }
 
 // `let (x, y) = f(a, b);` whose value, once f is inlined, is a tuple literal `(e1, e2)`:
@@ -418,7 +422,8 @@ void Tape::pin_node_types(const NodeRef& orig, const NodeRef& copy, const Unit* 
 // literal of the pattern's arity (the names stay undefined for the tape: E013).
 bool Tape::split_tuple_let(const NodeRef& s) {
   const NodeRef& pat = ir::let_pattern(*s);
-  for (auto& p : pat->kids)
+  ir::Kids names = ir::ptuple_elems(pat);
+  for (auto& p : names)
     if (p->kind != Kind::PBind) return false;
   size_t emitted = emits_.size();
   int depth = inline_depth_;
@@ -429,13 +434,13 @@ bool Tape::split_tuple_let(const NodeRef& s) {
     v = nullptr;  // the let stays whole: its names are E013 only if a derivative needs them
     inline_depth_ = depth;
   }
-  if (!v || v->kind != Kind::TupleLit || v->kids.size() != pat->kids.size()) {
+  if (!v || v->kind != Kind::TupleLit || ir::tuple_elems_count(v) != names.size()) {
     emits_.resize(emitted);
     return false;
   }
-  for (size_t k = 0; k < pat->kids.size(); ++k) {
-    const NodeRef& p = pat->kids[k];
-    NodeRef let = let_typed(p->name, p->def, v->kids[k], facts_.def_type(p->def));
+  for (size_t k = 0; k < names.size(); ++k) {
+    const NodeRef& p = names[k];
+    NodeRef let = let_typed(p->name, p->def, ir::tuple_elems(v)[k], facts_.def_type(p->def));
     visible_[p->def] = let;
     emits_.push_back(let);
   }
@@ -451,8 +456,8 @@ NodeRef Tape::extent_of(const NodeRef& e, int axis) {
     int r = ir::rank_of(facts_.type(n));
     if (r <= 0) return;
     if (n->kind == Kind::Name) found = irb::dim_of(n, axis);
-    else if (n->kind == Kind::Index && n->kids[0]->kind == Kind::Name)
-      found = irb::dim_of(n->kids[0], axis + static_cast<int>(n->kids.size()) - 1);
+    else if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name)
+      found = irb::dim_of(ir::index_base(n), axis + static_cast<int>(ir::index_args_count(n)));
   });
   if (!found) unsupported("an array expression whose extent is unknown", e->span);
   return found;
@@ -463,23 +468,24 @@ NodeRef Tape::whole_reductions(const NodeRef& e) {
   std::vector<NodeRef> kids;
   for (auto& k : e->kids) kids.push_back(whole_reductions(k));
   NodeRef n = ir::with_kids(e, std::move(kids));
-  if (n->kind != Kind::Call || n->kids.size() != 2) return n;
-  auto b = builtin_of(n->kids[0]->def);
+  if (n->kind != Kind::Call || ir::call_args_count(n) != 1) return n;
+  auto b = builtin_of(ir::call_callee(n)->def);
   if (!b || (*b != Builtin::Sum && *b != Builtin::Max && *b != Builtin::Min && *b != Builtin::Prod))
     return n;
-  const NodeRef& a = n->kids[1];
-  int r = ir::rank_of(facts_.type(e->kids[1]));
+  const NodeRef& a = ir::call_args(n)[0];
+  const NodeRef& orig_a = ir::call_args(e)[0];  // as analysed: its type is recorded
+  int r = ir::rank_of(facts_.type(orig_a));
   if (r <= 0) return n;
   std::vector<NodeRef> idx, slots;
   for (int k = 0; k < r; ++k) {
     std::string nm = "r" + std::to_string(k);
     DefId d = cx_.resolver.new_def(nm, DefKind::Index, n->span);
-    slots.push_back(idx_in(nm, d, irb::lit(0), extent_of(e->kids[1], k)));
+    slots.push_back(idx_in(nm, d, irb::lit(0), extent_of(orig_a, k)));
     idx.push_back(name(nm, d));
   }
   const char* op = *b == Builtin::Sum ? "sum" : *b == Builtin::Max ? "max" : *b == Builtin::Min ? "min" : "prod";
   NodeRef red = ad::reduce(op, pointwise(a, idx), slots);
-  facts_.note_type(red->id, ir::elem_of(facts_.type(e->kids[1])));
+  facts_.note_type(red->id, ir::elem_of(facts_.type(orig_a)));
   return red;
 }
 
@@ -490,10 +496,9 @@ NodeRef Tape::pointwise(const NodeRef& e, const std::vector<NodeRef>& idx) {
   if (r != static_cast<int>(idx.size())) {
     unsupported("an elementwise expression mixing arrays of different ranks", e->span);
   }
-  auto indexed = [&](const NodeRef& base, std::vector<NodeRef> lead) {
-    std::vector<NodeRef> kids{base};
-    for (auto& l : lead) kids.push_back(l);
-    for (auto& i : idx) kids.push_back(i);
+  auto indexed = [&](const NodeRef& base, ir::Kids lead) {
+    std::vector<NodeRef> kids = ir::kid_list(base, lead);
+    kids.insert(kids.end(), idx.begin(), idx.end());
     NodeRef n = ir::make({.kind = Kind::Index, .span = e->span, .kids = std::move(kids)});
     facts_.note_type(n->id, ir::elem_of(t));
     return n;
@@ -501,7 +506,7 @@ NodeRef Tape::pointwise(const NodeRef& e, const std::vector<NodeRef>& idx) {
   switch (e->kind) {
     case Kind::Name:
     case Kind::Path: return indexed(e, {});
-    case Kind::Index: return indexed(e->kids[0], std::vector<NodeRef>(e->kids.begin() + 1, e->kids.end()));
+    case Kind::Index: return indexed(ir::index_base(e), ir::index_args(e));
     case Kind::Unary:
     case Kind::Binary:
     case Kind::Cast: {
@@ -518,18 +523,19 @@ NodeRef Tape::pointwise(const NodeRef& e, const std::vector<NodeRef>& idx) {
     case Kind::Call: {
       // Only elementwise math (and functions with a custom rule, applied per point) may be
       // indexed through; anything else over arrays would give a silently wrong derivative.
-      const NodeRef& callee = e->kids[0];
+      const NodeRef& callee = ir::call_callee(e);
+      ir::Kids args = ir::call_args(e);
       auto b = builtin_of(callee->def);
       TypeRef ct = facts_.type(callee);
       bool rule = ct && ct->k == ir::Type::K::FnItem && cx_.resolver.info(ct->def).diff_rule;
       bool math = b && ((*b >= Builtin::Abs && *b <= Builtin::Max2) ||
-                        ((*b == Builtin::Max || *b == Builtin::Min) && e->kids.size() == 3));
+                        ((*b == Builtin::Max || *b == Builtin::Min) && args.size() == 2));
       // `__convert(a, like)` is `a` in like's element type: at a point, the scalar cast
       // `a[i] as T` (like only lends its type), which forward mode differentiates.
-      if (b && *b == Builtin::Convert && e->kids.size() == 3) {
-        if (auto dt = facts_.float_dtype(e->kids[2])) {
+      if (b && *b == Builtin::Convert && args.size() == 2) {
+        if (auto dt = facts_.float_dtype(args[1])) {
           NodeRef n = ir::make({.kind = Kind::Cast, .span = e->span,
-                                .kids = {pointwise(e->kids[1], idx),
+                                .kids = {pointwise(args[0], idx),
                                          ir::make({.kind = Kind::TyPrim, .name = dtype_name(*dt)})}});
           facts_.note_type(n->id, ir::elem_of(t));
           return n;
@@ -537,8 +543,8 @@ NodeRef Tape::pointwise(const NodeRef& e, const std::vector<NodeRef>& idx) {
       }
       if (!rule && !math)
         unsupported("`" + cx_.sm.snippet(e->span) + "`, a call over arrays that is not elementwise", e->span);
-      std::vector<NodeRef> kids{e->kids[0]};
-      for (size_t i = 1; i < e->kids.size(); ++i) kids.push_back(pointwise(e->kids[i], idx));
+      std::vector<NodeRef> kids{callee};
+      for (const NodeRef& a : args) kids.push_back(pointwise(a, idx));
       NodeRef n = ir::make({.kind = Kind::Call, .span = e->span, .kids = std::move(kids)});
       facts_.note_type(n->id, ir::elem_of(t));
       facts_.note_origin(n->id, e->id);
@@ -546,22 +552,24 @@ NodeRef Tape::pointwise(const NodeRef& e, const std::vector<NodeRef>& idx) {
     }
     case Kind::If: {
       NodeRef n = ir::make({.kind = Kind::If, .span = e->span,
-                            .kids = {e->kids[0], pointwise(e->kids[1], idx),
-                                     e->kids[2] ? pointwise(e->kids[2], idx) : nullptr}});
+                            .kids = {ir::if_cond(e), pointwise(ir::if_then(e), idx),
+                                     ir::if_else(e) ? pointwise(ir::if_else(e), idx) : nullptr}});
       facts_.note_type(n->id, ir::elem_of(t));
       return n;
     }
     case Kind::ArrayLit: {
       // `[e0, e1, ..][i, rest..]` is `if i == 0 { e0[rest..] } else if i == 1 { .. }`: each
       // element (of rank r - 1) read at the remaining indices.
-      if (e->kids.empty() || e->kids.size() > 256)
+      ir::Kids elems = ir::array_elems(e);
+      if (elems.empty() || elems.size() > 256)
         unsupported("an array literal of this size in an elementwise expression", e->span);
       std::vector<NodeRef> rest(idx.begin() + 1, idx.end());
-      NodeRef out = pointwise(e->kids.back(), rest);
-      for (size_t k = e->kids.size() - 1; k-- > 0;) {
+      NodeRef out = pointwise(elems.back(), rest);
+      for (size_t k = elems.size() - 1; k-- > 0;) {
         NodeRef c = ir::make_binary(ir::BinOp::Eq, idx[0], ir::make_int(static_cast<int64_t>(k)));
         out = ir::make({.kind = Kind::If, .span = e->span,
-                        .kids = {c, pointwise(e->kids[k], rest), out}});
+                        .kids = {c, pointwise(elems[k], rest), out}});
+
         facts_.note_type(out->id, ir::elem_of(t));
       }
       return out;
