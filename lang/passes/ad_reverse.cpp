@@ -67,8 +67,8 @@ struct Solver {
       case Kind::Binary: {
         auto op = static_cast<ir::BinOp>(e->ival);
         if (op == ir::BinOp::Add || op == ir::BinOp::Sub) {
-          a = affine(e->kids[0], depth + 1);
-          a.absorb(affine(e->kids[1], depth + 1), op == ir::BinOp::Add ? 1 : -1);
+          a = affine(bin_lhs(e), depth + 1);
+          a.absorb(affine(bin_rhs(e), depth + 1), op == ir::BinOp::Add ? 1 : -1);
           return a;
         }
         break;
@@ -76,7 +76,7 @@ struct Solver {
       case Kind::Unary:
         if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) {
           Affine z;
-          z.absorb(affine(e->kids[0], depth + 1), -1);
+          z.absorb(affine(ir::unary_operand(e), depth + 1), -1);
           return z;
         }
         break;
@@ -114,17 +114,17 @@ struct Occurrence {
 void find_reads(const NodeRef& n, DefId b, bool scalar, std::vector<Occurrence>& out, bool as_base) {
   if (!n || n->kind == Kind::DimOf) return;  // an extent is not a value read
   // Nor are `len(b)` and `shape(b)` (a library's batch size `__convert(len(p), p)`).
-  if (n->kind == Kind::Call && n->kids.size() == 2 && n->kids[1]->kind == Kind::Name)
-    if (auto f = builtin_of(n->kids[0]->def); f && (*f == Builtin::Len || *f == Builtin::Shape)) return;
+  if (n->kind == Kind::Call && ir::call_args_count(n) == 1 && ir::call_args(n)[0]->kind == Kind::Name)
+    if (auto f = builtin_of(ir::call_callee(n)->def); f && (*f == Builtin::Len || *f == Builtin::Shape)) return;
   if (n->kind == Kind::Lambda) {
     ir::for_each_node(n, [&](const NodeRef& m) {
       if (m->kind == Kind::Name && m->def == b) unsupported("a closure that captures a differentiated value", m->span);
     });
     return;
   }
-  if (n->kind == Kind::Index && n->kids[0]->kind == Kind::Name && n->kids[0]->def == b && !scalar) {
+  if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name && ir::index_base(n)->def == b && !scalar) {
     out.push_back({n});
-    for (size_t i = 1; i < n->kids.size(); ++i) find_reads(n->kids[i], b, scalar, out, false);
+    for (const NodeRef& i : ir::index_args(n)) find_reads(i, b, scalar, out, false);
     return;
   }
   if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def == b) {
@@ -132,8 +132,12 @@ void find_reads(const NodeRef& n, DefId b, bool scalar, std::vector<Occurrence>&
     else if (!as_base) unsupported("a use of the whole array `" + n->name + "` inside an indexed expression", n->span);
     return;
   }
-  for (size_t i = 0; i < n->kids.size(); ++i)
-    find_reads(n->kids[i], b, scalar, out, n->kind == Kind::Index && i == 0);
+  if (n->kind == Kind::Index) {  // the base of an access may name b whole; its indices may not
+    find_reads(ir::index_base(n), b, scalar, out, true);
+    for (const NodeRef& i : ir::index_args(n)) find_reads(i, b, scalar, out, false);
+    return;
+  }
+  for (const NodeRef& k : n->kids) find_reads(k, b, scalar, out, false);
 }
 
 // The offset of an index expression from the Name `m` (`m`, `m + k`, `m - k`, `k + m`).
@@ -157,14 +161,15 @@ int self_direction(const NodeRef& sum, const Adjoint& bb) {
   int dir = 0;
   bool mixed = false;
   ir::for_each_node(sum, [&](const NodeRef& n) {
-    if (n->kind != Kind::Index || n->kids[0]->kind != Kind::Name || n->kids[0]->def != bb.def) return;
-    if (n->kids.size() != bb.m.size() + 1) {
+    if (n->kind != Kind::Index || ir::index_base(n)->kind != Kind::Name || ir::index_base(n)->def != bb.def) return;
+    ir::Kids idx = ir::index_args(n);
+    if (idx.size() != bb.m.size()) {
       mixed = true;
       return;
     }
     int d = 0;
     for (size_t a = 0; a < bb.m.size() && d == 0; ++a) {
-      auto o = offset_from(n->kids[a + 1], bb.m[a]->def);
+      auto o = offset_from(idx[a], bb.m[a]->def);
       if (!o) {
         mixed = true;
         return;
@@ -189,23 +194,23 @@ int primal_direction(const Entry& e) {
     std::unordered_map<DefId, std::pair<NodeRef, NodeRef>> ranges;  // reduction index -> lo, hi
     ir::for_each_node(cl.value, [&](const NodeRef& n) {
       if (n->kind != Kind::Reduce) return;
-      for (size_t i = 1; i < n->kids.size(); ++i) {
-        const NodeRef& sl = n->kids[i];
-        if (sl->kind == Kind::IdxIn && !sl->kids.empty() && sl->kids[0]->kind == Kind::RangeLit &&
-            sl->kids[0]->kids.size() >= 2)
-          ranges[sl->def] = {sl->kids[0]->kids[0], sl->kids[0]->kids[1]};
+      for (const NodeRef& sl : ir::reduce_slots(n)) {
+        if (sl->kind != Kind::IdxIn) continue;
+        if (const NodeRef& rg = ir::idxin_range(sl); rg && rg->kind == Kind::RangeLit)
+          ranges[sl->def] = {ir::range_lo(rg), ir::range_hi(rg)};
       }
     });
     ir::for_each_node(cl.value, [&](const NodeRef& n) {
-      if (n->kind != Kind::Index || n->kids[0]->kind != Kind::Name || n->kids[0]->def != e.def) return;
-      if (n->kids.size() != cl.slots.size() + 1) {
+      if (n->kind != Kind::Index || ir::index_base(n)->kind != Kind::Name || ir::index_base(n)->def != e.def) return;
+      ir::Kids idx = ir::index_args(n);
+      if (idx.size() != cl.slots.size()) {
         mixed = true;
         return;
       }
       int d = 0;
       for (size_t a = 0; a < cl.slots.size() && d == 0; ++a) {
         const NodeRef& sl = cl.slots[a];
-        const NodeRef& ix = n->kids[a + 1];
+        const NodeRef& ix = idx[a];
         if (sl->kind != Kind::IdxIn && sl->kind != Kind::IdxVar) {
           auto q = irb::as_lit(ix);
           if (sl->kind != Kind::IdxLit || !q) { mixed = true; return; }
@@ -261,7 +266,7 @@ class Sweeper {
     for (auto& s : cl.slots)
       if (s->kind == Kind::IdxVar || s->kind == Kind::IdxIn) W.push_back(s);
     for (auto& r : reduces)
-      for (size_t i = ir::reduce_slot_begin(); i < r->kids.size(); ++i) W.push_back(r->kids[i]);
+      for (const NodeRef& s : ir::reduce_slots(r)) W.push_back(s);
     std::unordered_set<DefId> wset;
     std::map<DefId, std::pair<NodeRef, NodeRef>> ranges;
     for (auto& s : W) {
@@ -271,10 +276,10 @@ class Sweeper {
       wset.insert(s->def);
       if (rf) {
         ranges[s->def] = {rf->lo, rf->hi};
-      } else if (s->kind == Kind::IdxIn && s->kids[0]->kind == Kind::RangeLit) {
+      } else if (s->kind == Kind::IdxIn && ir::idxin_range(s)->kind == Kind::RangeLit) {
         // Indices made while normalising (array lets) carry their range explicitly.
-        const NodeRef& r = s->kids[0];
-        ranges[s->def] = {r->kids[0], r->has(ir::kInclusive) ? irb::add(r->kids[1], irb::lit(1)) : r->kids[1]};
+        const NodeRef& r = ir::idxin_range(s);
+        ranges[s->def] = {ir::range_lo(r), r->has(ir::kInclusive) ? irb::add(ir::range_hi(r), irb::lit(1)) : ir::range_hi(r)};
       } else {
         unsupported("an index whose range is unknown (`" + s->name + "`)", s->span);
       }
@@ -338,7 +343,7 @@ class Sweeper {
     };
     std::vector<Bound> bounds;  // the solved indices' ranges, as conditions on the point
     for (int a = 0; a < b_rank; ++a) {
-      const NodeRef& e = occ.node->kids[static_cast<size_t>(a) + 1];
+      const NodeRef& e = ir::index_args(occ.node)[static_cast<size_t>(a)];
       Affine aff = sv.affine(e);
       if (aff.ok && aff.vars.size() == 1 && (aff.vars[0].second == 1 || aff.vars[0].second == -1) &&
           !solved.count(aff.vars[0].first)) {
@@ -351,7 +356,8 @@ class Sweeper {
         NodeRef lo = expand(ranges[v].first, 0), hi = expand(ranges[v].second, 0);
         // `i = m` where i already runs over the whole axis m runs over: no guard, so the adjoint
         // stays a plain contraction (BLAS, vectorisation).
-        bool whole = irb::as_lit(off) == 0 && coef == 1 && covers_axis(lo, hi, occ.node->kids[0], a);
+        bool whole = irb::as_lit(off) == 0 && coef == 1 && covers_axis(lo, hi, ir::index_base(occ.node), a);
+
         if (!whole) {
           bounds.push_back({false, repl, lo});
           bounds.push_back({true, repl, hi});

@@ -50,12 +50,12 @@ class Splitter {
     if (e->kind == Kind::Binary) {
       auto op = static_cast<ir::BinOp>(e->ival);
       if (op == ir::BinOp::Add || op == ir::BinOp::Sub) {
-        Lin a = lin(e->kids[0], depth + 1), b = lin(e->kids[1], depth + 1);
+        Lin a = lin(ir::bin_lhs(e), depth + 1), b = lin(ir::bin_rhs(e), depth + 1);
         return combine(a, b, op == ir::BinOp::Add ? 1 : -1);
       }
     }
     if (e->kind == Kind::Unary && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg)
-      return combine(Lin{}, lin(e->kids[0], depth + 1), -1);
+      return combine(Lin{}, lin(ir::unary_operand(e), depth + 1), -1);
     if (mentions_m(e)) return bad();
     auto v = facts_.fold(e);  // in a function: with its specialisation's facts
     if (!v || *v > kBig || *v < -kBig) return bad();
@@ -67,7 +67,7 @@ class Splitter {
   bool interval(const NodeRef& g, int* axis, int64_t* lo, int64_t* hi) {
     if (g->kind != Kind::Binary) return false;
     auto op = static_cast<ir::BinOp>(g->ival);
-    Lin d = combine(lin(g->kids[0]), lin(g->kids[1]), -1);  // d = lhs - rhs
+    Lin d = combine(lin(ir::bin_lhs(g)), lin(ir::bin_rhs(g)), -1);  // d = lhs - rhs
     if (!d.ok || d.axis < 0 || (d.c != 1 && d.c != -1)) return false;
     if (*axis >= 0 && *axis != d.axis) return false;
     *axis = d.axis;
@@ -137,8 +137,8 @@ struct Box {
 
 void flatten_sum(const NodeRef& e, std::vector<NodeRef>& out) {
   if (e->kind == Kind::Binary && static_cast<ir::BinOp>(e->ival) == ir::BinOp::Add) {
-    flatten_sum(e->kids[0], out);
-    flatten_sum(e->kids[1], out);
+    flatten_sum(ir::bin_lhs(e), out);
+    flatten_sum(ir::bin_rhs(e), out);
   } else {
     out.push_back(e);
   }
@@ -162,10 +162,11 @@ bool slot_range(CompileCtx& cx, Facts& facts, const NodeRef& s, int64_t* lo, int
   }
   NodeRef l, h;
   bool inclusive = false;
-  if (s->kind == Kind::IdxIn && s->kids[0]->kind == Kind::RangeLit) {
-    l = s->kids[0]->kids[0];
-    h = s->kids[0]->kids[1];
-    inclusive = s->kids[0]->has(ir::kInclusive);
+  if (s->kind == Kind::IdxIn && ir::idxin_range(s)->kind == Kind::RangeLit) {
+    const NodeRef& range = ir::idxin_range(s);
+    l = ir::range_lo(range);
+    h = ir::range_hi(range);
+    inclusive = range->has(ir::kInclusive);
   } else if (const RangeFact* rf = facts.range(s->def)) {
     l = rf->lo;
     h = rf->hi;
@@ -251,11 +252,12 @@ std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoin
   // ordered by the steps: split as usual.)
   bool same_step_summed_read = false;
   ir::for_each_node(sum, [&](const NodeRef& n) {
-    if (n->kind != Kind::Index || n->kids[0]->kind != Kind::Name || n->kids[0]->def != t.def) return;
-    for (size_t a = 1; a < n->kids.size() && a <= rank; ++a) {
-      const NodeRef& ix = n->kids[a];
-      if (ix->kind == Kind::Name && ix->def == t.m[a - 1]->def) continue;  // the point's own
-      if (a == 1) break;  // another step (split boxes on axis 0 order those)
+    if (n->kind != Kind::Index || ir::index_base(n)->kind != Kind::Name || ir::index_base(n)->def != t.def) return;
+    ir::Kids idx = ir::index_args(n);
+    for (size_t a = 0; a < idx.size() && a < rank; ++a) {
+      const NodeRef& ix = idx[a];
+      if (ix->kind == Kind::Name && ix->def == t.m[a]->def) continue;  // the point's own
+      if (a == 0) break;  // another step (split boxes on axis 0 order those)
       ir::for_each_node(ix, [&](const NodeRef& x) {
         if (x->kind != Kind::Name) return;
         bool is_m = false;
@@ -274,19 +276,19 @@ std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoin
   for (auto& p : parts) {
     Term term{p, std::vector<int64_t>(rank, -kInf), std::vector<int64_t>(rank, kInf)};
     if (p->kind == Kind::Where) {
-      for (size_t i = 1; i < p->kids.size(); ++i) {
-        if (p->kids[i]->kind != Kind::WGuard) return std::nullopt;
+      for (const NodeRef& item : ir::where_clauses(p)) {
+        if (item->kind != Kind::WGuard) return std::nullopt;
         int axis = -1;
         int64_t lo = -kInf, hi = kInf;
-        if (!sp.interval(p->kids[i]->kids[0], &axis, &lo, &hi)) {
-          term.rest.push_back(p->kids[i]);
+        if (!sp.interval(ir::wguard_cond(item), &axis, &lo, &hi)) {
+          term.rest.push_back(item);
           continue;
         }
         auto ax = static_cast<size_t>(axis);
         term.lo[ax] = std::max(term.lo[ax], lo);
         term.hi[ax] = std::min(term.hi[ax], hi);
       }
-      term.value = p->kids[0];
+      term.value = ir::where_expr(p);
       guarded = true;
     }
     terms.push_back(term);
@@ -336,19 +338,19 @@ std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoin
     if (!body)
       for (size_t a = 0; a < rank; ++a) box.lo[a] = box.hi[a] - 1;
     Copier cp(cx, facts);
-    std::vector<NodeRef> kids{nullptr};
+    std::vector<NodeRef> slots;
     for (size_t a = 0; a < rank; ++a) {
       if (box.hi[a] - box.lo[a] == 1) {
-        kids.push_back(ir::make({.kind = Kind::IdxLit, .ival = box.lo[a]}));
+        slots.push_back(ir::make({.kind = Kind::IdxLit, .ival = box.lo[a]}));
         cp.subst[t.m[a]->def] = irb::lit(box.lo[a]);
         continue;
       }
       DefId d = cx.resolver.new_def(t.m[a]->name, DefKind::Index);
       cp.subst[t.m[a]->def] = name(t.m[a]->name, d);
-      kids.push_back(idx_in(t.m[a]->name, d, irb::lit(box.lo[a]), irb::lit(box.hi[a])));
+      slots.push_back(idx_in(t.m[a]->name, d, irb::lit(box.lo[a]), irb::lit(box.hi[a])));
     }
-    kids[0] = body ? cp.copy(body) : zero_of(dt);
-    decls.push_back(ir::make({.kind = Kind::EinDecl, .kids = std::move(kids), .name = t.name, .def = t.def}));
+    NodeRef value = body ? cp.copy(body) : zero_of(dt);
+    decls.push_back(ir::make({.kind = Kind::EinDecl, .kids = ir::kid_list(value, slots), .name = t.name, .def = t.def}));
   }
   // A reverse recurrence computes its last points first.
   if (reverse) std::reverse(decls.begin(), decls.end());
@@ -363,11 +365,12 @@ std::optional<DefId> alias_of(const Adjoint& b, const AdjSplit& sb,
   for (auto& seg : sb.segs) {
     if (!seg.body) continue;
     const NodeRef& e = seg.body;
-    if (e->kind != Kind::Index || e->kids.size() != 2 || e->kids[0]->kind != Kind::Name ||
-        e->kids[1]->kind != Kind::Name || e->kids[1]->def != b.m[0]->def)
+    if (e->kind != Kind::Index || ir::index_args_count(e) != 1 || ir::index_base(e)->kind != Kind::Name ||
+        ir::index_args(e)[0]->kind != Kind::Name || ir::index_args(e)[0]->def != b.m[0]->def)
       return std::nullopt;
-    if (src && *src != e->kids[0]->def) return std::nullopt;
-    src = e->kids[0]->def;
+    if (src && *src != ir::index_base(e)->def) return std::nullopt;
+    src = ir::index_base(e)->def;
+
   }
   if (!src) return std::nullopt;
   auto it = splits.find(*src);
