@@ -339,8 +339,8 @@ NodeRef Copier::rec(const NodeRef& n, Env& env) {
       std::vector<NodeRef> kids;
       for (auto& s : n->kids) {
         if (s && s->kind == Kind::Let) {
-          NodeRef ty = s->kids[1];
-          NodeRef v = rec(s->kids[2], inner);
+          NodeRef ty = ir::let_type(s);
+          NodeRef v = rec(ir::let_value(s), inner);
           std::function<NodeRef(const NodeRef&)> pat = [&](const NodeRef& p) -> NodeRef {
             if (!p) return p;
             if (p->kind == Kind::PBind) {
@@ -351,7 +351,8 @@ NodeRef Copier::rec(const NodeRef& n, Env& env) {
             for (auto& x : p->kids) sub.push_back(pat(x));
             return node(p, std::move(sub), inner);
           };
-          NodeRef pt = pat(s->kids[0]);
+          NodeRef pt = pat(ir::let_pattern(s));
+
           kids.push_back(node(s, {pt, ty, v}, inner));
         } else if (s && s->kind == Kind::EinGroup) {
           fresh(s, inner);  // the tensor's name is visible in its own clauses (recurrences)

@@ -24,10 +24,11 @@ NodeRef one_of(DType d) { return ir::make({.kind = Kind::Cast, .kids = {flit(1.0
 // x) becomes 1.
 NodeRef basis(const NodeRef& n, DefId P, const std::vector<NodeRef>& s, DType dt) {
   if (!n) return n;
-  if (n->kind == Kind::Index && n->kids[0]->kind == Kind::Name && n->kids[0]->def == P) {
-    if (n->kids.size() != s.size() + 1) unsupported("a partial read of an array inside a comprehension", n->span);
+  if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name && ir::index_base(n)->def == P) {
+    ir::Kids idx = ir::index_args(n);
+    if (idx.size() != s.size()) unsupported("a partial read of an array inside a comprehension", n->span);
     NodeRef same;
-    for (size_t a = 0; a < s.size(); ++a) same = land(same, eq(basis(n->kids[a + 1], P, s, dt), s[a]));
+    for (size_t a = 0; a < s.size(); ++a) same = land(same, eq(basis(idx[a], P, s, dt), s[a]));
     return ifz(same, one_of(dt), zero_of(dt));
   }
   if (n->kind == Kind::Name && n->def == P) {
@@ -82,17 +83,16 @@ Entry Tape::comp_entry(DefId d, const std::string& nm, const NodeRef& comp) {
   // Generators over active arrays enumerate positions instead, so an element's tangent can name
   // the position it came from: `c in v` -> `i in 0..len(v), c = v[i]` (the same order).
   std::vector<NodeRef> clauses;
-  for (size_t i = 1; i < comp->kids.size(); ++i) {
-    const NodeRef& g = comp->kids[i];
-    int r = g->kind == Kind::CompGen ? ir::rank_of(facts_.type(g->kids[0])) : 0;
-    if (r <= 0 || !reads_input(g->kids[0])) {
+  for (const NodeRef& g : ir::comp_clauses(comp)) {
+    int r = g->kind == Kind::CompGen ? ir::rank_of(facts_.type(ir::compgen_iter(g))) : 0;
+    if (r <= 0 || !reads_input(ir::compgen_iter(g))) {
       clauses.push_back(g);
       continue;
     }
     if (r != 1) unsupported("a generator over the rows of a differentiated array", g->span);
     DefId pos = cx_.resolver.new_def(g->name + ".pos", DefKind::Local, g->span);
-    clauses.push_back(comp_gen(g->name + ".pos", pos, range(irb::lit(0), extent_of(g->kids[0], 0))));
-    clauses.push_back(comp_let(g->name, g->def, pointwise(g->kids[0], {name(g->name + ".pos", pos)})));
+    clauses.push_back(comp_gen(g->name + ".pos", pos, range(irb::lit(0), extent_of(ir::compgen_iter(g), 0))));
+    clauses.push_back(comp_let(g->name, g->def, pointwise(ir::compgen_iter(g), {name(g->name + ".pos", pos)})));
   }
   const NodeRef& elem = ir::comp_elem(*comp);
   DefId kdef = cx_.resolver.new_def(nm + ".k", DefKind::Index, comp->span);
@@ -111,7 +111,7 @@ Entry Tape::comp_entry(DefId d, const std::string& nm, const NodeRef& comp) {
     for (auto& c : clauses) {
       jcl.push_back(c);
       if (c->kind != Kind::CompLet) continue;
-      if (NodeRef t = fwd.tangent(c->kids[0])) {
+      if (NodeRef t = fwd.tangent(ir::complet_value(c))) {
         DefId td = cx_.resolver.new_def("t." + c->name, DefKind::Local, c->span);
         tlets.push_back(comp_let("t." + c->name, td, t));
         fwd.tangents[c->def] = name("t." + c->name, td);
@@ -198,9 +198,10 @@ NodeRef Tape::hoist_comps(const NodeRef& e, const std::unordered_set<DefId>& aro
 
 std::optional<int64_t> Tape::fold_extent(const NodeRef& a, int axis) const {
   if (a->kind == Kind::ArrayLit) {
-    if (axis == 0) return static_cast<int64_t>(a->kids.size());
-    if (a->kids.empty() || axis < 0) return std::nullopt;
-    return fold_extent(a->kids[0], axis - 1);
+    ir::Kids elems = ir::array_elems(a);
+    if (axis == 0) return static_cast<int64_t>(elems.size());
+    if (elems.empty() || axis < 0) return std::nullopt;
+    return fold_extent(elems.front(), axis - 1);
   }
   // Elementwise arithmetic has the extents of its array operands (`d * d`, `X - mu`).
   if (a->kind == Kind::Binary || a->kind == Kind::Unary) {
@@ -212,14 +213,15 @@ std::optional<int64_t> Tape::fold_extent(const NodeRef& a, int axis) const {
     return std::nullopt;
   }
   if (a->kind == Kind::Index) {
-    const NodeRef& base = a->kids[0];
-    for (size_t i = 1; i < a->kids.size(); ++i)
-      if (a->kids[i]->kind == Kind::RangeLit || ir::rank_of(facts_.type(a->kids[i])) != 0) return std::nullopt;
-    return fold_extent(base, axis + static_cast<int>(a->kids.size()) - 1);
+    ir::Kids idx = ir::index_args(a);
+    for (const NodeRef& i : idx)
+      if (i->kind == Kind::RangeLit || ir::rank_of(facts_.type(i)) != 0) return std::nullopt;
+    return fold_extent(ir::index_base(a), axis + static_cast<int>(idx.size()));
   }
   // `__convert(B, x)` keeps B's shape (the library's change of element type).
-  if (a->kind == Kind::Call && a->kids.size() == 3)
-    if (auto b = builtin_of(a->kids[0]->def); b && *b == Builtin::Convert) return fold_extent(a->kids[1], axis);
+  if (a->kind == Kind::Call && ir::call_args_count(a) == 2)
+    if (auto b = builtin_of(ir::call_callee(a)->def); b && *b == Builtin::Convert)
+      return fold_extent(ir::call_args(a)[0], axis);
   if (a->kind != Kind::Name && a->kind != Kind::Path) return std::nullopt;
   if (auto it = visible_.find(a->def); it != visible_.end() && it->second->kind == Kind::Let &&
                                         ir::let_pattern(*it->second)->kind == Kind::PBind) {
@@ -243,9 +245,9 @@ std::optional<int64_t> Tape::fold_extent(const NodeRef& a, int axis) const {
     ~Depth() { --depth; }
   } guard;
   std::optional<int64_t> ext;
-  for (auto& c : it->second->kids) {
-    if (c->kind != Kind::EinDecl || axis + 1 >= static_cast<int>(c->kids.size())) return std::nullopt;
-    const NodeRef& s = c->kids[static_cast<size_t>(axis) + 1];
+  for (auto& c : ir::group_clauses(it->second)) {
+    if (c->kind != Kind::EinDecl || axis >= static_cast<int>(ir::ein_slots_count(c))) return std::nullopt;
+    const NodeRef& s = ir::ein_slots(c)[static_cast<size_t>(axis)];
     std::optional<int64_t> e;
     if (s->kind == Kind::IdxLit) {
       e = irb::add_exact(s->ival, 1);
@@ -282,14 +284,14 @@ NodeRef Tape::flat_index(const NodeRef& e) {
   }
   NodeRef n = changed ? ir::with_kids(e, std::move(kids)) : e;
   if (changed) facts_.note_type(n->id, facts_.type(e));
-  if (n->kind != Kind::Index || n->kids[0]->kind != Kind::Index) return n;
-  const NodeRef& inner = n->kids[0];
-  std::vector<NodeRef> all(inner->kids.begin(), inner->kids.end());
+  if (n->kind != Kind::Index || ir::index_base(n)->kind != Kind::Index) return n;
+  const NodeRef& inner = ir::index_base(n);
+  std::vector<NodeRef> all = ir::kid_list(ir::index_base(inner), ir::index_args(inner));
   for (auto& k : all)
     if (k->kind == Kind::RangeLit) return n;
-  for (size_t i = 1; i < n->kids.size(); ++i) {
-    if (n->kids[i]->kind == Kind::RangeLit) return n;
-    all.push_back(n->kids[i]);
+  for (const NodeRef& i : ir::index_args(n)) {
+    if (i->kind == Kind::RangeLit) return n;
+    all.push_back(i);
   }
   NodeRef m = ir::make({.kind = Kind::Index, .span = n->span, .kids = std::move(all)});
   facts_.note_type(m->id, facts_.type(e));
@@ -354,7 +356,8 @@ NodeRef Tape::unroll_rows(const NodeRef& comp, bool nested) {
     Copier cp(cx_, facts_);
     NodeRef at = ir::make_int(*lo + k);
     if (rows_lit) {
-      cp.subst[g->def] = rows_lit->kids[static_cast<size_t>(k)];
+      cp.subst[g->def] = ir::array_elems(rows_lit)[static_cast<size_t>(k)];
+
     } else if (iter->kind == Kind::RangeLit) {
       cp.subst[g->def] = at;
     } else {

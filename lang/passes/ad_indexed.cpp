@@ -26,7 +26,7 @@ std::vector<NodeRef> indices_of(const NodeRef& n) {
   return std::vector<NodeRef>(n->kids.begin() + 1, n->kids.end());
 }
 
-NodeRef base_of(const NodeRef& n) { return n->kind == Kind::Index ? n->kids[0] : n; }
+NodeRef base_of(const NodeRef& n) { return n->kind == Kind::Index ? ir::index_base(n) : n; }
 
 NodeRef index_into(const NodeRef& base, const std::vector<NodeRef>& ix, Span span) {
   if (ix.empty()) return base;
@@ -66,16 +66,17 @@ bool diagonal(CompileCtx& cx, const Tape& tape, DefId x, int rx, std::unordered_
       bool ok = true;
       std::function<void(const NodeRef&, bool)> walk = [&](const NodeRef& n, bool as_base) {
         if (!n || !ok) return;
-        if (n->kind == Kind::Index && n->kids[0]->kind == Kind::Name && active.count(n->kids[0]->def)) {
-          DefId f = n->kids[0]->def;
-          int rf = static_cast<int>(n->kids.size()) - 1;
+        if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name && active.count(ir::index_base(n)->def)) {
+          DefId f = ir::index_base(n)->def;
+          ir::Kids idx = ir::index_args(n);
+          int rf = static_cast<int>(idx.size());
           auto df = diag.find(f);
           if (df == diag.end()) {
             std::vector<int> pos;
             for (int a = 0; a < rx && ok; ++a) {
               int found = -1, count = 0;
               for (int p = 0; p < rf; ++p)
-                if (holds(n->kids[static_cast<size_t>(p) + 1], a)) found = p, ++count;
+                if (holds(idx[static_cast<size_t>(p)], a)) found = p, ++count;
               if (count != 1) ok = false;
               for (int q : pos) ok = ok && q != found;
               pos.push_back(found);
@@ -84,7 +85,7 @@ bool diagonal(CompileCtx& cx, const Tape& tape, DefId x, int rx, std::unordered_
           } else {
             for (int a = 0; a < rx && ok; ++a) {
               int p = df->second[static_cast<size_t>(a)];
-              ok = p < rf && holds(n->kids[static_cast<size_t>(p) + 1], a);
+              ok = p < rf && holds(idx[static_cast<size_t>(p)], a);
             }
           }
           return;
@@ -93,7 +94,12 @@ bool diagonal(CompileCtx& cx, const Tape& tape, DefId x, int rx, std::unordered_
           ok = false;  // a whole tensor or an active scalar mixes every column
           return;
         }
-        for (size_t k = 0; k < n->kids.size(); ++k) walk(n->kids[k], n->kind == Kind::Index && k == 0);
+        if (n->kind == Kind::Index) {  // the base of an access may name an active tensor whole
+          walk(ir::index_base(n), true);
+          for (const NodeRef& i : ir::index_args(n)) walk(i, false);
+          return;
+        }
+        for (const NodeRef& k : n->kids) walk(k, false);
       };
       walk(cl.value, false);
       if (!ok) return false;
@@ -116,11 +122,12 @@ bool Rewriter::varies(const NodeRef& e, size_t level) const {
 }
 
 NodeRef Rewriter::indexed(const NodeRef& q) {
-  const NodeRef& T = q->kids[0]->kids[0];
-  const NodeRef& X = q->kids[1]->kids[0];
+  const NodeRef& T = quotient_of(q);
+  const NodeRef& X = quotient_by(q);
   NodeRef tb = base_of(T), xb = base_of(X);
   if (tb->kind != Kind::Name || !tb->def.valid()) {
-    cx_.error("E013", "the target of a derivative must be a named binding or a point of one", q->kids[0]->span,
+    cx_.error("E013", "the target of a derivative must be a named binding or a point of one", ir::bin_lhs(q)->span,
+
               "not a binding name", "bind the expression first: `let y = ...;` then `@y / @x`");
     return q;
   }

@@ -56,13 +56,13 @@ NodeRef Rewriter::lazy_use(const NodeRef& n) {
     auto it = lazy.find(x->def);
     return it == lazy.end() ? nullptr : &it->second;
   };
-  if (n->kind == Kind::Call && n->kids.size() == 2) {
-    const NodeRef* q = lazy_of(n->kids[1]);
-    auto b = builtin_of(n->kids[0]->def);
+  if (n->kind == Kind::Call && ir::call_args_count(n) == 1) {
+    const NodeRef* q = lazy_of(ir::call_args(n)[0]);
+    auto b = builtin_of(ir::call_callee(n)->def);
     if (q && b && (*b == Builtin::Shape || *b == Builtin::Len)) {
-      const NodeRef& T = (*q)->kids[0]->kids[0];
-      const NodeRef& X = (*q)->kids[1]->kids[0];
-      NodeRef tn = T->kind == Kind::Index ? T->kids[0] : T;
+      const NodeRef& T = quotient_of(*q);
+      const NodeRef& X = quotient_by(*q);
+      NodeRef tn = T->kind == Kind::Index ? ir::index_base(T) : T;
       int ry = T->kind == Kind::Index ? 0 : ir::rank_of(facts_.def_type(tn->def));
       int rx = ir::rank_of(facts_.def_type(X->def));
       std::vector<NodeRef> dims;
@@ -73,13 +73,14 @@ NodeRef Rewriter::lazy_use(const NodeRef& n) {
     }
   }
   if (n->kind != Kind::Index) return nullptr;
-  const NodeRef* q = lazy_of(n->kids[0]);
+  const NodeRef* q = lazy_of(ir::index_base(n));
   if (!q) return nullptr;
-  const NodeRef& T = (*q)->kids[0]->kids[0];
+  const NodeRef& T = quotient_of(*q);
   int ry = ir::rank_of(facts_.def_type(T->def));
-  std::vector<NodeRef> rows, rest;
-  for (size_t i = 1; i < n->kids.size(); ++i)
-    (static_cast<int>(i) <= ry ? rows : rest).push_back(expr(n->kids[i]));
+  std::vector<NodeRef> rows, rest;  // J's first ry axes are y's, the rest x's
+  ir::Kids idx = ir::index_args(n);
+  for (size_t i = 0; i < idx.size(); ++i)
+    (static_cast<int>(i) < ry ? rows : rest).push_back(expr(idx[i]));
   bool const_rows = true;
   for (auto& r : rows) const_rows = const_rows && fold_int(cx_, cx_.cell(), r).has_value();
   if (!const_rows) return column_use(*q, n, rows, rest);
@@ -100,20 +101,20 @@ NodeRef Rewriter::lazy_use(const NodeRef& n) {
 // `t_x[k..] = (k.. == at..) as x's float type`, the seed of one forward (JVP) sweep. With `at`
 // empty, the all-ones tangent (the seed of a structurally independent entry, ad_indexed.cpp).
 NodeRef Rewriter::basis_tangent(const NodeRef& q, const NodeRef& X, DType dtx, const std::vector<NodeRef>& at) {
-  std::vector<NodeRef> skids{nullptr};
+  std::vector<NodeRef> slots;
   NodeRef cond;
   int rx = ir::rank_of(facts_.def_type(X->def));
   for (int a = 0; a < rx; ++a) {
     std::string nm = "k" + std::to_string(a);
     DefId d = cx_.resolver.new_def(nm, DefKind::Index, q->span);
-    skids.push_back(idx_in(nm, d, irb::lit(0), irb::dim_of(X, a)));
+    slots.push_back(idx_in(nm, d, irb::lit(0), irb::dim_of(X, a)));
     if (!at.empty()) cond = land(cond, eq(name(nm, d), at[static_cast<size_t>(a)]));
   }
   NodeRef ty = ir::make({.kind = Kind::TyPrim, .name = dtype_name(dtx)});
-  skids[0] = ir::make({.kind = Kind::Cast, .kids = {cond ? ifz(cond, flit(1.0), flit(0.0)) : flit(1.0), ty}});
+  NodeRef value = ir::make({.kind = Kind::Cast, .kids = {cond ? ifz(cond, flit(1.0), flit(0.0)) : flit(1.0), ty}});
   std::string sn = "t_" + X->name;
   DefId sd = cx_.resolver.new_def(sn, DefKind::Local, q->span);
-  NodeRef sdecl = ir::make({.kind = Kind::EinDecl, .kids = std::move(skids), .name = sn, .def = sd});
+  NodeRef sdecl = ir::make({.kind = Kind::EinDecl, .kids = ir::kid_list(value, slots), .name = sn, .def = sd});
   return ir::make({.kind = Kind::EinGroup, .kids = {sdecl}, .name = sn, .def = sd});
 }
 
@@ -123,8 +124,8 @@ NodeRef Rewriter::basis_tangent(const NodeRef& q, const NodeRef& X, DType dtx, c
 // is computed instead.
 NodeRef Rewriter::column_use(const NodeRef& q, const NodeRef& use, const std::vector<NodeRef>& rows,
                              const std::vector<NodeRef>& cols) {
-  const NodeRef& T = q->kids[0]->kids[0];
-  const NodeRef& X = q->kids[1]->kids[0];
+  const NodeRef& T = quotient_of(q);
+  const NodeRef& X = quotient_by(q);
   auto whole = [&]() {
     std::vector<NodeRef> all = rows;
     for (auto& c : cols) all.push_back(c);
@@ -155,7 +156,7 @@ NodeRef Rewriter::column_use(const NodeRef& q, const NodeRef& use, const std::ve
 
 // A standalone `@y`: its symbolic form, as a string value.
 NodeRef Rewriter::differential(const NodeRef& n) {
-  const NodeRef& y = n->kids[0];
+  const NodeRef& y = ir::diff_expr(n);
   if (y->kind != Kind::Name || !y->def.valid()) {
     cx_.error("E013", "a differential needs a named binding", n->span, "not a binding name",
               "bind the expression first: `let y = ...;` then `@y`");
@@ -177,7 +178,7 @@ NodeRef Rewriter::differential(const NodeRef& n) {
 
 bool Rewriter::checked_param(const NodeRef& q, const NodeRef& X) {
   if (X->kind != Kind::Name || !X->def.valid()) {
-    cx_.error("E013", "the parameter of a derivative must be a named binding", q->kids[1]->span,
+    cx_.error("E013", "the parameter of a derivative must be a named binding", ir::bin_rhs(q)->span,
               "not a binding name", "bind the value first: `let v = ...;` then `@y / @v`");
     return false;
   }
@@ -191,12 +192,12 @@ bool Rewriter::checked_param(const NodeRef& q, const NodeRef& X) {
 }
 
 NodeRef Rewriter::quotient(const NodeRef& q) {
-  const NodeRef& T = q->kids[0]->kids[0];
-  const NodeRef& X = q->kids[1]->kids[0];
+  const NodeRef& T = quotient_of(q);
+  const NodeRef& X = quotient_by(q);
   if (X->kind == Kind::Index || (T->kind == Kind::Index && fixed_rows_.empty())) return indexed(q);
   if (!checked_param(q, X)) return q;
   if (T->kind != Kind::Name || !T->def.valid()) {
-    cx_.error("E013", "the target of a derivative must be a named binding", q->kids[0]->span,
+    cx_.error("E013", "the target of a derivative must be a named binding", ir::bin_lhs(q)->span,
               "not a binding name", "bind the expression first: `let y = ...;` then `@y / @x`");
     return q;
   }
@@ -347,10 +348,11 @@ NodeRef Rewriter::shared(const NodeRef& q, DefId target, const NodeRef& X) {
   std::unordered_set<DefId> seen;
   for (auto& s : levels_.back().remaining)
     ir::for_each_node(s, [&](const NodeRef& n) {
-      if (!is_quotient(n) || n->kids[0]->kids[0]->kind != Kind::Name ||
-          n->kids[0]->kids[0]->def != target || n->kids[1]->kids[0]->kind != Kind::Name)
+      if (!is_quotient(n) || quotient_of(n)->kind != Kind::Name || quotient_of(n)->def != target ||
+          quotient_by(n)->kind != Kind::Name)
         return;
-      const NodeRef& w = n->kids[1]->kids[0];
+      const NodeRef& w = quotient_by(n);
+
       if (facts_.float_dtype_of_def(w->def) && ir::rank_of(facts_.def_type(w->def)) >= 0 &&
           level_of_def(w->def) < levels_.size() && seen.insert(w->def).second)
         wrts.push_back(w);

@@ -41,7 +41,22 @@ int prec(const NodeRef& n) {
 
 std::string text(const NodeRef& n);
 
-std::string wrapped(const NodeRef& n, int outer) {
+// The texts of a list of kids, comma-separated.
+template <class F>
+std::string listed(ir::Kids parts, F&& each) {
+  std::string s;
+  bool first = true;
+  for (const NodeRef& p : parts) {
+    s += (first ? "" : ", ") + each(p);
+    first = false;
+  }
+
+  return s;
+}
+
+
+std::string wrapped(
+const NodeRef& n, int outer) {
   std::string t = text(n);
   return prec(n) < outer ? "(" + t + ")" : t;
 }
@@ -57,32 +72,24 @@ std::string text(const NodeRef& n) {
       if (auto b = builtin_of(n->def)) return builtin_shown_name(*b);
       return n->name;
     }
-    case Kind::Unary: return std::string(ir::unop_spelling(static_cast<ir::UnOp>(n->ival))) + wrapped(n->kids[0], 9);
+    case Kind::Unary:
+      return std::string(ir::unop_spelling(static_cast<ir::UnOp>(n->ival))) + wrapped(ir::unary_operand(n), 9);
     case Kind::Binary: {
       int p = prec(n);
       bool right = static_cast<BinOp>(n->ival) == BinOp::Pow;
-      return wrapped(n->kids[0], right ? p + 1 : p) + " " + ir::binop_spelling(static_cast<BinOp>(n->ival)) +
-             " " + wrapped(n->kids[1], right ? p : p + 1);
+      return wrapped(ir::bin_lhs(n), right ? p + 1 : p) + " " + ir::binop_spelling(static_cast<BinOp>(n->ival)) +
+             " " + wrapped(ir::bin_rhs(n), right ? p : p + 1);
     }
-    case Kind::Call: {
-      std::string s = text(n->kids[0]) + "(";
-      for (size_t i = 1; i < n->kids.size(); ++i) s += (i > 1 ? ", " : "") + text(n->kids[i]);
-      return s + ")";
-    }
-    case Kind::Index: {
-      std::string s = text(n->kids[0]) + "[";
-      for (size_t i = 1; i < n->kids.size(); ++i) s += (i > 1 ? ", " : "") + text(n->kids[i]);
-      return s + "]";
-    }
-    case Kind::Cast: return wrapped(n->kids[0], 9) + " as " + n->kids[1]->name;
+    case Kind::Call: return text(ir::call_callee(n)) + "(" + listed(ir::call_args(n), text) + ")";
+    case Kind::Index: return text(ir::index_base(n)) + "[" + listed(ir::index_args(n), text) + "]";
+    case Kind::Cast: return wrapped(ir::cast_expr(n), 9) + " as " + ir::cast_type(n)->name;
     case Kind::Reduce: {
-      std::string s = n->name + "[";
-      for (size_t i = 1; i < n->kids.size(); ++i) s += (i > 1 ? ", " : "") + n->kids[i]->name;
-      return s + "](" + text(n->kids[0]) + ")";
+      auto slot_name = [](const NodeRef& s) { return s->name; };
+      return n->name + "[" + listed(ir::reduce_slots(n), slot_name) + "](" + text(ir::reduce_body(n)) + ")";
     }
     case Kind::If:
-      return "if " + text(n->kids[0]) + " { " + text(n->kids[1]) + " } else { " + text(n->kids[2]) + " }";
-    case Kind::Member: return wrapped(n->kids[0], 10) + "." + n->name;
+      return "if " + text(ir::if_cond(n)) + " { " + text(ir::if_then(n)) + " } else { " + text(ir::if_else(n)) + " }";
+    case Kind::Member: return wrapped(ir::member_base(n), 10) + "." + n->name;
     default: return "(…)";
   }
 }
@@ -98,20 +105,20 @@ Poly poly(const NodeRef& n) {
     if (v != 0) p[{}] = v;
     return p;
   }
-  if (n->kind == Kind::Cast) return poly(n->kids[0]);
+  if (n->kind == Kind::Cast) return poly(ir::cast_expr(n));
   if (n->kind == Kind::Unary && static_cast<ir::UnOp>(n->ival) == ir::UnOp::Neg) {
-    for (auto& [k, c] : poly(n->kids[0])) p[k] -= c;
+    for (auto& [k, c] : poly(ir::unary_operand(n))) p[k] -= c;
     return p;
   }
   if (n->kind == Kind::Binary) {
     auto op = static_cast<BinOp>(n->ival);
     if (op == BinOp::Add || op == BinOp::Sub) {
-      p = poly(n->kids[0]);
-      for (auto& [k, c] : poly(n->kids[1])) p[k] += op == BinOp::Add ? c : -c;
+      p = poly(ir::bin_lhs(n));
+      for (auto& [k, c] : poly(ir::bin_rhs(n))) p[k] += op == BinOp::Add ? c : -c;
       return p;
     }
     if (op == BinOp::Mul) {
-      Poly a = poly(n->kids[0]), b = poly(n->kids[1]);
+      Poly a = poly(ir::bin_lhs(n)), b = poly(ir::bin_rhs(n));
       for (auto& [ka, ca] : a)
         for (auto& [kb, cb] : b) {
           std::vector<std::string> k = ka;
@@ -176,11 +183,10 @@ std::string symbolic_differential(CompileCtx& cx, Facts& facts, const std::strin
     seed(ir::ein_value(*c));
     NodeRef t = fwd.tangent(ir::ein_value(*c));
     std::string lhs = "@" + y + "[";
-    for (size_t i = ir::ein_slot_begin(); i < c->kids.size(); ++i) {
-      const NodeRef& s = c->kids[i];
-      lhs += (i > ir::ein_slot_begin() ? ", " : "") + (s->kind == Kind::IdxLit ? std::to_string(s->ival) : s->name);
-    }
+    auto slot_text = [](const NodeRef& s) { return s->kind == Kind::IdxLit ? std::to_string(s->ival) : s->name; };
+    lhs += listed(ir::ein_slots(c), slot_text);
     out += (out.empty() ? "" : "\n") + lhs + "] = " + poly_text(poly(t));
+
   }
   return out;
 }

@@ -32,24 +32,20 @@ void differentiate(CompileCtx& cx) {
     Unit& u = *cx.units[i];
     const NodeRef& b = u.body;
     if (!b || !has_diff(b) || u.key.empty() || (b->kind != Kind::Fn && b->kind != Kind::Lambda)) continue;
-    bool lambda = b->kind == Kind::Lambda;
     Facts facts = facts_for(cx, &u);
     Rewriter rw(cx, facts);
-    for (size_t p = lambda ? ir::lambda_param_begin() : ir::fn_param_begin(); p < b->kids.size(); ++p)
-      rw.add_leaf(b->kids[p]->def);
+    for (const NodeRef& p : ir::callable_params(b)) rw.add_leaf(p->def);
     std::unordered_set<DefId> own = binders_in(b);
     ir::for_each_node(b, [&](const NodeRef& n) {
       if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def.valid() && !own.count(n->def)) rw.add_outer(n->def);
     });
-    const size_t at = lambda ? 0 : 1;
-    const NodeRef& body = b->kids[at];
+    const NodeRef& body = ir::callable_body(b);
     // An expression body is a block with only a tail.
     NodeRef list = body->kind == Kind::Block ? body : block({}, body);
     NodeRef nb = rw.statements(list);
     if (nb == list) continue;
-    std::vector<NodeRef> kids = b->kids;
-    kids[at] = nb;
-    cx.ad_bodies[u.key] = ir::with_kids(b, std::move(kids));
+    cx.ad_bodies[u.key] = ir::with_callable_body(b, nb);
+
     ++cx.ad_rewrites;
   }
   Unit& cell = cx.cell();
