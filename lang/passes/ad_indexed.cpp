@@ -173,12 +173,9 @@ NodeRef Rewriter::indexed(const NodeRef& q) {
     }
     return entry_in_place(q, T, X);
   } catch (const Unsupported& u) {
-    Diagnostic d = make_diag("E013", "cannot differentiate through " + u.what,
-                             u.span.valid() ? u.span : q->span, "not differentiable here");
-    if (u.span.valid() && u.span.file == q->span.file) d.secondary.push_back(Label{q->span, "in this derivative"});
-    cx_.diags.report(std::move(d));
-    return q;
+    return not_differentiable(q, u);
   }
+
 }
 
 // ∂y[ti] / ∂x, read at pi: the target point as a synthetic scalar (or row) binding and one

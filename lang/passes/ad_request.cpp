@@ -206,13 +206,18 @@ NodeRef Rewriter::quotient(const NodeRef& q) {
       if (NodeRef r = shared(q, T->def, X)) return r;
     return build(q, T, T->def, T->name, X, nullptr);
   } catch (const Unsupported& u) {
-    Diagnostic d = make_diag("E013", "cannot differentiate through " + u.what,
-                             u.span.valid() ? u.span : q->span, "not differentiable here");
-    if (u.span.valid() && u.span.file == q->span.file) d.secondary.push_back(Label{q->span, "in this derivative"});
-    cx_.diags.report(std::move(d));
-    return q;
+    return not_differentiable(q, u);
   }
 }
+
+NodeRef Rewriter::not_differentiable(const NodeRef& q, const Unsupported& u) {
+  Diagnostic d = make_diag("E013", "cannot differentiate through " + u.what, u.span.valid() ? u.span : q->span,
+                           "not differentiable here");
+  if (u.span.valid() && u.span.file == q->span.file) d.secondary.push_back(Label{q->span, "in this derivative"});
+  cx_.diags.report(std::move(d));
+  return q;
+}
+
 
 NodeRef Rewriter::build(const NodeRef& q, const NodeRef& T, DefId target, const std::string& tname,
                         const NodeRef& X, const NodeRef& synthetic) {

@@ -78,6 +78,10 @@ class Rewriter {
   NodeRef basis_tangent(const NodeRef& q, const NodeRef& X, DType dtx, const std::vector<NodeRef>& at);
   Tape tape() const;
   bool checked_param(const NodeRef& q, const NodeRef& X);
+  // Reports an abandoned request as E013 (pointing into the request when the cause is in
+  // another file) and returns the request unchanged.
+  NodeRef not_differentiable(const NodeRef& q, const Unsupported& u);
+
 
   // ---- indexed requests (ad_indexed.cpp) -------------------------------------------------------
   NodeRef indexed(const NodeRef& q);
