@@ -11,22 +11,25 @@ using ir::DefId;
 using ir::Kind;
 using ir::NodeRef;
 
-Comp relative(const NodeRef& r, DefId v) {
-  Comp c;
+Comp relative(const NodeRef& r, DefId v, const Fold& fold) {
   if (r->kind == Kind::Name && r->def == v) return Comp{Comp::Exact, 0};
-  if (r->kind == Kind::Binary) {
-    auto op = static_cast<BinOp>(r->ival);
-    const NodeRef &a = ir::bin_lhs(*r), &b = ir::bin_rhs(*r);
-    auto k = irb::as_lit(b);
-    if (a->kind == Kind::Name && a->def == v && k) {
-      if (op == BinOp::Add) return Comp{Comp::Exact, *k};
-      if (op == BinOp::Sub) return Comp{Comp::Exact, -*k};
-    }
-    auto k2 = irb::as_lit(a);
-    if (op == BinOp::Add && b->kind == Kind::Name && b->def == v && k2) return Comp{Comp::Exact, *k2};
-  }
-  return c;
+  if (r->kind != Kind::Binary) return Comp{};
+  auto op = static_cast<BinOp>(r->ival);
+  if (op != BinOp::Add && op != BinOp::Sub) return Comp{};
+  auto constant = [&](const NodeRef& e) {
+    auto k = irb::as_lit(e);
+    if (!k && fold) k = fold(e);
+    return k;
+  };
+  const NodeRef &a = ir::bin_lhs(*r), &b = ir::bin_rhs(*r);
+  if (Comp ca = relative(a, v, fold); ca.k == Comp::Exact)
+    if (auto k = constant(b)) return Comp{Comp::Exact, op == BinOp::Add ? ca.d + *k : ca.d - *k};
+  if (op == BinOp::Add)
+    if (Comp cb = relative(b, v, fold); cb.k == Comp::Exact)
+      if (auto k = constant(a)) return Comp{Comp::Exact, cb.d + *k};
+  return Comp{};
 }
+
 
 void split_and(const NodeRef& c, std::vector<NodeRef>& out) {
   if (c->kind == Kind::Binary && static_cast<BinOp>(c->ival) == BinOp::And) {
@@ -88,7 +91,7 @@ std::pair<bool, int64_t> guard_bound(const NodeRef& cond, DefId v, DefId k) {
 }
 
 Bounds bounds_of(DefId v, const std::vector<Known>& known,
-                 const std::function<std::optional<int64_t>(const NodeRef&)>& fold) {
+                 const Fold& fold) {
   Bounds b;
   auto tighten = [&](bool lower, int64_t x) {
     if (lower) b.lo = b.lo ? std::max(*b.lo, x) : x;

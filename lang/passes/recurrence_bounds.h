@@ -17,8 +17,14 @@ struct Comp {
   int64_t d = 0;
 };
 
-// Read index relative to the loop variable `v`: v + d, or unknown.
-Comp relative(const ir::NodeRef& r, ir::DefId v);
+// Folds an integer expression known at compile time, or nullopt.
+using Fold = std::function<std::optional<int64_t>(const ir::NodeRef&)>;
+
+// Read index relative to the loop variable `v`: v + d, or unknown. The index is `v`, or
+// `x + e`, `x - e`, `e + x` (nested) with x relative to v and e a constant: an integer literal,
+// or with `fold` anything it folds (`a[j + H]` with `let H = len(w)`, `c[j - (0 - H)]`).
+Comp relative(const ir::NodeRef& r, ir::DefId v, const Fold& fold = {});
+
 
 // The conjuncts of `c` (`a && b && c`).
 void split_and(const ir::NodeRef& c, std::vector<ir::NodeRef>& out);
@@ -40,6 +46,6 @@ struct Bounds {
   std::optional<int64_t> lo, hi;
 };
 Bounds bounds_of(ir::DefId v, const std::vector<Known>& known,
-                 const std::function<std::optional<int64_t>(const ir::NodeRef&)>& fold);
+                 const Fold& fold);
 
 }  // namespace ein

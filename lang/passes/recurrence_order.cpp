@@ -62,14 +62,14 @@ class RecurrenceOrder : public ir::Mutator {
       if (x->kind == Kind::LReduce) {
         // The guards directly around the reduction's body hold for every point it reads.
         std::vector<NodeRef> conj;
-        NodeRef b = x->kids[0];
+        NodeRef b = ir::lreduce_body(x);
         while (b && b->kind == Kind::LGuard) {
           split_and(ir::lguard_cond(*b), conj);
           b = ir::lguard_value(*b);
         }
-        for (size_t i = 1; i < x->kids.size(); ++i)
-          if (x->kids[i]->kind == Kind::LoopVar)
-            c.reduce_guards[x->kids[i]->def].insert(c.reduce_guards[x->kids[i]->def].end(), conj.begin(), conj.end());
+        for (const NodeRef& item : ir::lreduce_items(x))
+          if (item->kind == Kind::LoopVar)
+            c.reduce_guards[item->def].insert(c.reduce_guards[item->def].end(), conj.begin(), conj.end());
       }
     });
     for (size_t i = 0; i < c.loops.size(); ++i) c.order.push_back(static_cast<int>(i));
@@ -116,8 +116,10 @@ class RecurrenceOrder : public ir::Mutator {
     for (size_t l = 0; l < c.loops.size(); ++l) {
       int a = axis_of(c, c.loops[l]->def);
       if (a < 0 || a >= static_cast<int>(r.idx.size())) continue;
-      v[l] = relative(r.idx[a], c.loops[l]->def);
-      if (v[l].k == Comp::Unknown) v[l] = folded_offset(r.idx[a], c.loops[l]->def);
+      // An offset that folds at compile time but is not a literal (`a[j + H]`, `let H =
+      // len(w)`) is exact too: taken as unknown, such a read ran in loop order and read points
+      // not computed yet (silent wrong values).
+      v[l] = relative(r.idx[a], c.loops[l]->def, [&](const NodeRef& e) { return fold_int(cx_, u_, e); });
       if (v[l].k == Comp::Unknown) v[l] = constant_read(c.loops[l], a, r);
       if (v[l].k == Comp::Unknown) v[l] = bounded_read(c, c.loops[l]->def, r.idx[a]);
     }
@@ -146,25 +148,6 @@ class RecurrenceOrder : public ir::Mutator {
   // A read at a constant point `c` of a loop's axis: backward when c precedes every iteration
   // or lies in a region an initial (non-recurrent) clause writes; forward when an iteration
   // reaches it before it is computed (SPEC §5.5: E012).
-  // `v + e` or `v - e` (nested) whose other terms fold to integers at compile time
-  // (`a[j + H]` with `let H = len(w)`, `c[j - (0 - H)]`): exactly that offset. Taken as unknown,
-  // such a read ran in loop order and read points not computed yet (silent wrong values).
-  Comp folded_offset(const NodeRef& idx, DefId v) {
-    if (idx->kind == Kind::Name && idx->def == v) return Comp{Comp::Exact, 0};
-    if (idx->kind != Kind::Binary) return Comp{};
-    auto op = static_cast<ir::BinOp>(idx->ival);
-    if (op != ir::BinOp::Add && op != ir::BinOp::Sub) return Comp{};
-    const NodeRef &x = ir::bin_lhs(*idx), &y = ir::bin_rhs(*idx);
-    Comp cx = folded_offset(x, v);
-    if (cx.k == Comp::Exact)
-      if (auto k = fold_int(cx_, u_, y)) return Comp{Comp::Exact, op == ir::BinOp::Add ? cx.d + *k : cx.d - *k};
-    if (op == ir::BinOp::Add) {
-      Comp cy = folded_offset(y, v);
-      if (cy.k == Comp::Exact)
-        if (auto k = fold_int(cx_, u_, x)) return Comp{Comp::Exact, cy.d + *k};
-    }
-    return Comp{};
-  }
 
   Comp constant_read(const NodeRef& loop, int axis, const Read& r) {
     auto c = fold_int(cx_, u_, r.idx[axis]);
@@ -175,7 +158,7 @@ class RecurrenceOrder : public ir::Mutator {
         auto w = irb::as_lit(other.write[axis]);
         if (w && *w == *c) return Comp{Comp::Exact, reverse_ ? 1 : -1};
       }
-    auto lo = fold_int(cx_, u_, loop->kids[0]), hi = fold_int(cx_, u_, loop->kids[1]);
+    auto lo = fold_int(cx_, u_, ir::lfor_lo(loop)), hi = fold_int(cx_, u_, ir::lfor_hi(loop));
     if (!lo || !hi) return Comp{};
     // A condition around the read can keep it to iterations after the point it reads
     // (`if j < 1 { .. } else { S[t, 0] }`): an earlier point, however the loop starts.
@@ -237,7 +220,7 @@ class RecurrenceOrder : public ir::Mutator {
     bool conditioned = false;
     ir::for_each_node(c.body, [&](const NodeRef& x) {
       if (conditioned || (x->kind != Kind::If && x->kind != Kind::LGuard)) return;
-      ir::for_each_node(x->kids[0], [&](const NodeRef& y) {
+      ir::for_each_node(x->kind == Kind::If ? ir::if_cond(x) : ir::lguard_cond(x), [&](const NodeRef& y) {
         conditioned = conditioned || (y->kind == Kind::Name && y->def == k);
       });
     });
@@ -248,7 +231,7 @@ class RecurrenceOrder : public ir::Mutator {
           !(irb::as_lit(r.idx[a2]) && irb::as_lit(c.write[a2]) && *irb::as_lit(r.idx[a2]) == *irb::as_lit(c.write[a2])))
         return false;  // another axis reads elsewhere: not the point itself
     auto klo = fold_int(cx_, u_, range->second.first), khi = fold_int(cx_, u_, range->second.second);
-    auto llo = fold_int(cx_, u_, c.loops[carrier]->kids[0]), lhi = fold_int(cx_, u_, c.loops[carrier]->kids[1]);
+    auto llo = fold_int(cx_, u_, ir::lfor_lo(c.loops[carrier])), lhi = fold_int(cx_, u_, ir::lfor_hi(c.loops[carrier]));
     return klo && khi && llo && lhi && *llo < *lhi && *klo <= *llo && *khi >= *lhi;
   }
 
@@ -262,7 +245,7 @@ class RecurrenceOrder : public ir::Mutator {
         // `d[2, 3]` reads `d[2, 4]`, which the clause over `d[2, 1..3]` never writes).
         for (auto& f : w.loops) {
           if (f->def != w.write[a]->def || !x) continue;
-          auto lo = fold_int(cx_, u_, f->kids[0]), hi = fold_int(cx_, u_, f->kids[1]);
+          auto lo = fold_int(cx_, u_, ir::lfor_lo(f)), hi = fold_int(cx_, u_, ir::lfor_hi(f));
           if (lo && hi && (*x < *lo || *x >= *hi)) return false;
         }
         continue;
@@ -337,9 +320,9 @@ class RecurrenceOrder : public ir::Mutator {
         for (size_t l = 0; l < c.loops.size() && ok; ++l) {
           if (v[l].k != Comp::Exact || v[l].d <= 0) continue;
           int a = axis_of(c, c.loops[l]->def);
-          auto hi = fold_int(cx_, u_, c.loops[l]->kids[1]);
-          auto ext = a >= 0 && a < static_cast<int>(t->kids[0]->kids.size())
-                         ? fold_int(cx_, u_, t->kids[0]->kids[a]) : std::nullopt;
+          auto hi = fold_int(cx_, u_, ir::lfor_hi(c.loops[l]));
+          ir::Kids extents = ir::lshape_extents(ir::ltensor_shape(t));
+          auto ext = a >= 0 && a < static_cast<int>(extents.size()) ? fold_int(cx_, u_, extents[a]) : std::nullopt;
           if (hi && ext && *hi - 1 + v[l].d >= *ext) ok = false;
         }
       }
@@ -406,8 +389,7 @@ class RecurrenceOrder : public ir::Mutator {
       const NodeRef& f = c.loops[kept[i]];
       uint32_t flags = c.seq[kept[i]] ? (ir::kSequential | (reverse_ ? ir::kReverse : 0u))
                                       : ir::kParallel;
-      body = ir::edited(f, [&](ir::Node& m) {
-        m.kids[2] = body;
+      body = ir::edited(ir::with_kids(f, {ir::lfor_lo(f), ir::lfor_hi(f), body}), [&](ir::Node& m) {
         m.flags = (m.flags & ~(ir::kSequential | ir::kParallel | ir::kReverse)) | flags;
       });
     }
@@ -425,8 +407,8 @@ class RecurrenceOrder : public ir::Mutator {
       } else {
         for (auto& f : w.loops)
           if (w.write[a]->kind == Kind::Name && f->def == w.write[a]->def) {
-            lo = fold_int(cx_, u_, f->kids[0]);
-            hi = fold_int(cx_, u_, f->kids[1]);
+            lo = fold_int(cx_, u_, ir::lfor_lo(f));
+            hi = fold_int(cx_, u_, ir::lfor_hi(f));
           }
       }
       if (!x || !lo || !hi) res = -1;
@@ -561,7 +543,7 @@ class RecurrenceOrder : public ir::Mutator {
     bool folds = true;
     for (size_t k : timed) {
       const NodeRef& tl = clauses[k].loops[clauses[k].order[0]];
-      auto l = fold_int(cx_, u_, tl->kids[0]), h = fold_int(cx_, u_, tl->kids[1]);
+      auto l = fold_int(cx_, u_, ir::lfor_lo(tl)), h = fold_int(cx_, u_, ir::lfor_hi(tl));
       folds = folds && l && h;
       if (!folds) break;
       range_lo = std::min(range_lo.value_or(*l), *l);
@@ -607,7 +589,7 @@ class RecurrenceOrder : public ir::Mutator {
       if (step_at[ii] && step_at[jj]) return *step_at[ii] == *step_at[jj];
       size_t p = step_at[ii] ? ii : jj, r = step_at[ii] ? jj : ii;
       const NodeRef& tl = clauses[timed[r]].loops[clauses[timed[r]].order[0]];
-      auto l = fold_int(cx_, u_, tl->kids[0]), h = fold_int(cx_, u_, tl->kids[1]);
+      auto l = fold_int(cx_, u_, ir::lfor_lo(tl)), h = fold_int(cx_, u_, ir::lfor_hi(tl));
       return !l || !h || (*l <= *step_at[p] && *step_at[p] < *h);
     };
     // Same-step order: clause j must precede clause i if i reads, at the same time step, a point
@@ -687,8 +669,8 @@ class RecurrenceOrder : public ir::Mutator {
     std::vector<NodeRef> steps;
     for (size_t k : order) {
       Clause& c = clauses[timed[k]];
-      NodeRef l = step_at[k] ? irb::lit(*step_at[k]) : c.loops[c.order[0]]->kids[0];
-      NodeRef h = step_at[k] ? irb::lit(*step_at[k] + 1) : c.loops[c.order[0]]->kids[1];
+      NodeRef l = step_at[k] ? irb::lit(*step_at[k]) : ir::lfor_lo(c.loops[c.order[0]]);
+      NodeRef h = step_at[k] ? irb::lit(*step_at[k] + 1) : ir::lfor_hi(c.loops[c.order[0]]);
       lo = lo ? irb::imin(lo, l) : l;
       hi = hi ? irb::imax(hi, h) : h;
     }
@@ -706,11 +688,11 @@ class RecurrenceOrder : public ir::Mutator {
       NodeRef bind = ir::make({.kind = Kind::LLet, .span = tl->span, .kids = {tref},
                                .name = tl->name, .def = tl->def});
       NodeRef step = ir::make({.kind = Kind::LSeq, .span = c.nest->span, .kids = {bind, inner}});
-      bool whole = ir::structurally_equal(tl->kids[0], lo) && ir::structurally_equal(tl->kids[1], hi);
+      bool whole = ir::structurally_equal(ir::lfor_lo(tl), lo) && ir::structurally_equal(ir::lfor_hi(tl), hi);
       if (!whole) {
         NodeRef cond = ir::make_binary(
-            ir::BinOp::And, ir::make_binary(ir::BinOp::Ge, tref, tl->kids[0]),
-            ir::make_binary(ir::BinOp::Lt, tref, tl->kids[1]));
+            ir::BinOp::And, ir::make_binary(ir::BinOp::Ge, tref, ir::lfor_lo(tl)),
+            ir::make_binary(ir::BinOp::Lt, tref, ir::lfor_hi(tl)));
         u_.types[cond->id] = ir::t_bool();
         step = ir::make({.kind = Kind::LIf, .span = c.nest->span, .kids = {cond, step}});
       }
