@@ -117,6 +117,12 @@ class ShapeWalker {
         continue;
       }
       auto x = fold(a.extent_a), y = fold(a.extent_b);
+      // Under an `if` or a where-guard the site may never run (a library's equal-shape branch
+      // next to its broadcasting one): a mismatch there stays a run-time check, as accesses do.
+      if (x && y && *x != *y && guarded_ > 0) {
+        keep.push_back(a);
+        continue;
+      }
       if (x && y) {
         if (*x != *y) {
           Diagnostic d = make_diag("E004", "index `" + cx_.resolver.info(a.index).name +

@@ -518,7 +518,15 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       }
       return rank == 0 ? el : ir::t_array(el, rank);
     }
-    case Builtin::Split: arity(3, 3); return ir::t_unknown();
+    case Builtin::Split: {
+      // Sizes written as a literal (`[4, 4, 8]`) fix the number of parts; each part keeps x's
+      // rank and element type, so `let (q, k, v) = split(..)` feeds library calls statically.
+      if (!arity(3, 3)) return ir::t_unknown();
+      TypeRef x = resolved(args[0]);
+      NodeRef sizes = literal_arg(ir::call_args(e)[1]);
+      if (x->k != Type::K::Array || !sizes || sizes->kind != Kind::ArrayLit) return ir::t_unknown();
+      return ir::t_tuple(std::vector<TypeRef>(sizes->kids.size(), ir::t_array(x->elem, x->rank)));
+    }
     case Builtin::Convert: {
       // x's rank with the element type of `like`: static, unlike a cast to a named type.
       if (!arity(2, 2)) return ir::t_unknown();
