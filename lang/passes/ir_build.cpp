@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include <limits>
+#include "lang/ir/visitor.h"
 
 namespace ein::irb {
 
@@ -110,6 +110,18 @@ NodeRef check(const std::string& code, const std::string& message, const std::st
   std::vector<NodeRef> kids{cond};
   if (!help.empty()) kids.push_back(ir::make({.kind = Kind::StrLit, .span = span, .name = help}));
   return ir::make({.kind = Kind::LCheck, .span = span, .kids = std::move(kids), .name = code, .aux = message});
+}
+
+NodeRef replace_by_id(const NodeRef& root, const std::unordered_map<uint32_t, NodeRef>& with) {
+  struct Rep : ir::Mutator {
+    const std::unordered_map<uint32_t, NodeRef>& with;
+    explicit Rep(const std::unordered_map<uint32_t, NodeRef>& w) : with(w) {}
+    NodeRef pre(const NodeRef& x) override {
+      auto it = with.find(x->id);
+      return it == with.end() ? nullptr : it->second;
+    }
+  } r(with);
+  return r.mutate(root);
 }
 
 }  // namespace ein::irb

@@ -2,6 +2,7 @@
 // constants as they are built so dumps stay readable and codegen sees literals.
 #pragma once
 #include <optional>
+#include <unordered_map>
 
 #include "lang/ir/node.h"
 
@@ -28,6 +29,9 @@ ir::NodeRef ref(const std::string& name, ir::DefId def, Span span = {});
 // `cond` is false.
 ir::NodeRef check(const std::string& code, const std::string& message, const std::string& help,
                   const ir::NodeRef& cond, Span span);
+// `root` with every node whose id is a key of `with` replaced by its value (a read wrapped in
+// a check, say), the rest shared.
+ir::NodeRef replace_by_id(const ir::NodeRef& root, const std::unordered_map<uint32_t, ir::NodeRef>& with);
 
 // A statement that declares an item (fn, module, import, struct/enum): it has no value and
 // nothing to run; each statement walker skips it (a Const is typed, shaped and evaluated apart).

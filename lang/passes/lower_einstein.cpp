@@ -168,6 +168,11 @@ class Lowerer : public ir::Mutator {
   }
 
   NodeRef lower_point(const NodeRef& body0) {
+    // `sum[i](e where g else f)`: a point failing the guard contributes f, as the expression
+    // reads, not the reduction's identity.
+    if (body0->kind == Kind::Where)
+      for (const NodeRef& k : ir::where_clauses(body0))
+        if (k->kind == Kind::WElse) return lower_where_expr(body0);
     NodeRef body = body0;
     std::vector<NodeRef> items;
     if (body->kind == Kind::Where) {

@@ -322,7 +322,7 @@ class Cover : public ir::Mutator {
     for (auto& h : head_checks) kids.push_back(h);
     for (const NodeRef& k : ir::ltensor_stmts(t)) {
       if (k->kind == Kind::LCheck) continue;
-      kids.push_back(inline_checks.empty() ? k : replace_reads(k, inline_checks));
+      kids.push_back(inline_checks.empty() ? k : irb::replace_by_id(k, inline_checks));
     }
     return ir::with_kids(t, std::move(kids));
   }
@@ -491,18 +491,6 @@ class Cover : public ir::Mutator {
       auto op = static_cast<ir::BinOp>(n->ival);
       if (op >= ir::BinOp::Eq && op <= ir::BinOp::Or) u_.types[n->id] = ir::t_bool();
     });
-  }
-
-  NodeRef replace_reads(const NodeRef& n, const std::unordered_map<uint32_t, NodeRef>& with) {
-    struct Rep : ir::Mutator {
-      const std::unordered_map<uint32_t, NodeRef>& with;
-      explicit Rep(const std::unordered_map<uint32_t, NodeRef>& w) : with(w) {}
-      NodeRef pre(const NodeRef& x) override {
-        auto it = with.find(x->id);
-        return it == with.end() ? nullptr : it->second;
-      }
-    } r(with);
-    return r.mutate(n);
   }
 
   CompileCtx& cx_;

@@ -9,6 +9,7 @@
 #include "lang/passes/ir_build.h"
 #include "lang/passes/loop_nest.h"
 #include "lang/passes/recurrence_bounds.h"
+#include "lang/passes/recurrence_dynamic.h"
 #include "lang/passes/shape_analysis.h"
 
 namespace ein {
@@ -32,6 +33,7 @@ struct Clause : LoopNest {  // loops in slot order
   int time_axis = -1;          // axis of the outermost chosen loop when recurrent
   std::unordered_map<DefId, std::pair<NodeRef, NodeRef>> reduce_ranges;  // LoopVar -> [lo, hi)
   std::unordered_map<DefId, std::vector<NodeRef>> reduce_guards;  // LoopVar -> conjuncts of its guards
+  std::vector<NodeRef> dynamic;  // self-reads whose offset on the carrying loop is known only at run time
   bool recurrent() const { return !reads.empty(); }
 };
 
@@ -371,6 +373,7 @@ class RecurrenceOrder : public ir::Mutator {
                   r.node->span, "cyclic dependency", "read an earlier point, e.g. `x[t - 1]`");
       } else if (carrier >= 0) {
         c.seq[carrier] = true;
+        if (vector_of(c, r)[carrier].k == Comp::Unknown) c.dynamic.push_back(r.node);
       }
     }
     if (!c.order.empty()) {
@@ -506,7 +509,7 @@ class RecurrenceOrder : public ir::Mutator {
     if (time_axis == -2) time_axis = same_step_axis;
     std::vector<NodeRef> kids = head;
     if (!any_rec || time_axis < 0) {
-      for (size_t i : clause_order(t, clauses)) kids.push_back(rebuild(clauses[i], clauses[i].order, -1));
+      in_sequence(t, clauses, kids);
       return ir::with_kids(t, std::move(kids));
     }
     // Fuse every clause that loops over the time axis. A clause at a literal time step that
@@ -631,7 +634,7 @@ class RecurrenceOrder : public ir::Mutator {
     if (future_read) {
       // Clause by clause, in dependency order (or E012 for a cycle), is right; fused is not.
       std::vector<NodeRef> plain = head;
-      for (size_t i : clause_order(t, clauses)) plain.push_back(rebuild(clauses[i], clauses[i].order, -1));
+      in_sequence(t, clauses, plain);
       return ir::with_kids(t, std::move(plain));
     }
     std::vector<size_t> order;
@@ -656,6 +659,14 @@ class RecurrenceOrder : public ir::Mutator {
                 "break the cycle by reading the previous step (`t - 1`) in one of the clauses");
       for (auto& c : clauses) kids.push_back(rebuild(c, c.order, -1));
       return ir::with_kids(t, std::move(kids));
+    }
+    for (size_t k = 0; k < n; ++k) {
+      DynamicReadOrder o;
+      o.time_axis = time_axis;
+      for (size_t m = 0; m < n; ++m) o.fused.push_back(box_of(clauses[timed[order[m]]]));
+      for (auto& [v, i] : after_loop) o.fused.push_back(box_of(clauses[i]));
+      for (size_t m = k + 1; m < n; ++m) o.pending.push_back(box_of(clauses[timed[order[m]]]));
+      guard_dynamic(t, clauses[timed[order[k]]], std::move(o));
     }
     // The fused loop: union of the clauses' time ranges; each clause guarded by its own.
     size_t named = 0;  // a clause looping over time names the loop
@@ -708,6 +719,50 @@ class RecurrenceOrder : public ir::Mutator {
     kids.push_back(tloop);
     for (auto& [v, i] : after_loop) kids.push_back(rebuild(clauses[i], clauses[i].order, -1));
     return ir::with_kids(t, std::move(kids));
+  }
+
+  // Clauses one after the other in dependency order; each dynamic read checked against the
+  // clauses still to run.
+  void in_sequence(const NodeRef& t, std::vector<Clause>& clauses, std::vector<NodeRef>& out) {
+    std::vector<size_t> seq = clause_order(t, clauses);
+    for (size_t k = 0; k < seq.size(); ++k) {
+      DynamicReadOrder o;
+      for (size_t m = k + 1; m < seq.size(); ++m) o.pending.push_back(box_of(clauses[seq[m]]));
+      guard_dynamic(t, clauses[seq[k]], std::move(o));
+      out.push_back(rebuild(clauses[seq[k]], clauses[seq[k]].order, -1));
+    }
+  }
+
+  // The points clause `c` writes, per axis of its tensor (a side unknown when it does not fold).
+  ClauseBox box_of(const Clause& c) {
+    ClauseBox b(c.write.size());
+    for (size_t a = 0; a < c.write.size(); ++a) {
+      if (auto l = irb::as_lit(c.write[a])) {
+        b[a] = {*l, *l + 1};
+        continue;
+      }
+      for (auto& lp : c.loops)
+        if (c.write[a]->kind == Kind::Name && lp->def == c.write[a]->def)
+          b[a] = {fold_int(cx_, u_, ir::lfor_lo(*lp)), fold_int(cx_, u_, ir::lfor_hi(*lp))};
+    }
+    return b;
+  }
+
+  // Wraps the reads of `c` whose position only the run knows in checks that they read a point
+  // already computed (recurrence_dynamic.h). Adjoints autodiff generates read only what the
+  // primal's order makes available.
+  void guard_dynamic(const NodeRef& t, Clause& c, DynamicReadOrder o) {
+    if (c.dynamic.empty() || t->has(ir::kAdjoint)) return;
+    o.own = box_of(c);
+    o.point = c.write;
+    o.reverse = reverse_;
+    for (int l : c.order) {
+      o.lex.push_back(axis_of(c, c.loops[l]->def));
+      o.ordered.push_back(c.seq[l]);
+    }
+    std::unordered_map<uint32_t, NodeRef> with;
+    for (auto& r : c.dynamic) with[r->id] = guard_dynamic_read(cx_, u_, t, r, o);
+    c.body = irb::replace_by_id(c.body, with);
   }
 
   CompileCtx& cx_;
