@@ -33,11 +33,21 @@ class Guard {
     for (size_t k = o.lex.size(); k-- > 0;) {
       int a = o.lex[k];
       if (a < 0 || a >= static_cast<int>(q_.size()) || a >= static_cast<int>(o.point.size())) return ir::make_bool(false);
-      NodeRef p = wide(o.point[a]);
+      NodeRef p = wide(point(o.point[a]));
       NodeRef same = bin(BinOp::And, bin(BinOp::Eq, q_[a], p), rest);
       rest = o.ordered[k] ? either(bin(o.reverse ? BinOp::Gt : BinOp::Lt, q_[a], p), same) : same;
     }
     return rest;
+  }
+
+  // The index being computed: a literal, or a fresh typed reference to the loop variable (the
+  // store's own index nodes are not typed expressions).
+  NodeRef point(const NodeRef& p) {
+    if (p->kind != Kind::Name) return p;
+    NodeRef r = irb::ref(p->name, p->def, p->span);
+    auto t = u_.def_types.find(p->def);
+    u_.types[r->id] = t != u_.def_types.end() ? t->second : ir::t_i32();
+    return r;
   }
 
   static NodeRef wide(const NodeRef& e) {
@@ -60,8 +70,26 @@ class Guard {
 
 }  // namespace
 
+// A literal index the box excludes on some axis: the read is outside it whatever runs.
+static bool outside_statically(const ClauseBox& box, const ir::Kids& idx) {
+  for (size_t a = 0; a < box.size() && a < idx.size(); ++a)
+    if (auto v = irb::as_lit(idx[a]); v && ((box[a].lo && *v < *box[a].lo) || (box[a].hi && *v >= *box[a].hi)))
+      return true;
+  return false;
+}
+
 NodeRef guard_dynamic_read(CompileCtx& cx, Unit& u, const NodeRef& tensor, const NodeRef& read,
                            const DynamicReadOrder& order) {
+  // Another clause's point that has finished before this clause runs (`S[t, n, 0, k]` read by
+  // the clause of slot 1 after the clause of slot 0): nothing to check.
+  const ir::Kids idx = ir::index_args(*read);
+  bool settled = outside_statically(order.own, idx);
+  for (auto& b : order.pending) settled = settled && outside_statically(b, idx);
+  if (settled && order.time_axis < 0) return read;
+  if (settled && order.time_axis >= 0 && order.time_axis < static_cast<int>(idx.size()) &&
+      order.time_axis < static_cast<int>(order.point.size()) &&
+      ir::structurally_equal(idx[order.time_axis], order.point[order.time_axis]))
+    return read;  // the same step, where every clause before this one has run
   std::vector<NodeRef> q;
   for (auto& i : ir::index_args(*read)) q.push_back(Guard::wide(i));
   Guard g(u, q);
@@ -70,7 +98,7 @@ NodeRef guard_dynamic_read(CompileCtx& cx, Unit& u, const NodeRef& tensor, const
   NodeRef ok = g.either(g.outside(order.own), g.before(order));
   for (auto& b : order.pending) ok = g.bin(BinOp::And, g.outside(b), ok);
   if (int t = order.time_axis; t >= 0 && t < static_cast<int>(q.size())) {
-    NodeRef step = Guard::wide(order.point[t]);
+    NodeRef step = Guard::wide(g.point(order.point[t]));
     NodeRef earlier = g.bin(order.reverse ? BinOp::Gt : BinOp::Lt, q[t], step);
     ok = g.either(earlier, g.bin(BinOp::And, g.bin(BinOp::Eq, q[t], step), ok));
     NodeRef first = ir::make_bool(true);
