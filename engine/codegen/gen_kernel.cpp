@@ -178,7 +178,17 @@ Val Gen::load(const NodeRef& e) {
   // Indices may have registered buffers: look the buffer up again.
   const BufArg& B = k.bufs[static_cast<size_t>(b)];
   std::string T = ctype(B.dt);
-  std::string raw = "b" + std::to_string(b) + "[" + flat(b, xc, B.windowed) + "]";
+  std::vector<std::string> at = xc;
+  bool circular = B.windowed;
+  if (circular && B.window < 0) {
+    // A window known only at run time: `x % b_w` is its own value, declared where `x` exists,
+    // so an inner loop over the other axes keeps no division (GCC does not vectorise a loop
+    // whose addresses divide by a variable, even an invariant one: a per-segment sum over a
+    // checkpoint buffer ran scalar, 4x slower). b_w > 0 was checked at entry.
+    at[0] = em.define(DType::I64, "int64_t", "(" + xc[0] + " % b" + std::to_string(b) + "_w)", xs[0].level, Motion::Cheap).c;
+    circular = false;
+  }
+  std::string raw = "b" + std::to_string(b) + "[" + flat(b, at, circular) + "]";
   if (B.dt == DType::Bool) raw = "(bool)" + raw;
   if (proven && !self) return em.define(B.dt, T, raw, level, Motion::Cheap);
   std::string t = em.fresh("x");
