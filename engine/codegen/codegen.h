@@ -49,7 +49,9 @@ struct Site {
   std::string help;     // for LCheck sites: the help line, or ""
 };
 
-enum class KernelKind { Clause, Expr };
+// Loop: a sequential loop of resumed tensors (checkpoint segments) run by one function that
+// calls its clauses' kernels (`parts`) at every iteration (loop_kernel.cpp).
+enum class KernelKind { Clause, Expr, Loop };
 
 struct Kernel {
   KernelKind kind = KernelKind::Clause;
@@ -70,6 +72,7 @@ struct Kernel {
   ir::NodeRef shape;
   std::vector<ir::NodeRef> checks;
   int accesses = 0, checked = 0;  // tensor reads, and how many of them carry a bounds check
+  std::vector<Kernel> parts;      // Loop: the clause kernels, in order (their text is in source)
   int accesses_of(int buf) const { return bufs[static_cast<size_t>(buf)].reads; }
 };
 
@@ -108,6 +111,9 @@ std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const ir::
 // trailing expression of a cell (echoed as Out[n]) — tiered alike.
 std::optional<Kernel> gen_expr(const CompileCtx& cx, const Unit& u, const ir::NodeRef& stmt,
                                std::string* why);
+// A sequential `LFor` whose body only resumes earlier tensors, and its loop kernel.
+bool is_resume_loop(const ir::NodeRef& loop);
+std::optional<Kernel> gen_loop(const CompileCtx& cx, const Unit& u, const ir::NodeRef& loop, std::string* why);
 // The value such a statement computes (the let's value, the statement's expression, or itself).
 const ir::NodeRef& expr_kernel_value(const ir::NodeRef& stmt);
 

@@ -163,6 +163,13 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
         // (Calls as statements — `print(sum(..))` — keep their reductions in the interpreter.)
         std::string why;
         admit(gen_expr(cx, u, n, &why), n, why);
+      } else if (is_resume_loop(n)) {
+        // One kernel for the whole loop; its clauses are planned below as well, for the
+        // interpreter to call when the loop kernel does not take the arguments.
+        std::string why;
+        auto k = gen_loop(cx, u, n, &why);
+        if (k && big(*k)) plan.kernels.push_back(std::move(*k));
+        else if (!k) plan.skipped.push_back(Skipped{&u, n, why});
       }
       for (auto& k : n->kids) walk(k);
     };
@@ -183,6 +190,7 @@ std::string describe(const CompileCtx& cx, const CellPlan& plan, bool with_sourc
   };
   auto one = [&](const Kernel& k, const char* state) {
     std::string name = k.kind == KernelKind::Clause ? k.tensor->name
+                       : k.kind == KernelKind::Loop ? "loop " + k.stmt->name
                        : k.stmt->kind == Kind::Let  ? ir::let_pattern(*k.stmt)->name
                                                     : std::string("(expression)");
     out += "kernel `" + name + "` (" + where(k.unit, k.stmt) + ") " + state + ": strategy=" + k.strategy;

@@ -199,6 +199,7 @@ Value Interpreter::Impl::eval_statement_value(const NodeRef& stmt, const NodeRef
 }
 
 void Interpreter::Impl::exec_for(const NodeRef& f) {
+  if (native && loop_depth == 0 && native->run_loop(*this, f)) return;
   DType idt = f->dt >= 0 ? static_cast<DType>(f->dt) : DType::I32;
   const LoopSpan sp = loop_span(ir::lfor_lo(*f), ir::lfor_hi(*f), idt);
   if (sp.n == 0 || (sp.n > 1 && nest_empty(f))) return;

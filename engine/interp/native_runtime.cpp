@@ -232,6 +232,22 @@ bool native_inputs_fit(Interpreter::Impl& in, const NativeKernel& nk) {
   return true;
 }
 
+bool native_loop_args_fit(Interpreter::Impl& in, const NativeKernel& nk) {
+  const ir::DefId var = nk.k.stmt->def;
+  for (const codegen::Kernel& part : nk.k.parts) {
+    for (auto& a : part.bufs) {
+      ein_buf b{};
+      if (!bind_buf(value_of(in, a.def, a.slot), a, &b)) return false;
+      for (size_t x = 0; x < a.fixed.size() && x < static_cast<size_t>(b.rank); ++x)
+        if (a.fixed[x] >= 0 && b.extents[x] != a.fixed[x]) return false;
+    }
+    ein_scalar s{};
+    for (auto& a : part.scalars)
+      if (a.def != var && !bind_scalar(value_of(in, a.def, a.slot), a, &s)) return false;
+  }
+  return true;
+}
+
 double runtime_points(Interpreter::Impl& in, const NodeRef& stmt, bool* past_i64) {
   double pts = 1;
   try {

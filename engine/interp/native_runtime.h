@@ -12,6 +12,11 @@ namespace ein {
 // generated for?
 bool native_inputs_fit(Interpreter::Impl& in, const NativeKernel& nk);
 
+// Do all arguments of a loop kernel's clauses (outputs too, the loop variable excepted) exist
+// with the dtypes, ranks, windows and fixed extents each clause was generated for? Checked once
+// before the loop, so that no clause refuses its arguments after earlier ones wrote memory.
+bool native_loop_args_fit(Interpreter::Impl& in, const NativeKernel& nk);
+
 // Points a statement will execute, measured from its outer loop bounds in the current frame
 // (for auto-mode tiering of clauses whose size was unknown at compile time).
 // `past_i64` (when given) is set if an outer range does not fit i64 or its index type (`n -

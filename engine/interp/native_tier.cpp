@@ -188,6 +188,17 @@ bool NativeTier::run_clause(Interpreter::Impl& in, const NodeRef& tensor, const 
   return true;
 }
 
+bool NativeTier::run_loop(Interpreter::Impl& in, const NodeRef& loop) {
+  NativeKernel* nk = find(loop->id);
+  if (!nk || nk->k.kind != codegen::KernelKind::Loop || !ready(in, *nk) || !native_loop_args_fit(in, *nk)) return false;
+  // Only the driver's own argument count can refuse now, before any iteration ran.
+  if (call(in, *nk, nullptr) == EIN_MISMATCH) {
+    nk->failed = true;
+    return false;
+  }
+  return true;
+}
+
 std::optional<Value> NativeTier::run_let(Interpreter::Impl& in, const NodeRef& let) {
   NativeKernel* nk = find(let->id);
   if (!nk || !ready(in, *nk) || bounds_past_i64(in, *nk)) return std::nullopt;

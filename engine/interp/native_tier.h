@@ -35,6 +35,8 @@ class NativeTier {
   bool prepare(Interpreter::Impl& in, const ir::NodeRef& tensor);
   // Runs one clause natively; false = not handled (interpret it).
   bool run_clause(Interpreter::Impl& in, const ir::NodeRef& tensor, const ir::NodeRef& clause);
+  // Runs a whole loop of resumed tensors natively (codegen::gen_loop); false = interpret it.
+  bool run_loop(Interpreter::Impl& in, const ir::NodeRef& loop);
   // A `let` whose value is a reduction; nullopt = interpret it.
   std::optional<Value> run_let(Interpreter::Impl& in, const ir::NodeRef& let);
 

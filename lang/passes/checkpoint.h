@@ -17,7 +17,9 @@ struct CompileCtx;
 //     the segment (A windowed when its other readers only read its first rows) and adds each
 //     reduction's terms of the segment into a partial sum `x.part[s]`; the reduction becomes the
 //     sum of its partials.
-// k defaults to sqrt(T * L) (checkpoints and buffer about equal). Anything not matching the
+// k is sqrt(T * L) (checkpoints and buffer about equal) shortened so that one segment's rows of
+// the buffer and the adjoint fit 1.5 MiB of cache, unless the checkpoints would then take more
+// than a quarter of the budget (Checkpoint::spacing). Anything not matching the
 // pattern exactly keeps today's store-everything form. Resumed tensors (a later statement that
 // writes into a tensor allocated earlier) are LTensors with aux "resume"; the plan is the aux
 // text of the checkpoint tensor, printed by %ir.

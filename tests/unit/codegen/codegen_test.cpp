@@ -335,5 +335,34 @@ TEST(CodegenSupport, KernelTextUsesNoLibraryHeaders) {
   EXPECT_EQ(prelude.find("#include <vector>"), std::string::npos);
 }
 
+// ---- loop kernels -------------------------------------------------------------------------------
+
+TEST(CodegenLoop, CheckpointSegmentsRunAsOneKernelEach) {
+  // A checkpointed gradient (spacing forced): the forward and the reverse loop over segments
+  // become loop kernels calling their clauses; the clauses keep kernels of their own too.
+  auto c = compile(
+      "let T = 14;\nlet u0[i in 0..7] = i as f64 * 0.1;\nlet k: f64 = 0.2;\nlet u[0, i in 0..7] = u0[i];\n"
+      "let u[t in 1..T, 0] = 0.0;\nlet u[t in 1..T, 6] = 0.0;\n"
+      "let u[t in 1..T, i in 1..6] = u[t - 1, i] + k * (u[t - 1, i - 1] - 2.0 * u[t - 1, i] + u[t - 1, i + 1]);\n"
+      "let loss = sum[i](u[T - 1, i] * u[T - 1, i]);\nlet g = @loss / @u0;\nlet gk = @loss / @k;\nprint(gk, g[3]);\n",
+      {.whole_program = true, .ad_checkpoint = 3});
+  CellPlan p = plan(*c);
+  std::vector<const Kernel*> loops;
+  for (auto& k : p.kernels)
+    if (k.kind == codegen::KernelKind::Loop) loops.push_back(&k);
+  ASSERT_EQ(loops.size(), 2u);
+  for (const Kernel* k : loops) {
+    EXPECT_GE(k->parts.size(), 2u);
+    size_t sites = 0;
+    for (auto& part : k->parts) sites += part.sites.size();
+    EXPECT_EQ(k->sites.size(), sites);  // a failing clause's site is found in the loop's table
+    // The segment number is set by the driver, not bound from the frame.
+    for (auto& s : k->scalars) EXPECT_NE(s.def, k->stmt->def);
+    EXPECT_EQ(k->source.find("EIN_KERNEL("), k->source.rfind("EIN_KERNEL("));  // one entry point
+  }
+  EXPECT_TRUE(loops[1]->stmt->has(ir::kReverse));
+  EXPECT_NE(kernel_for(p, "u_seg"), nullptr);
+}
+
 }  // namespace
 }  // namespace ein
