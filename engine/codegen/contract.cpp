@@ -123,7 +123,10 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
   for (DefId d : p.c.summed) c.ext[def_key(d)] = extent_of(p, root, d);
   for (auto& [key, v] : c.ext) level = std::max(level, v.level);
   c.sizes_at_entry = level == 0;
-  for (auto& o : p.c.operands) c.bufs.push_back(buffer_of(ir::index_base(o.read)));
+  for (auto& o : p.c.operands) {
+    c.bufs.push_back(buffer_of(ir::index_base(o.read)));
+    note_read(c.bufs.back(), o.read);  // block offsets address a windowed operand modulo its window
+  }
   auto ext = [&](DefId d) { return c.ext[def_key(d)].c; };
   // Gathered operands: a packed copy over their variables, allocated once at entry when it pays:
   // each value it holds takes part in 16 or more multiply-adds (else the pointer stays null and

@@ -186,6 +186,9 @@ class Gen {
 
   // ---- gen_kernel.cpp: arguments ----
   int buffer_of(const ir::NodeRef& name);  // buffer index of a tensor Name (registers it)
+  // Records a read of buffer `b` (a windowed tensor of an earlier statement binds its window at
+  // run time); every kind of read goes through it, so the window is declared when used.
+  void note_read(int b, const ir::NodeRef& read);
   ir::TypeRef type_of_def(const ir::NodeRef& name) const;
   Val scalar_of(const ir::NodeRef& name);
   std::string extent(int buf, int axis);   // logical extent

@@ -133,6 +133,17 @@ int Gen::site(Span span, const std::string& code, const std::string& message, co
   return static_cast<int>(k.sites.size()) - 1;
 }
 
+void Gen::note_read(int b, const NodeRef& read) {
+  BufArg& B = k.bufs[static_cast<size_t>(b)];
+  if (read->has(ir::kWindowed) != B.windowed) {
+    // A windowed tensor of an earlier statement: its window size comes with the value.
+    if (b == out_buf || k.accesses_of(b) > 0) unsupported("a tensor read both windowed and not");
+    B.windowed = true;
+    B.window = -1;
+  }
+  ++B.reads;
+}
+
 Val Gen::load(const NodeRef& e) {
   if (auto sub = read_subst_.find(e->id); sub != read_subst_.end()) return sub->second;
   const NodeRef& base = ir::index_base(e);
@@ -152,17 +163,8 @@ Val Gen::load(const NodeRef& e) {
   if (fp != fusion.producers.end() && !buf_alias.count(def_key(base->def))) return load_fused(e, fp->second);
   int b = buffer_of(base);
   size_t n = ir::index_args_count(e);
-  {
-    BufArg& B = k.bufs[static_cast<size_t>(b)];
-    if (static_cast<int>(n) != B.rank) unsupported("a partial index (a row of `" + base->name + "`)");
-    if (e->has(ir::kWindowed) != B.windowed) {
-      // A windowed tensor of an earlier statement: its window size comes with the value.
-      if (b == out_buf || k.accesses_of(b) > 0) unsupported("a tensor read both windowed and not");
-      B.windowed = true;
-      B.window = -1;
-    }
-    ++B.reads;
-  }
+  if (static_cast<int>(n) != k.bufs[static_cast<size_t>(b)].rank) unsupported("a partial index (a row of `" + base->name + "`)");
+  note_read(b, e);
   if (counting_) ++k.accesses;
   std::vector<Val> xs;
   int level = 0;

@@ -66,10 +66,16 @@ struct Range {
 };
 
 // A reduction statement `let x = sum[t, ..](..)` whose terms are split per segment.
+// A reduction over the rows whose terms are added per segment: a scalar `let x = sum[t, ..](..)`
+// (partial sums per segment, then their sum), or a tensor whose one clause stores such a sum at
+// each of its points — the adjoint of a vector parameter, `d_W[j, k] = sum[t](d_h[t, j] *
+// h[t - 1, k])` — which adds each segment's terms into itself.
 struct Reduction {
   size_t stmt;
   DefId t;           // its LoopVar along the rows
   int64_t lo, hi;    // its range
+  NodeRef red;       // the LReduce
+  NodeRef clause;    // tensors: the clause (a loop per axis around the store)
 };
 
 class Checkpoint {
@@ -247,7 +253,14 @@ class Checkpoint {
       if (!mp && !ma) continue;
       if (j > ia && s->kind == Kind::Let && ir::let_value(*s)->kind == Kind::LReduce &&
           ir::let_value(*s)->name == "sum" && ir::let_pattern(*s)->kind == Kind::PBind) {
-        if (auto r = reduction(j, s, P->def, A->def, ia, defined_at, e, a)) {
+        if (auto r = reduction(j, ir::let_value(*s), P->def, A->def, ia, defined_at, e, a)) {
+          reds.push_back(*r);
+          continue;
+        }
+      }
+      if (NodeRef cl = j > ia ? summed_clause(s) : nullptr) {
+        if (auto r = reduction(j, ir::lstore_value(*innermost(cl)), P->def, A->def, ia, defined_at, e, a)) {
+          r->clause = cl;
           reds.push_back(*r);
           continue;
         }
@@ -299,9 +312,38 @@ class Checkpoint {
     return ok;
   }
 
-  std::optional<Reduction> reduction(size_t j, const NodeRef& s, DefId P, DefId A, size_t ia,
+  static NodeRef innermost(NodeRef n) {
+    while (n && n->kind == Kind::LFor) n = ir::lfor_body(*n);
+    return n;
+  }
+
+  // The one clause of a float tensor that stores a `sum` at each of its points: a loop per axis
+  // (variables in order), then `T[v0, v1, ..] = sum[..](..)` not reading T.
+  NodeRef summed_clause(const NodeRef& t) {
+    if (!t || t->kind != Kind::LTensor || !t->aux.empty() || t->has(ir::kWindowed) || t->has(ir::kHasElem) ||
+        t->has(ir::kReverse) || !movable(t->def) || !is_float(static_cast<DType>(t->ival)))
+      return nullptr;
+    NodeRef clause;
+    for (auto& k : ir::ltensor_stmts(*t)) {
+      if (k->kind == Kind::LCheck) continue;
+      if (clause) return nullptr;
+      clause = k;
+    }
+    std::vector<DefId> vars;
+    NodeRef n = clause;
+    for (; n && n->kind == Kind::LFor; n = ir::lfor_body(*n)) vars.push_back(n->def);
+    if (!n || n->kind != Kind::LStore || n->def != t->def || vars.empty()) return nullptr;
+    auto idx = ir::lstore_index(*n);
+    if (idx.size() != vars.size()) return nullptr;
+    for (size_t x = 0; x < vars.size(); ++x)
+      if (idx[x]->kind != Kind::Name || idx[x]->def != vars[x]) return nullptr;
+    const NodeRef& v = ir::lstore_value(*n);
+    if (v->kind != Kind::LReduce || v->name != "sum" || mentions(v, t->def)) return nullptr;
+    return clause;
+  }
+
+  std::optional<Reduction> reduction(size_t j, const NodeRef& r, DefId P, DefId A, size_t ia,
                                      const std::unordered_map<DefId, size_t>& defined_at, Range& e, Range& a) {
-    const NodeRef& r = ir::let_value(*s);
     // Its inputs must exist before A's sweep, where its terms are now added.
     bool early = true;
     ir::for_each_node(r, [&](const NodeRef& x) {
@@ -328,7 +370,7 @@ class Checkpoint {
       if (!ok || !lo || !hi || (!pe.any() && !ae.any())) continue;
       if (pe.any()) e.add(pe.lo), e.add(pe.hi);
       if (ae.any()) a.add(ae.lo), a.add(ae.hi);
-      return Reduction{j, item->def, *lo, *hi};
+      return Reduction{j, item->def, *lo, *hi, r, nullptr};
     }
     return std::nullopt;
   }
@@ -558,22 +600,49 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
   std::vector<NodeRef> seg{resumed(B, {preload, recompute}), resumed(A_alloc, {astep})};
   std::vector<NodeRef> allocs{A_alloc, B};
   std::unordered_map<size_t, NodeRef> finals;
-  for (auto& r : reds) {
-    const NodeRef& let = st[r.stmt];
-    const NodeRef& red = ir::let_value(*let);
-    auto rt = type_of(red);
-    if (!rt || !ir::is_scalar(rt) || !is_float(rt->dtype)) return false;
-    std::string name = ir::let_pattern(*let)->name + "_part";
-    DefId pd = cx_.resolver.new_def(name, DefKind::Local);
-    NodeRef R = new_tensor(name, pd, rt->dtype, {S}, {});
-    allocs.push_back(R);
-    NodeRef part = ir::edited(renamed(red, P->def, bd, B->name), [&](ir::Node& x) {
+  auto segment_terms = [&](const Reduction& r) {  // its terms of segment s only, reading P.seg
+    return ir::edited(renamed(r.red, P->def, bd, B->name), [&](ir::Node& x) {
       for (auto& item : x.kids)
         if (item->kind == Kind::LoopVar && item->def == r.t)
           item = ir::edited(item, [&](ir::Node& v) {
             v.kids = {irb::imax(irb::lit(r.lo), seg_lo), irb::imin(irb::lit(r.hi), seg_hi)};
           });
     });
+  };
+  for (auto& r : reds) {
+    auto rt = type_of(r.red);
+    if (!rt || !ir::is_scalar(rt) || !is_float(rt->dtype)) return false;
+    if (r.clause) {
+      // A tensor of sums: allocated (zero) before the sweep; each segment adds its terms.
+      const NodeRef& R = st[r.stmt];
+      std::vector<NodeRef> rk{ir::ltensor_shape(*R)};
+      for (auto& x : ir::ltensor_stmts(*R))
+        if (x->kind == Kind::LCheck) rk.push_back(x);
+      NodeRef R_alloc = ir::with_kids(R, rk);
+      allocs.push_back(R_alloc);
+      NodeRef store = innermost(r.clause);
+      NodeRef terms = segment_terms(r);
+      std::vector<NodeRef> at;
+      for (auto& x : ir::lstore_index(*store)) at.push_back(x);
+      NodeRef sum = ir::make({.kind = Kind::Binary, .span = r.red->span,
+                              .kids = {typed_index(R->def, R->name, at, rt->dtype), terms},
+                              .ival = static_cast<int64_t>(ir::BinOp::Add)});
+      u_.types[sum->id] = rt;
+      std::function<NodeRef(const NodeRef&)> with_sum = [&](const NodeRef& n) -> NodeRef {
+        if (n == store) return ir::edited(n, [&](ir::Node& x) { x.kids[0] = sum; });
+        return ir::edited(n, [&](ir::Node& x) { x.kids.back() = with_sum(x.kids.back()); });
+      };
+      seg.push_back(resumed(R_alloc, {with_sum(r.clause)}));
+      finals[r.stmt] = nullptr;
+      continue;
+    }
+    const NodeRef& let = st[r.stmt];
+    const NodeRef& red = r.red;
+    std::string name = ir::let_pattern(*let)->name + "_part";
+    DefId pd = cx_.resolver.new_def(name, DefKind::Local);
+    NodeRef R = new_tensor(name, pd, rt->dtype, {S}, {});
+    allocs.push_back(R);
+    NodeRef part = segment_terms(r);
     seg.push_back(resumed(R, {ir::make({.kind = Kind::LStore, .kids = {part, sbr}, .name = name, .def = pd})}));
     DefId s2 = new_index("s");
     NodeRef total = ir::make({.kind = Kind::LReduce, .span = red->span,
@@ -587,7 +656,10 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
   out.push_back(loop(sb, "s", irb::lit(0), irb::lit(S), ir::make({.kind = Kind::LSeq, .kids = seg}),
                      ir::kSequential | ir::kReverse));
   if (!after.empty()) out.push_back(resumed(A_alloc, after));
-  for (size_t j = ia + 1; j < st.size(); ++j) out.push_back(finals.count(j) ? finals[j] : st[j]);
+  for (size_t j = ia + 1; j < st.size(); ++j) {
+    if (!finals.count(j)) out.push_back(st[j]);
+    else if (finals[j]) out.push_back(finals[j]);  // a tensor of sums was allocated before the sweep
+  }
 
   windows_.clear();
   if (Wp < T) windows_[P->def] = Wp;

@@ -77,5 +77,23 @@ TEST(Checkpoint, DefaultSpacingKeepsASegmentInCache) {
   EXPECT_EQ(window(*c, "d_u"), 8);
 }
 
+TEST(Checkpoint, VectorParameterGradientsAddPerSegment) {
+  // `@loss / @W` is a tensor of sums over time: allocated before the reverse sweep, each segment
+  // adds its terms (a resumed clause of d_W inside the loop over segments), so the state is
+  // checkpointed instead of stored.
+  auto c = compile(
+      "use std::math::tanh;\nlet T = 11;\nlet W[j in 0..3, k in 0..3] = (j * 2 + k) as f64 * 0.1;\n"
+      "let h[0, j in 0..3] = 0.5;\nlet h[t in 1..T, j in 0..3] = tanh(sum[k](W[j, k] * h[t - 1, k]));\n"
+      "let loss = sum[j](h[T - 1, j]);\nlet gW = @loss / @W;\nprint(gW);\n",
+      {.whole_program = true, .ad_checkpoint = 3});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_TRUE(c->ltensor("h_ckpt"));
+  int resumed = 0;
+  ir::for_each_node(c->cell().lowered, [&](const ir::NodeRef& n) {
+    resumed += n->kind == Kind::LTensor && n->name == "d_W" && n->aux == "resume";
+  });
+  EXPECT_EQ(resumed, 1);
+}
+
 }  // namespace
 }  // namespace ein::testing
