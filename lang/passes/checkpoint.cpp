@@ -223,7 +223,10 @@ class Checkpoint {
         ok = ok && scan(k, P->def, [&](const NodeRef& row) {
                auto o = offset_of(row, vars);
                if (o) e.add(*o);
-               return o.has_value();
+               if (o) return true;
+               auto r = fold_int(cx_, u_, row);  // a constant row: read from P's window
+               if (r) end_min = std::min(end_min, *r);
+               return r && *r >= 0 && *r < T;
              });
         continue;
       }
@@ -448,10 +451,16 @@ class Checkpoint {
   }
 
   // Reads and stores of `from` become reads and stores of `to` (the segment buffer).
-  NodeRef renamed(const NodeRef& n, DefId from, DefId to, const std::string& name) {
+  // With `keep_constant_rows`, reads at a row that folds to a constant stay reads of `from`: rows
+  // near its end, which its window keeps (an adjoint loop that also seeds its last row reads
+  // `u[T - 1, ..]` there; the segment buffer holds only the current segment's rows).
+  NodeRef renamed(const NodeRef& n, DefId from, DefId to, const std::string& name, bool keep_constant_rows = false) {
     if (!n) return n;
+    if (keep_constant_rows && reads_of(n, from) && ir::index_args(*n).size() >= 1 &&
+        fold_int(cx_, u_, ir::index_args(*n)[0]))
+      return n;
     std::vector<NodeRef> kids;
-    for (auto& k : n->kids) kids.push_back(renamed(k, from, to, name));
+    for (auto& k : n->kids) kids.push_back(renamed(k, from, to, name, keep_constant_rows));
     NodeRef m = ir::with_kids(n, std::move(kids));
     if ((m->kind == Kind::Name && m->def == from) || (m->kind == Kind::LStore && m->def == from))
       return ir::edited(m, [&](ir::Node& x) {
@@ -596,7 +605,7 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
                            irb::imin(irb::lit(T), irb::add(irb::mul(sbr, k), irb::lit(k + e1))),
                            renamed(ir::lfor_body(*ploop), P->def, bd, B->name), ploop->flags);
   NodeRef astep = loop(aloop->def, aloop->name, irb::imax(irb::lit(alo), seg_lo), irb::imin(irb::lit(ahi), seg_hi),
-                       renamed(ir::lfor_body(*aloop), P->def, bd, B->name), aloop->flags);
+                       renamed(ir::lfor_body(*aloop), P->def, bd, B->name, true), aloop->flags);
   std::vector<NodeRef> seg{resumed(B, {preload, recompute}), resumed(A_alloc, {astep})};
   std::vector<NodeRef> allocs{A_alloc, B};
   std::unordered_map<size_t, NodeRef> finals;

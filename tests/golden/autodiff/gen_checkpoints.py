@@ -67,6 +67,19 @@ def rnn(p, T=11, N=3):
     return float(((h - 0.2) ** 2).sum())
 
 
+def wave(p, T=13, X=6, Y=5):
+    c = p[0]
+    u0 = np.array(p[1:]).reshape(X, Y)
+    us = [u0.copy(), u0.copy()]
+    for _ in range(2, T):
+        a, b = us[-1], us[-2]
+        v = np.zeros((X, Y))
+        v[1:X - 1, 1:Y - 1] = (2 * a[1:X - 1, 1:Y - 1] - b[1:X - 1, 1:Y - 1] + c * (
+            a[2:X, 1:Y - 1] + a[0:X - 2, 1:Y - 1] + a[1:X - 1, 2:Y] + a[1:X - 1, 0:Y - 2] - 4 * a[1:X - 1, 1:Y - 1]))
+        us.append(v)
+    return float((us[-1] ** 2 * np.arange(1, X + 1)[:, None]).sum())
+
+
 def main():
     g = fd(scalar, [0.93, 0.7])
     for k in (4, 6):
@@ -163,6 +176,28 @@ print(gW[0, 0], gW[0, 1], gW[0, 2], gW[1, 0], gW[1, 1], gW[1, 2], gW[2, 0], gW[2
 print(gb[0], gb[1], gb[2]);
 //> {" ".join(fmt(v) for v in g[9:])}
 """, jit="never|auto|always")  # auto: a contraction over the windowed segment buffer once failed to compile
+
+    u0 = [((x * 3 + y * 5) % 7) * 0.1 for x in range(6) for y in range(5)]
+    g = fd(wave, [0.2] + u0)
+    write("ad_checkpoint_wave2d.ein", f"""// The 2-D wave equation (lookback 2 in time, zero edges as four boundary clauses), 13 steps: the
+// adjoint's loop also seeds its last row, reading `u[T - 1, ..]`, which stays a read of `u`'s
+// window while its other reads move to the segment buffer.
+let T = 13;
+let c: f64 = 0.2;
+let u0[x in 0..6, y in 0..5] = ((x * 3 + y * 5) % 7) as f64 * 0.1;
+let u[0, x in 0..6, y in 0..5] = u0[x, y];
+let u[1, x in 0..6, y in 0..5] = u0[x, y];
+let u[t in 2..T, 0, y in 0..5] = 0.0;
+let u[t in 2..T, 5, y in 0..5] = 0.0;
+let u[t in 2..T, x in 1..5, 0] = 0.0;
+let u[t in 2..T, x in 1..5, 4] = 0.0;
+let u[t in 2..T, x in 1..5, y in 1..4] = 2.0 * u[t - 1, x, y] - u[t - 2, x, y] + c * (u[t - 1, x + 1, y] + u[t - 1, x - 1, y] + u[t - 1, x, y + 1] + u[t - 1, x, y - 1] - 4.0 * u[t - 1, x, y]);
+let loss = sum[x, y](u[T - 1, x, y] * u[T - 1, x, y] * (x + 1) as f64);
+let gc = @loss / @c;
+let g0 = @loss / @u0;
+print(gc, g0[1, 1], g0[2, 2], g0[3, 1], g0[4, 3]);
+//> {fmt(g[0])} {fmt(g[1 + 1 * 5 + 1])} {fmt(g[1 + 2 * 5 + 2])} {fmt(g[1 + 3 * 5 + 1])} {fmt(g[1 + 4 * 5 + 3])}
+""")
 
 
 if __name__ == "__main__":
