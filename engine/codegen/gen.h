@@ -128,6 +128,9 @@ class Gen {
     bool simd_max = false;
     std::string nan;
     bool no_exit = false;  // all/any without short circuit (parallel partials)
+    // An f32 sum accumulates in double and rounds once (as the interpreter does): a single f32
+    // accumulator over millions of terms loses digits NumPy's pairwise sum keeps.
+    bool wide = false;
   };
   RedVars red_vars(const ir::NodeRef& r);
   LoopSpec red_loop(const std::vector<ir::NodeRef>& vars, size_t j, const ir::NodeRef& body);

@@ -134,7 +134,7 @@ Val Gen::reduce(const NodeRef& r) {
 }
 
 void Gen::red_init(const RedVars& R) {
-  std::string T = ctype(R.dt);
+  std::string T = R.wide ? "double" : ctype(R.dt);
   switch (R.op) {
     case Op::Sum: em.line(T + " " + R.acc + " = 0;"); break;
     case Op::Prod: em.line(T + " " + R.acc + " = 1;"); break;
@@ -201,6 +201,7 @@ Val Gen::red_result(const RedVars& R, const NodeRef& r) {
     em.line("if (" + R.arg + " < 0) ein_fail(A, " + std::to_string(st) + ", EIN_E_EMPTY, " + ord_ + ", 0, 0, 0);");
     return em.define(DType::I32, "i32", "((i32)" + R.arg + ")", em.depth(), Motion::Pinned);
   }
+  if (R.wide) return em.define(R.dt, ctype(R.dt), "((float)" + R.acc + ")", em.depth(), Motion::Pinned);
   return Val{R.acc, R.dt, em.depth()};
 }
 
@@ -211,6 +212,7 @@ Gen::RedVars Gen::red_vars(const NodeRef& r) {
   R.vt = is_arg(R.op) ? dtype_of(ir::lreduce_body(r)) : R.dt;
   if (!kernel_dtype(R.dt) || !kernel_dtype(R.vt)) unsupported("an f16/bf16 reduction");
   if (ir::is_logical_reduce(R.op) && R.dt != DType::Bool) unsupported("all/any of non-bool");
+  R.wide = R.op == Op::Sum && R.dt == DType::F32;
   R.acc = em.fresh("r");
   R.has = R.acc + "h";
   R.arg = R.acc + "g";
@@ -299,7 +301,7 @@ Val Gen::reduce_parallel(const NodeRef& r) {
   RedVars R = red_vars(r);
   R.no_exit = logical;
   std::string P = R.acc + "p", N = R.acc + "n";
-  em.line(std::string(ctype(R.vt)) + " " + P + "[EIN_MAX_THREADS]; bool " + P + "h[EIN_MAX_THREADS]; int64_t " + P +
+  em.line(std::string(R.wide ? "double" : ctype(R.vt)) + " " + P + "[EIN_MAX_THREADS]; bool " + P + "h[EIN_MAX_THREADS]; int64_t " + P +
           "g[EIN_MAX_THREADS]; int " + N + " = 1;");
   char work[64];
   std::snprintf(work, sizeof work, "%.0f", std::min(static_work(r), 1e15));
