@@ -98,7 +98,7 @@ bool Gen::contracted_nest(const NodeRef& loop) {
     emit_contraction(*plans[i], cs[i], loop);
     // A tiled contraction applies no factors itself: the loops evaluate the store exactly.
     all_whole = all_whole && plans[i]->whole &&
-                (plans[i]->kernel == ContractionKernel::Blas || (plans[i]->alpha.empty() && !plans[i]->divisor));
+                (plans[i]->kernel != ContractionKernel::Tiled || (plans[i]->alpha.empty() && !plans[i]->divisor));
   }
   if (!all_whole || plans.size() != 1) stmt(loop);
   for (auto* p : plans) precomputed_.erase(p->c.reduce->id);
@@ -163,6 +163,11 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
       em.line("if (" + worth + " && !" + pk.base + ") { ein_fail(A, " + std::to_string(site(p.c.reduce->span)) +
               ", EIN_E_NOMEM, 0, " + bytes + ", 0, 0); return A->err->code; }");
     }
+  }
+  // The steps' intermediates are allocated once, at entry.
+  if (p.kernel == ContractionKernel::Factorised && !c.sizes_at_entry) {
+    c.ok = false;
+    return c;
   }
   // Under a branch the contraction also runs at points the branch skips, whose reads the range
   // analysis may not have checked: every operand axis must hold its variable's whole range.
@@ -281,6 +286,7 @@ std::string Gen::axis_stride(int buf, int axis) {
 
 void Gen::emit_contraction(const ContractionPlan& p, const Contract& c, const NodeRef& root) {
   if (p.kernel == ContractionKernel::Blas) emit_blas(p, c);
+  else if (p.kernel == ContractionKernel::Factorised) emit_factorised(p, c);
   else emit_tiled(p, c);
   precomputed_[p.c.reduce->id] = c.dest;
   (void)root;

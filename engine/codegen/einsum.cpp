@@ -112,7 +112,7 @@ void Gen::mode_product_chain(const std::vector<EinsumTerm>& terms, const std::ve
 // the loops' `+=` into zeroed storage.
 bool Gen::gemm_step(const EinsumTerm& x0, const EinsumTerm& y0, EinsumTerm& result, bool last,
                     const std::vector<std::string>& sum, std::map<std::string, std::string>& n,
-                    const std::string& alpha, DType dt) {
+                    const std::string& alpha, DType dt, bool overwrite) {
   if (sum.empty()) return false;
   auto has = [](const std::vector<std::string>& v, const std::string& k) {
     return std::find(v.begin(), v.end(), k) != v.end();
@@ -160,21 +160,25 @@ bool Gen::gemm_step(const EinsumTerm& x0, const EinsumTerm& y0, EinsumTerm& resu
     auto own = [&](const EinsumTerm& t) {
       if (t.buf < 0) return;
       for (size_t a = 0; a < t.idx.size(); ++a)
-        cond += " && (" + n[t.idx[a]] + " == " + extent(t.buf, static_cast<int>(a)) + ")";
+        cond += " && (" + n[t.idx[a]] + " == " + extent(t.buf, static_cast<int>(a) + t.axis0) + ")";
     };
     own(x);
     own(y);
     if (last)
       for (size_t a = 0; a < result.idx.size(); ++a)
-        cond += " && (" + n[result.idx[a]] + " == " + extent(0, static_cast<int>(a)) + ")";
+        cond += " && (" + n[result.idx[a]] + " == " +
+                (result.ext.empty() ? extent(0, static_cast<int>(a)) : result.ext[a]) + ")";
     else
       result.idx = want;
-    auto base = [](const EinsumTerm& t) { return t.buf >= 0 ? "b" + std::to_string(t.buf) : t.tmp; };
+    auto base = [](const EinsumTerm& t) {
+      return t.buf >= 0 ? "b" + std::to_string(t.buf) + (t.off.empty() ? "" : " + " + t.off) : t.tmp;
+    };
     const std::string fn = dt == DType::F32 ? "sgemm" : "dgemm", one = dt == DType::F32 ? "1.0f" : "1.0";
     em.open("if (" + cond + ") {", true);
     em.line("A->rt->" + fn + "(" + (x_s_last ? "0" : "1") + ", " + (y_s_last ? "1" : "0") + ", " + M + ", " + N + ", " +
             K + ", " + (last ? alpha : one) + ", " + base(x) + ", " + (x_s_last ? K : M) + ", " + base(y) + ", " +
-            (y_s_last ? K : N) + ", " + one + ", " + (last ? std::string("b0") : result.tmp) + ", " + N + ");");
+            (y_s_last ? K : N) + ", " + (overwrite ? "0" : one) + ", " +
+            (last && result.tmp.empty() ? std::string("b0") : result.tmp) + ", " + N + ");");
     em.close();
     em.open("else {", true);
     return true;

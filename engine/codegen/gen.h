@@ -39,7 +39,10 @@ bool kernel_dtype(DType dt);  // dtypes kernels handle (not f16/bf16)
 struct EinsumTerm {
   std::vector<std::string> idx;  // index keys in storage order
   int buf = -1;                  // an argument buffer, or
-  std::string tmp;               // a scratch array
+  std::string tmp;               // a scratch array (or, for a plan's last step, its destination)
+  std::vector<std::string> ext;  // a last step's destination: its storage extents (else buffer 0's)
+  int axis0 = 0;                 // a buffer read with leading fixed subscripts (`h[t - 1, k]`):
+  std::string off;               // its first variable axis, and the flat offset of its block
 };
 
 struct LoopInfo {
@@ -76,7 +79,7 @@ class Gen {
                           const std::string& alpha, DType dt, int st);
   bool gemm_step(const EinsumTerm& x, const EinsumTerm& y, EinsumTerm& result, bool last,
                  const std::vector<std::string>& sum, std::map<std::string, std::string>& n,
-                 const std::string& alpha, DType dt);
+                 const std::string& alpha, DType dt, bool overwrite = false);
   void expr_let(const ir::NodeRef& let);
   std::string finish();
 
@@ -177,6 +180,7 @@ class Gen {
   void emit_blas(const ContractionPlan& p, const Contract& c);
   void emit_gather(const ContractionOperand& o, const Contract& c, const Dest& pack);
   void emit_tiled(const ContractionPlan& p, const Contract& c);
+  void emit_factorised(const ContractionPlan& p, const Contract& c);  // contract_steps.cpp
   Val load_precomputed(const ir::NodeRef& r, const Dest& d);
   std::unordered_map<uint32_t, Dest> precomputed_;     // LReduce id -> its values
   std::unordered_map<uint32_t, Val> read_subst_;       // Index id -> value (tile bodies)

@@ -5,6 +5,7 @@
 
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
+#include "lang/passes/int_fold.h"
 
 namespace ein {
 
@@ -140,7 +141,8 @@ class Planner {
     });
     if (local) return;
     auto c = match_contraction(r, vars, &u_, /*gather=*/true);
-    if (!c || c->operands.size() != 2) return;
+    if (!c || c->operands.size() < 2) return;
+    const bool many = c->operands.size() > 2;
     bool gathered = false;
     for (auto& o : c->operands) gathered = gathered || o.gathered;
     if (gathered && (guarded || !c->product)) return;
@@ -198,6 +200,17 @@ class Planner {
     bool float_operands = rdt == DType::F32 || rdt == DType::F64;
     for (auto& o : ops) float_operands = float_operands && o.read->dt == static_cast<int8_t>(rdt);
     for (auto& s : p->c.scalars) float_operands = float_operands && s->dt == static_cast<int8_t>(rdt);
+    if (many) {
+      if (gathered || !float_operands || !p->c.product) return;
+      // Fixed subscripts only before the variables (`h[t - 1, k]`): the rest is a block.
+      for (auto& o : ops)
+        for (size_t a = 1; a < o.axes.size(); ++a)
+          if (!o.axes[a].valid() && o.axes[a - 1].valid()) return;
+      if (!factor_path(*p, loops)) return;
+      p->kernel = ContractionKernel::Factorised;
+      // The last step writes the tensor in its own order, or scratch in the step's order.
+      return choose(p->in_place ? layouts[0] : p->path.back().keep);
+    }
     if (float_operands && p->c.product)
       for (auto& l : layouts)
         if (auto g = gemm_shape(p->c, l)) {
@@ -240,6 +253,101 @@ class Planner {
       p->kernel = ContractionKernel::Tiled;
       return choose(l);
     }
+  }
+
+  // The cheapest order of pairwise steps for a product of three or more operands: an exhaustive
+  // search over pairings (dynamic programming over subsets of operands, 3^n for n <= 8), the
+  // cost of a step being the product of the extents of every index it touches. Extents not
+  // known before the run count as 16. False when the steps cost more than a quarter of the
+  // plain nest (then temporaries do not pay).
+  bool factor_path(ContractionPlan& p, const std::vector<NodeRef>& loops) {
+    const auto& ops = p.c.operands;
+    const size_t n = ops.size();
+    if (n > 8) return false;
+    std::unordered_map<DefId, double> size;
+    auto known = [&](DefId d, const NodeRef& hi) {
+      auto v = fold_int(cx_, u_, hi);
+      size[d] = v && *v > 0 ? static_cast<double>(*v) : 16.0;
+    };
+    for (auto& l : loops) known(l->def, ir::lfor_hi(l));
+    for (const NodeRef& v : ir::lreduce_items(p.c.reduce)) known(v->def, ir::loopvar_hi(v));
+    const uint32_t full = (1u << n) - 1;
+    auto vars_of = [&](uint32_t set) {
+      std::vector<DefId> out;
+      for (size_t i = 0; i < n; ++i)
+        if (set & (1u << i))
+          for (DefId d : ops[i].axes)
+            if (d.valid() && !contains(out, d)) out.push_back(d);
+      return out;
+    };
+    // The indices a partial product keeps: those of the output and those another operand needs.
+    auto kept = [&](uint32_t set) {
+      std::vector<DefId> out, rest = vars_of(full & ~set);
+      for (DefId d : vars_of(set))
+        if (contains(p.c.free, d) || contains(rest, d)) out.push_back(d);
+      return out;
+    };
+    auto volume = [&](const std::vector<DefId>& v) {
+      double c = 1;
+      for (DefId d : v) c *= size[d];
+      return c;
+    };
+    std::vector<double> cost(full + 1, 0);
+    std::vector<uint32_t> split(full + 1, 0);
+    for (uint32_t s = 1; s <= full; ++s) {
+      if ((s & (s - 1)) == 0) continue;  // one operand
+      cost[s] = -1;
+      const uint32_t low = s & (~s + 1);
+      for (uint32_t a = (s - 1) & s; a; a = (a - 1) & s) {
+        if (!(a & low)) continue;  // each pairing once
+        uint32_t b = s & ~a;
+        std::vector<DefId> touched = kept(a);
+        for (DefId d : kept(b))
+          if (!contains(touched, d)) touched.push_back(d);
+        double c = cost[a] + cost[b] + volume(touched);
+        if (cost[s] < 0 || c < cost[s]) {
+          cost[s] = c;
+          split[s] = a;
+        }
+      }
+    }
+    std::vector<DefId> all = vars_of(full);
+    p.naive_cost = volume(all);
+    p.path_cost = cost[full];
+    if (p.path_cost * 4 > p.naive_cost) return false;
+    // Steps in post-order; a result's layout is the kept indices of its first operand, then
+    // of its second, each in that operand's order (a matrix product's [m.., n..]).
+    std::vector<std::vector<DefId>> layout;
+    for (auto& o : ops) {
+      layout.emplace_back();
+      for (DefId d : o.axes)
+        if (d.valid()) layout.back().push_back(d);
+    }
+    p.path.clear();
+    std::function<int(uint32_t)> build = [&](uint32_t s) -> int {
+      if ((s & (s - 1)) == 0) {
+        int i = 0;
+        while (!(s & (1u << i))) ++i;
+        return i;
+      }
+      int a = build(split[s]), b = build(s & ~split[s]);
+      std::vector<DefId> keep = kept(s), ordered;
+      for (int x : {a, b})
+        for (DefId d : layout[static_cast<size_t>(x)])
+          if (contains(keep, d) && !contains(ordered, d)) ordered.push_back(d);
+      PairStep st;
+      st.a = a;
+      st.b = b;
+      st.keep = ordered;
+      for (int x : {a, b})
+        for (DefId d : layout[static_cast<size_t>(x)])
+          if (!contains(keep, d) && !contains(st.sum, d)) st.sum.push_back(d);
+      p.path.push_back(st);
+      layout.push_back(ordered);
+      return static_cast<int>(layout.size()) - 1;
+    };
+    build(full);
+    return true;
   }
 
   // Gathered operands: a packed copy can take any axis order — the first (in the
@@ -353,6 +461,20 @@ std::string describe_contractions(const Unit& u) {
       how = std::string(gemv ? "BLAS gemv" : "BLAS gemm") + " m=[" + names(g.m, nm) + "] n=[" + names(g.n, nm) +
             "] k=[" + names(g.k, nm) + "]" + (g.batch.empty() ? "" : " batch=[" + names(g.batch, nm) + "]") +
             (g.ta ? " Aᵀ" : "") + (g.tb ? " Bᵀ" : "");
+    } else if (p->kernel == ContractionKernel::Factorised) {
+      // Operands by name, results of earlier steps as (1), (2), ...
+      auto term = [&](int i) {
+        return i < static_cast<int>(p->c.operands.size())
+                   ? ir::index_base(p->c.operands[static_cast<size_t>(i)].read)->name
+                   : "(" + std::to_string(i - static_cast<int>(p->c.operands.size()) + 1) + ")";
+      };
+      how = "factorised into " + std::to_string(p->path.size()) + " pairwise steps";
+      for (size_t i = 0; i < p->path.size(); ++i)
+        how += std::string(i ? ", " : " ") + "(" + std::to_string(i + 1) + ") = " + term(p->path[i].a) + "·" +
+               term(p->path[i].b) + " over [" + names(p->path[i].sum, nm) + "]";
+      how += " (each a GEMM when its operands are matrices in disguise, else loops), cost " +
+             std::to_string(static_cast<long long>(p->path_cost)) + " instead of " +
+             std::to_string(static_cast<long long>(p->naive_cost));
     } else {
       how = "register-tiled, columns from " + ir::index_base(p->c.operands[static_cast<size_t>(p->y)].read)->name;
     }

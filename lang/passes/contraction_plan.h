@@ -8,6 +8,12 @@
 //   Tiled  any other two-operand contraction C[i.., j..] = ⊕_k f(X[i.., k..], Y[k.., j..]) with
 //          ⊕ in {sum, max, min}: a register-tiled loop nest vectorised along the j group (Y is
 //          packed when j is not its unit-stride axis), summing in the interpreter's order.
+//   Factorised  a sum of a product of three or more operands (a matrix chain, a basis change,
+//          A·B·x) wherever it sits in the store value: contracted two at a time along the
+//          cheapest order (an exhaustive search over pairings, opt_einsum's "optimal"), each step
+//          one GEMM/GEMV when its operands are matrices in disguise, else a loop nest; the
+//          intermediates are scratch. (A clause that is nothing but the sum is factorised by
+//          codegen's einsum.cpp, which also knows the mode-product chain.)
 //
 // The result goes into the clause's own tensor when the contraction covers exactly the points
 // the clause stores (in place; the store then reads it back at the point), else into scratch
@@ -23,7 +29,14 @@ namespace ein {
 
 struct CompileCtx;
 
-enum class ContractionKernel : uint8_t { Blas, Tiled };
+enum class ContractionKernel : uint8_t { Blas, Tiled, Factorised };
+
+// One pairwise step of a factorised contraction. Operands are numbered 0..n-1, the result of
+// step s is n + s. `keep` is the result's layout (the last step's is the plan's dest).
+struct PairStep {
+  int a = 0, b = 0;
+  std::vector<ir::DefId> keep, sum;
+};
 
 struct ContractionPlan {
   Contraction c;
@@ -38,6 +51,8 @@ struct ContractionPlan {
   ir::NodeRef divisor;             // whole: the d of R / d
   GemmShape gemm;                  // Blas
   int x = 0, y = 1;                // Tiled: the operand of the rows, the one of the columns
+  std::vector<PairStep> path;      // Factorised
+  double path_cost = 0, naive_cost = 0;  // multiply-adds (extents not known statically: 16)
 };
 
 void plan_contractions(CompileCtx& cx);

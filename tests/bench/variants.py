@@ -280,6 +280,178 @@ def np_minplus(reps):
     return ms, (D[3], D[250])
 
 
+# ---- session 8: more everyday programs, written before looking at what the generator does ----
+
+@variant("chain_scaled_bias", "contraction", """
+// A matrix chain inside a larger expression: scaled, plus a bias row, f32.
+let A[i in 0..400, k in 0..300] = ((i * 7 + k * 3) % 17) as f32 * 0.01 - 0.08;
+let B[k in 0..300, l in 0..350] = ((k * 5 + l * 11) % 13) as f32 * 0.01 - 0.06;
+let C[l in 0..350, j in 0..500] = ((l * 3 + j * 13) % 11) as f32 * 0.01 - 0.05;
+let e[j in 0..500] = (j % 5) as f32 * 0.1;
+// bench: begin
+let D[i, j] = 0.5 * sum[k, l](A[i, k] * B[k, l] * C[l, j]) + e[j];
+// bench: end
+print(D[3, 5], D[399, 499]);
+""")
+def np_chain_scaled_bias(reps):
+    A = vals((400, 300), 7, 3, 17, 0.01, 0.08, f32)
+    B = vals((300, 350), 5, 11, 13, 0.01, 0.06, f32)
+    C = vals((350, 500), 3, 13, 11, 0.01, 0.05, f32)
+    e = (np.arange(500) % 5).astype(f32) * f32(0.1)
+    ms, D = bench.best_of(reps, lambda: f32(0.5) * (A @ B @ C) + e)
+    return ms, (D[3, 5], D[399, 499])
+
+
+@variant("sandwich_f64", "contraction", """
+// A basis change Gᵀ T G (a 2-D rotation), f64, 600^2.
+let G[a in 0..600, i in 0..600] = ((a * 7 + i * 3) % 17) as f64 * 0.01 - 0.08;
+let T[a in 0..600, b in 0..600] = ((a * 5 + b * 11) % 13) as f64 * 0.01 - 0.06;
+// bench: begin
+let R[i, j] = sum[a, b](G[a, i] * T[a, b] * G[b, j]);
+// bench: end
+print(R[3, 5], R[599, 17]);
+""")
+def np_sandwich(reps):
+    G = vals((600, 600), 7, 3, 17, 0.01, 0.08, f64)
+    T = vals((600, 600), 5, 11, 13, 0.01, 0.06, f64)
+    ms, R = bench.best_of(reps, lambda: G.T @ T @ G)
+    return ms, (R[3, 5], R[599, 17])
+
+
+@variant("chain_to_vector", "contraction", """
+// A matrix-matrix-vector chain: the order (B x) first makes it two GEMVs, f32.
+let A[i in 0..2000, j in 0..1500] = ((i * 7 + j * 3) % 17) as f32 * 0.01 - 0.08;
+let B[j in 0..1500, k in 0..1800] = ((j * 5 + k * 11) % 13) as f32 * 0.01 - 0.06;
+let x[k in 0..1800] = (k % 7) as f32 * 0.1 - 0.3;
+// bench: begin
+let y[i] = sum[j, k](A[i, j] * B[j, k] * x[k]);
+// bench: end
+print(y[3], y[1999]);
+""")
+def np_chain_vec(reps):
+    A = vals((2000, 1500), 7, 3, 17, 0.01, 0.08, f32)
+    B = vals((1500, 1800), 5, 11, 13, 0.01, 0.06, f32)
+    x = (np.arange(1800) % 7).astype(f32) * f32(0.1) - f32(0.3)
+    ms, y = bench.best_of(reps, lambda: A @ (B @ x))
+    return ms, (y[3], y[1999])
+
+
+@variant("gram_f32", "contraction", """
+// A Gram matrix Xᵀ X (the same tensor on both sides, transposed), f32.
+let X[s in 0..2000, f in 0..512] = ((s * 7 + f * 3) % 17) as f32 * 0.01 - 0.08;
+// bench: begin
+let G[f, g] = sum[s](X[s, f] * X[s, g]) / 2000.0;
+// bench: end
+print(G[3, 5], G[511, 17]);
+""")
+def np_gram(reps):
+    X = vals((2000, 512), 7, 3, 17, 0.01, 0.08, f32)
+    ms, G = bench.best_of(reps, lambda: (X.T @ X) / f32(2000.0))
+    return ms, (G[3, 5], G[511, 17])
+
+
+@variant("bmm_mid_batch_gelu", "contraction", """
+// Heads in the middle axis of the input (X[t, h, e]), per-head weights, a tanh-GELU epilogue, f32.
+let X[t in 0..512, h in 0..8, e in 0..64] = ((t * 3 + h * 7 + e * 5) % 17) as f32 * 0.1 - 0.8;
+let W[h in 0..8, e in 0..64, o in 0..128] = ((h * 5 + e * 3 + o * 11) % 13) as f32 * 0.01 - 0.06;
+// bench: begin
+let Y[h, t, o] = {
+  let z = sum[e](X[t, h, e] * W[h, e, o]);
+  0.5 * z * (1.0 + std::math::tanh(0.7978846 * (z + 0.044715 * z * z * z)))
+};
+// bench: end
+print(Y[3, 5, 7], Y[7, 500, 100]);
+""")
+def np_bmm_mid(reps):
+    t, h, e = grid(512, 8, 64)
+    X = ((t * 3 + h * 7 + e * 5) % 17).astype(f32) * f32(0.1) - f32(0.8)
+    h, e, o = grid(8, 64, 128)
+    W = ((h * 5 + e * 3 + o * 11) % 13).astype(f32) * f32(0.01) - f32(0.06)
+
+    def run():
+        z = X.transpose(1, 0, 2) @ W
+        return f32(0.5) * z * (f32(1.0) + np.tanh(f32(0.7978846) * (z + f32(0.044715) * z * z * z)))
+    ms, Y = bench.best_of(reps, run)
+    return ms, (Y[3, 5, 7], Y[7, 500, 100])
+
+
+@variant("rbf_f64", "fusable", """
+// A Gaussian (RBF) kernel matrix: exp of scaled squared distances, 32 features, f64.
+let X[i in 0..1500, c in 0..32] = ((i * 7 + c * 3) % 17) as f64 * 0.1 - 0.8;
+let Y[j in 0..1000, c in 0..32] = ((j * 5 + c * 11) % 13) as f64 * 0.1 - 0.6;
+// bench: begin
+let K[i, j] = std::math::exp(-0.5 * sum[c]((X[i, c] - Y[j, c]) ** 2));
+// bench: end
+print(K[3, 5], K[1400, 900]);
+""")
+def np_rbf(reps):
+    X = vals((1500, 32), 7, 3, 17, 0.1, 0.8, f64)
+    Y = vals((1000, 32), 5, 11, 13, 0.1, 0.6, f64)
+    ms, K = bench.best_of(reps, lambda: np.exp(-0.5 * np.maximum(
+        (X * X).sum(1)[:, None] + (Y * Y).sum(1)[None, :] - 2.0 * (X @ Y.T), 0.0)))
+    return ms, (K[3, 5], K[1400, 900])
+
+
+@variant("rnn_f64_wt_fn", "recurrence", """
+// An RNN in f64 whose weights are stored [in, out] and whose cell is a user function, H = 384.
+fn cell(z) { std::math::tanh(z) }
+let W[k in 0..384, j in 0..384] = ((k * 7 + j * 3) % 17) as f64 * 0.002 - 0.016;
+let x[t in 0..600, j in 0..384] = ((t * 3 + j * 7) % 11) as f64 * 0.05 - 0.25;
+// bench: begin
+let h[0, j in 0..384] = 0.0;
+let h[t in 1..600, j in 0..384] = cell(sum[k](h[t - 1, k] * W[k, j]) + x[t, j]);
+// bench: end
+print(h[599, 3], h[599, 300]);
+""")
+def np_rnn_wt(reps):
+    W = vals((384, 384), 7, 3, 17, 0.002, 0.016, f64)
+    x = vals((600, 384), 3, 7, 11, 0.05, 0.25, f64)
+
+    def run():
+        h = np.zeros(384)
+        for t in range(1, 600):
+            h = np.tanh(h @ W + x[t])
+        return h
+    ms, h = bench.best_of(reps, run)
+    return ms, (h[3], h[300])
+
+
+@variant("laplace3d_f32", "fusable", """
+// 7-point Laplacian on a 192^3 f32 grid.
+let u[i in 0..192, j in 0..192, k in 0..192] = ((i * 7 + j * 3 + k * 5) % 17) as f32 * 0.1 - 0.8;
+// bench: begin
+let L[i, j, k] = u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k] + u[i, j + 1, k] + u[i, j, k - 1] + u[i, j, k + 1] - 6.0 * u[i, j, k];
+// bench: end
+print(L[3, 5, 7], L[190, 17, 100]);
+""")
+def np_laplace3d(reps):
+    i, j, k = grid(192, 192, 192)
+    u = ((i * 7 + j * 3 + k * 5) % 17).astype(f32) * f32(0.1) - f32(0.8)
+
+    def run():
+        L = np.zeros_like(u)
+        c = u[1:-1, 1:-1, 1:-1]
+        L[1:-1, 1:-1, 1:-1] = (u[:-2, 1:-1, 1:-1] + u[2:, 1:-1, 1:-1] + u[1:-1, :-2, 1:-1] + u[1:-1, 2:, 1:-1]
+                               + u[1:-1, 1:-1, :-2] + u[1:-1, 1:-1, 2:] - f32(6.0) * c)
+        return L
+    ms, L = bench.best_of(reps, run)
+    return ms, (L[3, 5, 7], L[190, 17, 100])
+
+
+@variant("transpose_add_f32", "fusable", """
+// Symmetrising with a weight, f32 4000^2: C = A + 0.5 Aᵀ.
+let A[i in 0..4000, j in 0..4000] = ((i * 7 + j * 3) % 17) as f32 * 0.1 - 0.8;
+// bench: begin
+let C[i, j] = A[i, j] + 0.5 * A[j, i];
+// bench: end
+print(C[3, 5], C[3900, 17]);
+""")
+def np_transpose_add(reps):
+    A = vals((4000, 4000), 7, 3, 17, 0.1, 0.8, f32)
+    ms, C = bench.best_of(reps, lambda: A + f32(0.5) * A.T)
+    return ms, (C[3, 5], C[3900, 17])
+
+
 TARGET = {"contraction": 1.1, "fusable": 0.5, "recurrence": 1.0}
 
 

@@ -1,0 +1,141 @@
+// Factorised contractions planned by the contraction_plan pass (ContractionKernel::Factorised):
+// a sum of a product of three or more operands anywhere in a store value (`0.5 * sum[k, l](A[i,
+// k] B[k, l] C[l, j]) + e[j]`, a chain ending in a vector, a basis change inside a function) is
+// computed before the nest as the plan's pairwise steps, into the plan's destination; the nest
+// then reads it back like any planned contraction. Each step is a GEMM when its operands are
+// matrices in disguise (Gen::gemm_step, shared with einsum.cpp), with a loop nest behind the
+// run-time test; intermediates are scratch allocated once at kernel entry.
+#include <algorithm>
+
+#include "engine/codegen/gen.h"
+#include "lang/passes/contraction_plan.h"
+
+namespace ein::codegen {
+
+using ir::DefId;
+
+namespace {
+
+// Index keys double as C names (e_<key>), as in einsum.cpp.
+std::string ckey(DefId d) { return std::to_string(d.crate) + "_" + std::to_string(d.index); }
+
+}  // namespace
+
+void Gen::emit_factorised(const ContractionPlan& p, const Contract& c) {
+  const DType dt = c.dt;
+  const std::string T = ctype(dt);
+  std::map<std::string, std::string> n;  // key -> extent (C)
+  for (DefId d : p.c.free) n[ckey(d)] = c.ext.at(def_key(d)).c;
+  for (DefId d : p.c.summed) n[ckey(d)] = c.ext.at(def_key(d)).c;
+  auto keys = [](const std::vector<DefId>& v) {
+    std::vector<std::string> out;
+    for (DefId d : v) out.push_back(ckey(d));
+    return out;
+  };
+  std::vector<EinsumTerm> pool;
+  for (size_t i = 0; i < p.c.operands.size(); ++i) {
+    const ContractionOperand& o = p.c.operands[i];
+    EinsumTerm t;
+    t.buf = c.bufs[i];
+    for (DefId d : o.axes)
+      if (d.valid()) t.idx.push_back(ckey(d));
+      else t.axis0 += 1;  // leading fixed subscripts (the plan allows no others)
+    if (t.axis0) t.off = block_offset(o, t.buf, {});
+    pool.push_back(t);
+  }
+  std::vector<std::vector<std::string>> strides(pool.size());  // explicit strides (destination)
+  Val alpha = alpha_of(p, dt, p.whole);
+  const std::string one = dt == DType::F32 ? "1.0f" : "1.0";
+  auto addr = [&](size_t ti) {
+    const EinsumTerm& t = pool[ti];
+    std::string f;
+    for (size_t a = 0; a < t.idx.size(); ++a) {
+      std::string s;
+      if (!strides[ti].empty()) s = strides[ti][a] == "1LL" ? "" : strides[ti][a];
+      else if (t.buf >= 0) s = a + 1 == t.idx.size() ? "" : stride(t.buf, static_cast<int>(a) + t.axis0);
+      else
+        for (size_t b = a + 1; b < t.idx.size(); ++b) s += (s.empty() ? "" : " * ") + n[t.idx[b]];
+      f += (f.empty() ? "" : " + ") + (s.empty() ? "e_" + t.idx[a] : "e_" + t.idx[a] + " * " + s);
+    }
+    std::string base = t.buf >= 0 ? "b" + std::to_string(t.buf) : t.tmp;
+    if (!t.off.empty()) base = "(" + base + " + " + t.off + ")";
+    return base + "[" + (f.empty() ? "0" : f) + "]";
+  };
+  int gemms = 0;
+  for (size_t si = 0; si < p.path.size(); ++si) {
+    const PairStep& s = p.path[si];
+    const bool last = si + 1 == p.path.size();
+    EinsumTerm result;
+    if (last) {
+      result.idx = keys(c.dest.axes);
+      result.tmp = c.dest.base;
+      if (p.in_place)
+        for (size_t a = 0; a < c.dest.axes.size(); ++a) result.ext.push_back(extent(out_buf, static_cast<int>(a)));
+      else
+        for (auto& k : result.idx) result.ext.push_back(n[k]);
+    } else {
+      result.idx = keys(s.keep);
+      std::string count = "1LL";
+      for (auto& k : result.idx) count = "ein_smul(" + count + ", " + n[k] + ")";
+      std::string key = "fstep|" + std::to_string(p.c.reduce->id) + "|" + std::to_string(si);
+      auto hit = scratch_.find(key);
+      if (hit != scratch_.end()) {
+        result.tmp = hit->second;
+      } else {
+        result.tmp = em.fresh("fs");
+        scratch_[key] = result.tmp;
+        Emitter::Detour d(em, 0);
+        alloc_scratch(result.tmp, dt, count, p.c.reduce->span);
+      }
+    }
+    const size_t a = static_cast<size_t>(s.a), b = static_cast<size_t>(s.b);
+    // A GEMM may reorder an intermediate's axes ([m.., n..]); the loops then follow it.
+    bool blas = gemm_step(pool[a], pool[b], result, last, keys(s.sum), n, last ? alpha.c : one, dt, true);
+    gemms += blas ? 1 : 0;
+    pool.push_back(result);
+    strides.push_back(last ? c.dest.strides : std::vector<std::string>{});
+    const size_t r = pool.size() - 1;
+    // The loops: zero the result, then accumulate with the last kept index innermost.
+    std::vector<std::string> order = result.idx;
+    std::string inner = order.empty() ? "" : order.back();
+    if (!order.empty()) order.pop_back();
+    auto open = [&](const std::vector<std::string>& vars, bool simd_last) {
+      for (size_t d = 0; d < vars.size(); ++d) {
+        const std::string& x = vars[d];
+        std::string head = "for (int64_t e_" + x + " = 0; e_" + x + " < " + n[x] + "; ++e_" + x + ") {";
+        if (d == 0 && vars.size() >= 2 && !in_parallel) {
+          std::string work = "1LL";
+          for (auto& v : vars) work = "ein_smul(" + work + ", " + n[v] + ")";
+          head = "#pragma omp parallel for schedule(static) if(" + work + " >= " + std::to_string(parallel_threshold) +
+                 "LL)\n" + head;
+        }
+        if (simd_last && d + 1 == vars.size()) head = "#pragma omp simd\n" + head;
+        em.open(head, false);
+        // (A one-loop nest is an `omp simd` loop, which may not break: the check after the
+        // step covers it.)
+        if (d == 0 && vars.size() >= 2)
+          em.line("if (ein_stop(A, INT64_MAX)) " + std::string(!in_parallel ? "continue;" : "break;"));
+      }
+    };
+    open(result.idx, true);
+    em.line(addr(r) + " = 0;");
+    for (size_t d = 0; d < result.idx.size(); ++d) em.close();
+    std::vector<std::string> loops = order;
+    for (DefId d : s.sum) loops.push_back(ckey(d));
+    if (!inner.empty()) loops.push_back(inner);
+    open(loops, !inner.empty());
+    em.line(addr(r) + " += " + (last ? alpha.c + " * " : std::string()) + addr(a) + " * " + addr(b) + ";");
+    for (size_t d = 0; d < loops.size(); ++d) em.close();
+    if (blas) em.close();
+    em.line("if (ein_stop(A, INT64_MAX)) return A->err->code;");
+  }
+  k.accesses += static_cast<int>(p.c.operands.size());
+  if (contraction_strategy_.empty()) contraction_strategy_ = "einsum";
+  k.plan.push_back("factorised: " + std::to_string(p.path.size()) + " pairwise steps" +
+                   (gemms ? ", " + std::to_string(gemms) + " of them " + (dt == DType::F32 ? "sgemm" : "dgemm") +
+                                " calls when the extents are the arrays' own"
+                          : std::string()) +
+                   (p.in_place ? ", into the tensor" : ", into scratch") + (p.whole ? "" : ", then the loops read it"));
+}
+
+}  // namespace ein::codegen
