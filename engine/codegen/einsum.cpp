@@ -174,7 +174,27 @@ bool Gen::gemm_step(const EinsumTerm& x0, const EinsumTerm& y0, EinsumTerm& resu
       return t.buf >= 0 ? "b" + std::to_string(t.buf) + (t.off.empty() ? "" : " + " + t.off) : t.tmp;
     };
     const std::string fn = dt == DType::F32 ? "sgemm" : "dgemm", one = dt == DType::F32 ? "1.0f" : "1.0";
+    const std::string gv = dt == DType::F32 ? "sgemv" : "dgemv";
+    const std::string beta = overwrite ? "0" : one;
+    const std::string dst = last && result.tmp.empty() ? std::string("b0") : result.tmp;
     em.open("if (" + cond + ") {", true);
+    // A matrix times a vector is a GEMV (OpenBLAS's GEMM with one column is several times slower).
+    if (nn.empty() != m.empty()) {
+      const bool mat_x = nn.empty();
+      const EinsumTerm& mt = mat_x ? x : y;
+      const EinsumTerm& vt = mat_x ? y : x;
+      // Stored [rows, cols]: the matrix's own layout; transposed when its summed group leads (x)
+      // or trails (y).
+      const bool s_last = mat_x ? x_s_last : y_s_last;
+      const std::string kept = mat_x ? M : N;
+      const bool trans = !s_last;
+      const std::string rows = trans ? K : kept, cols = trans ? kept : K;
+      em.line("A->rt->" + gv + "(" + (trans ? "1" : "0") + ", " + rows + ", " + cols + ", " + (last ? alpha : one) +
+              ", " + base(mt) + ", " + cols + ", " + base(vt) + ", " + beta + ", " + dst + ");");
+      em.close();
+      em.open("else {", true);
+      return true;
+    }
     em.line("A->rt->" + fn + "(" + (x_s_last ? "0" : "1") + ", " + (y_s_last ? "1" : "0") + ", " + M + ", " + N + ", " +
             K + ", " + (last ? alpha : one) + ", " + base(x) + ", " + (x_s_last ? K : M) + ", " + base(y) + ", " +
             (y_s_last ? K : N) + ", " + (overwrite ? "0" : one) + ", " +

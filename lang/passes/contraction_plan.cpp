@@ -75,7 +75,9 @@ class Planner {
       case Kind::Unary:
       case Kind::Cast:
       case Kind::Call:
-      case Kind::LLetIn: break;
+      case Kind::LLetIn:
+      case Kind::Block:  // its statements and tail run at every point, in order
+      case Kind::Let: break;
       default: return;
     }
     for (auto& k : e->kids) unconditional(k, out);
@@ -133,8 +135,12 @@ class Planner {
             const std::vector<NodeRef>& parts, const NodeRef& store, const NodeRef& r, bool guarded) {
     // Where-lets of the nest change at every point, like its variables.
     std::vector<DefId> locals;
-    for (auto& q : parts)
+    for (auto& q : parts) {
       if (q->kind == Kind::LLet) locals.push_back(q->def);
+      ir::for_each_node(q, [&](const NodeRef& x) {  // block-local lets: `{ let s = X[i]; .. }`
+        if (x->kind == Kind::PBind || x->kind == Kind::LLetIn) locals.push_back(x->def);
+      });
+    }
     bool local = false;
     ir::for_each_node(r, [&](const NodeRef& x) {
       if ((x->kind == Kind::Name || x->kind == Kind::Path) && contains(locals, x->def)) local = true;
