@@ -165,7 +165,7 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
     }
   }
   // The steps' intermediates are allocated once, at entry.
-  if (p.kernel == ContractionKernel::Factorised && !c.sizes_at_entry) {
+  if ((p.kernel == ContractionKernel::Factorised || p.kernel == ContractionKernel::Partial) && !c.sizes_at_entry) {
     c.ok = false;
     return c;
   }
@@ -287,6 +287,7 @@ std::string Gen::axis_stride(int buf, int axis) {
 void Gen::emit_contraction(const ContractionPlan& p, const Contract& c, const NodeRef& root) {
   if (p.kernel == ContractionKernel::Blas) emit_blas(p, c);
   else if (p.kernel == ContractionKernel::Factorised) emit_factorised(p, c);
+  else if (p.kernel == ContractionKernel::Partial) emit_partial(p, c);
   else emit_tiled(p, c);
   precomputed_[p.c.reduce->id] = c.dest;
   (void)root;

@@ -5,6 +5,8 @@
 // then reads it back like any planned contraction. Each step is a GEMM when its operands are
 // matrices in disguise (Gen::gemm_step, shared with einsum.cpp), with a loop nest behind the
 // run-time test; intermediates are scratch allocated once at kernel entry.
+// Partial reductions (ContractionKernel::Partial) are computed here too: once per point of the
+// nest variables they use, into scratch, before the nest.
 #include <algorithm>
 
 #include "engine/codegen/gen.h"
@@ -136,6 +138,38 @@ void Gen::emit_factorised(const ContractionPlan& p, const Contract& c) {
                                 "are the arrays' own"
                           : std::string()) +
                    (p.in_place ? ", into the tensor" : ", into scratch") + (p.whole ? "" : ", then the loops read it"));
+}
+
+void Gen::emit_partial(const ContractionPlan& p, const Contract& c) {
+  size_t m0 = mark();
+  const bool saved_par = in_parallel;
+  std::string idx, work = "1LL";
+  for (DefId d : c.dest.axes) work = "ein_smul(" + work + ", " + c.ext.at(def_key(d)).c + ")";
+  const bool par = !in_parallel;
+  for (size_t a = 0; a < c.dest.axes.size(); ++a) {
+    DefId d = c.dest.axes[a];
+    std::string v = em.fresh("pv");
+    std::string head = "for (int64_t " + v + " = 0; " + v + " < " + c.ext.at(def_key(d)).c + "; ++" + v + ") {";
+    // Each point's reduction is a whole inner loop: threads from a few thousand points on.
+    if (a == 0 && par) head = "#pragma omp parallel for schedule(static) if(" + work + " >= 4096LL)\n" + head;
+    em.open(head, false);
+    if (a == 0) {
+      em.line(std::string("if (ein_stop(A, INT64_MAX)) ") + (par ? "continue;" : "break;"));
+      in_parallel = true;
+    }
+    Val x{v, DType::I64, em.depth(), true};
+    x.bits = kExtentBits;
+    bind(d, x);
+    idx += (idx.empty() ? "" : " + ") + (c.dest.strides[a] == "1LL" ? v : "ein_imul(" + v + ", " + c.dest.strides[a] + ")");
+  }
+  Val r = convert(value(p.c.reduce), c.dt);
+  em.line(c.dest.base + "[" + (idx.empty() ? "0" : idx) + "] = " + r.c + ";");
+  for (size_t a = 0; a < c.dest.axes.size(); ++a) em.close();
+  in_parallel = saved_par;
+  unbind_to(m0);
+  k.plan.push_back(std::string("partial: a ") + ir::reduce_op_name(p.c.op) + " over " +
+                   std::to_string(p.c.summed.size()) + " index(es) computed once per point of its " +
+                   std::to_string(c.dest.axes.size()) + " nest variable(s), into scratch, then the loops read it");
 }
 
 }  // namespace ein::codegen

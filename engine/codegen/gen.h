@@ -181,6 +181,7 @@ class Gen {
   void emit_gather(const ContractionOperand& o, const Contract& c, const Dest& pack);
   void emit_tiled(const ContractionPlan& p, const Contract& c);
   void emit_factorised(const ContractionPlan& p, const Contract& c);  // contract_steps.cpp
+  void emit_partial(const ContractionPlan& p, const Contract& c);     // contract_steps.cpp
   Val load_precomputed(const ir::NodeRef& r, const Dest& d);
   std::unordered_map<uint32_t, Dest> precomputed_;     // LReduce id -> its values
   std::unordered_map<uint32_t, Val> read_subst_;       // Index id -> value (tile bodies)

@@ -147,7 +147,14 @@ class Planner {
     });
     if (local) return;
     auto c = match_contraction(r, vars, &u_, /*gather=*/true);
-    if (!c || c->operands.size() < 2) return;
+    if (!c) return;
+    // (A reduction using every variable of the nest gains nothing from being computed first;
+    // one using none is hoisted by codegen's loop-invariant code motion.)
+    const bool partial_ok = !c->free.empty() && c->free.size() < vars.size();
+    if (c->operands.size() < 2) {
+      if (partial_ok) partial(std::move(*c), loops, vars, guarded);
+      return;
+    }
     const bool many = c->operands.size() > 2;
     bool gathered = false;
     for (auto& o : c->operands) gathered = gathered || o.gathered;
@@ -249,7 +256,10 @@ class Planner {
     }
     // Tiled: the operand that has the result's innermost variable gives the columns.
     for (DefId s : p->c.summed)
-      if (!ops[0].uses(s) || !ops[1].uses(s)) return;
+      if (!ops[0].uses(s) || !ops[1].uses(s)) {
+        if (partial_ok) partial(std::move(p->c), loops, vars, guarded);
+        return;
+      }
     for (auto& l : layouts) {
       if (l.empty()) return;
       DefId inner = l.back();
@@ -259,6 +269,21 @@ class Planner {
       p->kernel = ContractionKernel::Tiled;
       return choose(l);
     }
+  }
+
+  void partial(Contraction c, const std::vector<NodeRef>& loops, const std::vector<DefId>& vars, bool guarded) {
+    for (auto& o : c.operands)
+      if (o.gathered) return;
+    DType rdt = c.reduce->dt >= 0 ? static_cast<DType>(c.reduce->dt) : DType::Bool;
+    if (rdt == DType::Bool || rdt == DType::F16 || rdt == DType::BF16) return;
+    auto p = std::make_shared<ContractionPlan>();
+    p->c = std::move(c);
+    p->kernel = ContractionKernel::Partial;
+    p->nest_root = loops.front()->id;
+    p->nest = vars;
+    p->dest = p->c.free;
+    p->guarded = guarded;
+    u_.contractions[p->c.reduce->id] = p;
   }
 
   // The cheapest order of pairwise steps for a product of three or more operands: an exhaustive
@@ -467,6 +492,8 @@ std::string describe_contractions(const Unit& u) {
       how = std::string(gemv ? "BLAS gemv" : "BLAS gemm") + " m=[" + names(g.m, nm) + "] n=[" + names(g.n, nm) +
             "] k=[" + names(g.k, nm) + "]" + (g.batch.empty() ? "" : " batch=[" + names(g.batch, nm) + "]") +
             (g.ta ? " Aᵀ" : "") + (g.tb ? " Bᵀ" : "");
+    } else if (p->kernel == ContractionKernel::Partial) {
+      how = "computed once per point of [" + names(p->c.free, nm) + "] (not of the whole nest)";
     } else if (p->kernel == ContractionKernel::Factorised) {
       // Operands by name, results of earlier steps as (1), (2), ...
       auto term = [&](int i) {

@@ -14,6 +14,11 @@
 //          one GEMM/GEMV when its operands are matrices in disguise, else a loop nest; the
 //          intermediates are scratch. (A clause that is nothing but the sum is factorised by
 //          codegen's einsum.cpp, which also knows the mode-product chain.)
+//   Partial  any other reduction that uses only some of the nest's variables (the norms in a
+//          hand-expanded distance `sum[k](Q[j, k] * Q[j, k])`, a column sum `sum[k](X[k, j])`
+//          under a row loop): computed once per point of the variables it uses, into scratch,
+//          instead of once per point of the nest. Loop-invariant code motion only moves a
+//          reduction out of loops inside all of its variables; this also covers an outer one.
 //
 // The result goes into the clause's own tensor when the contraction covers exactly the points
 // the clause stores (in place; the store then reads it back at the point), else into scratch
@@ -29,7 +34,7 @@ namespace ein {
 
 struct CompileCtx;
 
-enum class ContractionKernel : uint8_t { Blas, Tiled, Factorised };
+enum class ContractionKernel : uint8_t { Blas, Tiled, Factorised, Partial };
 
 // One pairwise step of a factorised contraction. Operands are numbered 0..n-1, the result of
 // step s is n + s. `keep` is the result's layout (the last step's is the plan's dest).
