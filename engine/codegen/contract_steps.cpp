@@ -140,7 +140,74 @@ void Gen::emit_factorised(const ContractionPlan& p, const Contract& c) {
                    (p.in_place ? ", into the tensor" : ", into scratch") + (p.whole ? "" : ", then the loops read it"));
 }
 
+// Columns: blocks of 512 consecutive points of the innermost free variable j; for each, the
+// summed variables run outside (in order) and the block inside, vectorised, each point
+// combining its terms one after the other exactly as the interpreter does.
+void Gen::emit_partial_columns(const ContractionPlan& p, const Contract& c) {
+  size_t m0 = mark();
+  const bool saved_par = in_parallel, saved_simd = in_simd;
+  const DType dt = c.dt;
+  auto ext = [&](DefId d) { return c.ext.at(def_key(d)).c; };
+  const DefId j = c.dest.axes.back();
+  const std::string Nj = ext(j), nb = "((" + Nj + " + 511LL) / 512LL)";
+  std::string total = nb, work = "1LL";
+  for (size_t a = 0; a + 1 < c.dest.axes.size(); ++a) total = "ein_imul(" + total + ", " + ext(c.dest.axes[a]) + ")";
+  for (DefId d : c.dest.axes) work = "ein_smul(" + work + ", " + ext(d) + ")";
+  for (DefId d : p.c.summed) work = "ein_smul(" + work + ", " + ext(d) + ")";
+  const bool par = !in_parallel;
+  std::string tt = em.fresh("ct");
+  std::string head = "for (int64_t " + tt + " = 0; " + tt + " < " + total + "; ++" + tt + ") {";
+  if (par) head = "#pragma omp parallel for schedule(static) if(" + work + " >= " + std::to_string(parallel_threshold) + "LL)\n" + head;
+  em.open(head, false);
+  em.line(std::string("if (ein_stop(A, INT64_MAX)) ") + (par ? "continue;" : "break;"));
+  in_parallel = true;
+  std::string rest = em.fresh("cr"), jb = em.fresh("cj");
+  em.line("int64_t " + rest + " = " + tt + ";");
+  em.line("const int64_t " + jb + " = (" + rest + " % " + nb + ") * 512LL; " + rest + " /= " + nb + ";");
+  std::string off = c.dest.base;
+  for (size_t a = c.dest.axes.size() - 1; a-- > 0;) {
+    std::string v = em.fresh("co");
+    const std::string e = ext(c.dest.axes[a]);
+    em.line("const int64_t " + v + " = " + rest + " % " + e + "; " + rest + " /= " + e + ";");
+    Val x{v, DType::I64, em.depth(), true};
+    x.bits = kExtentBits;
+    bind(c.dest.axes[a], x);
+    off += " + ein_imul(" + v + ", " + c.dest.strides[a] + ")";
+  }
+  std::string jn = em.fresh("cn"), row = em.fresh("crow");
+  em.line("const int64_t " + jn + " = " + Nj + " - " + jb + " < 512LL ? " + Nj + " - " + jb + " : 512LL;");
+  em.line(std::string(ctype(dt)) + "* " + row + " = " + off + " + " + jb + ";");
+  em.line("for (int64_t jj = 0; jj < " + jn + "; ++jj) " + row + "[jj] = " + identity(p.c.op, dt) + ";");
+  for (DefId d : p.c.summed) {
+    std::string v = em.fresh("ck");
+    em.open("for (int64_t " + v + " = 0; " + v + " < " + ext(d) + "; ++" + v + ") {", false);
+    Val x{v, DType::I64, em.depth(), true};
+    x.bits = kExtentBits;
+    bind(d, x);
+  }
+  std::string jj = em.fresh("cjj");
+  em.open("#pragma omp simd\nfor (int64_t " + jj + " = 0; " + jj + " < " + jn + "; ++" + jj + ") {", false);
+  in_simd = true;
+  Val jv = em.define(DType::I64, "int64_t", jb + " + " + jj, em.depth(), Motion::Cheap);
+  jv.index = true;
+  jv.bits = kExtentBits;
+  bind(j, jv);
+  Val v = convert(value(ir::lreduce_body(p.c.reduce)), dt);
+  em.line(row + "[" + jj + "] = " + combine(p.c.op, dt, row + "[" + jj + "]", v.c) + ";");
+  em.close();
+  for (size_t i = 0; i < p.c.summed.size(); ++i) em.close();
+  em.close();
+  in_parallel = saved_par;
+  in_simd = saved_simd;
+  unbind_to(m0);
+  k.plan.push_back(std::string("partial: a ") + ir::reduce_op_name(p.c.op) + " over " +
+                   std::to_string(p.c.summed.size()) +
+                   " index(es) computed with the summed variables outside and blocks of 512 points of its innermost "
+                   "variable inside (contiguous reads), into scratch, then the loops read it");
+}
+
 void Gen::emit_partial(const ContractionPlan& p, const Contract& c) {
+  if (p.columns) return emit_partial_columns(p, c);
   size_t m0 = mark();
   const bool saved_par = in_parallel;
   std::string idx, work = "1LL";

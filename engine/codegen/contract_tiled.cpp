@@ -19,8 +19,6 @@ using ir::NodeRef;
 
 std::string int_bound(DType dt, bool max);  // gen_reduce.cpp
 
-namespace {
-
 std::string identity(ir::ReduceOp op, DType dt) {
   std::string inf = dt == DType::F32 ? "__builtin_inff()" : "__builtin_inf()";
   switch (op) {
@@ -42,8 +40,6 @@ std::string combine(ir::ReduceOp op, DType dt, const std::string& a, const std::
   if (is_float(dt)) return "((" + a + " != " + a + ") ? " + a + " : ((" + v + " != " + v + " || " + v + cmp + a + ") ? " + v + " : " + a + "))";
   return "(" + v + cmp + a + " ? " + v + " : " + a + ")";
 }
-
-}  // namespace
 
 void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
   const ContractionOperand& X = p.c.operands[static_cast<size_t>(p.x)];

@@ -33,6 +33,10 @@ struct Unsupported {
 const char* ctype(DType dt);
 const char* stype(DType dt);
 bool kernel_dtype(DType dt);  // dtypes kernels handle (not f16/bf16)
+// contract_tiled.cpp: a combiner's identity, and acc ⊕ v with the interpreter's rules (wrapping
+// integer sums, the first NaN winning in max/min).
+std::string identity(ir::ReduceOp op, DType dt);
+std::string combine(ir::ReduceOp op, DType dt, const std::string& a, const std::string& v);
 
 // A loop the generator has opened (for store range checks and strip mining).
 // A factor of a factorised contraction (einsum.cpp).
@@ -182,6 +186,7 @@ class Gen {
   void emit_tiled(const ContractionPlan& p, const Contract& c);
   void emit_factorised(const ContractionPlan& p, const Contract& c);  // contract_steps.cpp
   void emit_partial(const ContractionPlan& p, const Contract& c);     // contract_steps.cpp
+  void emit_partial_columns(const ContractionPlan& p, const Contract& c);
   Val load_precomputed(const ir::NodeRef& r, const Dest& d);
   std::unordered_map<uint32_t, Dest> precomputed_;     // LReduce id -> its values
   std::unordered_map<uint32_t, Val> read_subst_;       // Index id -> value (tile bodies)

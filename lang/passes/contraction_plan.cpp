@@ -150,7 +150,7 @@ class Planner {
     if (!c) return;
     // (A reduction using every variable of the nest gains nothing from being computed first;
     // one using none is hoisted by codegen's loop-invariant code motion.)
-    const bool partial_ok = !c->free.empty() && c->free.size() < vars.size();
+    const bool partial_ok = !c->free.empty() && (c->free.size() < vars.size() || columns(*c));
     if (c->operands.size() < 2) {
       if (partial_ok) partial(std::move(*c), loops, vars, guarded);
       return;
@@ -269,6 +269,7 @@ class Planner {
       p->kernel = ContractionKernel::Tiled;
       return choose(l);
     }
+    if (partial_ok) partial(std::move(p->c), loops, vars, guarded);
   }
 
   void partial(Contraction c, const std::vector<NodeRef>& loops, const std::vector<DefId>& vars, bool guarded) {
@@ -283,7 +284,20 @@ class Planner {
     p->nest = vars;
     p->dest = p->c.free;
     p->guarded = guarded;
+    p->columns = columns(p->c);
     u_.contractions[p->c.reduce->id] = p;
+  }
+
+  // Every read has a variable on its last (unit-stride) axis, none of them summed, and one of
+  // them is the innermost free variable: per point, the reduction would walk a column.
+  static bool columns(const Contraction& c) {
+    if (c.free.empty()) return false;
+    bool hit = false;
+    for (auto& o : c.operands) {
+      if (o.gathered || o.axes.empty() || !o.axes.back().valid() || contains(c.summed, o.axes.back())) return false;
+      hit = hit || o.axes.back() == c.free.back();
+    }
+    return hit;
   }
 
   // The cheapest order of pairwise steps for a product of three or more operands: an exhaustive
@@ -493,7 +507,10 @@ std::string describe_contractions(const Unit& u) {
             "] k=[" + names(g.k, nm) + "]" + (g.batch.empty() ? "" : " batch=[" + names(g.batch, nm) + "]") +
             (g.ta ? " Aᵀ" : "") + (g.tb ? " Bᵀ" : "");
     } else if (p->kernel == ContractionKernel::Partial) {
-      how = "computed once per point of [" + names(p->c.free, nm) + "] (not of the whole nest)";
+      how = "computed once per point of [" + names(p->c.free, nm) + "]" +
+            (p->columns ? " with the summed variables outside and " + names({p->c.free.back()}, nm) +
+                              " innermost (contiguous reads, the interpreter's order per point)"
+                        : " (not of the whole nest)");
     } else if (p->kernel == ContractionKernel::Factorised) {
       // Operands by name, results of earlier steps as (1), (2), ...
       auto term = [&](int i) {

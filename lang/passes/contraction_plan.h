@@ -19,6 +19,10 @@
 //          under a row loop): computed once per point of the variables it uses, into scratch,
 //          instead of once per point of the nest. Loop-invariant code motion only moves a
 //          reduction out of loops inside all of its variables; this also covers an outer one.
+//          A reduction whose reads walk memory along its innermost free variable (a column sum
+//          `sum[i](X[i, j])`, also when it uses every variable of the nest) is computed
+//          `columns`: the summed variables outside, a vector of points inside, each point still
+//          combining its terms in the interpreter's sequential order.
 //
 // The result goes into the clause's own tensor when the contraction covers exactly the points
 // the clause stores (in place; the store then reads it back at the point), else into scratch
@@ -56,6 +60,7 @@ struct ContractionPlan {
   ir::NodeRef divisor;             // whole: the d of R / d
   GemmShape gemm;                  // Blas
   int x = 0, y = 1;                // Tiled: the operand of the rows, the one of the columns
+  bool columns = false;            // Partial: computed with the free variables innermost
   std::vector<PairStep> path;      // Factorised
   double path_cost = 0, naive_cost = 0;  // multiply-adds (extents not known statically: 16)
 };
