@@ -198,16 +198,7 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
       c.ok = false;
       return c;
     }
-    std::string key = "dest|" + std::to_string(p.c.reduce->id);
-    auto hit = scratch_.find(key);
-    if (hit != scratch_.end()) {
-      c.dest.base = hit->second;
-    } else {
-      c.dest.base = em.fresh("sc");
-      scratch_[key] = c.dest.base;
-      Emitter::Detour d(em, 0);
-      alloc_scratch(c.dest.base, dt, prod(exts), p.c.reduce->span);
-    }
+    c.dest.base = scratch_once("dest|" + std::to_string(p.c.reduce->id), "sc", dt, prod(exts), p.c.reduce->span);
     for (size_t a = 0; a < exts.size(); ++a) {
       std::vector<std::string> rest(exts.begin() + static_cast<long>(a) + 1, exts.end());
       c.dest.strides.push_back(prod(rest));
@@ -260,6 +251,26 @@ void Gen::alloc_scratch(const std::string& name, DType dt, const std::string& co
   em.line(T + "* " + name + " = (" + T + "*)A->rt->alloc(A->rt_ctx, " + bytes + ");");
   em.line("if (!" + name + ") { ein_fail(A, " + std::to_string(site(span)) + ", EIN_E_NOMEM, 0, " + bytes +
           ", 0, 0); return A->err->code; }");
+}
+
+std::string Gen::scratch_once(const std::string& key, const std::string& hint, DType dt, const std::string& count,
+                              Span span) {
+  auto hit = scratch_.find(key);
+  if (hit != scratch_.end()) return hit->second;
+  std::string name = em.fresh(hint.c_str());
+  scratch_[key] = name;
+  Emitter::Detour d(em, 0);
+  alloc_scratch(name, dt, count, span);
+  return name;
+}
+
+std::string Gen::open_bound_loop(DefId d, const std::string& extent, const std::string& hint, const std::string& pragma) {
+  std::string v = em.fresh(hint.c_str());
+  em.open(pragma + "for (int64_t " + v + " = 0; " + v + " < " + extent + "; ++" + v + ") {", false);
+  Val x{v, DType::I64, em.depth(), true};
+  x.bits = kExtentBits;
+  bind(d, x);
+  return v;
 }
 
 // Offset of an operand's block at the current point: batch variables and fixed subscripts.

@@ -79,16 +79,8 @@ void Gen::emit_factorised(const ContractionPlan& p, const Contract& c) {
       result.idx = keys(s.keep);
       std::string count = "1LL";
       for (auto& k : result.idx) count = "ein_smul(" + count + ", " + n[k] + ")";
-      std::string key = "fstep|" + std::to_string(p.c.reduce->id) + "|" + std::to_string(si);
-      auto hit = scratch_.find(key);
-      if (hit != scratch_.end()) {
-        result.tmp = hit->second;
-      } else {
-        result.tmp = em.fresh("fs");
-        scratch_[key] = result.tmp;
-        Emitter::Detour d(em, 0);
-        alloc_scratch(result.tmp, dt, count, p.c.reduce->span);
-      }
+      result.tmp = scratch_once("fstep|" + std::to_string(p.c.reduce->id) + "|" + std::to_string(si), "fs", dt, count,
+                                p.c.reduce->span);
     }
     const size_t a = static_cast<size_t>(s.a), b = static_cast<size_t>(s.b);
     // A GEMM may reorder an intermediate's axes ([m.., n..]); the loops then follow it.
@@ -178,13 +170,7 @@ void Gen::emit_partial_columns(const ContractionPlan& p, const Contract& c) {
   em.line("const int64_t " + jn + " = " + Nj + " - " + jb + " < 512LL ? " + Nj + " - " + jb + " : 512LL;");
   em.line(std::string(ctype(dt)) + "* " + row + " = " + off + " + " + jb + ";");
   em.line("for (int64_t jj = 0; jj < " + jn + "; ++jj) " + row + "[jj] = " + identity(p.c.op, dt) + ";");
-  for (DefId d : p.c.summed) {
-    std::string v = em.fresh("ck");
-    em.open("for (int64_t " + v + " = 0; " + v + " < " + ext(d) + "; ++" + v + ") {", false);
-    Val x{v, DType::I64, em.depth(), true};
-    x.bits = kExtentBits;
-    bind(d, x);
-  }
+  for (DefId d : p.c.summed) open_bound_loop(d, ext(d), "ck");
   std::string jj = em.fresh("cjj");
   em.open("#pragma omp simd\nfor (int64_t " + jj + " = 0; " + jj + " < " + jn + "; ++" + jj + ") {", false);
   in_simd = true;
@@ -215,18 +201,13 @@ void Gen::emit_partial(const ContractionPlan& p, const Contract& c) {
   const bool par = !in_parallel;
   for (size_t a = 0; a < c.dest.axes.size(); ++a) {
     DefId d = c.dest.axes[a];
-    std::string v = em.fresh("pv");
-    std::string head = "for (int64_t " + v + " = 0; " + v + " < " + c.ext.at(def_key(d)).c + "; ++" + v + ") {";
     // Each point's reduction is a whole inner loop: threads from a few thousand points on.
-    if (a == 0 && par) head = "#pragma omp parallel for schedule(static) if(" + work + " >= 4096LL)\n" + head;
-    em.open(head, false);
+    std::string v = open_bound_loop(d, c.ext.at(def_key(d)).c, "pv",
+                                    a == 0 && par ? "#pragma omp parallel for schedule(static) if(" + work + " >= 4096LL)\n" : "");
     if (a == 0) {
       em.line(std::string("if (ein_stop(A, INT64_MAX)) ") + (par ? "continue;" : "break;"));
       in_parallel = true;
     }
-    Val x{v, DType::I64, em.depth(), true};
-    x.bits = kExtentBits;
-    bind(d, x);
     idx += (idx.empty() ? "" : " + ") + (c.dest.strides[a] == "1LL" ? v : "ein_imul(" + v + ", " + c.dest.strides[a] + ")");
   }
   Val r = convert(value(p.c.reduce), c.dt);

@@ -79,13 +79,7 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
   // The summed variables, as nested loops with a flat counter (Y's packed row).
   auto open_k = [&](const std::string& kf) {
     em.line("int64_t " + kf + " = 0;");
-    for (DefId d : p.c.summed) {
-      std::string v = em.fresh("kv");
-      em.open("for (int64_t " + v + " = 0; " + v + " < " + ext(d) + "; ++" + v + ") {", false);
-      Val x{v, DType::I64, em.depth(), true};
-      x.bits = kExtentBits;
-      bind(d, x);
-    }
+    for (DefId d : p.c.summed) open_bound_loop(d, ext(d), "kv");
   };
   auto close_k = [&](const std::string& kf) {
     em.line("++" + kf + ";");

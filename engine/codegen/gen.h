@@ -177,6 +177,12 @@ class Gen {
   Val extent_of(const ContractionPlan& p, const ir::NodeRef& root, ir::DefId d);
   Contract prepare(const ContractionPlan& p, const ir::NodeRef& root);
   void alloc_scratch(const std::string& name, DType dt, const std::string& count, Span span);
+  // Scratch allocated once at kernel entry under `key` (the same array when asked again).
+  std::string scratch_once(const std::string& key, const std::string& hint, DType dt, const std::string& count,
+                           Span span);
+  // Opens `for (v = 0; v < extent; ++v)` and binds variable d to v; returns v.
+  std::string open_bound_loop(ir::DefId d, const std::string& extent, const std::string& hint,
+                              const std::string& pragma = "");
   std::string block_offset(const ContractionOperand& o, int buf, const std::vector<ir::DefId>& outer);
   std::string axis_stride(int buf, int axis);
   void emit_contraction(const ContractionPlan& p, const Contract& c, const ir::NodeRef& root);

@@ -63,10 +63,18 @@ class Planner {
 
   // Reductions evaluated at every point of the nest (not under a branch or inside another
   // reduction): those can be computed for all points first.
-  void unconditional(const NodeRef& e, std::vector<NodeRef>& out) {
+  // Reductions under an `if` expression's branches go to `branch` (when given): like a
+  // piecewise clause's, they are computed for every point and read where their branch runs.
+  void unconditional(const NodeRef& e, std::vector<NodeRef>& out, std::vector<NodeRef>* branch = nullptr) {
     if (!e) return;
     switch (e->kind) {
       case Kind::LReduce: out.push_back(e); return;
+      case Kind::If:
+        if (!branch) return;
+        unconditional(ir::if_cond(e), out, branch);
+        unconditional(ir::if_then(e), *branch, branch);
+        if (ir::if_else(e)) unconditional(ir::if_else(e), *branch, branch);
+        return;
       case Kind::Binary: {
         auto b = static_cast<BinOp>(e->ival);
         if (b == BinOp::And || b == BinOp::Or) return;
@@ -80,7 +88,7 @@ class Planner {
       case Kind::Let: break;
       default: return;
     }
-    for (auto& k : e->kids) unconditional(k, out);
+    for (auto& k : e->kids) unconditional(k, out, branch);
   }
 
   void nest(const NodeRef& tensor, const std::vector<NodeRef>& loops, const NodeRef& body) {
@@ -123,11 +131,12 @@ class Planner {
     in_place_ok_ = every_path;
     dest_taken_ = false;
     for (size_t s = 0; s < stores.size(); ++s) {
-      std::vector<NodeRef> reds;
+      std::vector<NodeRef> reds, in_branches;
       if (s == 0)
-        for (size_t i = 0; i + 1 < parts.size(); ++i) unconditional(ir::llet_value(parts[i]), reds);
-      unconditional(ir::lstore_value(stores[s]), reds);
+        for (size_t i = 0; i + 1 < parts.size(); ++i) unconditional(ir::llet_value(parts[i]), reds, &in_branches);
+      unconditional(ir::lstore_value(stores[s]), reds, &in_branches);
       for (auto& r : reds) plan(tensor, loops, vars, parts, stores[s], r, guarded);
+      for (auto& r : in_branches) plan(tensor, loops, vars, parts, stores[s], r, true);
     }
   }
 
