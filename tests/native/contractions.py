@@ -6,7 +6,9 @@ index layouts (transposed operands, batch axes, fixed subscripts, several indice
 combiners (sum, max, min), bodies (products, squared and absolute differences, sums), epilogues
 (bias, scaling, activation), dtypes (f32, f64, i32) and sizes on both sides of the thresholds
 where kernels switch strategy (BLAS from 4096 multiply-adds, register tiles of 4 x 32 points).
-Hand-written cases cover recurrences whose step is a contraction (a GEMV per step, max-plus).
+Hand-written cases cover recurrences whose step is a contraction (a GEMV per step, max-plus);
+generated ones cover chains of three or four factors in epilogues (factorised into pairwise
+steps) and reductions down columns or over part of the nest.
 Expected values come from NumPy (einsum / explicit loops), never from ein.
 
   PYENV_VERSION=system python3 tests/native/contractions.py [--ein build/ein] [--cases 60] [--seed 1]
@@ -167,6 +169,102 @@ def transpose_cases(rng):
     return src, checks
 
 
+def chain_cases(rng, count):
+    """Sums of products of three or four operands (matrix chains, a chain ending in a vector, a
+    batch index in two factors) in random storage layouts, inside random epilogues: the plan
+    factorises them into pairwise steps (GEMM, GEMV or loops). NumPy: einsum."""
+    src, checks = [], []
+    for c in range(count):
+        dt = rng.choice(["f32", "f64"])
+        nf = rng.choice([3, 3, 4])
+        ext = lambda: rng.choice([3, 5, 17, 33, 40])
+        # A chain i - k0 - k1 (- k2) - j; sometimes the last factor is a vector (no j), sometimes a
+        # batch index b rides on the first and last factor.
+        chain = ["i"] + [f"k{t}" for t in range(nf - 1)] + ["j"]
+        vec = rng.random() < 0.25
+        batch = not vec and rng.random() < 0.25
+        n = {v: ext() for v in chain + ["b"]}
+        n["b"] = rng.choice([2, 3])
+        facs = []
+        for t in range(nf):
+            ax = [chain[t], chain[t + 1]]
+            if vec and t == nf - 1:
+                ax = [chain[t]]
+            rng.shuffle(ax)
+            if batch and t in (0, nf - 1):
+                ax = ["b"] + ax
+            facs.append(ax)
+        names, decls, arrs = [], [], []
+        for t, ax in enumerate(facs):
+            nm = f"F{c}_{t}"
+            d, arr = data_expr(nm, [n[v] for v in ax], dt, c * 7 + t)
+            decls.append(d)
+            names.append(f"{nm}[{', '.join(ax)}]")
+            arrs.append(arr)
+        out = (["b"] if batch else []) + ["i"] + ([] if vec else ["j"])
+        if rng.random() < 0.3 and len(out) >= 2:
+            out = out[::-1]
+        summed = chain[1:-1]
+        red = f"sum[{', '.join(summed)}]({' * '.join(names)})"
+        epi = rng.choice(["none", "scale", "bias", "relu", "if"])
+        last = out[-1]
+        bias_d, bias = data_expr(f"G{c}", [n[last]], dt, c * 7 + 5)
+        val = {"none": red, "scale": f"0.5 * {red}", "bias": f"{red} + G{c}[{last}]",
+               "relu": f"std::math::max({red}, 0.0)",
+               "if": f"if {out[0]} < 2 {{ -1.0 }} else {{ {red} * 2.0 }}"}[epi]
+        src += decls + [bias_d, f"let CH{c}[{', '.join(out)}] = {val};"]
+        spec = ",".join("".join("i" if v == "i" else "j" if v == "j" else "b" if v == "b" else "klmn"[int(v[1])]
+                                for v in ax) for ax in facs)
+        o = "".join({"i": "i", "j": "j", "b": "b"}[v] for v in out)
+        r = np.einsum(spec + "->" + o, *[a.astype(np.float64) for a in arrs])
+        if epi == "scale":
+            r = 0.5 * r
+        elif epi == "bias":
+            r = r + bias.astype(np.float64).reshape([-1 if v == last else 1 for v in out])
+        elif epi == "relu":
+            r = np.maximum(r, 0.0)
+        elif epi == "if":
+            first = np.arange(n[out[0]]).reshape([-1] + [1] * (len(out) - 1))
+            r = np.where(first < 2, -1.0, r * 2.0)
+        checks.append((f"CH{c}", r, dt))
+    return src, checks
+
+
+def column_cases(rng, count):
+    """Reductions down columns or over part of the nest: a column sum, max or min (also of a
+    product of two arrays), under a row loop or alone, with a batch axis in front sometimes,
+    extents on both sides of the 512-point block. NumPy: sums and maxima along axis 0/1."""
+    src, checks = [], []
+    for c in range(count):
+        dt = rng.choice(["f32", "f64", "i32"])
+        op = rng.choice(["sum", "max", "min"])
+        r_, m = rng.choice([3, 9, 40]), rng.choice([7, 513, 700])
+        batch = rng.random() < 0.3
+        shape = ([2] if batch else []) + [r_, m]
+        ax = (["b"] if batch else []) + ["k", "j"]
+        xd, X = data_expr(f"CX{c}", shape, dt, c * 5 + 1)
+        yd, Y = data_expr(f"CY{c}", shape, dt, c * 5 + 2)
+        two = op == "sum" and rng.random() < 0.4
+        rd = f"CX{c}[{', '.join(ax)}]" + (f" * CY{c}[{', '.join(ax)}]" if two else "")
+        red = f"{op}[k]({rd})"
+        e = X.astype(np.float64) * (Y if two else 1)
+        col = {"sum": np.sum, "max": np.max, "min": np.min}[op](e, axis=-2)
+        lit = "" if dt == "i32" else ".0"
+        if rng.random() < 0.5:  # the whole clause
+            out = (["b"] if batch else []) + ["j"]
+            stmt = f"let CC{c}[{', '.join(out)}] = {red} + 1{lit};"
+            r = col + 1
+        else:  # under a row loop: the reduction uses j only
+            out = (["b"] if batch else []) + ["i", "j"]
+            stmt = f"let CC{c}[{', '.join(out)}] = CX{c}[{', '.join((['b'] if batch else []) + ['i', 'j'])}] - {red};"
+            r = X.astype(np.float64) - np.expand_dims(col, -2)
+        src += [xd, yd, stmt]
+        if dt == "i32":
+            r = r.astype(np.int64)
+        checks.append((f"CC{c}", r, dt))
+    return src, checks
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ein", default=os.path.join(os.path.dirname(__file__), "..", "..", "build", "ein"))
@@ -183,10 +281,12 @@ def main():
     lines += src
     for name, want, dt in rec:
         checks.append((name, want, dt, name))
-    src, tr = transpose_cases(rng)
-    lines += src
-    for name, want, dt in tr:
-        checks.append((name, want, dt, name))
+    for cases in (transpose_cases(rng), chain_cases(rng, max(4, args.cases // 6)),
+                  column_cases(rng, max(4, args.cases // 6))):
+        src, tr = cases
+        lines += src
+        for name, want, dt in tr:
+            checks.append((name, want, dt, name))
     # Tensors print elided: print sampled points (corners and random ones) instead.
     samples = []
     for name, want, _, _ in checks:
