@@ -166,10 +166,14 @@ void Gen::emit_partial_columns(const ContractionPlan& p, const Contract& c) {
     bind(c.dest.axes[a], x);
     off += " + ein_imul(" + v + ", " + c.dest.strides[a] + ")";
   }
-  std::string jn = em.fresh("cn"), row = em.fresh("crow");
+  // f32 sums accumulate in f64 and round once, as the interpreter's do (RedVars::wide).
+  const bool wide = p.c.op == ir::ReduceOp::Sum && dt == DType::F32;
+  const DType at = wide ? DType::F64 : dt;
+  std::string jn = em.fresh("cn"), row = em.fresh("crow"), acc = em.fresh("cacc");
   em.line("const int64_t " + jn + " = " + Nj + " - " + jb + " < 512LL ? " + Nj + " - " + jb + " : 512LL;");
   em.line(std::string(ctype(dt)) + "* " + row + " = " + off + " + " + jb + ";");
-  em.line("for (int64_t jj = 0; jj < " + jn + "; ++jj) " + row + "[jj] = " + identity(p.c.op, dt) + ";");
+  em.line(std::string(ctype(at)) + " " + acc + "[512];");
+  em.line("for (int64_t jj = 0; jj < " + jn + "; ++jj) " + acc + "[jj] = " + identity(p.c.op, at) + ";");
   for (DefId d : p.c.summed) open_bound_loop(d, ext(d), "ck");
   std::string jj = em.fresh("cjj");
   em.open("#pragma omp simd\nfor (int64_t " + jj + " = 0; " + jj + " < " + jn + "; ++" + jj + ") {", false);
@@ -179,9 +183,10 @@ void Gen::emit_partial_columns(const ContractionPlan& p, const Contract& c) {
   jv.bits = kExtentBits;
   bind(j, jv);
   Val v = convert(value(ir::lreduce_body(p.c.reduce)), dt);
-  em.line(row + "[" + jj + "] = " + combine(p.c.op, dt, row + "[" + jj + "]", v.c) + ";");
+  em.line(acc + "[" + jj + "] = " + combine(p.c.op, at, acc + "[" + jj + "]", wide ? "(double)" + v.c : v.c) + ";");
   em.close();
   for (size_t i = 0; i < p.c.summed.size(); ++i) em.close();
+  em.line("for (int64_t jj = 0; jj < " + jn + "; ++jj) " + row + "[jj] = (" + ctype(dt) + ")" + acc + "[jj];");
   em.close();
   in_parallel = saved_par;
   in_simd = saved_simd;
