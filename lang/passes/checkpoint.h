@@ -14,9 +14,13 @@ struct CompileCtx;
 //     starts from are copied into a checkpoint tensor `P.ckpt[s, j, ..]`, and P keeps a window;
 //   - the reverse sweep runs over the segments from the last to the first: it recomputes the
 //     segment's rows of P from its checkpoint into a windowed buffer `P.seg`, runs A's steps of
-//     the segment (A windowed when its other readers only read its first rows) and adds each
-//     reduction's terms of the segment into a partial sum `x.part[s]`; the reduction becomes the
-//     sum of its partials.
+//     the segment (A windowed when its other readers only read its first rows; its reads of P
+//     at constant rows, such as a seed `u[T - 1, ..]` inside A's loop, stay reads of P's window)
+//     and adds each reduction's terms of the segment into a partial sum `x.part[s]`; the
+//     reduction becomes the sum of its partials. A tensor of such sums (`d_W[j, k] = sum[t](..)`,
+//     a vector parameter's gradient) is allocated before the sweep and each segment adds its
+//     terms into it.
+// Each segment loop is one native loop kernel (engine/codegen/loop_kernel.cpp).
 // k is sqrt(T * L) (checkpoints and buffer about equal) shortened so that one segment's rows of
 // the buffer and the adjoint fit 1.5 MiB of cache, unless the checkpoints would then take more
 // than a quarter of the budget (Checkpoint::spacing). Anything not matching the
