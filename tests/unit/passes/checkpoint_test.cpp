@@ -16,6 +16,15 @@ const char* kHeat =
     "let u[t in 1..T, i in 1..6] = u[t - 1, i] + k * (u[t - 1, i - 1] - 2.0 * u[t - 1, i] + u[t - 1, i + 1]);\n"
     "let loss = sum[i](u[T - 1, i] * u[T - 1, i]);\nlet g = @loss / @u0;\nlet gk = @loss / @k;\nprint(gk, g[3]);\n";
 
+// The heat gradient of kHeat over T steps and X points (zero boundary columns).
+std::string heat_src(int T, int X) {
+  const std::string t = std::to_string(T), x = std::to_string(X), last = std::to_string(X - 1);
+  return "let T = " + t + ";\nlet u0[i in 0.." + x + "] = i as f64 * 0.001;\nlet k: f64 = 0.2;\nlet u[0, i in 0.." + x +
+         "] = u0[i];\nlet u[t in 1..T, 0] = 0.0;\nlet u[t in 1..T, " + last + "] = 0.0;\nlet u[t in 1..T, i in 1.." + last +
+         "] = u[t - 1, i] + k * (u[t - 1, i - 1] - 2.0 * u[t - 1, i] + u[t - 1, i + 1]);\n"
+         "let loss = sum[i](u[T - 1, i] * u[T - 1, i]);\nlet g = @loss / @u0;\nlet gk = @loss / @k;\nprint(gk, g[3]);\n";
+}
+
 int64_t window(Compiled& c, const std::string& name) {
   ir::NodeRef t = c.ltensor(name);
   if (!t) return -1;
@@ -64,11 +73,7 @@ TEST(Checkpoint, WholeObservationOfTheStateKeepsTheStoredForm) {
 // use least memory; segments of 8 keep a segment's 10 buffer rows and 8 adjoint rows (1.4 MiB)
 // in a 2 MiB L2, and 125 checkpoints of 80 KiB stay under a quarter of the 64 MiB budget.
 TEST(Checkpoint, DefaultSpacingKeepsASegmentInCache) {
-  const std::string src =
-      "let T = 1000;\nlet u0[i in 0..10000] = i as f64 * 0.1;\nlet k: f64 = 0.2;\nlet u[0, i in 0..10000] = u0[i];\n"
-      "let u[t in 1..T, 0] = 0.0;\nlet u[t in 1..T, 9999] = 0.0;\n"
-      "let u[t in 1..T, i in 1..9999] = u[t - 1, i] + k * (u[t - 1, i - 1] - 2.0 * u[t - 1, i] + u[t - 1, i + 1]);\n"
-      "let loss = sum[i](u[T - 1, i] * u[T - 1, i]);\nlet g = @loss / @u0;\nlet gk = @loss / @k;\nprint(gk, g[3]);\n";
+  const std::string src = heat_src(1000, 10000);
   auto c = compile(src, {.whole_program = true});
   ASSERT_TRUE(c->ok) << c->rendered();
   ir::NodeRef ck = c->ltensor("u_ckpt");
@@ -99,12 +104,7 @@ TEST(Checkpoint, VectorParameterGradientsAddPerSegment) {
 // to touch than a segment recomputed in cache, and checkpoints save nearly all of it; the 10^6-step
 // scalar recurrence whose adjoint is read whole (`@last / @u`) would save only half: stored.
 TEST(Checkpoint, BelowTheBudgetOnlyLargeSavingsAreCheckpointed) {
-  auto heat = compile(
-      "let T = 2000;\nlet u0[i in 0..1000] = i as f64 * 0.001;\nlet k: f64 = 0.2;\nlet u[0, i in 0..1000] = u0[i];\n"
-      "let u[t in 1..T, 0] = 0.0;\nlet u[t in 1..T, 999] = 0.0;\n"
-      "let u[t in 1..T, i in 1..999] = u[t - 1, i] + k * (u[t - 1, i - 1] - 2.0 * u[t - 1, i] + u[t - 1, i + 1]);\n"
-      "let loss = sum[i](u[T - 1, i] * u[T - 1, i]);\nlet g = @loss / @u0;\nlet gk = @loss / @k;\nprint(gk, g[3]);\n",
-      {.whole_program = true});
+  auto heat = compile(heat_src(2000, 1000), {.whole_program = true});
   ASSERT_TRUE(heat->ok) << heat->rendered();
   EXPECT_TRUE(heat->ltensor("u_ckpt"));
   auto rec = compile(
