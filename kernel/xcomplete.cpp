@@ -37,9 +37,9 @@ std::string kind_of(Session& s, const std::string& match) {
   auto info = s.name_info(match);
   // Paths the resolver has not loaded yet are modules found on disk.
   if (!info) return match.find("::") != std::string::npos ? "module" : "text";
-  if (info->kind == "fn" || info->kind == "builtin") return "function";
-  if (info->kind == "module") return "module";
-  if (info->kind == "const") return "constant";
+  if (info->kind == Session::NameKind::Fn || info->kind == Session::NameKind::Builtin) return "function";
+  if (info->kind == Session::NameKind::Module) return "module";
+  if (info->kind == Session::NameKind::Const) return "constant";
   return "variable";
 }
 
@@ -83,7 +83,7 @@ std::string describe(Session& s, const std::string& name, int detail) {
   ExecuteResult doc = s.execute("%doc " + name, ExecuteOptions{});
   std::string out = doc.ok ? doc.text : "";
   auto info = s.name_info(name);
-  auto v = info && (info->kind == "let" || info->kind == "const") ? s.value_of(name) : std::nullopt;
+  auto v = info && (info->kind == Session::NameKind::Let || info->kind == Session::NameKind::Const) ? s.value_of(name) : std::nullopt;
   if (v) {
     if (out.empty()) out = name + ": " + type_string(*v) + "\n";
     if (v->is_tensor()) {

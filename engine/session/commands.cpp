@@ -153,17 +153,17 @@ void cmd_who(Call& c) {
     auto info = c.session.name_info(name);
     if (!info) continue;
     std::string type;
-    if (info->kind == "let") {
+    if (info->kind == Session::NameKind::Let) {
       auto v = c.session.value_of(name);
       if (!v) continue;  // declared by a cell that failed before giving it a value
       type = type_string(*v);
-    } else if (info->kind == "fn") {
+    } else if (info->kind == Session::NameKind::Fn) {
       type = signature_of(info->node, name);
-    } else if (info->kind == "const") {
+    } else if (info->kind == Session::NameKind::Const) {
       auto v = c.session.value_of(name);
       type = v ? type_string(*v) : "";
     }
-    rows.push_back({name, info->kind, type});
+    rows.push_back({name, Session::name_kind_word(info->kind), type});
   }
   if (rows.size() == 1) {
     c.out.text = "no bindings\n";

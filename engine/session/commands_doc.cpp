@@ -113,18 +113,18 @@ std::string doc_text(Session& s, const std::string& name, int detail) {
     if (items.empty()) throw Error("`" + name + "` is not defined in this session");
     Session::NameInfo m;
     m.name = name;
-    m.kind = "module";
+    m.kind = Session::NameKind::Module;
     info = m;
   }
   std::string out;
-  if (info->kind == "builtin") {
+  if (info->kind == Session::NameKind::Builtin) {
     for (auto& b : builtin_docs())
       if (name == b.name) out = std::string(b.signature) + "\n" + indent(b.doc);
     if (out.empty()) out = name + ": builtin\n";
-  } else if (info->kind == "fn") {
+  } else if (info->kind == Session::NameKind::Fn) {
     out = signature_of(info->node, name) + "\n";
     if (!info->doc.empty()) out += indent(info->doc);
-  } else if (info->kind == "module") {
+  } else if (info->kind == Session::NameKind::Module) {
     out = "module " + name + "\n";
     // Items wrapped to lines of about 72 columns.
     std::string text, line;
@@ -138,14 +138,14 @@ std::string doc_text(Session& s, const std::string& name, int detail) {
     if (!line.empty()) out += indent(text + line);
   } else {
     auto v = s.value_of(name);
-    out = (info->kind == "const" ? "const " : "") + name + (v ? ": " + type_string(*v) : "") + "\n";
+    out = (info->kind == Session::NameKind::Const ? "const " : "") + name + (v ? ": " + type_string(*v) : "") + "\n";
     if (!info->doc.empty()) out += indent(info->doc);
   }
   if (detail > 0 && !info->source.empty()) {
     // NAME??: the whole defining source, as IPython shows it.
     out += "defined at " + info->source_name + ":" + std::to_string(info->line) + "\n" + info->source;
     if (info->source.back() != '\n') out += "\n";
-  } else if (!info->source.empty() && info->kind != "fn") {
+  } else if (!info->source.empty() && info->kind != Session::NameKind::Fn) {
     out += "defined at " + info->source_name + ":" + std::to_string(info->line) + ": " +
            first_line(info->source) + "\n";
   } else if (!info->source_name.empty()) {

@@ -47,11 +47,11 @@ Request parse_request(Session& s, const std::string& args) {
   if (rest.empty()) throw Error("usage: %ir [STAGE] NAME | CODE   (stages: " + stage_list() + ")");
   if (is_identifier_path(rest)) {
     if (auto info = s.name_info(rest)) {
-      if (!info->in_session && info->kind != "builtin" && !info->source_name.empty())
+      if (!info->in_session && info->kind != Session::NameKind::Builtin && !info->source_name.empty())
         throw Error("%ir: `" + rest + "` is defined in " + info->source_name +
                     ", not in this session; %ir shows session bindings and code");
       if (info->in_session && !info->source.empty() &&
-          (info->kind == "let" || info->kind == "fn" || info->kind == "const")) {
+          (info->kind == Session::NameKind::Let || info->kind == Session::NameKind::Fn || info->kind == Session::NameKind::Const)) {
         q.name = rest;
         q.code = info->source;
         q.where.source_name = info->source_name;
@@ -85,7 +85,7 @@ void cmd_ir(Call& c) {
     if (!q.name.empty()) {
       auto info = c.session.name_info(q.name);
       const auto& fns = r.dumped_fns;
-      if (info && info->kind == "fn" && std::find(fns.begin(), fns.end(), q.name) == fns.end())
+      if (info && info->kind == Session::NameKind::Fn && std::find(fns.begin(), fns.end(), q.name) == fns.end())
         text += ";; fn " + q.name + " is compiled per call signature; `%ir " + q.stage + " " + q.name +
                 "(...)` with arguments shows a specialisation\n";
     }

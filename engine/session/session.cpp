@@ -384,6 +384,18 @@ ProgressSnapshot Session::progress() const {
   return p;
 }
 
+const char* Session::name_kind_word(NameKind k) {
+  switch (k) {
+    case NameKind::Fn: return "fn";
+    case NameKind::Const: return "const";
+    case NameKind::Let: return "let";
+    case NameKind::Builtin: return "builtin";
+    case NameKind::Module: return "module";
+    case NameKind::Local: return "local";
+  }
+  return "local";
+}
+
 std::optional<Session::NameInfo> Session::name_info(const std::string& name) {
   ir::DefId d = impl_->resolver.lookup_session(name);
   if (!d.valid()) return std::nullopt;
@@ -394,12 +406,12 @@ std::optional<Session::NameInfo> Session::name_info(const std::string& name) {
   ni.node = di.node;
   ni.in_session = d.crate == ir::kUserCrate && di.module.empty();
   switch (di.kind) {
-    case DefKind::Builtin: ni.kind = "builtin"; break;
-    case DefKind::Fn: ni.kind = "fn"; break;
-    case DefKind::Const: ni.kind = "const"; break;
-    case DefKind::Module: ni.kind = "module"; break;
-    case DefKind::Global: ni.kind = "let"; break;
-    default: ni.kind = "local"; break;
+    case DefKind::Builtin: ni.kind = NameKind::Builtin; break;
+    case DefKind::Fn: ni.kind = NameKind::Fn; break;
+    case DefKind::Const: ni.kind = NameKind::Const; break;
+    case DefKind::Module: ni.kind = NameKind::Module; break;
+    case DefKind::Global: ni.kind = NameKind::Let; break;
+    default: ni.kind = NameKind::Local; break;
   }
   const SourceMap& sm = impl_->sm;
   if (!di.span.valid() || !sm.has(di.span.file)) return ni;

@@ -132,9 +132,12 @@ class Session {
   // What a command running several cells is doing (ProgressSnapshot::label); "" clears it.
   void set_progress_label(const std::string& label);
   // What a session name or path (`f`, `x`, `std::math::sin`) refers to.
+  // What a session name is; `name_kind_word` is its spelling in %who.
+  enum class NameKind { Fn, Const, Let, Builtin, Module, Local };
+  static const char* name_kind_word(NameKind k);
   struct NameInfo {
     std::string name;
-    std::string kind;         // "fn" "const" "let" "builtin" "module" (else "local")
+    NameKind kind = NameKind::Local;
     bool in_session = false;  // defined by a cell of this session (not a module, not builtin)
     std::string doc;          // the // comment lines right above the item
     std::string source;       // text of the defining top-level statement(s), "" if unknown
