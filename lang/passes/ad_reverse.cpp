@@ -9,6 +9,7 @@
 
 #include "lang/passes/ad_reverse.h"
 #include "lang/passes/ir_build.h"
+#include "lang/passes/range_affine.h"
 #include "lang/passes/shape_analysis.h"
 #include "lang/resolve/builtins.h"
 
@@ -18,31 +19,10 @@ using ir::Kind;
 
 namespace {
 
-struct Affine {
-  std::vector<std::pair<DefId, int64_t>> vars;
-  int64_t k = 0;
-  std::vector<std::pair<NodeRef, int>> syms;
-  bool ok = true;
-  void absorb(const Affine& o, int sign) {
-    for (auto& [v, c] : o.vars) {
-      bool found = false;
-      for (auto& [w, cw] : vars)
-        if (w == v) {
-          cw += c * sign;
-          found = true;
-        }
-      if (!found) vars.emplace_back(v, c * sign);
-    }
-    k += o.k * sign;
-    for (auto& [n, s] : o.syms) syms.emplace_back(n, s * sign);
-    ok = ok && o.ok;
-  }
-  NodeRef offset() const {
-    NodeRef r = irb::lit(k);
-    for (auto& [n, s] : syms) r = s > 0 ? irb::add(r, n) : irb::sub(r, n);
-    return r;
-  }
-};
+// The affine form of an index (range analysis' one): ±1 coefficients of the point's indices
+// solve a read for them.
+using ranges::Affine;
+using ranges::Coef;
 
 struct Solver {
   const std::unordered_set<DefId>& W;
@@ -59,7 +39,7 @@ struct Solver {
       case Kind::IntLit: a.k = e->ival; return a;
       case Kind::Name:
         if (W.count(e->def)) {
-          a.vars.emplace_back(e->def, 1);
+          a.add_var(e->def, Coef{1, nullptr});
           return a;
         }
         if (auto it = derived.find(e->def); it != derived.end()) return affine(it->second, depth + 1);
@@ -345,9 +325,10 @@ class Sweeper {
     for (int a = 0; a < b_rank; ++a) {
       const NodeRef& e = ir::index_args(occ.node)[static_cast<size_t>(a)];
       Affine aff = sv.affine(e);
-      if (aff.ok && aff.vars.size() == 1 && (aff.vars[0].second == 1 || aff.vars[0].second == -1) &&
-          !solved.count(aff.vars[0].first)) {
-        auto [v, coef] = aff.vars[0];
+      if (aff.ok && aff.vars.size() == 1 && !aff.vars[0].second.s &&
+          (aff.vars[0].second.c == 1 || aff.vars[0].second.c == -1) && !solved.count(aff.vars[0].first)) {
+        DefId v = aff.vars[0].first;
+        int64_t coef = aff.vars[0].second.c;
         NodeRef off = aff.offset();
         NodeRef repl = coef == 1 ? irb::sub(bar_b.m[a], off) : irb::sub(off, bar_b.m[a]);
         solved[v] = repl;
@@ -377,7 +358,7 @@ class Sweeper {
     std::unordered_map<DefId, NodeRef> new_lo, new_hi;
     for (auto& b : bounds) {
       Affine aff = sv.affine(b.bound);
-      if (aff.ok && aff.syms.empty() && aff.vars.size() == 1 && aff.vars[0].second == 1 &&
+      if (aff.ok && aff.syms.empty() && aff.vars.size() == 1 && aff.vars[0].second.c == 1 && !aff.vars[0].second.s &&
           summed_defs.count(aff.vars[0].first)) {
         DefId sd = aff.vars[0].first;
         // repl < s + c  <=>  s >= repl - c + 1;   repl >= s + c  <=>  s < repl - c + 1.
