@@ -6,6 +6,7 @@
 
 #include "engine/codegen/gen.h"
 #include "engine/codegen/static_facts.h"
+#include "lang/ir/member_field.h"
 #include "lang/passes/context.h"
 
 namespace ein::codegen {
@@ -478,13 +479,15 @@ Val Gen::block(const NodeRef& e) {
 Val Gen::member(const NodeRef& e) {
   const NodeRef& base = ir::member_base(*e);
   if (base->kind != Kind::Name) unsupported("a member of a computed value");
-  if (e->name != "length" && e->name != "size" && e->name != "rank") unsupported("member ." + e->name);
+  const ir::MemberField field = ir::member_field(e);
+  if (field != ir::MemberField::Length && field != ir::MemberField::Size && field != ir::MemberField::Rank)
+    unsupported("member ." + e->name);
   int b = buffer_of(base);
   int rank = k.bufs[static_cast<size_t>(b)].rank;
   std::string x;
-  if (e->name == "rank") {
+  if (field == ir::MemberField::Rank) {
     x = std::to_string(rank);
-  } else if (e->name == "length") {
+  } else if (field == ir::MemberField::Length) {
     x = rank == 0 ? "1" : extent(b, 0);
   } else {
     x = "1";

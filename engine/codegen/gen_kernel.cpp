@@ -4,6 +4,7 @@
 
 #include "engine/codegen/gen.h"
 #include "engine/codegen/static_facts.h"
+#include "lang/ir/kid_families.h"
 
 namespace ein::codegen {
 
@@ -251,7 +252,7 @@ void Gen::clause(const NodeRef& tensor, const NodeRef& cl) {
   out.rank = static_cast<int>(ir::lshape_extents_count(ir::ltensor_shape(tensor)));
   out.output = true;
   out.windowed = tensor->has(ir::kWindowed);
-  out.window = out.windowed ? ir::ltensor_shape(tensor)->ival : 0;
+  out.window = ir::ltensor_window(tensor);
   if (out.windowed && out.window <= 0) unsupported("a storage window without a size");
   if (!kernel_dtype(out.dt)) unsupported("an f16/bf16 tensor");
   if (tensor->has(ir::kHasElem)) unsupported("a tensor with array elements");

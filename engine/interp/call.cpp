@@ -138,7 +138,7 @@ Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>
       const Value& a = args[0];
       if (a.tag == Value::Tag::Tensor) {
         if (a.tensor_ref().rank() == 0) fault("E002", "len() of a scalar");
-        return Value::integer(a.r[0] > 0 ? a.r[1] : a.tensor_ref().dim(0), DType::I32);
+        return Value::integer(a.window.rows > 0 ? a.window.logical0 : a.tensor_ref().dim(0), DType::I32);
       }
       if (a.tag == Value::Tag::List) return Value::integer(static_cast<int64_t>(a.items().size()), DType::I32);
       if (a.tag == Value::Tag::Str) {
@@ -153,7 +153,7 @@ Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>
       std::vector<Value> dims;
       if (a.tag == Value::Tag::Tensor) {
         for (int i = 0; i < a.tensor_ref().rank(); ++i)
-          dims.push_back(Value::integer(i == 0 && a.r[0] > 0 ? a.r[1] : a.tensor_ref().dim(i), DType::I32));
+          dims.push_back(Value::integer(i == 0 && a.window.rows > 0 ? a.window.logical0 : a.tensor_ref().dim(i), DType::I32));
       } else if (a.tag == Value::Tag::List) {
         dims.push_back(Value::integer(static_cast<int64_t>(a.items().size()), DType::I32));
       } else if (!a.is_scalar()) {

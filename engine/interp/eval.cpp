@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "engine/interp/interp_impl.h"
+#include "lang/ir/member_field.h"
 
 namespace ein {
 
@@ -158,7 +159,7 @@ Wide Interpreter::Impl::eval_wide(const NodeRef& e) {
       int axis = static_cast<int>(e->ival);
       if (v.tag == Value::Tag::Tensor) {
         const Tensor& t = v.tensor_ref();
-        if (axis < t.rank()) return (axis == 0 && v.r[0] > 0) ? v.r[1] : t.dim(axis);
+        if (axis < t.rank()) return (axis == 0 && v.window.rows > 0) ? v.window.logical0 : t.dim(axis);
         fault("E004", "`" + tensor->name + "` has rank " + std::to_string(t.rank()) +
                           ", so it has no axis " + std::to_string(axis));
       }
@@ -254,9 +255,9 @@ Value Interpreter::Impl::index(const NodeRef& e) {
     const Tensor& t = base->tensor_ref();
     if (static_cast<int>(n) > t.rank())
       fault("E004", "too many indices: rank " + std::to_string(t.rank()) + ", " + std::to_string(n) + " indices");
-    int64_t window = e->has(ir::kWindowed) ? base->r[0] : 0;
+    int64_t window = e->has(ir::kWindowed) ? base->window.rows : 0;
     if (static_cast<int>(n) == t.rank()) {
-      int64_t flat = flat_index(t, idx, n, window, base->r[1]);
+      int64_t flat = flat_index(t, idx, n, window, base->window.logical0);
       switch (t.dtype()) {
         case DType::F32: return Value::floating(t.data_as<float>()[flat], DType::F32);
         case DType::F64: return Value::floating(t.data_as<double>()[flat], DType::F64);
@@ -271,7 +272,7 @@ Value Interpreter::Impl::index(const NodeRef& e) {
       int64_t i = idx[a];
       if (a == 0 && window > 0) {
         int64_t dummy[1] = {i};
-        flat_index(t, dummy, 1, window, base->r[1]);
+        flat_index(t, dummy, 1, window, base->window.logical0);
         i %= window;
       }
       cur = cur.row(i);
@@ -308,24 +309,25 @@ Value Interpreter::Impl::index(const NodeRef& e) {
 
 Value Interpreter::Impl::member(const NodeRef& e) {
   Value b = eval(ir::member_base(*e));
-  const std::string& f = e->name;
-  if (!f.empty() && std::isdigit(static_cast<unsigned char>(f[0]))) {
-    size_t i = std::stoul(f);
+  const std::string& f = e->name;  // shown in messages
+  const ir::MemberField field = ir::member_field(e);
+  if (field == ir::MemberField::Tuple) {
+    auto i = static_cast<size_t>(e->ival);
     if (b.tag == Value::Tag::Tuple && i < b.items().size()) return b.items()[i];
     fault("E002", "no field ." + f + " on " + type_string(b));
   }
   if (b.tag == Value::Tag::Tensor) {
     const Tensor& t = b.tensor_ref();
     std::vector<int64_t> shape = t.shape();
-    if (b.r[0] > 0 && !shape.empty()) shape[0] = b.r[1];
-    if (f == "shape") {
+    if (b.window.rows > 0 && !shape.empty()) shape[0] = b.window.logical0;
+    if (field == ir::MemberField::Shape) {
       Tensor s = Tensor::alloc(DType::I32, {static_cast<int64_t>(shape.size())});
       for (size_t i = 0; i < shape.size(); ++i) s.set_i64(static_cast<int64_t>(i), shape[i]);
       return Value::tensor(s);
     }
-    if (f == "length") return Value::integer(shape.empty() ? 1 : shape[0], DType::I32);
-    if (f == "rank") return Value::integer(static_cast<int64_t>(shape.size()), DType::I32);
-    if (f == "size") {
+    if (field == ir::MemberField::Length) return Value::integer(shape.empty() ? 1 : shape[0], DType::I32);
+    if (field == ir::MemberField::Rank) return Value::integer(static_cast<int64_t>(shape.size()), DType::I32);
+    if (field == ir::MemberField::Size) {
       int64_t n = 1;
       for (auto d : shape) n *= d;
       return Value::integer(n, DType::I32);
@@ -333,11 +335,11 @@ Value Interpreter::Impl::member(const NodeRef& e) {
   }
   if (b.tag == Value::Tag::List) {
     int64_t n = static_cast<int64_t>(b.items().size());
-    if (f == "length" || f == "size") return Value::integer(n, DType::I32);
-    if (f == "shape") return make_array({Value::integer(n, DType::I32)}, DType::I32);
-    if (f == "rank") return Value::integer(1, DType::I32);
+    if (field == ir::MemberField::Length || field == ir::MemberField::Size) return Value::integer(n, DType::I32);
+    if (field == ir::MemberField::Shape) return make_array({Value::integer(n, DType::I32)}, DType::I32);
+    if (field == ir::MemberField::Rank) return Value::integer(1, DType::I32);
   }
-  if (b.tag == Value::Tag::Str && (f == "length" || f == "size")) {
+  if (b.tag == Value::Tag::Str && (field == ir::MemberField::Length || field == ir::MemberField::Size)) {
     int64_t n = 0;
     for (unsigned char c : b.str()) n += (c & 0xC0) != 0x80;
     return Value::integer(n, DType::I32);

@@ -8,6 +8,7 @@
 #include "engine/interp/interp_impl.h"
 #include "engine/interp/vectorize.h"
 #include "engine/interp/native_tier.h"
+#include "lang/ir/kid_families.h"
 #include "lang/ir/visitor.h"
 
 namespace ein {
@@ -266,7 +267,7 @@ bool writes_every_point(const NodeRef& t, const std::vector<int64_t>& shape,
 void Interpreter::Impl::exec_tensor(const NodeRef& t) {
   // A producer fused into its consumer's kernel is computed there, never stored.
   if (native && native->elided(t)) return;
-  if (t->aux == "resume") {
+  if (t->has(ir::kResume)) {
     // More statements of a tensor allocated earlier (a checkpointed sweep's segment: its
     // allocation and base rows ran before the loop over segments; lang/passes/checkpoint.h).
     for (const NodeRef& k : ir::ltensor_stmts(*t)) {
@@ -286,7 +287,7 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
     shape.push_back(x < 0 ? 0 : static_cast<int64_t>(x));
   }
   auto dt = static_cast<DType>(t->ival);
-  int64_t window = t->has(ir::kWindowed) ? ir::ltensor_shape(*t)->ival : 0;
+  int64_t window = ir::ltensor_window(t);
   int64_t logical0 = shape.empty() ? 0 : shape[0];
   std::vector<int64_t> alloc = shape;
   if (window > 0 && !alloc.empty()) alloc[0] = std::min(window, alloc[0]);
@@ -294,16 +295,16 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
   if (t->has(ir::kHasElem)) {
     // Element shape is known at the first store; until then the binding is unit.
     v = Value::unit();
-    v.r[0] = window;
-    v.r[1] = logical0;
+    v.window.rows = window;
+    v.window.logical0 = logical0;
   } else {
     bool whole = writes_every_point(t, shape, [&](const NodeRef& e) {
       Wide x = eval_wide(e);
       return x > std::numeric_limits<int64_t>::max() ? int64_t{-1} : static_cast<int64_t>(x);
     });
     v = Value::tensor(whole ? Tensor::alloc_overwritten(dt, alloc) : Tensor::alloc(dt, alloc));
-    v.r[0] = window;
-    v.r[1] = logical0;
+    v.window.rows = window;
+    v.window.logical0 = logical0;
   }
   set_def(t, v);
   pending_shapes[t->def] = shape;
@@ -374,15 +375,15 @@ void Interpreter::Impl::exec_store(const NodeRef& s) {
     // First store into a tensor with array elements: now the element shape is known.
     if (v.tag != Value::Tag::Tensor) fault("E004", "tensor elements must all have the same shape");
     std::vector<int64_t> shape = pending_shapes[s->def];
-    int64_t window = target.r[0], logical0 = target.r[1];
+    int64_t window = target.window.rows, logical0 = target.window.logical0;
     if (window > 0 && !shape.empty()) shape[0] = std::min(window, shape[0]);
     for (auto d : v.tensor_ref().shape()) shape.push_back(d);
     target = Value::tensor(Tensor::alloc(v.tensor_ref().dtype(), shape));
-    target.r[0] = window;
-    target.r[1] = logical0;
+    target.window.rows = window;
+    target.window.logical0 = logical0;
   }
   Tensor& t = const_cast<Tensor&>(target.tensor_ref());
-  int64_t flat = flat_index(t, idx, n, s->has(ir::kWindowed) ? target.r[0] : 0, target.r[1]);
+  int64_t flat = flat_index(t, idx, n, s->has(ir::kWindowed) ? target.window.rows : 0, target.window.logical0);
   if (n == static_cast<size_t>(t.rank())) {
     switch (v.tag) {
       case Value::Tag::Float: t.set_f64(flat, v.f); break;

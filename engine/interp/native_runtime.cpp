@@ -160,8 +160,8 @@ bool bind_buf(const Value* v, const codegen::BufArg& b, ein_buf* out) {
   out->dtype = static_cast<int32_t>(t.dtype());
   out->rank = t.rank();
   out->extents = t.shape().data();
-  out->window = v->r[0] > 0 ? v->r[0] : 0;
-  out->logical0 = v->r[0] > 0 ? v->r[1] : (t.rank() > 0 ? t.dim(0) : 1);
+  out->window = v->window.rows > 0 ? v->window.rows : 0;
+  out->logical0 = v->window.rows > 0 ? v->window.logical0 : (t.rank() > 0 ? t.dim(0) : 1);
   if (b.windowed != (out->window > 0) || (b.windowed && b.window > 0 && out->window != b.window)) return false;
   return true;
 }

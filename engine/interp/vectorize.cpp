@@ -52,7 +52,7 @@ class Vectorizer {
     for (auto& f : fors)
       if (mentions_nest(ir::lfor_lo(f)) || mentions_nest(ir::lfor_hi(f))) return false;  // triangular
     const Value& target = binding(tensor_);
-    if (target.tag != Value::Tag::Tensor || target.r[0] > 0 || tensor_->has(ir::kHasElem)) return false;
+    if (target.tag != Value::Tag::Tensor || target.window.rows > 0 || tensor_->has(ir::kHasElem)) return false;
     n_ = 1;
     bool empty = false, too_big = false;
     for (auto& f : fors) {
@@ -122,7 +122,7 @@ class Vectorizer {
       case Kind::Index: {
         if (e->has(ir::kWindowed) || ir::index_base(e)->kind != Kind::Name) return false;
         const Value* v = lookup(ir::index_base(e));
-        if (!v || v->tag != Value::Tag::Tensor || v->r[0] > 0) return false;
+        if (!v || v->tag != Value::Tag::Tensor || v->window.rows > 0) return false;
         if (v->tensor_ref().rank() != static_cast<int>(ir::index_args_count(e))) return false;
         for (const NodeRef& ix : ir::index_args(e))
           if (!accept_expr(ix)) return false;

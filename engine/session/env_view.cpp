@@ -58,7 +58,7 @@ std::optional<std::vector<int64_t>> EnvView::shape_of(ir::DefId d) const {
   if (!v) return std::nullopt;
   if (v->tag == Value::Tag::Tensor) {
     std::vector<int64_t> s = v->tensor_ref().shape();
-    if (v->r[0] > 0 && !s.empty()) s[0] = v->r[1];
+    if (v->window.rows > 0 && !s.empty()) s[0] = v->window.logical0;
     return s;
   }
   if (v->is_scalar()) return std::vector<int64_t>{};

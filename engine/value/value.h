@@ -128,11 +128,18 @@ struct Value {
   };
   Tag tag = Tag::Unit;
   DType dt = DType::I32;
+  // Tensor: stored as a circular window of `rows` rows on axis 0 (0: stored whole) that stands
+  // for `logical0` rows, the axis-0 extent the program sees (storage_window).
+  struct Window {
+    int64_t rows;
+    int64_t logical0;
+  };
   union {
     bool b;
     int64_t i;
     double f;
-    int64_t r[2];
+    int64_t r[2];  // Range: the first and the last element
+    Window window;  // Tensor
   };
   std::shared_ptr<const void> obj;
 

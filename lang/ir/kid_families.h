@@ -80,6 +80,16 @@ inline std::vector<NodeRef> kid_list(NodeRef head, Kids tail) {
   return out;
 }
 
+// The storage window of an LTensor (storage_window, checkpoint): how many rows of axis 0 it
+// keeps, circularly; 0 when it is stored whole. Kept in the LShape's payload.
+inline int64_t ltensor_window(const Node& t) { return t.has(kWindowed) ? ltensor_shape(t)->ival : 0; }
+inline int64_t ltensor_window(const NodeRef& t) { return ltensor_window(*t); }
+// The LTensor `t` keeping only `rows` rows of axis 0 (its stores and reads get kWindowed apart).
+inline NodeRef with_window(const NodeRef& t, int64_t rows) {
+  NodeRef shape = edited(ltensor_shape(t), [&](Node& s) { s.ival = rows; });
+  return edited(with_kids(t, kid_list(shape, ltensor_stmts(t))), [](Node& x) { x.flags |= kWindowed; });
+}
+
 // A function item or closure with its body replaced (parameters and return type kept).
 inline NodeRef with_callable_body(const NodeRef& n, NodeRef body) {
   if (n->kind == Kind::Lambda) return with_kids(n, kid_list(std::move(body), lambda_params(n)));

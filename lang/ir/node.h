@@ -53,7 +53,7 @@ inline constexpr uint32_t kStdCrate = 2;
   X(Call)         /* kids: callee, arg...   ("x |> f" parses to Call(f, x))                 */   \
   X(Index)        /* kids: base, index...   an index is an expr or a RestIdx                */   \
   X(RestIdx)      /* name = rest name in an access: x[..b, i]                               */   \
-  X(Member)       /* kids: base   name = field ("0", "1" for tuples, "shape", ...)          */   \
+  X(Member)       /* kids: base   name = field; kTupleField: ival = position ("t.1")     */   \
   X(Diff)         /* kids: expr   "@expr" (autodiff differential)                           */   \
   /* ---- control ---- */                                                                        \
   X(If)           /* kids: cond, then(Block), else?(Block or If)                            */   \
@@ -159,6 +159,11 @@ inline constexpr uint32_t kUnaryPlus = 1u << 13;  // Binary: `+x`, parsed as `x 
 // EinGroup/LTensor: an adjoint or tangent declaration written by autodiff. Its points that no
 // clause covers are zero by construction (SPEC §5.4), so recurrence_cover asks for no base case.
 inline constexpr uint32_t kAdjoint = 1u << 14;
+// Member: a tuple field (`t.0`), its position in ival; the name keeps the spelling.
+inline constexpr uint32_t kTupleField = 1u << 15;
+// LTensor: more statements of a tensor an earlier LTensor of the same def allocated (a
+// checkpointed sweep's segment, lang/passes/checkpoint.h): nothing is allocated again.
+inline constexpr uint32_t kResume = 1u << 16;
 
 struct Node;
 using NodeRef = std::shared_ptr<const Node>;

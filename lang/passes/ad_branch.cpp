@@ -167,8 +167,9 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
         v = fold_scalar(ir::cast_expr(*e), depth + 1, env);
       }
       if (!v || to->kind != Kind::TyPrim) return std::nullopt;
-      if (to->name == "i64") return v;
-      if (to->name == "i32" && *v >= INT32_MIN && *v <= INT32_MAX) return v;
+      auto dt = dtype_from_name(to->name);
+      if (dt == DType::I64) return v;
+      if (dt == DType::I32 && *v >= INT32_MIN && *v <= INT32_MAX) return v;
       return std::nullopt;
     }
     case Kind::Index: {

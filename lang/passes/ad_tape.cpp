@@ -231,10 +231,8 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
   }
   NodeRef n = ir::with_kids(e, std::move(kids));
   // `f(..).0` of an inlined call whose value is a tuple literal (`topk(x, 2, 1).0`).
-  if (n->kind == Kind::Member && ir::member_base(*n)->kind == Kind::TupleLit && !n->name.empty() &&
-      std::all_of(n->name.begin(), n->name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-      n->name.size() < 6) {
-    size_t k = std::stoul(n->name);
+  if (n->kind == Kind::Member && ir::member_base(*n)->kind == Kind::TupleLit && n->has(ir::kTupleField)) {
+    auto k = static_cast<size_t>(n->ival);
     ir::Kids elems = ir::tuple_elems(ir::member_base(*n));
     if (k < elems.size()) return elems[k];
   }

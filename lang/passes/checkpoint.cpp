@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "lang/ir/kid_families.h"
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
@@ -106,18 +107,19 @@ class Checkpoint {
     std::vector<NodeRef> out;
     for (auto& s : prog->kids) {
       const NodeRef& v = s && s->kind == Kind::Let ? ir::let_value(*s) : nullptr;
-      bool plain = v && v->kind == Kind::Block && v->has(ir::kHasTail) && !v->kids.empty() &&
+      bool plain = v && v->kind == Kind::Block && v->has(ir::kHasTail) && !ir::block_stmts(v).empty() &&
                    ir::let_pattern(*s)->kind == Kind::PBind;
-      for (size_t i = 0; plain && i + 1 < v->kids.size(); ++i) {
-        Kind k = v->kids[i]->kind;
+      ir::Kids body = plain ? ir::block_stmts(v) : ir::Kids();
+      for (size_t i = 0; plain && i + 1 < body.size(); ++i) {
+        Kind k = body[i]->kind;
         plain = k == Kind::Let || k == Kind::LTensor || k == Kind::LNop;
       }
       if (!plain) {
         out.push_back(s);
         continue;
       }
-      out.insert(out.end(), v->kids.begin(), v->kids.end() - 1);
-      out.push_back(ir::edited(s, [&](ir::Node& x) { x.kids[2] = v->kids.back(); }));
+      out.insert(out.end(), body.begin(), body.end() - 1);
+      out.push_back(ir::with_kids(s, {ir::let_pattern(s), ir::let_type(s), ir::tail_expr(*v)}));
     }
     return ir::with_kids(prog, std::move(out));
   }
@@ -162,7 +164,7 @@ class Checkpoint {
   bool try_primal(size_t ip) {
     const auto& st = u_.lowered->kids;
     const NodeRef& P = st[ip];
-    if (!P || P->kind != Kind::LTensor || !P->aux.empty() || P->has(ir::kWindowed) || P->has(ir::kHasElem) ||
+    if (!P || P->kind != Kind::LTensor || P->has(ir::kResume) || P->has(ir::kWindowed) || P->has(ir::kHasElem) ||
         P->has(ir::kReverse) || !movable(P->def))
       return false;
     int64_t L = 0;
@@ -201,7 +203,7 @@ class Checkpoint {
     if (!ia) return false;
     const NodeRef& A = st[ia];
     int64_t La = 0;
-    NodeRef aloop = A->aux.empty() && !A->has(ir::kHasElem) && !A->has(ir::kWindowed) && movable(A->def)
+    NodeRef aloop = !A->has(ir::kResume) && !A->has(ir::kHasElem) && !A->has(ir::kWindowed) && movable(A->def)
                         ? time_loop(A, true, &La) : nullptr;
     auto aext = aloop ? extents(A) : std::nullopt;
     if (!aloop || !aext || (*aext)[0] != T) return false;
@@ -409,7 +411,7 @@ class Checkpoint {
     std::vector<NodeRef> kids{ir::ltensor_shape(*t)};
     for (auto& s : stmts) kids.push_back(s);
     NodeRef r = ir::make({.kind = Kind::LTensor, .span = t->span, .kids = std::move(kids), .name = t->name,
-                          .aux = "resume", .def = t->def, .ival = t->ival, .flags = t->flags});
+                          .def = t->def, .ival = t->ival, .flags = t->flags | ir::kResume});
     if (auto ty = type_of(t)) u_.types[r->id] = ty;
     return r;
   }
@@ -666,7 +668,7 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
                                        ir::make({.kind = Kind::LoopVar, .kids = {irb::lit(0), irb::lit(S)}, .name = "s", .def = s2})},
                               .name = "sum"});
     u_.types[total->id] = rt;
-    finals[r.stmt] = ir::edited(let, [&](ir::Node& x) { x.kids[2] = total; });
+    finals[r.stmt] = ir::with_kids(let, {ir::let_pattern(let), ir::let_type(let), total});
   }
   out.insert(out.end(), allocs.begin(), allocs.end());
   out.push_back(loop(sb, "s", irb::lit(0), irb::lit(S), ir::make({.kind = Kind::LSeq, .kids = seg}),
@@ -695,10 +697,8 @@ NodeRef Checkpoint::apply_windows(const NodeRef& n) {
   if (m->kind == Kind::Index && ir::index_base(*m)->kind == Kind::Name) w = windows_.find(ir::index_base(*m)->def);
   if (w == windows_.end()) return m;
   int64_t W = w->second;
-  return ir::edited(m, [&](ir::Node& x) {
-    x.flags |= ir::kWindowed;
-    if (x.kind == Kind::LTensor) x.kids[0] = ir::edited(x.kids[0], [&](ir::Node& s) { s.ival = W; });
-  });
+  if (m->kind == Kind::LTensor) return ir::with_window(m, W);
+  return ir::edited(m, [](ir::Node& x) { x.flags |= ir::kWindowed; });
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ struct CompileCtx;
 // the buffer and the adjoint fit 1.5 MiB of cache, unless the checkpoints would then take more
 // than a quarter of the budget (Checkpoint::spacing). Anything not matching the
 // pattern exactly keeps today's store-everything form. Resumed tensors (a later statement that
-// writes into a tensor allocated earlier) are LTensors with aux "resume"; the plan is the aux
-// text of the checkpoint tensor, printed by %ir.
+// writes into a tensor allocated earlier) are LTensors with the kResume flag; the plan is the aux
+// text of the checkpoint tensor, only printed by %ir.
 void plan_checkpoints(CompileCtx& cx);
 }  // namespace ein

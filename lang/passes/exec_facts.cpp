@@ -1,5 +1,6 @@
 #include "lang/passes/exec_facts.h"
 
+#include "lang/ir/kid_families.h"
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/contraction.h"
@@ -85,9 +86,9 @@ std::string describe_exec_plan(const Unit& u) {
   ir::for_each_node(u.lowered, [&](const NodeRef& n) {
     if (n->kind == Kind::LTensor) {
       out += ";;   tensor " + n->name + ": " +
-             (n->has(ir::kWindowed) ? "window=" + std::to_string(ir::ltensor_shape(*n)->ival) + " on axis 0"
+             (n->has(ir::kWindowed) ? "window=" + std::to_string(ir::ltensor_window(n)) + " on axis 0"
                                     : std::string("whole tensor stored")) +
-             (n->aux.empty() || n->aux == "resume" ? "" : "\n;;     " + n->aux) + "\n";
+             (n->aux.empty() ? "" : "\n;;     " + n->aux) + "\n";
     } else if (n->kind == Kind::LFor) {
       std::string what;
       auto add = [&](const std::string& s) { what += (what.empty() ? "" : " ") + s; };

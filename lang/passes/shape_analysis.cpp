@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lang/ir/kid_families.h"
+#include "lang/ir/member_field.h"
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/int_fold.h"
@@ -362,7 +363,7 @@ class ShapeWalker {
       case Kind::Cast: return record(e, cast_shape(e));
       case Kind::Member:
         shape(ir::member_base(e));
-        if (e->name == "shape") {
+        if (ir::member_field(e) == ir::MemberField::Shape) {
           Shape b = static_shape(ir::member_base(e));
           return record(e, b ? StaticShape{static_cast<int64_t>(b->size())} : StaticShape{-1});
         }

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "lang/ir/kid_families.h"
 #include "lang/ir/layout.h"
 #include "lang/ir/visitor.h"
 #include "lang/passes/box_cover.h"
@@ -21,6 +22,12 @@ using ir::DefId;
 using ir::Kind;
 using ir::NodeRef;
 
+// The extent of axis 0 of an allocation shape (where windows are), or null for a scalar.
+NodeRef first_extent(const NodeRef& shape) {
+  ir::Kids ext = ir::lshape_extents(shape);
+  return ext.empty() ? nullptr : ext.front();
+}
+
 struct Candidate {
   NodeRef tensor;   // the LTensor
   int64_t lookback;
@@ -31,7 +38,7 @@ struct Candidate {
 // The lookback of a recurrence fused over axis 0 (recurrence_order's fact), if constant, and
 // whether its time loop runs backwards.
 std::optional<std::pair<int64_t, bool>> lookback_of(const Unit& u, const NodeRef& t) {
-  for (auto& k : t->kids) {
+  for (const NodeRef& k : ir::ltensor_stmts(t)) {
     if (k->kind != Kind::LFor) continue;
     auto it = u.recurrences.find(k->id);
     if (it != u.recurrences.end() && it->second.axis == 0 && it->second.lookback)
@@ -52,7 +59,7 @@ class WindowPass {
   }
   std::optional<int64_t> backward_rows(const NodeRef& t) {
     const NodeRef& shape = ir::ltensor_shape(*t);
-    return rows_down_to(t, t->def, shape->kids.empty() ? nullptr : shape->kids[0]);
+    return rows_down_to(t, t->def, first_extent(shape));
   }
 
   void run() {
@@ -61,7 +68,7 @@ class WindowPass {
       if (n->kind != Kind::LTensor || n->has(ir::kHasElem)) return;
       auto lb = lookback_of(u_, n);
       if (!lb) return;
-      cands.push_back(Candidate{n, lb->first, n->kids[0]->kids.empty() ? nullptr : n->kids[0]->kids[0], lb->second});
+      cands.push_back(Candidate{n, lb->first, first_extent(ir::ltensor_shape(n)), lb->second});
     });
     for (auto& c : cands) consider(c);
     if (!windows_.empty()) u_.lowered = apply(u_.lowered);
@@ -81,17 +88,23 @@ class WindowPass {
     std::function<void(const NodeRef&)> scan = [&](const NodeRef& n) {
       if (!n || !ok) return;
       if (n == c.tensor) return;  // self-reads are the lookback
-      if (n->kind == Kind::Index && n->kids[0]->kind == Kind::Name && n->kids[0]->def == def) {
+      if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name && ir::index_base(n)->def == def) {
+        ir::Kids idx = ir::index_args(n);
+        if (idx.empty()) {  // the whole tensor, observed through an access over no axis
+          ok = false;
+          return;
+        }
+        const NodeRef& row = idx.front();  // windows are on axis 0
         if (c.reverse) {
-          auto r = fold_int(cx_, u_, n->kids[1]);
+          auto r = fold_int(cx_, u_, row);
           if (!r || *r < 0) ok = false;
           else head_lo = std::min(head_lo, *r), head_hi = std::max(head_hi, *r);
         } else {
-          auto k = distance_from_end(n->kids[1], c.extent);
+          auto k = distance_from_end(row, c.extent);
           if (!k || *k < 1) ok = false;
           else tail = std::max(tail, *k);
         }
-        for (size_t i = 1; i < n->kids.size(); ++i) scan(n->kids[i]);
+        for (const NodeRef& i : idx) scan(i);
         return;
       }
       if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def == def) ok = false;
@@ -192,7 +205,7 @@ class WindowPass {
   }
 
   static bool literal_zero(const NodeRef& v) {
-    if (v->kind == Kind::Cast) return literal_zero(v->kids[0]);
+    if (v->kind == Kind::Cast) return literal_zero(ir::cast_expr(v));
     if (v->kind == Kind::FloatLit) return v->fval == 0.0 && !std::signbit(v->fval);
     return v->kind == Kind::IntLit && v->ival == 0;
   }
@@ -304,8 +317,8 @@ class WindowPass {
     auto ce = fold_int(cx_, u_, e), cext = fold_int(cx_, u_, ext);
     if (ce && cext) return *cext - *ce;
     if (e->kind == Kind::Binary && static_cast<ir::BinOp>(e->ival) == ir::BinOp::Sub) {
-      auto k = fold_int(cx_, u_, e->kids[1]);
-      if (k && same_extent(e->kids[0], ext)) return *k;
+      auto k = fold_int(cx_, u_, ir::bin_rhs(e));
+      if (k && same_extent(ir::bin_lhs(e), ext)) return *k;
     }
     return std::nullopt;
   }
@@ -313,8 +326,8 @@ class WindowPass {
   bool same_extent(const NodeRef& a, const NodeRef& ext) {
     if (ir::structurally_equal(a, ext)) return true;
     // The extent is usually max(0, hi): compare with hi.
-    if (ext->kind == Kind::IMax && irb::as_lit(ext->kids[0]) == 0)
-      return same_extent(a, ext->kids[1]);
+    if (ext->kind == Kind::IMax && irb::as_lit(ir::imax_a(ext)) == 0)
+      return same_extent(a, ir::imax_b(ext));
     if (a->kind == Kind::Name && ext->kind == Kind::Name) return a->def == ext->def;
     return false;
   }
@@ -328,14 +341,11 @@ class WindowPass {
     auto hit = [&](DefId d) { return windows_.count(d) > 0; };
     if (m->kind == Kind::LTensor && hit(m->def)) {
       int64_t w = windows_[m->def];
-      return ir::edited(m, [&](ir::Node& x) {
-        x.flags |= ir::kWindowed;
-        x.kids[0] = ir::edited(x.kids[0], [&](ir::Node& s) { s.ival = w; });
-      });
+      return ir::with_window(m, w);
     }
     if (m->kind == Kind::LStore && hit(m->def))
       return ir::edited(m, [](ir::Node& x) { x.flags |= ir::kWindowed; });
-    if (m->kind == Kind::Index && m->kids[0]->kind == Kind::Name && hit(m->kids[0]->def))
+    if (m->kind == Kind::Index && ir::index_base(m)->kind == Kind::Name && hit(ir::index_base(m)->def))
       return ir::edited(m, [](ir::Node& x) { x.flags |= ir::kWindowed; });
     return m;
   }

@@ -1,4 +1,5 @@
 // Type rules for expressions (SPEC §3-§5).
+#include "lang/ir/member_field.h"
 #include "lang/ir/reduce_op.h"
 #include "lang/passes/type_infer_impl.h"
 
@@ -199,9 +200,9 @@ std::optional<int64_t> Infer::static_int(const NodeRef& e) {
   if (is_builtin(e, Builtin::Len)) {
     const NodeRef& a = ir::call_args(e)[0];
     if (is_builtin(a, Builtin::Shape)) return rank(ir::call_args(a)[0]);
-    if (a->kind == Kind::Member && a->name == "shape") return rank(ir::member_base(a));
+    if (a->kind == Kind::Member && ir::member_field(a) == ir::MemberField::Shape) return rank(ir::member_base(a));
   }
-  if (e->kind == Kind::Member && e->name == "rank") return rank(ir::member_base(e));
+  if (e->kind == Kind::Member && ir::member_field(e) == ir::MemberField::Rank) return rank(ir::member_base(e));
   return std::nullopt;
 }
 
@@ -455,9 +456,10 @@ TypeRef Infer::member(const NodeRef& e) {
   TypeRef rb = resolved(bt);
   const std::string& f = e->name;
   if (rb->k == Type::K::Unknown) return ir::t_unknown();
-  if (!f.empty() && std::isdigit(static_cast<unsigned char>(f[0]))) {
+  const ir::MemberField field = ir::member_field(e);
+  if (field == ir::MemberField::Tuple) {
     if (rb->k == Type::K::Tuple) {
-      size_t i = std::stoul(f);
+      auto i = static_cast<size_t>(e->ival);
       if (i < rb->elems.size()) return rb->elems[i];
       err("E002", "tuple `" + show(bt) + "` has no field " + f, e->span,
           "it has " + std::to_string(rb->elems.size()) + " fields");
@@ -467,9 +469,10 @@ TypeRef Infer::member(const NodeRef& e) {
     return ir::t_unknown();
   }
   bool arrayish = rb->k == Type::K::Array || rb->k == Type::K::List;
-  if (f == "shape" && arrayish) return ir::t_array(ir::t_i32(), 1);
-  if ((f == "length" || f == "size") && (arrayish || rb->k == Type::K::Str)) return ir::t_i32();
-  if (f == "rank" && arrayish) return ir::t_i32();
+  if (field == ir::MemberField::Shape && arrayish) return ir::t_array(ir::t_i32(), 1);
+  if ((field == ir::MemberField::Length || field == ir::MemberField::Size) && (arrayish || rb->k == Type::K::Str))
+    return ir::t_i32();
+  if (field == ir::MemberField::Rank && arrayish) return ir::t_i32();
   err("E002", "no field `" + f + "` on a value of type `" + show(bt) + "`", e->span, "unknown field",
       arrayish ? "arrays have .shape, .length, .size" : "");
   return ir::t_unknown();

@@ -228,8 +228,10 @@ NodeRef Parser::postfix(NodeRef e, uint32_t lo) {
       const Token& f = peek();
       if (f.kind != Tok::Ident && f.kind != Tok::Int) field_error(e);
       advance();
-      e = mk({.kind = Kind::Member, .span = span_from(lo), .kids = {e},
-              .name = std::string(text_of(f))});
+      int64_t position = 0;  // an overflowing one was reported by the lexer
+      if (f.kind == Tok::Int) int_literal_value(text_of(f), position);
+      e = mk({.kind = Kind::Member, .span = span_from(lo), .kids = {e}, .name = std::string(text_of(f)),
+              .ival = position, .flags = f.kind == Tok::Int ? ir::kTupleField : 0u});
     } else {
       return e;
     }

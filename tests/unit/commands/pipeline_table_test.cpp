@@ -51,7 +51,27 @@ TEST(PipelineTable, EveryPassCanBeDumpedByItsName) {
   }
 }
 
+// `ein --dump-ir NAME FILE` is a whole-program cell compiled without running, dumped after the
+// pass NAME: every pass of the table answers to its own name there too.
+TEST(PipelineTable, EveryPassCanBeDumpedFromTheCommandLine) {
+  for (const std::string& name : pass_names()) {
+    SessionOptions so;
+    so.whole_program = true;
+    TestSession t(so);
+    CellOptions co;
+    co.source_name = "prog.ein";
+    co.dump_stage = name;
+    co.execute = false;
+    CellResult r = t.s.run_cell(kCell, co);
+    ASSERT_TRUE(r.ok) << name << ": " << r.rendered;
+    EXPECT_NE(r.dump.find("(Program"), std::string::npos) << name << ": " << r.dump;
+    EXPECT_EQ(r.dump.find("(LTensor") != std::string::npos, lowered_pass(name)) << name << ": " << r.dump;
+
+  }
+}
+
 TEST(PipelineTable, AutodiffDumpHasNoRequestLeft) {
+
   TestSession t;
   ExecuteResult before = t.term(std::string("%ir check_match ") + kCell);
   ASSERT_TRUE(before.ok) << before.error;

@@ -3,6 +3,8 @@
 // the goldens tests/golden/autodiff/ad_checkpoint_*.ein (both tiers, spacing forced to 3).
 #include <gtest/gtest.h>
 
+#include "lang/ir/kid_families.h"
+#include "lang/ir/visitor.h"
 #include "tests/unit/passes/pass_fixture.h"
 
 namespace ein::testing {
@@ -28,7 +30,7 @@ std::string heat_src(int T, int X) {
 int64_t window(Compiled& c, const std::string& name) {
   ir::NodeRef t = c.ltensor(name);
   if (!t) return -1;
-  return t->has(ir::kWindowed) ? ir::ltensor_shape(*t)->ival : 0;
+  return ir::ltensor_window(t);
 }
 
 TEST(Checkpoint, ForcedSpacingSegmentsTheSweep) {
@@ -46,6 +48,15 @@ TEST(Checkpoint, ForcedSpacingSegmentsTheSweep) {
   // Segment rows 3, the reduction reads u[t - 1] (one more), the row the segment starts from.
   EXPECT_EQ(window(*c, "u_seg"), 5);
   EXPECT_TRUE(c->ltensor("d_k_part"));  // the reduction's partial sums, one per segment
+  // The segments write into tensors allocated before the loop over segments: they say so with a
+  // flag (the interpreter allocates nothing for them), not with a word in their text.
+  int resumed = 0;
+  ir::for_each_node(c->cell().lowered, [&](const ir::NodeRef& n) {
+    if (n->kind != Kind::LTensor || !n->has(ir::kResume)) return;
+    ++resumed;
+    EXPECT_TRUE(n->aux.empty()) << n->name << ": " << n->aux;
+  });
+  EXPECT_GE(resumed, 2);
 }
 
 TEST(Checkpoint, SmallGradientsStoreEverything) {

@@ -85,10 +85,10 @@ TEST(ParseExpr, Postfix) {
   EXPECT_EQ(ex("a[..b, i]"), "(Index (Name a) (RestIdx b) (Name i))");
   EXPECT_EQ(ex("a[i][j]"), "(Index (Index (Name a) (Name i)) (Name j))");
   EXPECT_EQ(ex("M.shape"), "(Member shape (Name M))");
-  EXPECT_EQ(ex("t.0"), "(Member 0 (Name t))");
-  EXPECT_EQ(ex("t.0.1"), "(Member 1 (Member 0 (Name t)))");
-  EXPECT_EQ(ex("(1, 2).1"), "(Member 1 (TupleLit (IntLit 1) (IntLit 2)))");
-  EXPECT_EQ(ex("f(x).0"), "(Member 0 (Call (Name f) (Name x)))");
+  EXPECT_EQ(ex("t.0"), "(Member 0 [field] (Name t))");
+  EXPECT_EQ(ex("t.0.1"), "(Member 1 [field] (Member 0 [field] (Name t)))");
+  EXPECT_EQ(ex("(1, 2).1"), "(Member 1 [field] (TupleLit (IntLit 1) (IntLit 2)))");
+  EXPECT_EQ(ex("f(x).0"), "(Member 0 [field] (Call (Name f) (Name x)))");
   EXPECT_EQ(ex("std::math::exp(x)"), "(Call (Path std::math::exp) (Name x))");
   EXPECT_EQ(ex("m::sqrt(81.0)"), "(Call (Path m::sqrt) (FloatLit 81.0))");
   EXPECT_EQ(ex("std::ml::where(c)"), "(Call (Path std::ml::where) (Name c))");
@@ -158,7 +158,7 @@ TEST(ParseExpr, Interpolation) {
   EXPECT_EQ(ex(R"("braces {{ok}}")"), "(StrLit \"braces {ok}\")");
   EXPECT_EQ(ex(R"("{m::f(x)}")"), "(Interp (InterpHole (Call (Path m::f) (Name x))))");
   EXPECT_EQ(ex(R"("{t.0:8.2f}!")"),
-            "(Interp (InterpHole aux=8.2f (Member 0 (Name t))) (StrLit \"!\"))");
+            "(Interp (InterpHole aux=8.2f (Member 0 [field] (Name t))) (StrLit \"!\"))");
   EXPECT_EQ(ex(R"("{ {1} }")"), "(Interp (InterpHole (Block [tail] (IntLit 1))))");
 }
 
@@ -181,7 +181,7 @@ TEST(ParseExpr, ControlFlow) {
   EXPECT_EQ(ex("if a { 1 } else { 2 } |> f"),
             "(Call (Name f) (If (Name a) (Block [tail] (IntLit 1)) (Block [tail] (IntLit 2))))");
   EXPECT_EQ(ex("{ {(1, 2)}.0 }"),
-            "(Block [tail] (Member 0 (Block [tail] (TupleLit (IntLit 1) (IntLit 2)))))");
+            "(Block [tail] (Member 0 [field] (Block [tail] (TupleLit (IntLit 1) (IntLit 2)))))");
 }
 
 TEST(ParseExpr, Match) {
