@@ -29,7 +29,7 @@ bool resumed_tensors(const NodeRef& n, std::vector<NodeRef>& out) {
       if (!resumed_tensors(k, out)) return false;
     return true;
   }
-  if (n->kind != Kind::LTensor || n->aux != "resume") return false;
+  if (n->kind != Kind::LTensor || !n->has(ir::kResume)) return false;
   out.push_back(n);
   return true;
 }
