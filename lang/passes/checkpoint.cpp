@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "lang/ir/kid_families.h"
+#include "lang/ir/reduce_op.h"
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
@@ -257,7 +258,7 @@ class Checkpoint {
       bool mp = mentions(s, P->def), ma = mentions(s, A->def);
       if (!mp && !ma) continue;
       if (j > ia && s->kind == Kind::Let && ir::let_value(*s)->kind == Kind::LReduce &&
-          ir::let_value(*s)->name == "sum" && ir::let_pattern(*s)->kind == Kind::PBind) {
+          ir::reduce_op(*ir::let_value(*s)) == ir::ReduceOp::Sum && ir::let_pattern(*s)->kind == Kind::PBind) {
         if (auto r = reduction(j, ir::let_value(*s), P->def, A->def, ia, defined_at, e, a)) {
           reds.push_back(*r);
           continue;
@@ -325,7 +326,7 @@ class Checkpoint {
   // The one clause of a float tensor that stores a `sum` at each of its points: a loop per axis
   // (variables in order), then `T[v0, v1, ..] = sum[..](..)` not reading T.
   NodeRef summed_clause(const NodeRef& t) {
-    if (!t || t->kind != Kind::LTensor || !t->aux.empty() || t->has(ir::kWindowed) || t->has(ir::kHasElem) ||
+    if (!t || t->kind != Kind::LTensor || t->has(ir::kResume) || t->has(ir::kWindowed) || t->has(ir::kHasElem) ||
         t->has(ir::kReverse) || !movable(t->def) || !is_float(static_cast<DType>(t->ival)))
       return nullptr;
     NodeRef clause;
@@ -343,7 +344,7 @@ class Checkpoint {
     for (size_t x = 0; x < vars.size(); ++x)
       if (idx[x]->kind != Kind::Name || idx[x]->def != vars[x]) return nullptr;
     const NodeRef& v = ir::lstore_value(*n);
-    if (v->kind != Kind::LReduce || v->name != "sum" || mentions(v, t->def)) return nullptr;
+    if (v->kind != Kind::LReduce || ir::reduce_op(*v) != ir::ReduceOp::Sum || mentions(v, t->def)) return nullptr;
     return clause;
   }
 
@@ -647,8 +648,9 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
                               .ival = static_cast<int64_t>(ir::BinOp::Add)});
       u_.types[sum->id] = rt;
       std::function<NodeRef(const NodeRef&)> with_sum = [&](const NodeRef& n) -> NodeRef {
-        if (n == store) return ir::edited(n, [&](ir::Node& x) { x.kids[0] = sum; });
-        return ir::edited(n, [&](ir::Node& x) { x.kids.back() = with_sum(x.kids.back()); });
+        // The clause is loops (summed_clause checked it) down to the store.
+        if (n == store) return ir::with_kids(n, ir::kid_list(sum, ir::lstore_index(n)));
+        return ir::with_kids(n, {ir::lfor_lo(n), ir::lfor_hi(n), with_sum(ir::lfor_body(n))});
       };
       seg.push_back(resumed(R_alloc, {with_sum(r.clause)}));
       finals[r.stmt] = nullptr;

@@ -106,7 +106,7 @@ TEST(Checkpoint, VectorParameterGradientsAddPerSegment) {
   EXPECT_TRUE(c->ltensor("h_ckpt"));
   int resumed = 0;
   ir::for_each_node(c->cell().lowered, [&](const ir::NodeRef& n) {
-    resumed += n->kind == Kind::LTensor && n->name == "d_W" && n->aux == "resume";
+    resumed += n->kind == Kind::LTensor && n->name == "d_W" && n->has(ir::kResume);
   });
   EXPECT_EQ(resumed, 1);
 }
