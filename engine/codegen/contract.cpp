@@ -414,6 +414,14 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
     call = f + "gemm(" + std::to_string(g.ta) + ", " + std::to_string(g.tb) + ", " + c.M + ", " + c.N + ", " + c.K +
            ", " + alpha.c + ", " + pa + ", " + lda + ", " + pb + ", " + ldb + ", 0, " + pc + ", " + dest_ld(g.m) + ")";
     what = f + "gemm";
+    // One matrix against its own transpose (`sum[s](X[s, f] * X[s, g])`): a Gram matrix, half
+    // the work as syrk. Decided at run time: the same block, leading dimension and size.
+    if (g.ta != g.tb && ba == bb && packA.base.empty() && packB.base.empty()) {
+      call = "(" + pa + " == " + pb + " && " + lda + " == " + ldb + " && " + c.M + " == " + c.N + ") ? A->rt->" + f +
+             "syrk(" + std::to_string(g.ta) + ", " + c.M + ", " + c.K + ", " + alpha.c + ", " + pa + ", " + lda + ", " +
+             pc + ", " + dest_ld(g.m) + ") : A->rt->" + call;
+      what += " (syrk when both sides are the same block)";
+    }
   } else if (g.n.empty()) {  // y[m] = A(m, k) x(k)
     std::string lda = g.ta ? sa(pos(A, g.k)) : sa(pos(A, g.m));
     std::string rows = g.ta ? c.K : c.M, cols = g.ta ? c.M : c.K;
@@ -427,7 +435,7 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
            ", " + ldb + ", " + pa + ", 0, " + pc + ")";
     what = f + "gemv";
   }
-  em.line("A->rt->" + call + ";");
+  em.line((call.rfind("(", 0) == 0 ? "" : "A->rt->") + call + ";");
   if (!g.batch.empty()) em.close();
   if (!bcond.empty()) em.line("if (" + bcond + ") A->rt->blas_threads(" + bprev + ");");
   unbind_to(m0);

@@ -9,7 +9,7 @@
 #define EIN_CODEGEN_PRELUDE_H
 #include <stdint.h>
 
-#define EIN_ABI_VERSION 6
+#define EIN_ABI_VERSION 7
 
 // Error codes in ein_err::code (the runtime turns them into diagnostics with the site's span).
 #define EIN_OK 0
@@ -68,6 +68,12 @@ typedef struct ein_rt {
   // Sets the number of threads of each later BLAS call and returns the previous one: a loop of
   // small calls over batch points runs them in parallel, one thread each.
   int (*blas_threads)(int n);
+  // C = alpha · op(A) · op(A)ᵀ (a Gram matrix; trans 0: A is n × k, 1: A is k × n), the whole
+  // n × n block (BLAS fills one triangle; the runtime mirrors it).
+  void (*ssyrk)(int trans, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, float* c,
+                int64_t ldc);
+  void (*dsyrk)(int trans, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, double* c,
+                int64_t ldc);
 } ein_rt;
 
 typedef struct ein_args {

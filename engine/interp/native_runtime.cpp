@@ -129,6 +129,20 @@ void rt_gemv(int ta, int64_t m, int64_t n, T alpha, const T* a, int64_t lda, con
     cblas_dgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, int(m), int(n), alpha, a, int(lda), x, 1, beta, y, 1);
 }
 
+// A Gram matrix: half the multiply-adds of the GEMM it replaces (NumPy does the same for
+// `X.T @ X`); the lower triangle is a copy of the upper one.
+template <class T>
+void rt_syrk(int trans, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, T* c, int64_t ldc) {
+  if (!fits_int({n, k, lda, ldc})) return gemm_loop(trans, trans ? 0 : 1, n, n, k, alpha, a, lda, a, lda, T(0), c, ldc);
+  auto t = trans ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    cblas_ssyrk(CblasRowMajor, CblasUpper, t, int(n), int(k), alpha, a, int(lda), 0.0f, c, int(ldc));
+  else
+    cblas_dsyrk(CblasRowMajor, CblasUpper, t, int(n), int(k), alpha, a, int(lda), 0.0, c, int(ldc));
+  for (int64_t i = 1; i < n; ++i)
+    for (int64_t j = 0; j < i; ++j) c[i * ldc + j] = c[j * ldc + i];
+}
+
 // OpenBLAS (the pthread build Debian links by default) has one global thread count; kernels set
 // it to 1 around a parallel loop of calls and restore it after.
 int rt_blas_threads(int n) {
@@ -138,7 +152,8 @@ int rt_blas_threads(int n) {
 }
 
 const ein_rt kRuntime = {rt_alloc,       rt_release,      rt_gemm<float>, rt_gemm<double>,
-                         rt_gemv<float>, rt_gemv<double>, rt_blas_threads};
+                         rt_gemv<float>, rt_gemv<double>, rt_blas_threads, rt_syrk<float>,
+                         rt_syrk<double>};
 
 // ---- argument binding ---------------------------------------------------------------------
 
