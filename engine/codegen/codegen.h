@@ -60,6 +60,9 @@ struct Kernel {
   ir::NodeRef stmt;    // Clause: the clause statement; Expr: the Let
   DType result_dt = DType::F32;  // Expr kernels
   std::string source;  // `extern "C" int EIN_KERNEL(ein_args* A) {...}`
+  // The source after its entry's name (`(ein_args* A) {...}`): a loop kernel declares each of
+  // its clause kernels as a static function with this body.
+  std::string entry_body;
   std::vector<BufArg> bufs;
   std::vector<ScalarArg> scalars;
   std::vector<Site> sites;

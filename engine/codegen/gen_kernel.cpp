@@ -290,7 +290,7 @@ void Gen::expr_let(const NodeRef& let) {
 }
 
 std::string Gen::finish() {
-  std::string head = "EIN_EXPORT int EIN_KERNEL(ein_args* A) {\n";
+  std::string head = "(ein_args* A) {\n";
   head += "  if (A->abi != EIN_ABI_VERSION || A->nbufs != " + std::to_string(k.bufs.size()) +
           " || A->nscalars != " + std::to_string(k.scalars.size()) + ") return EIN_MISMATCH;\n";
   for (size_t i = 0; i < k.bufs.size(); ++i) {
@@ -325,7 +325,8 @@ std::string Gen::finish() {
     std::string v = is_float(S.dt) ? src + ".f" : src + ".i";
     head += std::string("  const ") + ctype(S.dt) + " a" + std::to_string(i) + " = (" + ctype(S.dt) + ")" + v + ";\n";
   }
-  return head + em.text() + "  return A->err->code;\n}\n";
+  k.entry_body = head + em.text() + "  return A->err->code;\n}\n";
+  return "EIN_EXPORT int EIN_KERNEL" + k.entry_body;
 }
 
 }  // namespace ein::codegen

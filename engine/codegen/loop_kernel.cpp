@@ -34,14 +34,6 @@ bool resumed_tensors(const NodeRef& n, std::vector<NodeRef>& out) {
   return true;
 }
 
-std::string rename_entry(const std::string& src, const std::string& name) {
-  const std::string head = "EIN_EXPORT int EIN_KERNEL(";
-  auto at = src.find(head);
-  if (at == std::string::npos || src.find("EIN_KERNEL", at + head.size()) != std::string::npos)
-    unsupported("a clause kernel of unexpected shape");
-  return src.substr(0, at) + "static int " + name + "(" + src.substr(at + head.size());
-}
-
 }  // namespace
 
 bool is_resume_loop(const NodeRef& n) {
@@ -115,7 +107,7 @@ std::optional<Kernel> gen_loop(const CompileCtx& cx, const Unit& u, const NodeRe
       bmap.push_back(bm);
       smap.push_back(sm);
       const std::string fn = "EIN_KERNEL_part" + std::to_string(p);
-      src += rename_entry(part.source, fn) + "\n";
+      src += "static int " + fn + part.entry_body + "\n";
       for (auto& site : part.sites) k.sites.push_back(site);
     }
     (void)loopvar_scalars;
