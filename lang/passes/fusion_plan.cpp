@@ -152,8 +152,10 @@ void plan_unit(const CompileCtx& cx, Unit& u) {
     });
   }
   std::unordered_map<DefId, NodeRef> elided;  // producer def -> its LTensor
+  // A consumer that reads only the producer's extents (an adjoint shaped like its primal) has no
+  // loop to compute it in, and its shape still needs it: such a producer stays stored.
   for (auto& [d, use] : uses)
-    if (use.ok && use.stmt && clauses_of(use.stmt).size() == 1) elided[d] = stmts[producer_at[d]];
+    if (use.ok && use.point && use.stmt && clauses_of(use.stmt).size() == 1) elided[d] = stmts[producer_at[d]];
   if (elided.empty()) return;
   // Consumers that are not themselves elided compute the whole chain of producers they reach.
   for (const NodeRef& c : stmts) {
