@@ -56,6 +56,7 @@ class Tape {
   void pin_def_type(DefId copy, DefId orig, const Unit* spec);
   void pin_node_types(const NodeRef& orig, const NodeRef& copy, const Unit* spec);
   NodeRef pointwise(const NodeRef& e, const std::vector<NodeRef>& idx);
+  NodeRef reshaped_read(const NodeRef& v, const NodeRef& y, const std::vector<NodeRef>& idx);
   NodeRef whole_reductions(const NodeRef& e);
   // Comprehensions (ad_comp.cpp): an entry linear in per-input Jacobians, and comprehensions
   // nested in expressions hoisted to definitions of their own.

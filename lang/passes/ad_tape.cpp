@@ -209,10 +209,41 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
       cl.slots.push_back(idx_in(nm, m, irb::lit(0), irb::dim_of(name(e.name, d), a)));
       idx.push_back(name(nm, m));
     }
-    cl.value = pointwise(v, idx);
+    cl.value = reshaped_read(v, name(e.name, d), idx);
+    if (!cl.value) cl.value = pointwise(v, idx);
   }
   e.clauses.push_back(std::move(cl));
   return e;
+}
+
+// `let y = __reshape(x, shape)` with a statically ranked y (a literal shape): at a point of y,
+// x read at the position with the same row-major offset. The map is a bijection, so the
+// adjoint is that read's scatter. nullptr when v is not such a call.
+NodeRef Tape::reshaped_read(const NodeRef& v, const NodeRef& y, const std::vector<NodeRef>& idx) {
+  if (v->kind != Kind::Call || idx.empty()) return nullptr;
+  auto b = builtin_of(ir::call_callee(v)->def);
+  ir::Kids args = ir::call_args(v);
+  if (!b || *b != Builtin::Reshape || args.size() != 2) return nullptr;
+  const NodeRef& x = args[0];
+  int rx = ir::rank_of(facts_.type(x));
+  if (rx < 1) unsupported("a reshape of a value of unknown rank", v->span);
+  auto bin = [](ir::BinOp op, const NodeRef& a, const NodeRef& c) { return ir::make_binary(op, a, c); };
+  // Extents in the indices' type (i32), as the slots' index variables are.
+  auto ext = [](const NodeRef& n) {
+    return ir::make({.kind = Kind::Cast, .span = n->span, .kids = {n, ir::make({.kind = Kind::TyPrim, .name = "i32"})}});
+  };
+  NodeRef flat = idx[0];
+  for (size_t a = 1; a < idx.size(); ++a)
+    flat = bin(ir::BinOp::Add, bin(ir::BinOp::Mul, flat, ext(irb::dim_of(y, static_cast<int>(a)))), idx[a]);
+  std::vector<NodeRef> at(static_cast<size_t>(rx));
+  NodeRef stride;
+  for (int a = rx - 1; a >= 0; --a) {
+    NodeRef n = ext(extent_of(x, a));
+    NodeRef q = stride ? bin(ir::BinOp::Div, flat, stride) : flat;
+    at[static_cast<size_t>(a)] = a == 0 ? q : bin(ir::BinOp::Mod, q, n);
+    stride = stride ? bin(ir::BinOp::Mul, stride, n) : n;
+  }
+  return pointwise(x, at);
 }
 
 // ---- calls over arrays ----------------------------------------------------------------------

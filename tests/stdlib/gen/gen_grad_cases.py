@@ -16,7 +16,6 @@ SELU_A, SELU_G = 1.6732632423543772, 1.0507009873554805
 # name -> why its gradient cannot be taken yet (see /work/wt/FINDINGS.md, [autodiff])
 PENDING = {
     "einsum": "autodiff: E013, `__einsum` has no derivative rule (the equation is a run-time string)",
-    "reshape": "autodiff: E013, `__reshape` has no derivative rule",
     "split": "autodiff: E013, the parts of `__split` are typed only at run time",
     "squeeze_axes": "autodiff: E013, an axis list gives a result typed only at run time (`__reshape`)",
     "expand_shape": "autodiff: E013, expanding to a shape array gives a result typed only at run time",

@@ -70,6 +70,14 @@ def shapes_and_indexing():
     nd = [[1, 0], [2, 2], [0, 1]]
     return [
         ("reshape", "reshape(x, [4, 2])", {"x": x}, ["x"], lambda x: x.reshape(4, 2)),
+        ("reshape_infer", "reshape(x1, [0, -1])", {"x1": x1}, ["x1"], lambda x1: x1.reshape(1, -1)),
+        ("reshape_3d_to_4d", "reshape(x1, [3, 1, 2, 1])", {"x1": x1}, ["x1"], lambda x1: x1.reshape(3, 1, 2, 1)),
+        ("reshape_1d_to_3d", "reshape(v8, [2, -1, 2])", {"v8": rnd(319, (8,))}, ["v8"], lambda v8: v8.reshape(2, -1, 2)),
+        ("reshape_of_expression", "reshape(x * x + p8, [2, 2, 2])", {"x": x, "p8": rnd(320, (2, 4))}, ["x", "p8"],
+         lambda x, p8: (x * x + p8).reshape(2, 2, 2)),
+        ("reshape_then_softmax", "std::ml::softmax(reshape(x, [4, 2]))", {"x": x}, ["x"],
+         lambda x: np.exp(x.reshape(4, 2)) / np.exp(x.reshape(4, 2)).sum(-1, keepdims=True)),
+        ("reshape_twice", "reshape(reshape(x, [8]), [2, 2, 2])", {"x": x}, ["x"], lambda x: x.reshape(2, 2, 2)),
         ("squeeze", "squeeze(x1, 0)", {"x1": x1}, ["x1"], lambda x1: x1[0]),
         ("squeeze_axes", "squeeze(x1, [0])", {"x1": x1}, ["x1"], lambda x1: x1[0]),
         ("unsqueeze", "unsqueeze(x, 1)", {"x": x}, ["x"], lambda x: x[:, None, :]),
