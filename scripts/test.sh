@@ -15,7 +15,8 @@
 #                        the three runs are equivalent; they stay so that it is tested from the
 #                        day it lands). Skipped with a notice when ../shared is not checked out.
 #   golden               tests/golden/run_golden.py: tests/golden/**/*.ein with inline
-#                        expectations (format in tests/golden/README.md)
+#                        expectations (format in tests/golden/README.md); again with
+#                        EIN_JIT=never EIN_INTERP=vector and with EIN_JIT=always
 #   stage NAME.sh        every executable tests/stages/*.sh, in C-locale order. This is the
 #                        extension point for REPL pty tests, Jupyter kernel tests, notebook tests.
 #
@@ -153,6 +154,14 @@ if [ "$QUICK" = 1 ]; then
 else
   run_stage "golden EIN_INTERP=vector" "$TEST_LIMIT" "$BUILD/ein" env EIN_JIT=never EIN_INTERP=vector \
     python3 tests/golden/run_golden.py --ein build/ein --exclude pending/
+fi
+# ... and every clause run as a native kernel (files with their own `//$ EIN_JIT=` keep theirs).
+# About 110 s with -j 2 on a warm kernel cache (session 8; the whole suite was about 15 minutes).
+if [ "$QUICK" = 1 ]; then
+  skip_stage "golden EIN_JIT=always" "--quick"
+else
+  run_stage "golden EIN_JIT=always" "$TEST_LIMIT" "$BUILD/ein" env EIN_JIT=always \
+    python3 tests/golden/run_golden.py --ein build/ein --exclude pending/ -j 2
 fi
 
 if [ -d tests/stages ]; then
