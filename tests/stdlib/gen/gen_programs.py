@@ -180,6 +180,12 @@ def image_pipeline():
                      for a, (b, e) in enumerate(widths))
         ref = np.pad(Y[crop], [(max(b, 0), max(e, 0)) for b, e in widths], constant_values=-1.0)
         t.check(f"pad(small, {lst(pads)}, -1.0)", ref, "f64")
+    # integer images keep their type through max_pool (ONNX MaxPool takes int8 / uint8)
+    for i, (shape, k, st, p) in enumerate([((1, 2, 7), [3], [2], [1, 1]), ((1, 1, 4, 5), [2, 3], [2, 1], [0, 1, 1, 0]),
+                                           ((1, 1, 3, 3, 4), [2, 2, 2], [1, 1, 2], [1, 0, 0])]):
+        q = t.let(f"qi{i}", np.random.default_rng(9210 + i).integers(-50, 50, size=shape), "i32")
+        ref = pool_ref(q.astype(np.float64), k, st, p, "max").astype(np.int32)
+        t.check(f"max_pool(qi{i}, {lst(k)}, {lst(st)}, {lst(p)})", ref, "i32")
     Z = t.let("deep", decimals(9207, (1, 8, 2, 3)), "f64")
     b = 2
     d2s = Z.reshape(1, b, b, 2, 2, 3).transpose(0, 3, 4, 1, 5, 2).reshape(1, 2, 4, 6)
