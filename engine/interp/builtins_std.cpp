@@ -194,17 +194,7 @@ DType cast_target(const Value& to) {
     }
   }
   if (to.tag != Value::Tag::Str) fault("E002", "cast: the target type must be a name or an ONNX type number");
-  std::string s;
-  for (char c : to.str()) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (auto d = dtype_from_name(s)) return *d;
-  static const std::pair<const char*, DType> names[] = {
-      {"float32", DType::F32}, {"float", DType::F32},   {"float64", DType::F64}, {"double", DType::F64},
-      {"float16", DType::F16}, {"half", DType::F16},    {"bfloat16", DType::BF16}, {"int32", DType::I32},
-      {"int64", DType::I64},   {"int8", DType::I8},     {"int16", DType::I32},  {"uint8", DType::I32},
-      {"uint16", DType::I32},  {"uint32", DType::I64},  {"uint64", DType::I64}, {"bool", DType::Bool},
-      {"boolean", DType::Bool}, {"long", DType::I64}};
-  for (auto& [n, d] : names)
-    if (s == n) return d;
+  if (auto d = cast_type_from_name(to.str())) return *d;
   fault("E006", "cast: unknown type `" + to.str() + "`");
 }
 

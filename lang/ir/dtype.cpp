@@ -1,8 +1,11 @@
 #include "lang/ir/dtype.h"
 
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <utility>
 
 namespace ein {
 
@@ -29,6 +32,21 @@ std::optional<DType> dtype_from_name(std::string_view s) {
   if (s == "bf16") return DType::BF16;
   if (s == "f32" || s == "float") return DType::F32;
   if (s == "f64") return DType::F64;
+  return std::nullopt;
+}
+
+std::optional<DType> cast_type_from_name(std::string_view name) {
+  std::string s;
+  for (char c : name) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (auto d = dtype_from_name(s)) return d;
+  static const std::pair<const char*, DType> names[] = {
+      {"float32", DType::F32}, {"float", DType::F32},   {"float64", DType::F64}, {"double", DType::F64},
+      {"float16", DType::F16}, {"half", DType::F16},    {"bfloat16", DType::BF16}, {"int32", DType::I32},
+      {"int64", DType::I64},   {"int8", DType::I8},     {"int16", DType::I32},  {"uint8", DType::I32},
+      {"uint16", DType::I32},  {"uint32", DType::I64},  {"uint64", DType::I64}, {"bool", DType::Bool},
+      {"boolean", DType::Bool}, {"long", DType::I64}};
+  for (auto& [n, d] : names)
+    if (s == n) return d;
   return std::nullopt;
 }
 

@@ -15,6 +15,10 @@ inline bool is_int(DType d) { return d == DType::I8 || d == DType::I32 || d == D
 const char* dtype_name(DType d);
 // Parses a spelling, including the aliases "int" (i32) and "float" (f32).
 std::optional<DType> dtype_from_name(std::string_view s);
+// A type name as ONNX Cast / std::ml::cast take it, case-insensitive: the spellings above, NumPy's
+// ("float32", "float64", "int64", "bool", ...) and C's ("float", "double", "long"); unsigned and
+// 16-bit integers widen (uint8 -> i32, uint32 -> i64).
+std::optional<DType> cast_type_from_name(std::string_view s);
 // Bytes per element as stored (f16 and bf16 are stored as f32, rounded on store).
 int dtype_storage_bytes(DType d);
 // Round a double to what dtype `d` can hold (f32 rounding, f16/bf16 rounding, integer wrap).

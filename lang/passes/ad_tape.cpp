@@ -570,6 +570,15 @@ NodeRef Tape::pointwise(const NodeRef& e, const std::vector<NodeRef>& idx) {
           return n;
         }
       }
+      // `__cast(a, "float64")` with a statically typed float result: at a point, `a[i] as T`.
+      if (b && *b == Builtin::Cast && args.size() == 2 && ir::elem_of(t) && ir::elem_of(t)->k == ir::Type::K::Scalar &&
+          is_float(ir::elem_of(t)->dtype)) {
+        NodeRef n = ir::make({.kind = Kind::Cast, .span = e->span,
+                              .kids = {pointwise(args[0], idx),
+                                       ir::make({.kind = Kind::TyPrim, .name = dtype_name(ir::elem_of(t)->dtype)})}});
+        facts_.note_type(n->id, ir::elem_of(t));
+        return n;
+      }
       if (!rule && !math)
         unsupported("`" + cx_.sm.snippet(e->span) + "`, a call over arrays that is not elementwise", e->span);
       std::vector<NodeRef> kids{callee};

@@ -481,9 +481,18 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
         return ir::t_array(x->elem, static_cast<int>(target->kids.size()));
       return ir::t_unknown();
     }
-    case Builtin::Cast:
-      arity(2, 2);
-      return ir::t_unknown();  // the type is a run-time value
+    case Builtin::Cast: {
+      // The type is a run-time value, unless it is written as a name (`cast(x, "float64")`,
+      // also passed on through the library's parameter): then x's rank with that type.
+      if (!arity(2, 2)) return ir::t_unknown();
+      TypeRef x = resolved(args[0]);
+      NodeRef to = literal_arg(ir::call_args(e)[1]);
+      std::optional<DType> d = to && to->kind == Kind::StrLit ? cast_type_from_name(to->name) : std::nullopt;
+      if (!d) return ir::t_unknown();
+      if (x->k == Type::K::Array) return ir::t_array(ir::t_scalar(*d), x->rank);
+      if (ir::is_scalar(x)) return ir::t_scalar(*d);
+      return ir::t_unknown();
+    }
     case Builtin::Einsum: {
       if (!arity(2, 2)) return ir::t_unknown();
       expect(ir::t_str(), args[0], arg_span(0), "an equation");

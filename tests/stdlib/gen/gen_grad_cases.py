@@ -20,7 +20,6 @@ PENDING = {
     "squeeze_axes": "autodiff: E013, an axis list gives a result typed only at run time (`__reshape`)",
     "expand_shape": "autodiff: E013, expanding to a shape array gives a result typed only at run time",
     "gather_nd": "autodiff: E013, the result is typed only at run time (`__reshape`)",
-    "cast": "autodiff: E013, the result's element type is a run-time value (`__cast`)",
 }
 
 

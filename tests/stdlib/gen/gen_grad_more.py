@@ -90,6 +90,7 @@ def shapes_and_indexing():
         ("identity", "identity(x)", {"x": x}, ["x"], lambda x: x),
         ("constant", "constant(x)", {"x": x}, ["x"], lambda x: x),
         ("cast", 'cast(x, "float64")', {"x": x}, ["x"], lambda x: x),
+        ("cast_chain", 'std::ml::tanh(cast(x * x, "DOUBLE")) * 2.0', {"x": x}, ["x"], lambda x: np.tanh(x * x) * 2.0),
         ("dropout", "dropout(x, 0.5, true)", {"x": x}, ["x"],
          lambda x: np.where(dropout_mask(8, 0.5).reshape(2, 4), x / 0.5, 0.0)),
         ("dropout_eval", "dropout(x, 0.5, false)", {"x": x}, ["x"], lambda x: x),
