@@ -112,6 +112,11 @@ NodeRef check(const std::string& code, const std::string& message, const std::st
   return ir::make({.kind = Kind::LCheck, .span = span, .kids = std::move(kids), .name = code, .aux = message});
 }
 
+NodeRef wide(const NodeRef& e) {
+  if (as_lit(e) || e->kind == Kind::IMin || e->kind == Kind::IMax || e->kind == Kind::DimOf) return e;
+  return ir::make({.kind = Kind::IMax, .span = e->span, .kids = {e, e}});
+}
+
 NodeRef replace_by_id(const NodeRef& root, const std::unordered_map<uint32_t, NodeRef>& with) {
   struct Rep : ir::Mutator {
     const std::unordered_map<uint32_t, NodeRef>& with;

@@ -29,6 +29,10 @@ ir::NodeRef ref(const std::string& name, ir::DefId def, Span span = {});
 // `cond` is false.
 ir::NodeRef check(const std::string& code, const std::string& message, const std::string& help,
                   const ir::NodeRef& cond, Span span);
+// The value of an integer expression as an i64 at run time, whatever the width of its parts
+// (index variables are i32, extents i64): IMax(e, e) evaluates e as i64 in every tier.
+ir::NodeRef wide(const ir::NodeRef& e);
+
 // `root` with every node whose id is a key of `with` replaced by its value (a read wrapped in
 // a check, say), the rest shared.
 ir::NodeRef replace_by_id(const ir::NodeRef& root, const std::unordered_map<uint32_t, ir::NodeRef>& with);

@@ -22,12 +22,7 @@ using ir::NodeRef;
 
 std::string var_key(DefId d) { return "v" + std::to_string(d.crate) + ":" + std::to_string(d.index); }
 
-// The value of an integer expression as an i64 at run time, whatever the width of its parts
-// (index variables are i32, extents i64): IMax(e, e) evaluates e as i64 in every tier.
-NodeRef wide(const NodeRef& e) {
-  if (irb::as_lit(e) || e->kind == Kind::IMin || e->kind == Kind::IMax || e->kind == Kind::DimOf) return e;
-  return ir::make({.kind = Kind::IMax, .span = e->span, .kids = {e, e}});
-}
+using irb::wide;
 
 struct Loop {
   NodeRef lo, hi;

@@ -33,7 +33,7 @@ class Guard {
     for (size_t k = o.lex.size(); k-- > 0;) {
       int a = o.lex[k];
       if (a < 0 || a >= static_cast<int>(q_.size()) || a >= static_cast<int>(o.point.size())) return ir::make_bool(false);
-      NodeRef p = wide(point(o.point[a]));
+      NodeRef p = irb::wide(point(o.point[a]));
       NodeRef same = bin(BinOp::And, bin(BinOp::Eq, q_[a], p), rest);
       rest = o.ordered[k] ? either(bin(o.reverse ? BinOp::Gt : BinOp::Lt, q_[a], p), same) : same;
     }
@@ -48,12 +48,6 @@ class Guard {
     auto t = u_.def_types.find(p->def);
     u_.types[r->id] = t != u_.def_types.end() ? t->second : ir::t_i32();
     return r;
-  }
-
-  static NodeRef wide(const NodeRef& e) {
-    // IMax(e, e) evaluates e as i64 in every tier: index parts may be i32 or i64.
-    if (irb::as_lit(e) || e->kind == Kind::IMax || e->kind == Kind::IMin || e->kind == Kind::DimOf) return e;
-    return ir::make({.kind = Kind::IMax, .span = e->span, .kids = {e, e}});
   }
 
   NodeRef bin(BinOp op, const NodeRef& a, const NodeRef& b) {
@@ -91,14 +85,14 @@ NodeRef guard_dynamic_read(CompileCtx& cx, Unit& u, const NodeRef& tensor, const
       ir::structurally_equal(idx[order.time_axis], order.point[order.time_axis]))
     return read;  // the same step, where every clause before this one has run
   std::vector<NodeRef> q;
-  for (auto& i : ir::index_args(*read)) q.push_back(Guard::wide(i));
+  for (auto& i : ir::index_args(*read)) q.push_back(irb::wide(i));
   Guard g(u, q);
   // Computed: no unfinished clause writes it, and either the reader does not write it either or
   // it writes it at an earlier point of its own order.
   NodeRef ok = g.either(g.outside(order.own), g.before(order));
   for (auto& b : order.pending) ok = g.bin(BinOp::And, g.outside(b), ok);
   if (int t = order.time_axis; t >= 0 && t < static_cast<int>(q.size())) {
-    NodeRef step = Guard::wide(g.point(order.point[t]));
+    NodeRef step = irb::wide(g.point(order.point[t]));
     NodeRef earlier = g.bin(order.reverse ? BinOp::Gt : BinOp::Lt, q[t], step);
     ok = g.either(earlier, g.bin(BinOp::And, g.bin(BinOp::Eq, q[t], step), ok));
     NodeRef first = ir::make_bool(true);
