@@ -42,6 +42,14 @@ bool is_module_stmt(Kind k) {
          k == Kind::EinDecl;
 }
 
+// Rust's privacy: a private item is visible in its module and in every module below it. The
+// program itself (path "") is the root of the user's modules; std never sees user items.
+bool visible_from(const ModuleInfo& m, const ModuleInfo& from) {
+  if (&m == &from) return true;
+  if (m.is_std != from.is_std) return false;
+  return m.path.empty() || from.path.rfind(m.path + "::", 0) == 0;
+}
+
 }  // namespace
 
 std::string Resolver::Impl::module_file(const std::string& path) const {
@@ -63,7 +71,7 @@ std::string Resolver::Impl::module_file(const std::string& path) const {
 }
 
 bool Resolver::Impl::module_exists(const std::string& path) const {
-  return modules.count(path) || !module_file(path).empty();
+  return path.empty() || modules.count(path) || !module_file(path).empty();
 }
 
 std::string Resolver::Impl::canonical_module(const ModuleInfo& from,
@@ -92,10 +100,19 @@ std::string Resolver::Impl::canonical_module(const ModuleInfo& from,
 }
 
 ModuleInfo* Resolver::Impl::load_module(const std::string& path, Span at, DiagSink& diags) {
+  if (path.empty()) return &session;  // `super::f` / `crate::f` reaching the program itself
   touched.insert(path);
   if (!loader.empty() && loader.back()->path != path) loader.back()->deps.push_back(path);
   if (auto it = modules.find(path); it != modules.end()) return it->second.get();
-  for (auto& l : loading) {
+  if (failed.count(path)) return nullptr;  // reported where it failed; no cascade of E010s
+  for (size_t i = 0; i < loading.size(); ++i) {
+    const std::string& l = loading[i];
+    // A child reaching its parent (`use super::f`) is not a cycle: the parent's items already
+    // have DefIds (hoist_items loads submodules last), as in Rust. Its module-level `let`s are
+    // not bound yet, so importing one of those is an "unresolved import", never a stale value.
+    if (l == path && !loader.empty() && loader.back()->path.rfind(path + "::", 0) == 0 &&
+        i < loader.size())
+      return loader[i];
     if (l == path) {
       std::string chain;
       for (auto& x : loading) chain += x + " -> ";
@@ -127,6 +144,7 @@ ModuleInfo* Resolver::Impl::load_module(const std::string& path, Span at, DiagSi
   size_t before = diags.error_count();
   for (auto& d : pr.diags) diags.report(d);
   if (!pr.diags.empty()) {
+    failed.insert(path);
     diags.report(make_diag("E010", "module `" + path + "` has syntax errors", at));
     return nullptr;
   }
@@ -150,6 +168,7 @@ ModuleInfo* Resolver::Impl::load_module(const std::string& path, Span at, DiagSi
   loader.pop_back();
   loading.pop_back();
   if (diags.error_count() > before) {
+    failed.insert(path);
     diags.report(make_diag("E010", "failed to load module `" + path + "`", at));
     return nullptr;
   }
@@ -289,7 +308,7 @@ void ResolveWalker::process_use(const NodeRef& use, std::unordered_map<std::stri
                          Span at) {
     const std::string& local = alias.empty() ? item : alias;
     if (auto it = m.names.find(item); it != m.names.end()) {
-      if (!it->second.pub && &m != &mod) {
+      if (!it->second.pub && !visible_from(m, mod)) {
         error("E010", "`" + item + "` is private to module `" + m.path + "`", at,
               "private item", "mark it `pub fn " + item + "` in " + m.file);
         return;
@@ -365,7 +384,7 @@ void ResolveWalker::process_use(const NodeRef& use, std::unordered_map<std::stri
     return;
   }
   for (auto& [n, e] : m->names)
-    if (e.pub) bind_value(n, e.def, use->span);
+    if (e.pub || visible_from(*m, mod)) bind_value(n, e.def, use->span);
   for (auto& n : m->pub_modules) bind_module(n, m->modules[n], use->span);
 }
 
@@ -408,7 +427,7 @@ ir::DefId ResolveWalker::lookup_path(const std::string& path, Span span) {
           "not found in `" + modpath + "`");
     return {};
   }
-  if (!it->second.pub && m != &mod) {
+  if (!it->second.pub && !visible_from(*m, mod)) {
     error("E010", "`" + item + "` is private to module `" + modpath + "`", span, "private item");
     return {};
   }

@@ -132,6 +132,7 @@ const std::string& Resolver::root_dir() const { return impl_->opt.root_dir; }
 void Resolver::begin_cell() {
   impl_->cell_defs.clear();
   impl_->touched.clear();
+  impl_->failed.clear();  // the user may have fixed the file since
   impl_->saved_names = impl_->session.names;
   impl_->saved_modules = impl_->session.modules;
 }
@@ -330,6 +331,7 @@ void ResolveWalker::hoist_items(const std::vector<NodeRef>& stmts, bool module_l
   // Two items of one name in one block/module are an error (SPEC §6), never a silent
   // replacement; `defined` holds the value names made here, `mods` the module names.
   std::unordered_map<std::string, Span> defined, mods;
+  std::vector<std::pair<NodeRef, std::string>> submodules;
   for (auto& s : stmts) {
     if (!s) continue;
     if (s->kind == Kind::Fn || s->kind == Kind::Const) {
@@ -353,13 +355,19 @@ void ResolveWalker::hoist_items(const std::vector<NodeRef>& stmts, bool module_l
       std::string path = mod.path.empty() ? s->name : mod.path + "::" + s->name;
       mod.modules[s->name] = path;
       if (s->has(ir::kPub)) mod.pub_modules.insert(s->name);
-      if (s->ival == 1) define_inline_module(s, path);
-      else R.load_module(path, s->span, diags);  // `mod missing;` is E010 here, not at a use
+      submodules.push_back({s, path});
     } else if (s->kind == Kind::StructDecl || s->kind == Kind::EnumDecl) {
       error("E011", std::string(s->kind == Kind::StructDecl ? "struct" : "enum") +
                         " declarations are parsed but not supported",
             s->span, "not supported", "use tuples and functions instead");
     }
+  }
+  // Submodules load once every item of this module has its DefId, so a child's `use super::f`
+  // finds `f` whatever the textual order (load_module hands a loading ancestor to its
+  // descendants instead of reporting a cycle).
+  for (auto& [s, path] : submodules) {
+    if (s->ival == 1) define_inline_module(s, path);
+    else R.load_module(path, s->span, diags);  // `mod missing;` is E010 here, not at a use
   }
   // Explicit imports first, then globs: a glob never replaces a name this block/module
   // defines or imports by name (as in Rust), only names of earlier cells.

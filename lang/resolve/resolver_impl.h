@@ -58,6 +58,7 @@ struct Resolver::Impl {
   bool std_indexed = false;
   std::set<std::string> touched;              // modules this cell imports or names
   std::vector<ModuleInfo*> loader;            // modules being loaded (for ModuleInfo::deps)
+  std::set<std::string> failed;               // modules that failed this cell (reported once)
 
   Impl(SourceMap& s, ResolverOptions o);
   ir::DefId alloc(uint32_t crate, DefInfo info);
