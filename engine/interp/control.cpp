@@ -113,10 +113,12 @@ Value Interpreter::Impl::reduce(const NodeRef& r) {
       case Op::ArgMax:
       case Op::ArgMin: {
         bool want_max = a.op == Op::Max || a.op == Op::ArgMax;
+        // The compared values' type: argmax's result is an index, its values may be floats.
+        bool fl = v.tag == Value::Tag::Float;
         bool better;
         if (!a.has) better = true;
-        else if (a.is_float && std::isnan(a.f)) better = false;  // the first NaN wins, as in NumPy
-        else if (a.is_float && std::isnan(x)) better = true;
+        else if (fl && std::isnan(a.f)) better = false;  // the first NaN wins, as in NumPy
+        else if (fl && std::isnan(x)) better = true;
         else if (v.tag == Value::Tag::Int) better = want_max ? v.i > a.i : v.i < a.i;
         else better = want_max ? x > a.f : x < a.f;
         if (better) {
