@@ -412,7 +412,7 @@ class Planner {
                     const std::function<void(const std::vector<DefId>&)>& choose) {
     std::vector<size_t> gs;
     for (size_t i = 0; i < p.c.operands.size(); ++i)
-      if (p.c.operands[i].gathered && p.c.operands[i].axes.size() > 5) return false;  // 6! orders: too many
+      if (p.c.operands[i].gathered && p.c.operands[i].axes.size() > 5) return grouped_gather(p, layouts, choose);
     for (size_t i = 0; i < p.c.operands.size(); ++i)
       if (p.c.operands[i].gathered) {
         gs.push_back(i);
@@ -436,6 +436,47 @@ class Planner {
       return false;
     };
     return perms(0);
+  }
+
+  // A gathered read of six or more variables (a batched multi-channel 2-D convolution
+  // `x[n, c, h + i, w + j]` against `W[k, c, i, j]`) has too many orders to try them all; the
+  // ones a GEMM can use are built instead: per result layout, the batch variables (shared with
+  // the other operand) in the layout's order, then the summed ones in the other operand's order
+  // and the other free ones in the layout's order, or those two groups swapped. Only with one
+  // gathered operand (the other's order is the reference).
+  bool grouped_gather(ContractionPlan& p, const std::vector<std::vector<DefId>>& layouts,
+                      const std::function<void(const std::vector<DefId>&)>& choose) {
+    if (p.c.operands.size() != 2 || p.c.operands[0].gathered == p.c.operands[1].gathered) return false;
+    size_t gi = p.c.operands[0].gathered ? 0 : 1;
+    const ContractionOperand& other = p.c.operands[1 - gi];
+    const std::vector<DefId> vars = p.c.operands[gi].axes;
+    std::vector<DefId> ks;
+    for (DefId d : other.axes)
+      if (d.valid() && contains(p.c.summed, d) && contains(vars, d)) ks.push_back(d);
+    for (DefId d : vars)
+      if (contains(p.c.summed, d) && !contains(ks, d)) return false;  // summed in this read only
+    for (auto& l : layouts) {
+      std::vector<DefId> batch, ms;
+      for (DefId d : l)
+        if (contains(vars, d)) (other.uses(d) ? batch : ms).push_back(d);
+      if (batch.size() + ms.size() + ks.size() != vars.size()) continue;
+      for (int kfirst = 0; kfirst < 2; ++kfirst) {
+        std::vector<DefId> order = batch;
+        const auto& g1 = kfirst ? ks : ms;
+        const auto& g2 = kfirst ? ms : ks;
+        order.insert(order.end(), g1.begin(), g1.end());
+        order.insert(order.end(), g2.begin(), g2.end());
+        p.c.operands[gi].axes = order;
+        if (auto g = gemm_shape(p.c, l); g && !g->m.empty() && !g->n.empty()) {
+          p.kernel = ContractionKernel::Blas;
+          p.gemm = *g;
+          choose(l);
+          return true;
+        }
+      }
+    }
+    p.c.operands[gi].axes = vars;
+    return false;
   }
 
   // The store value is R times invariant factors, or R divided by one.
