@@ -125,7 +125,7 @@ void Gen::emit_factorised(const ContractionPlan& p, const Contract& c) {
   }
   k.accesses += static_cast<int>(p.c.operands.size());
   if (contraction_strategy_.empty()) contraction_strategy_ = "einsum";
-  k.plan.push_back("factorised: " + std::to_string(p.path.size()) + " pairwise steps" +
+  k.plan.push_back(describe_path(p) +
                    (gemms ? ", " + std::to_string(gemms) + " of them BLAS calls (gemm, or gemv for a vector) when the extents " +
                                 "are the arrays' own"
                           : std::string()) +

@@ -1,20 +1,25 @@
-// Factorised contractions (Diderot §5 "avoiding blow-up", opt_einsum's greedy path as an idea).
-// A clause  C[o..] = s * sum[r..](F1 * F2 * ... * Fn)  whose factors are plain-indexed tensor
-// reads costs the product of all extents when evaluated point by point — n^8 for the tensor
-// rotation T'[i,j,k,l] = sum[a,b,c,d](g[a,i] g[b,j] g[c,k] g[d,l] T[a,b,c,d]). Contracting two
-// factors at a time into temporaries (runtime scratch, counted against the memory limit) costs
-// n^5 per step. Each step loops over the kept indices with the summed ones inside and the last
-// kept index innermost, so the accumulation is contiguous and vectorises.
+// Factorised contractions (Diderot §5 "avoiding blow-up"): a clause whose value is nothing but
+//   C[o..] = sum[r..](s * F1 * F2 * ... * Fn)
+// over plain-indexed tensor reads costs the product of all extents when evaluated point by point
+// — n^8 for the tensor rotation T'[i,j,k,l] = sum[a,b,c,d](g[a,i] g[b,j] g[c,k] g[d,l] T[a,b,c,d]).
+// The contraction_plan pass chooses the pairwise steps (ContractionKernel::Factorised, an
+// exhaustive cost search shown by %ir); this file prints them for the whole-clause case, each
+// step one GEMM/GEMV when its operands are matrices in disguise, else loops over the kept
+// indices with the summed ones inside and the last kept index innermost (contiguous, vectorised),
+// into runtime scratch counted against the memory limit. The mode-product chain below is a
+// guarded fast path in front of the steps. A sum with an epilogue or fixed subscripts goes
+// through contract_steps.cpp instead.
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include "engine/codegen/gen.h"
 #include "engine/codegen/static_facts.h"
-#include "lang/passes/contraction.h"
+#include "lang/passes/contraction_plan.h"
 
 namespace ein::codegen {
 
+using ir::DefId;
 using ir::Kind;
 using ir::NodeRef;
 
@@ -239,25 +244,32 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
     hi[ekey(v->def)] = ir::loopvar_hi(v);
     summed.insert(ekey(v->def));
   }
-  std::vector<NodeRef> fs, tensors, scalars;
-  mul_factors(ir::lreduce_body(red), fs);
-  for (auto& f : fs) (f->kind == Kind::Index ? tensors : scalars).push_back(f);
-  if (tensors.size() < 3) return false;
+  // The order of the pairwise steps is the contraction_plan pass's (its cost search, shown by
+  // %ir); this file only prints it, with the mode-product chain as a guarded fast path.
+  auto planned = unit->contractions.find(red->id);
+  if (planned == unit->contractions.end()) return false;
+  const ContractionPlan& p = *planned->second;
+  if (p.kernel != ContractionKernel::Factorised || !p.in_place || !p.whole || !p.alpha.empty() || p.divisor ||
+      p.dest.size() != out.size())
+    return false;
+  for (size_t a = 0; a < out.size(); ++a)
+    if (ekey(p.dest[a]) != out[a]) return false;
   std::vector<EinsumTerm> terms;
-  for (auto& t : tensors) {
+  for (const ContractionOperand& o : p.c.operands) {
+    const NodeRef& t = o.read;
     const NodeRef& base = ir::index_base(t);
-    if (base->kind != Kind::Name || base->def == tensor->def || !is_proven(*unit, t)) return false;
+    if (o.gathered || base->kind != Kind::Name || base->def == tensor->def || !is_proven(*unit, t)) return false;
     if (fusion.producers.count(base->def) || t->has(ir::kWindowed)) return false;
     EinsumTerm term;
-    for (const NodeRef& ix : ir::index_args(t)) {
-      if (ix->kind != Kind::Name || !hi.count(ekey(ix->def))) return false;
-      term.idx.push_back(ekey(ix->def));
+    for (DefId d : o.axes) {
+      if (!d.valid() || !hi.count(ekey(d))) return false;  // a fixed subscript: contract_steps.cpp's case
+      term.idx.push_back(ekey(d));
     }
     ir::TypeRef ty = type_of_def(base);
     if (!ty || ir::elem_of(ty)->dtype != dt || ir::rank_of(ty) != static_cast<int>(term.idx.size())) return false;
     terms.push_back(term);
   }
-  for (auto& s : scalars) {
+  for (auto& s : p.c.scalars) {
     bool invariant = true;
     ir::for_each_node(s, [&](const NodeRef& x) {
       if (x->kind == Kind::Name && hi.count(ekey(x->def))) invariant = false;
@@ -265,70 +277,6 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
     });
     if (!invariant) return false;
   }
-  // Sizes for choosing the order: static extents where known, 16 otherwise.
-  std::map<std::string, double> size;
-  for (auto& [key, h] : hi) {
-    auto v = static_int(cx, *unit, h);
-    size[key] = v && *v > 0 ? static_cast<double>(*v) : 16.0;
-  }
-  auto cost = [&](const std::set<std::string>& s) {
-    double c = 1;
-    for (auto& x : s) c *= size[x];
-    return c;
-  };
-  std::set<std::string> all(out.begin(), out.end());
-  all.insert(summed.begin(), summed.end());
-  double naive = cost(all);
-  // Greedy pairwise path (opt_einsum's greedy rule): contract the pair whose result is
-  // smallest relative to its inputs, among pairs that share an index when there are any.
-  struct Step {
-    size_t a, b;
-    std::vector<std::string> keep, sum;
-  };
-  std::vector<Step> steps;
-  double total = 0;
-  std::vector<std::vector<std::string>> pool_idx;
-  for (auto& t : terms) pool_idx.push_back(t.idx);
-  auto set_of = [](const std::vector<std::string>& v) { return std::set<std::string>(v.begin(), v.end()); };
-  while (pool_idx.size() > 1) {
-    double best = 0, best_cost = 0;
-    bool have = false, best_shares = false;
-    Step pick;
-    for (size_t a = 0; a < pool_idx.size(); ++a)
-      for (size_t b = a + 1; b < pool_idx.size(); ++b) {
-        std::set<std::string> sa = set_of(pool_idx[a]), sb = set_of(pool_idx[b]), u = sa;
-        u.insert(sb.begin(), sb.end());
-        bool shares = u.size() < sa.size() + sb.size();
-        Step s{a, b, {}, {}};
-        for (auto& x : u) {
-          bool needed = std::find(out.begin(), out.end(), x) != out.end();
-          for (size_t o = 0; o < pool_idx.size() && !needed; ++o)
-            if (o != a && o != b && std::find(pool_idx[o].begin(), pool_idx[o].end(), x) != pool_idx[o].end()) needed = true;
-          (needed ? s.keep : s.sum).push_back(x);
-        }
-        double score = cost(set_of(s.keep)) - cost(sa) - cost(sb), c = cost(u);
-        bool better = !have || (shares && !best_shares) ||
-                      (shares == best_shares && (score < best || (score == best && c < best_cost)));
-        if (better) {
-          have = true;
-          best = score;
-          best_cost = c;
-          best_shares = shares;
-          pick = s;
-        }
-      }
-    best = best_cost;
-    total += best;
-    steps.push_back(pick);
-    std::vector<std::string> kept = pick.keep;
-    pool_idx.erase(pool_idx.begin() + static_cast<long>(pick.b));
-    pool_idx.erase(pool_idx.begin() + static_cast<long>(pick.a));
-    pool_idx.push_back(kept);
-  }
-  if (total * 4 > naive) return false;  // not worth temporaries
-  std::set<std::string> left(pool_idx[0].begin(), pool_idx[0].end());
-  for (auto& o : out)
-    if (!left.count(o)) return false;  // an output index no factor carries (broadcast): loops
 
   // ---- emission -------------------------------------------------------------------------
   BufArg ob;
@@ -342,11 +290,11 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
   out_buf = 0;
   out_def = tensor->def;
   const std::string T = ctype(dt);
-  for (size_t i = 0; i < terms.size(); ++i) terms[i].buf = buffer_of(ir::index_base(tensors[i]));
+  for (size_t i = 0; i < terms.size(); ++i) terms[i].buf = buffer_of(ir::index_base(p.c.operands[i].read));
   std::map<std::string, std::string> n;  // index key -> extent (C)
   for (auto& [key, h] : hi) n[key] = index(h).c;
   Val alpha = literal(dt == DType::F32 ? "1.0f" : "1.0", dt);
-  for (auto& s : scalars) {
+  for (auto& s : p.c.scalars) {
     Val v = value(s);
     if (v.dt != dt) unsupported("a scalar factor of another type");
     alpha = em.define(dt, T, "(" + alpha.c + " * " + v.c + ")", 0, Motion::Cheap);
@@ -373,14 +321,19 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
     return base + "[" + (f.empty() ? "0" : f) + "]";
   };
   mode_product_chain(terms, out, summed, n, alpha.c, dt, st);
-  std::vector<EinsumTerm> live = terms;
-  std::string plan;
+  std::vector<EinsumTerm> pool = terms;  // operands, then each step's result (PairStep numbering)
   int gemm_steps = 0;
-  for (size_t si = 0; si < steps.size(); ++si) {
-    const Step& s = steps[si];
-    bool last = si + 1 == steps.size();
+  for (size_t si = 0; si < p.path.size(); ++si) {
+    const PairStep& s = p.path[si];
+    const EinsumTerm& x = pool[static_cast<size_t>(s.a)];
+    const EinsumTerm& y = pool[static_cast<size_t>(s.b)];
+    std::vector<std::string> sum;
+    for (DefId d : s.sum) sum.push_back(ekey(d));
+    bool last = si + 1 == p.path.size();
     EinsumTerm result;
-    result.idx = last ? out : s.keep;
+    if (last) result.idx = out;
+    else
+      for (DefId d : s.keep) result.idx.push_back(ekey(d));
     std::string dest;
     if (last) {
       result.buf = 0;
@@ -392,47 +345,45 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
       em.line("if (!" + result.tmp + ") { ein_fail(A, " + std::to_string(st) + ", EIN_E_NOMEM, 0, ein_smul(" + count +
               ", " + std::to_string(dt == DType::F32 ? 4 : 8) + "), 0, 0); return A->err->code; }");
     }
-    bool blas = gemm_step(live[s.a], live[s.b], result, last, s.sum, n, alpha.c, dt);
+    bool blas = gemm_step(x, y, result, last, sum, n, alpha.c, dt);
     if (blas) gemm_steps += 1;
     // Loop order: kept indices but the last, the summed ones, the last kept one innermost.
     std::vector<std::string> order(result.idx.begin(), result.idx.end());
     std::string inner = order.empty() ? "" : order.back();
     if (!order.empty()) order.pop_back();
-    for (auto& x : s.sum) order.push_back(x);
+    order.insert(order.end(), sum.begin(), sum.end());
     if (!inner.empty()) order.push_back(inner);
     for (size_t d = 0; d < order.size(); ++d) {
-      const std::string& x = order[d];
-      std::string head = "for (int64_t e_" + x + " = 0; e_" + x + " < " + n[x] + "; ++e_" + x + ") {";
+      const std::string& v = order[d];
+      std::string head = "for (int64_t e_" + v + " = 0; e_" + v + " < " + n[v] + "; ++e_" + v + ") {";
       // Threads split the outermost kept index; a result with one index has the sums outside.
       // Steps are short (n^5 for n = 16 is a quarter millisecond): threads only for big ones.
-      if (d == 0 && result.idx.size() >= 2)
-        head = "#pragma omp parallel for schedule(static) if(" +
-               std::to_string(static_cast<long long>(cost(std::set<std::string>(order.begin(), order.end())))) +
-               "LL >= " + std::to_string(8 * parallel_threshold) + "LL)\n" + head;
+      if (d == 0 && result.idx.size() >= 2) {
+        std::string work = "1LL";
+        for (auto& v : order) work = "ein_smul(" + work + ", " + n[v] + ")";
+        head = "#pragma omp parallel for schedule(static) if(" + work + " >= " + std::to_string(8 * parallel_threshold) +
+               "LL)\n" + head;
+      }
       if (d + 1 == order.size() && !inner.empty()) head = "#pragma omp simd\n" + head;
       em.open(head, false);
-      if (d == 0) em.line("if (ein_stop(A, " + std::string(result.idx.size() >= 2 ? "e_" + x : "INT64_MAX") + ")) " +
+      if (d == 0) em.line("if (ein_stop(A, " + std::string(result.idx.size() >= 2 ? "e_" + v : "INT64_MAX") + ")) " +
                           (result.idx.size() >= 2 ? "continue;" : "break;"));
     }
-    std::string rhs = addr(live[s.a]) + " * " + addr(live[s.b]);
+    std::string rhs = addr(x) + " * " + addr(y);
     if (last) rhs = alpha.c + " * " + rhs;
     em.line(addr(result) + " += " + rhs + ";");
     for (size_t d = 0; d < order.size(); ++d) em.close();
     if (blas) em.close();
-    // The two inputs are replaced by the result.
-    live.erase(live.begin() + static_cast<long>(s.b));
-    live.erase(live.begin() + static_cast<long>(s.a));
-    live.push_back(result);
-    plan += (plan.empty() ? "" : ", ") + std::to_string(s.keep.size() + s.sum.size()) + "-index step";
+    pool.push_back(result);
   }
   k.strategy = "einsum";
-  k.plan.push_back("contraction factorised into " + std::to_string(steps.size()) + " pairwise steps (" + plan +
-                   "), cost " + std::to_string(static_cast<long long>(total)) + " instead of " +
-                   std::to_string(static_cast<long long>(naive)) +
+  k.plan.push_back("contraction " + describe_path(p) + " (the plan's order), cost " +
+                   std::to_string(static_cast<long long>(p.path_cost)) + " instead of " +
+                   std::to_string(static_cast<long long>(p.naive_cost)) +
                    (gemm_steps ? ", " + std::to_string(gemm_steps) + " of them as " +
                                      (dt == DType::F32 ? "sgemm" : "dgemm") + " calls when the extents are the arrays' own"
                                : std::string()));
-  k.accesses += static_cast<int>(tensors.size());
+  k.accesses += static_cast<int>(terms.size());
   return true;
 }
 

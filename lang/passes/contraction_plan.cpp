@@ -524,7 +524,32 @@ std::string names(const std::vector<DefId>& ds, const std::unordered_map<DefId, 
   return out;
 }
 
+// The source names of the contraction's variables, from the operands' subscripts.
+std::unordered_map<DefId, std::string> variable_names(const Contraction& c) {
+  std::unordered_map<DefId, std::string> nm;
+  for (auto& o : c.operands)
+    for (const NodeRef& ix : ir::index_args(o.read))
+      ir::for_each_node(ix, [&](const NodeRef& x) {
+        if (x->kind == Kind::Name) nm[x->def] = x->name;
+      });
+  return nm;
+}
+
 }  // namespace
+
+std::string describe_path(const ContractionPlan& p) {
+  const auto nm = variable_names(p.c);
+  // Operands by name, results of earlier steps as (1), (2), ...
+  auto term = [&](int i) {
+    return i < static_cast<int>(p.c.operands.size()) ? ir::index_base(p.c.operands[static_cast<size_t>(i)].read)->name
+                                                      : "(" + std::to_string(i - static_cast<int>(p.c.operands.size()) + 1) + ")";
+  };
+  std::string how = "factorised into " + std::to_string(p.path.size()) + " pairwise steps";
+  for (size_t i = 0; i < p.path.size(); ++i)
+    how += std::string(i ? ", " : " ") + "(" + std::to_string(i + 1) + ") = " + term(p.path[i].a) + "·" +
+           term(p.path[i].b) + " over [" + names(p.path[i].sum, nm) + "]";
+  return how;
+}
 
 void plan_contractions(CompileCtx& cx) {
   for (auto& u : cx.units) {
@@ -541,12 +566,7 @@ std::string describe_contractions(const Unit& u) {
   for (auto& [id, p] : u.contractions) all.emplace_back(id, p.get());
   std::sort(all.begin(), all.end());
   for (auto& [id, p] : all) {
-    std::unordered_map<DefId, std::string> nm;
-    for (auto& o : p->c.operands)
-      for (const NodeRef& ix : ir::index_args(o.read))
-        ir::for_each_node(ix, [&](const NodeRef& x) {
-          if (x->kind == Kind::Name) nm[x->def] = x->name;
-        });
+    const auto nm = variable_names(p->c);
     std::string s = std::string(ir::reduce_op_name(p->c.op)) + "[" + names(p->c.summed, nm) + "](" +
                     contraction_text(p->c) + ")";
     std::string how;
@@ -562,19 +582,9 @@ std::string describe_contractions(const Unit& u) {
                               " innermost (contiguous reads, the interpreter's order per point)"
                         : " (not of the whole nest)");
     } else if (p->kernel == ContractionKernel::Factorised) {
-      // Operands by name, results of earlier steps as (1), (2), ...
-      auto term = [&](int i) {
-        return i < static_cast<int>(p->c.operands.size())
-                   ? ir::index_base(p->c.operands[static_cast<size_t>(i)].read)->name
-                   : "(" + std::to_string(i - static_cast<int>(p->c.operands.size()) + 1) + ")";
-      };
-      how = "factorised into " + std::to_string(p->path.size()) + " pairwise steps";
-      for (size_t i = 0; i < p->path.size(); ++i)
-        how += std::string(i ? ", " : " ") + "(" + std::to_string(i + 1) + ") = " + term(p->path[i].a) + "·" +
-               term(p->path[i].b) + " over [" + names(p->path[i].sum, nm) + "]";
-      how += " (each a GEMM when its operands are matrices in disguise, else loops), cost " +
-             std::to_string(static_cast<long long>(p->path_cost)) + " instead of " +
-             std::to_string(static_cast<long long>(p->naive_cost));
+      how = describe_path(*p) + " (each a GEMM when its operands are matrices in disguise, else loops), cost " +
+            std::to_string(static_cast<long long>(p->path_cost)) + " instead of " +
+            std::to_string(static_cast<long long>(p->naive_cost));
     } else {
       how = "register-tiled, columns from " + ir::index_base(p->c.operands[static_cast<size_t>(p->y)].read)->name;
     }

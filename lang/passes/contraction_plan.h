@@ -12,8 +12,10 @@
 //          A·B·x) wherever it sits in the store value: contracted two at a time along the
 //          cheapest order (an exhaustive search over pairings, opt_einsum's "optimal"), each step
 //          one GEMM/GEMV when its operands are matrices in disguise, else a loop nest; the
-//          intermediates are scratch. (A clause that is nothing but the sum is factorised by
-//          codegen's einsum.cpp, which also knows the mode-product chain.)
+//          intermediates are scratch. (A clause that is nothing but the sum is printed by
+//          codegen's einsum.cpp, the same path with the mode-product chain as a fast path in
+//          front; any other place by contract_steps.cpp.) This is the only place that orders
+//          the steps.
 //   Partial  any other reduction that uses only some of the nest's variables (the norms in a
 //          hand-expanded distance `sum[k](Q[j, k] * Q[j, k])`, a column sum `sum[k](X[k, j])`
 //          under a row loop): computed once per point of the variables it uses, into scratch,
@@ -66,6 +68,10 @@ struct ContractionPlan {
 };
 
 void plan_contractions(CompileCtx& cx);
+
+// "factorised into N pairwise steps (1) = A·B over [k], ...": a Factorised plan's path, as %ir
+// and the kernel's plan print it.
+std::string describe_path(const ContractionPlan& p);
 
 // One line per planned contraction of the unit, for %ir's execution plan.
 std::string describe_contractions(const Unit& u);

@@ -145,5 +145,28 @@ TEST(CommandIr, NotebookGetsPreformattedHtml) {
   EXPECT_NE(mime(r, "text/plain"), nullptr);
 }
 
+// The order of a factorised contraction is decided once, by the contraction_plan pass: %ir shows
+// it before the C++, and the kernel of a clause that is nothing but the sum prints those steps.
+TEST(CommandIr, ContractionOrderIsThePlansInTheKernel) {
+  TestSession t;
+  // A is 2×40, B 40×30, C 30×50: (A·B)·C costs 2·40·30 + 2·30·50 = 5400 multiply-adds,
+  // A·(B·C) 40·30·50 + 2·40·50 = 64000, point by point 2·40·30·50 = 120000.
+  ASSERT_TRUE(t.term("let A[i in 0..2, k in 0..40] = (i + k) as f64;").ok);
+  ASSERT_TRUE(t.term("let B[k in 0..40, l in 0..30] = (k - l) as f64;").ok);
+  ASSERT_TRUE(t.term("let C[l in 0..30, j in 0..50] = (l * j) as f64;").ok);
+  const std::string clause = "let D[i, j] = sum[k, l](A[i, k] * B[k, l] * C[l, j]);";
+  const std::string path = "factorised into 2 pairwise steps (1) = A·B over [k], (2) = (1)·C over [l]";
+  ExecuteResult plan = t.term("%ir " + clause);
+  ASSERT_TRUE(plan.ok) << plan.error << plan.cell.rendered;
+  EXPECT_NE(plan.text.find(path), std::string::npos) << plan.text;
+  EXPECT_NE(plan.text.find("cost 5400 instead of 120000"), std::string::npos) << plan.text;
+  ExecuteResult k = t.term("%ir kernel " + clause);
+  ASSERT_TRUE(k.ok) << k.error;
+  EXPECT_NE(k.text.find("strategy=einsum"), std::string::npos) << k.text;
+  EXPECT_NE(k.text.find("contraction " + path + " (the plan's order), cost 5400 instead of 120000"),
+            std::string::npos)
+      << k.text;
+}
+
 }  // namespace
 }  // namespace ein::testing_commands
