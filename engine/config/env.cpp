@@ -52,20 +52,41 @@ std::optional<std::string> value(Env e) {
 
 bool is_set(Env e) { return raw(e) != nullptr; }
 
-std::optional<int64_t> parse_bytes(const char* s) {
-  if (!s) return std::nullopt;
+namespace {
+
+// Leading decimal digits of `s` (blanks around it ignored) into `n`; the rest goes to `suffix`.
+bool leading_digits(const char* s, int64_t& n, std::string& suffix) {
+  if (!s) return false;
   std::string t(s);
   while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.pop_back();
   size_t i = 0;
   while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
   size_t digits_begin = i;
-  int64_t n = 0;
+  n = 0;
   for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i) {
-    if (n > (std::numeric_limits<int64_t>::max() - 9) / 10) return std::nullopt;
+    if (n > (std::numeric_limits<int64_t>::max() - 9) / 10) return false;
     n = n * 10 + (t[i] - '0');
   }
-  if (i == digits_begin) return std::nullopt;
-  std::string suf = t.substr(i);
+  if (i == digits_begin) return false;
+  suffix = t.substr(i);
+  return true;
+}
+
+}  // namespace
+
+std::optional<int64_t> parse_count(const char* s) {
+  int64_t n = 0;
+  std::string rest;
+  if (!leading_digits(s, n, rest) || !rest.empty()) return std::nullopt;
+  return n;
+}
+
+std::optional<int64_t> count(Env e) { return parse_count(raw(e)); }
+
+std::optional<int64_t> parse_bytes(const char* s) {
+  int64_t n = 0;
+  std::string suf;
+  if (!leading_digits(s, n, suf)) return std::nullopt;
   for (char& c : suf) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   int shift = 0;
   if (suf.empty() || suf == "B") shift = 0;

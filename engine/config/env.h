@@ -47,6 +47,10 @@ bool is_set(Env e);
 // falls back to the default instead of meaning 0 bytes.
 std::optional<int64_t> bytes(Env e);
 std::optional<int64_t> parse_bytes(const char* s);
+// A count such as "32768" (decimal digits, surrounding blanks allowed); nullopt when unset or
+// malformed ("4k", "-1", "1e5"), so a typo means the default, never 0.
+std::optional<int64_t> count(Env e);
+std::optional<int64_t> parse_count(const char* s);
 
 // `ein --help`'s "Environment" section.
 std::string help_text();

@@ -35,10 +35,7 @@ using ir::NodeRef;
 namespace {
 
 double threshold_from_env() {
-  auto v = config::value(config::Env::JitThreshold);
-  if (!v) return 32768;
-  double x = std::atof(v->c_str());
-  return x >= 0 ? x : 32768;
+  return static_cast<double>(config::count(config::Env::JitThreshold).value_or(32768));
 }
 
 }  // namespace

@@ -196,11 +196,7 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
   // Checkpointed gradients (lang/passes/checkpoint.h): EIN_AD_MEMORY, else 64 MiB but at most a
   // quarter of the process's memory limit; EIN_AD_CHECKPOINT forces a spacing.
   cx.opt.ad_memory = config::bytes(config::Env::AdMemory).value_or(std::min<int64_t>(int64_t{64} << 20, memory_limit() / 4));
-  if (auto k = config::value(config::Env::AdCheckpoint)) {
-    char* end = nullptr;
-    long long v = std::strtoll(k->c_str(), &end, 10);
-    cx.opt.ad_checkpoint = end && *end == 0 && v > 0 ? v : 0;
-  }
+  cx.opt.ad_checkpoint = config::count(config::Env::AdCheckpoint).value_or(0);
   cx.persist = &facts;
   PipelineOptions popt;
   std::string stage = copt.dump_stage;

@@ -69,6 +69,26 @@ TEST(ConfigEnv, SizesWithSuffixesAndMalformedOnes) {
   EXPECT_FALSE(parse_bytes("9999999999T").has_value());  // overflows when shifted
 }
 
+// Counts (EIN_JIT_THRESHOLD, EIN_AD_CHECKPOINT): digits only; anything else means the default,
+// never 0 points (which would compile every clause) or a spacing of 0.
+TEST(ConfigEnv, CountsAndMalformedOnes) {
+  using ein::config::parse_count;
+  EXPECT_EQ(parse_count("32768"), 32768);
+  EXPECT_EQ(parse_count(" 4 "), 4);
+  EXPECT_EQ(parse_count("0"), 0);
+  EXPECT_FALSE(parse_count("4k").has_value());
+  EXPECT_FALSE(parse_count("-1").has_value());
+  EXPECT_FALSE(parse_count("1e5").has_value());
+  EXPECT_FALSE(parse_count("").has_value());
+  EXPECT_FALSE(parse_count(nullptr).has_value());
+  EXPECT_FALSE(parse_count("99999999999999999999").has_value());
+  ::setenv("EIN_AD_CHECKPOINT", "six", 1);
+  EXPECT_FALSE(ein::config::count(Env::AdCheckpoint).has_value());
+  ::setenv("EIN_AD_CHECKPOINT", "6", 1);
+  EXPECT_EQ(ein::config::count(Env::AdCheckpoint), 6);
+  ::unsetenv("EIN_AD_CHECKPOINT");
+}
+
 // "One home per concept": a new EIN_* variable goes into the table, not into a getenv call.
 TEST(ConfigEnv, NoOtherSourceReadsAnEinVariable) {
   fs::path root = repo_root();
