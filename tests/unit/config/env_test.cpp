@@ -89,6 +89,17 @@ TEST(ConfigEnv, CountsAndMalformedOnes) {
   ::unsetenv("EIN_AD_CHECKPOINT");
 }
 
+// The documented table (docs/architecture.md, "Configuration") has a row for every variable.
+TEST(ConfigEnv, EveryVariableIsDocumented) {
+  fs::path root = repo_root();
+  ASSERT_FALSE(root.empty());
+  std::ifstream in(root / "docs" / "architecture.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  for (auto& v : ein::config::all())
+    EXPECT_NE(ss.str().find("| `" + std::string(v.name) + "` |"), std::string::npos) << v.name;
+}
+
 // "One home per concept": a new EIN_* variable goes into the table, not into a getenv call.
 TEST(ConfigEnv, NoOtherSourceReadsAnEinVariable) {
   fs::path root = repo_root();
