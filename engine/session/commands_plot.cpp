@@ -234,7 +234,8 @@ void cmd_plot(Call& c) {
   CellOptions co = c.opt.cell;
   co.source_name = co.source_name.empty() ? "%plot" : co.source_name;
   // An expression runs as written, so that its diagnostics show the user's text.
-  CellResult r = c.session.run_cell(binds_nothing(a.expr) ? a.expr : "{ " + a.expr + "\n}", co);
+  co.as_block = !binds_nothing(a.expr);
+  CellResult r = c.session.run_cell(a.expr, co);
   if (!r.ok) {
     c.out.cell = r;
     c.out.ok = false;

@@ -96,10 +96,6 @@ std::vector<std::vector<std::string>> phase_rows(const CellResult& r) {
           {"kernels", std::to_string(r.kernel_hits) + " hits, " + std::to_string(r.kernel_misses) + " misses"}};
 }
 
-// Code run for measurement only must not leave bindings behind: inside a block its `let`s are
-// locals. The block opens on the code's first line so that diagnostics keep their line numbers.
-std::string as_block(const std::string& code) { return "{ " + code + "\n}"; }
-
 }  // namespace
 
 std::string phases_text(const CellResult& r) { return text_table(phase_rows(r)); }
@@ -126,20 +122,24 @@ void cmd_timeit(Call& c) {
   std::string code = trim(c.args);
   if (code.empty()) throw Error("usage: %timeit CODE");
   Session& s = c.session;
-  CellOptions check = c.opt.cell;
+  // Code run for measurement only must not leave bindings behind: inside a block its `let`s
+  // are locals.
+  CellOptions run = c.opt.cell;
+  run.as_block = !binds_nothing(code);
+  CellOptions check = run;
   check.execute = false;
-  std::string body = binds_nothing(code) ? code : as_block(code);
-  CellResult probe = s.run_cell(body, check);
+  CellResult probe = s.run_cell(code, check);
   if (!probe.ok) {
     // Items such as `use` may not be allowed in a block: time the code as written; then its
     // bindings stay, as IPython's do.
+    check.as_block = false;
     CellResult plain = s.run_cell(code, check);
     if (!plain.ok) {
       c.out.cell = plain;
       c.out.ok = false;
       return;
     }
-    body = code;
+    run.as_block = false;
   }
   uint64_t interrupts = s.interrupt_count();
   // The front ends' progress display says where the measurement is (it can take minutes when
@@ -154,7 +154,7 @@ void cmd_timeit(Call& c) {
     auto t0 = std::chrono::steady_clock::now();
     for (long i = 0; i < number; ++i) {
       s.set_progress_label(stage + " · loop " + std::to_string(i + 1) + " of " + std::to_string(number));
-      CellResult r = s.run_cell(body, c.opt.cell);
+      CellResult r = s.run_cell(code, run);
       if (!r.ok || s.interrupt_count() != interrupts) {
         c.out.ok = false;
         if (r.ok) c.out.error = "%timeit: interrupted";

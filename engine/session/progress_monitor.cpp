@@ -127,10 +127,7 @@ std::string what(const ProgressSnapshot& p) {
   if (p.compiling) return "compiling native kernels";
   if (!p.running) return p.label.empty() ? "compiling" : "";
   if (p.line <= 0) return "starting";
-  std::string stmt = trim(p.statement);
-  // %timeit and %plot run code wrapped in a block: show the code, not the wrapper.
-  if (stmt.rfind("{ ", 0) == 0) stmt = trim(stmt.substr(2));
-  return "line " + std::to_string(p.line) + ": " + stmt;
+  return "line " + std::to_string(p.line) + ": " + trim(p.statement);
 }
 
 std::string percent(const ProgressSnapshot& p) {

@@ -143,7 +143,8 @@ CellResult Session::run_cell(const std::string& text, const CellOptions& opt) {
   return r;
 }
 
-CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) {
+CellResult Session::Impl::run(const std::string& code, const CellOptions& copt) {
+  const std::string text = copt.as_block ? "{ " + code + "\n}" : code;
   CellResult res;
   res.number = ++count;
   interrupt_flag.store(false);
@@ -243,7 +244,7 @@ CellResult Session::Impl::run(const std::string& text, const CellOptions& copt) 
   progress.start_statement(0);
   {
     std::lock_guard<std::mutex> lk(progress_mu);
-    running_text = text;
+    running_text = code;  // what the user wrote (progress shows its lines, not a wrapper's)
     running_offset = copt.line_offset;
     running = true;
   }

@@ -33,6 +33,9 @@ struct CellOptions {
   int line_offset = 0;      // cells of a file: report lines of the file
   std::string dump_stage;   // "ast" | "resolved" | "lowered" | a pass name | "after=PASS"
   bool execute = true;
+  // Run the text inside a block opened on its first line (`{ TEXT\n}`): its `let`s stay local
+  // (%timeit, %plot). Diagnostics keep the text's line numbers; progress shows the text itself.
+  bool as_block = false;
 };
 
 struct CellResult {

@@ -67,6 +67,30 @@ TEST(Progress, TheInterpreterReportsTheRecurrenceItIsIn) {
   EXPECT_FALSE(t.s.progress().running);
 }
 
+// %timeit and %plot run code inside a block (CellOptions::as_block): the progress shows the code
+// as written, on its own line numbers, never the wrapper.
+TEST(Progress, CodeRunAsABlockShowsItselfNotTheWrapper) {
+  TestSession t;
+  ein::CellOptions co;
+  co.as_block = true;
+  const std::string code = "let x[0] = 0.0; let x[t in 1..2000000000] = x[t - 1] * 0.5 + 1.0; x[9]";
+  ein::CellResult r;
+  std::thread cell([&] { r = t.s.run_cell(code, co); });
+  ProgressSnapshot p;
+  auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline && !(p.running && p.done > 1000)) {
+    p = t.s.progress();
+    std::this_thread::sleep_for(5ms);
+  }
+  t.s.interrupt();
+  cell.join();
+  EXPECT_EQ(p.line, 1);
+  EXPECT_EQ(p.statement, code);
+  EXPECT_FALSE(r.ok);
+  // Its lets stayed local.
+  EXPECT_FALSE(t.s.run_cell("x").ok);
+}
+
 // A function called inside a loop must not reset the statement's count: the outer loop's
 // iterations are what is reported, not the callee's.
 TEST(Progress, OnlyTheOutermostLoopCounts) {
@@ -106,7 +130,7 @@ TEST(Progress, TheLineShowsStatementBarCountsAndTime) {
   EXPECT_EQ(progress_text(p, 1.5, 120), "compiling native kernels \u00b7 1.5 s");
   p.compiling = false;
   p.label = "%timeit: run 3 of 7 \u00b7 loop 2 of 5";
-  p.statement = "{ x * 2";
+  p.statement = "x * 2";
   p.line = 1;
   EXPECT_EQ(progress_text(p, 75, 120), "%timeit: run 3 of 7 \u00b7 loop 2 of 5 \u00b7 line 1: x * 2 \u00b7 1 min 15 s");
   // HTML: a <progress> element and escaped text.
