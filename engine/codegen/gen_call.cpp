@@ -54,26 +54,6 @@ bool cheap_math(Builtin b) {
   }
 }
 
-// Is this lowered function body something a kernel can inline (no statements with effects)?
-bool inlinable_body(const NodeRef& body) {
-  bool ok = true;
-  ir::for_each_node(body, [&](const NodeRef& n) {
-    switch (n->kind) {
-      case Kind::LTensor:
-      case Kind::LFor:
-      case Kind::LStore:
-      case Kind::ExprStmt:
-      case Kind::Lambda:
-      case Kind::Comp:
-      case Kind::Match:
-      case Kind::Interp:
-      case Kind::StrLit: ok = false; break;
-      default: break;
-    }
-  });
-  return ok;
-}
-
 }  // namespace
 
 Val Gen::call(const NodeRef& e) {
@@ -133,7 +113,7 @@ Val Gen::call(const NodeRef& e) {
   if (inline_depth >= 8) unsupported("calls nested too deeply to inline");
   for (const Unit* u : inlining)
     if (u == callee_unit) unsupported("a recursive call");
-  if (!inlinable_body(callee_unit->lowered)) unsupported("a call of `" + callee_unit->name + "` (not an expression)");
+  if (!ir::expression_body(callee_unit->lowered)) unsupported("a call of `" + callee_unit->name + "` (not an expression)");
   if (callee_unit->params.size() != args.size()) unsupported("an argument count mismatch");
 
   // Arguments are evaluated in the caller's unit; tensors pass as buffer aliases.

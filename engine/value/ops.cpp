@@ -8,6 +8,7 @@
 #include <xtensor/xmath.hpp>
 
 #include "engine/value/value.h"
+#include "lang/ir/node.h"
 #include "engine/value/value_detail.h"
 
 namespace ein {
@@ -19,27 +20,6 @@ using ir::UnOp;
 
 namespace {
 
-const char* op_text(BinOp op) {
-  switch (op) {
-    case BinOp::Add: return "+";
-    case BinOp::Sub: return "-";
-    case BinOp::Mul: return "*";
-    case BinOp::Div: return "/";
-    case BinOp::Mod: return "%";
-    case BinOp::Pow: return "**";
-    case BinOp::Eq: return "==";
-    case BinOp::Ne: return "!=";
-    case BinOp::Lt: return "<";
-    case BinOp::Le: return "<=";
-    case BinOp::Gt: return ">";
-    case BinOp::Ge: return ">=";
-    case BinOp::And: return "&&";
-    case BinOp::Or: return "||";
-    case BinOp::In: return "in";
-  }
-  return "?";
-}
-
 // Spelled out rather than range-compared so a reordering of the enum cannot change meaning.
 bool is_arith(BinOp op) {
   return op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul || op == BinOp::Div ||
@@ -50,7 +30,7 @@ bool is_order(BinOp op) {
 }
 
 [[noreturn]] void type_fault(BinOp op, const Value& a, const Value& b) {
-  fault("E002", std::string("type mismatch: `") + op_text(op) + "` is not defined for " +
+  fault("E002", std::string("type mismatch: `") + ir::binop_spelling(op) + "` is not defined for " +
                     vdetail::kind_name(a) + " and " + vdetail::kind_name(b));
 }
 
@@ -72,7 +52,7 @@ int64_t int_arith(BinOp op, int64_t a, int64_t b, DType dt) {
       return a % b;
     default: break;
   }
-  fault("E002", std::string("`") + op_text(op) + "` is not an arithmetic operator");
+  fault("E002", std::string("`") + ir::binop_spelling(op) + "` is not an arithmetic operator");
 }
 
 int64_t int_pow(int64_t base, int64_t e, DType dt) {
@@ -243,7 +223,7 @@ Value tensor_binop(BinOp op, const Value& av, const Value& bv) {
   };
   Operand a = operand(av), b = operand(bv);
   if (!is_arith(op)) {
-    fault("E002", std::string("`") + op_text(op) +
+    fault("E002", std::string("`") + ir::binop_spelling(op) +
                       "` is defined on scalars and strings, not arrays; for an elementwise "
                       "result write indices, e.g. `let m[i] = a[i] > 0.0;`");
   }

@@ -70,4 +70,28 @@ void for_each_node(const NodeRef& n, F&& f) {
   for (auto& k : n->kids) for_each_node(k, f);
 }
 
+// A lowered function body that only computes a value — no tensor definitions, loops, stores,
+// statements, lambdas, comprehensions, matches or strings: what a kernel can inline. Without
+// `reads`, also no tensor reads or reductions: a scalar function of its parameters.
+inline bool expression_body(const NodeRef& body, bool reads = true) {
+  bool ok = true;
+  for_each_node(body, [&](const NodeRef& x) {
+    switch (x->kind) {
+      case Kind::Index:
+      case Kind::LReduce: ok = ok && reads; break;
+      case Kind::LTensor:
+      case Kind::LFor:
+      case Kind::LStore:
+      case Kind::ExprStmt:
+      case Kind::Lambda:
+      case Kind::Comp:
+      case Kind::Match:
+      case Kind::Interp:
+      case Kind::StrLit: ok = false; break;
+      default: break;
+    }
+  });
+  return ok;
+}
+
 }  // namespace ein::ir

@@ -86,25 +86,8 @@ bool has_read(const NodeRef& e) {
 
 // A function whose lowered body only computes a scalar from its parameters.
 bool scalar_function(const Unit* callee) {
-  if (!callee || callee->kind != Unit::Kind::Fn || !callee->captures.empty() || !callee->lowered) return false;
-  bool ok = true;
-  ir::for_each_node(callee->lowered, [&](const NodeRef& x) {
-    switch (x->kind) {
-      case Kind::Index:
-      case Kind::LTensor:
-      case Kind::LFor:
-      case Kind::LStore:
-      case Kind::LReduce:
-      case Kind::ExprStmt:
-      case Kind::Lambda:
-      case Kind::Comp:
-      case Kind::Match:
-      case Kind::Interp:
-      case Kind::StrLit: ok = false; break;
-      default: break;
-    }
-  });
-  return ok;
+  return callee && callee->kind == Unit::Kind::Fn && callee->captures.empty() && callee->lowered &&
+         ir::expression_body(callee->lowered, /*reads=*/false);
 }
 
 std::optional<Contraction> match_contraction(const NodeRef& r, const std::vector<DefId>& nest, const Unit* u,
