@@ -43,7 +43,15 @@ std::vector<const ContractionPlan*> Gen::plans_at(const NodeRef& loop) {
 bool Gen::usable(const ContractionPlan& p) {
   for (auto& o : p.c.operands) {
     const NodeRef& r = o.read;
-    if (!is_proven(*unit, r) && !assumed(r)) return false;
+    // A read the range analysis could not prove (explicit ranges in a generic function:
+    // `C[i in 0..len(A), j in 0..len(B[0])] = sum[k in 0..len(B)](A[i, k] * B[k, j])`) is fine
+    // when each axis is a plain variable: prepare() then checks at run time that every axis
+    // holds its variable's range, and the checked loops run (and report E005) when one does not.
+    if (!is_proven(*unit, r) && !assumed(r)) {
+      if (o.gathered) return false;
+      for (DefId d : o.axes)
+        if (!d.valid()) return false;
+    }
     if (fusion.producers.count(ir::index_base(r)->def) || buf_alias.count(def_key(ir::index_base(r)->def))) return false;
     // A windowed tensor keeps rows mod W: only a fixed row can be addressed as a block.
     if (r->has(ir::kWindowed) && o.axes[0].valid()) return false;
@@ -170,18 +178,19 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
     return c;
   }
   // Under a branch the contraction also runs at points the branch skips, whose reads the range
-  // analysis may not have checked: every operand axis must hold its variable's whole range.
-  if (p.guarded)
-    for (size_t i = 0; i < p.c.operands.size(); ++i) {
-      const ContractionOperand& o = p.c.operands[i];
-      for (size_t a = 0; a < o.axes.size(); ++a) {
-        if (!o.axes[a].valid()) {
-          c.ok = false;
-          return c;
-        }
-        c.guards.push_back("(" + ext(o.axes[a]) + " <= " + extent(c.bufs[i], static_cast<int>(a)) + ")");
+  // analysis may not have checked, and a read it could not prove may be out of bounds: every
+  // such operand axis must hold its variable's whole range.
+  for (size_t i = 0; i < p.c.operands.size(); ++i) {
+    const ContractionOperand& o = p.c.operands[i];
+    if (!p.guarded && (is_proven(*unit, o.read) || assumed(o.read))) continue;
+    for (size_t a = 0; a < o.axes.size(); ++a) {
+      if (!o.axes[a].valid()) {
+        c.ok = false;
+        return c;
       }
+      c.guards.push_back("(" + ext(o.axes[a]) + " <= " + extent(c.bufs[i], static_cast<int>(a)) + ")");
     }
+  }
   // Destination: the clause's tensor (store order), or scratch over the free variables.
   c.dest.axes = p.dest;
   if (p.in_place) {

@@ -94,10 +94,32 @@ Val Gen::call(const NodeRef& e) {
         return em.define(a.dt, ctype(a.dt), x, std::max(a.level, c.level), Motion::Cheap);
       }
       case Builtin::Len: {
-        if (args.size() != 1 || args[0]->kind != Kind::Name) break;
-        int bi = buffer_of(args[0]);
-        if (k.bufs[static_cast<size_t>(bi)].rank == 0) break;
-        return em.define(DType::I32, "i32", "((i32)" + extent(bi, 0) + ")", 0, Motion::Cheap);
+        if (args.size() != 1) break;
+        if (args[0]->kind == Kind::Name) {
+          int bi = buffer_of(args[0]);
+          if (k.bufs[static_cast<size_t>(bi)].rank == 0) break;
+          return em.define(DType::I32, "i32", "((i32)" + extent(bi, 0) + ")", 0, Motion::Cheap);
+        }
+        // `len(B[0])`, the usual way to name an inner extent (`j in 0..len(B[0])`): the extent
+        // of the axis after the indexed ones, once the indices are checked as the row read would
+        // be (E005 on an empty B, as in the interpreter). Was: the whole nest interpreted.
+        const NodeRef& row = args[0];
+        if (row->kind != Kind::Index || ir::index_base(row)->kind != Kind::Name ||
+            fusion.producers.count(ir::index_base(row)->def))
+          break;
+        int bi = buffer_of(ir::index_base(row));
+        size_t n = ir::index_args_count(row);
+        if (static_cast<int>(n) >= k.bufs[static_cast<size_t>(bi)].rank) break;
+        int level = 0;
+        for (size_t a = 0; a < n; ++a) {
+          Val x = index(ir::index_args(row)[a]);
+          level = std::max(level, x.level);
+          std::string ext = extent(bi, static_cast<int>(a));
+          em.line("if (EIN_UNLIKELY(!((uint64_t)" + x.c + " < (uint64_t)" + ext + "))) ein_fail(A, " +
+                  std::to_string(site(row->span)) + ", EIN_E_BOUNDS, " + ord_ + ", " + x.c + ", " + std::to_string(a) +
+                  ", " + ext + ");");
+        }
+        return em.define(DType::I32, "i32", "((i32)" + extent(bi, static_cast<int>(n)) + ")", level, Motion::Pinned);
       }
       default: break;
     }

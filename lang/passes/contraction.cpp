@@ -13,6 +13,17 @@ using ir::DefId;
 using ir::Kind;
 using ir::NodeRef;
 
+bool is_len_call(const NodeRef& x) {
+  if (x->kind != Kind::Call || ir::call_args_count(*x) != 1 || ir::call_callee(*x)->def != builtin_def(Builtin::Len))
+    return false;
+  const NodeRef& a = ir::call_args(*x)[0];
+  if (a->kind == Kind::Name) return true;
+  if (a->kind != Kind::Index || ir::index_base(a)->kind != Kind::Name) return false;  // `len(B[0])`
+  for (const NodeRef& i : ir::index_args(a))
+    if (i->kind != Kind::IntLit) return false;
+  return true;
+}
+
 bool ContractionOperand::uses(DefId d) const { return axis_of(d) >= 0; }
 
 int ContractionOperand::axis_of(DefId d) const {
@@ -34,25 +45,28 @@ namespace {
 
 bool contains(const std::vector<DefId>& v, DefId d) { return std::find(v.begin(), v.end(), d) != v.end(); }
 
-// Pure integer arithmetic on names bound outside the nest: a fixed subscript or an extent.
+// Pure integer arithmetic on names bound outside the nest: a fixed subscript or an extent
+// (`DimOf`, or `len(X)` / `len(X[0])` in a generic function, where extents are not folded).
 bool invariant_int(const NodeRef& e, const std::vector<DefId>& inner) {
-  bool ok = true;
-  ir::for_each_node(e, [&](const NodeRef& x) {
-    switch (x->kind) {
-      case Kind::IntLit:
-      case Kind::Binary:
-      case Kind::Unary:
-      case Kind::IMin:
-      case Kind::IMax: break;
-      case Kind::DimOf: break;  // its tensor Name is checked below like any name
-      case Kind::Name:
-      case Kind::Path:
-        if (contains(inner, x->def)) ok = false;
-        break;
-      default: ok = false;
+  switch (e->kind) {
+    case Kind::IntLit: return true;
+    case Kind::Binary:
+    case Kind::Unary:
+    case Kind::IMin:
+    case Kind::IMax:
+    case Kind::DimOf:
+      for (const NodeRef& k : e->kids)
+        if (k && !invariant_int(k, inner)) return false;
+      return true;
+    case Kind::Call: {
+      if (!is_len_call(e)) return false;
+      const NodeRef& a = ir::call_args(*e)[0];
+      return !contains(inner, (a->kind == Kind::Name ? a : ir::index_base(a))->def);
     }
-  });
-  return ok;
+    case Kind::Name:
+    case Kind::Path: return !contains(inner, e->def);
+    default: return false;
+  }
 }
 
 // The variables of an affine subscript `a + b`, `2 * t + a`, `t + a - 1`: sums of variables of
@@ -70,8 +84,10 @@ bool affine_vars(const NodeRef& e, const std::vector<DefId>& inner, std::vector<
   if (op == BinOp::Mul) {
     const NodeRef& l = ir::bin_lhs(e);
     const NodeRef& r = ir::bin_rhs(e);
-    if (l->kind == Kind::IntLit && r->kind == Kind::Name && contains(inner, r->def)) return affine_vars(r, inner, out);
-    if (r->kind == Kind::IntLit && l->kind == Kind::Name && contains(inner, l->def)) return affine_vars(l, inner, out);
+    // A literal or loop-invariant coefficient (a stride or dilation held in a variable, as in
+    // std::ml's convolutions): the packed copy evaluates the read itself at every point.
+    if (invariant_int(l, inner) && r->kind == Kind::Name && contains(inner, r->def)) return affine_vars(r, inner, out);
+    if (invariant_int(r, inner) && l->kind == Kind::Name && contains(inner, l->def)) return affine_vars(l, inner, out);
   }
   return false;
 }

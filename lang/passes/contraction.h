@@ -47,6 +47,10 @@ struct Contraction {
 // every summed variable in some read, and otherwise computes from literals and nest-invariant
 // names, math intrinsics and calls of functions of `u` whose lowered body is a scalar expression
 // (std::math's wrappers; no other reads, no nested reductions).
+// `len(X)` of a named array: an extent, invariant like a DimOf (generic functions keep it as a
+// call because X's extents are only known per call).
+bool is_len_call(const ir::NodeRef& x);
+
 std::optional<Contraction> match_contraction(const ir::NodeRef& r, const std::vector<ir::DefId>& nest,
                                              const Unit* u = nullptr, bool gather = false);
 

@@ -22,16 +22,21 @@ bool parallel_loop(const NodeRef& n) {
   return n && n->kind == Kind::LFor && n->has(ir::kParallel) && !n->has(ir::kSequential) && !n->has(ir::kReverse);
 }
 
-// A value with no reads, reductions or calls, using no variable of `inner`.
+// A value with no reads, reductions or calls, using no variable of `inner` (`len(X)` and
+// `len(X[0])` of outer names count as extents).
 bool invariant_value(const NodeRef& e, const std::vector<DefId>& inner) {
-  bool ok = true;
-  ir::for_each_node(e, [&](const NodeRef& x) {
-    if (x->kind == Kind::Index || x->kind == Kind::LReduce || x->kind == Kind::Call || x->kind == Kind::Block ||
-        x->kind == Kind::If || x->kind == Kind::LLetIn)
-      ok = false;
-    if ((x->kind == Kind::Name || x->kind == Kind::Path) && contains(inner, x->def)) ok = false;
-  });
-  return ok;
+  if (!e) return true;
+  if (is_len_call(e)) {
+    const NodeRef& a = ir::call_args(*e)[0];
+    return !contains(inner, (a->kind == Kind::Name ? a : ir::index_base(a))->def);
+  }
+  if (e->kind == Kind::Index || e->kind == Kind::LReduce || e->kind == Kind::Call || e->kind == Kind::Block ||
+      e->kind == Kind::If || e->kind == Kind::LLetIn)
+    return false;
+  if ((e->kind == Kind::Name || e->kind == Kind::Path) && contains(inner, e->def)) return false;
+  for (const NodeRef& k : e->kids)
+    if (!invariant_value(k, inner)) return false;
+  return true;
 }
 
 class Planner {
