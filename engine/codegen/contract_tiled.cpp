@@ -5,7 +5,7 @@
 // loop vectorises. Y is packed into column panels [j / NR][k][NR] when it does not vary inside
 // the nest (once, at kernel entry, when it does not vary at all: a recurrence's weights), else
 // read in place along its unit-stride axis. Every point still combines its k values one after
-// the other in order, exactly as the interpreter does.
+// the other in order; a float sum of products fuses each multiply-add (see the sweep).
 #include <algorithm>
 
 #include "engine/codegen/gen.h"
@@ -205,6 +205,24 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
   em.open("for (int jj = 0; jj < " + std::to_string(NR) + "; ++jj) {", false);
   for (auto& a : acc) em.line(a + "[jj] = " + identity(p.c.op, dt) + ";");
   em.close();
+  // A float sum of products accumulates with one rounding per term (fused multiply-add), as
+  // BLAS does for the same contraction: `(p - q) ** 2` or `(p - q) * (p - q)` summed runs as
+  // sub + fma instead of sub + mul + add, a third fewer vector operations on the kernel's
+  // critical path. This is a rounding decision (docs/jit.md, "Reductions"): the tiled kernels
+  // already accumulate in the operand type like NumPy's `@`, unlike the interpreter's f64 sum.
+  const NodeRef& body = ir::lreduce_body(p.c.reduce);
+  NodeRef fma_lhs, fma_rhs;  // rhs empty: a square of the lhs
+  if (p.c.op == ir::ReduceOp::Sum && is_float(dt) && body->kind == Kind::Binary && dtype_of(body) == dt) {
+    auto bop = static_cast<ir::BinOp>(body->ival);
+    const NodeRef& l = ir::bin_lhs(*body);
+    const NodeRef& rr = ir::bin_rhs(*body);
+    if (bop == ir::BinOp::Mul && dtype_of(l) == dt && dtype_of(rr) == dt) {
+      fma_lhs = l;
+      fma_rhs = rr;
+    } else if (bop == ir::BinOp::Pow && rr->kind == Kind::IntLit && rr->ival == 2 && dtype_of(l) == dt) {
+      fma_lhs = l;
+    }
+  }
   // One k sweep; `full` reads Y in place without clamping the columns.
   auto sweep = [&](bool full) {
     size_t m1 = mark();
@@ -237,9 +255,14 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
     for (int ii = 0; ii < MR; ++ii) {
       for (uint32_t id : xs) read_subst_[id] = xv[static_cast<size_t>(ii)];
       for (uint32_t id : ys) read_subst_[id] = yv;
-      Val v = convert(value(ir::lreduce_body(p.c.reduce)), dt);
-      em.line(acc[static_cast<size_t>(ii)] + "[" + jj + "] = " +
-              combine(p.c.op, dt, acc[static_cast<size_t>(ii)] + "[" + jj + "]", v.c) + ";");
+      const std::string a = acc[static_cast<size_t>(ii)] + "[" + jj + "]";
+      if (fma_lhs) {
+        Val f = value(fma_lhs), g = fma_rhs ? value(fma_rhs) : f;
+        em.line(a + " = " + (dt == DType::F32 ? "__builtin_fmaf(" : "__builtin_fma(") + f.c + ", " + g.c + ", " + a + ");");
+        continue;
+      }
+      Val v = convert(value(body), dt);
+      em.line(a + " = " + combine(p.c.op, dt, a, v.c) + ";");
     }
     read_subst_.clear();
     in_simd = saved_simd;
@@ -286,7 +309,8 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
   k.plan.push_back(std::string("tiled: ") + ir::reduce_op_name(p.c.op) + " over " + std::to_string(p.c.summed.size()) +
                    " index(es) in " + std::to_string(MR) + "x" + std::to_string(NR) + " register tiles, columns from " +
                    ir::index_base(Y.read)->name + (per_outer ? " (packed per outer point)" : packed ? " (packed)" : " (in place)") +
-                   (p.in_place ? " into the tensor" : " into scratch") + (p.whole ? "" : ", then the loops read it"));
+                   (p.in_place ? " into the tensor" : " into scratch") + (p.whole ? "" : ", then the loops read it") +
+                   (fma_lhs ? ", multiply-adds fused" : ""));
 }
 
 }  // namespace ein::codegen
