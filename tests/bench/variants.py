@@ -452,6 +452,117 @@ def np_transpose_add(reps):
     return ms, (C[3, 5], C[3900, 17])
 
 
+# ---- session 9: more everyday programs of the issue's classes, not in the benchmark ----
+
+@variant("cosine_sim", "contraction", """
+// Cosine similarity of 1500 queries against 2000 keys in 96 dimensions, f32: a GEMM whose
+// epilogue divides by two norm vectors computed in the same program.
+let A[i in 0..1500, k in 0..96] = ((i * 7 + k * 3) % 17) as f32 * 0.1 - 0.8;
+let B[j in 0..2000, k in 0..96] = ((j * 5 + k * 11) % 13) as f32 * 0.1 - 0.6;
+// bench: begin
+let na[i] = std::math::sqrt(sum[k](A[i, k] * A[i, k]));
+let nb[j] = std::math::sqrt(sum[k](B[j, k] * B[j, k]));
+let C[i, j] = sum[k](A[i, k] * B[j, k]) / (na[i] * nb[j] + 0.000001);
+// bench: end
+print(C[3, 5], C[1400, 1900]);
+""")
+def np_cosine(reps):
+    A = vals((1500, 96), 7, 3, 17, 0.1, 0.8, f32)
+    B = vals((2000, 96), 5, 11, 13, 0.1, 0.6, f32)
+
+    def run():
+        na = np.sqrt((A * A).sum(1))
+        nb = np.sqrt((B * B).sum(1))
+        return (A @ B.T) / (na[:, None] * nb[None, :] + f32(1e-6))
+    ms, C = bench.best_of(reps, run)
+    return ms, (C[3, 5], C[1400, 1900])
+
+
+@variant("bilinear_batch", "contraction", """
+// A bilinear form per sample, x_b^T A y_b, for 4000 samples of width 256, f64 (three factors
+// with a batch axis: A y first is one GEMM, then a row-wise dot product).
+let X[b in 0..4000, i in 0..256] = ((b * 7 + i * 3) % 17) as f64 * 0.1 - 0.8;
+let Y[b in 0..4000, j in 0..256] = ((b * 5 + j * 11) % 13) as f64 * 0.1 - 0.6;
+let A[i in 0..256, j in 0..256] = ((i * 3 + j * 13) % 11) as f64 * 0.01 - 0.05;
+// bench: begin
+let s[b] = sum[i, j](X[b, i] * A[i, j] * Y[b, j]);
+// bench: end
+print(s[3], s[3999]);
+""")
+def np_bilinear(reps):
+    X = vals((4000, 256), 7, 3, 17, 0.1, 0.8, f64)
+    Y = vals((4000, 256), 5, 11, 13, 0.1, 0.6, f64)
+    A = vals((256, 256), 3, 13, 11, 0.01, 0.05, f64)
+    ms, s = bench.best_of(reps, lambda: ((X @ A) * Y).sum(1))
+    return ms, (s[3], s[3999])
+
+
+@variant("conv1d_channels", "contraction", """
+// A 1-D convolution with 64 input and 128 output channels, width 7, over 4096 steps, bias and
+// ReLU, f32 (what a speech front end does; NumPy: im2col + one GEMM).
+let x[c in 0..64, t in 0..4102] = ((c * 7 + t * 3) % 17) as f32 * 0.1 - 0.8;
+let W[o in 0..128, c in 0..64, k in 0..7] = ((o * 5 + c * 3 + k * 11) % 13) as f32 * 0.01 - 0.06;
+let bias[o in 0..128] = (o % 7) as f32 * 0.1 - 0.3;
+// bench: begin
+let y[o, t in 0..4096] = std::math::max(sum[c, k](W[o, c, k] * x[c, t + k]) + bias[o], 0.0);
+// bench: end
+print(y[3, 5], y[127, 4000]);
+""")
+def np_conv1d(reps):
+    x = vals((64, 4102), 7, 3, 17, 0.1, 0.8, f32)
+    o, c, k = grid(128, 64, 7)
+    W = ((o * 5 + c * 3 + k * 11) % 13).astype(f32) * f32(0.01) - f32(0.06)
+    b = (np.arange(128) % 7).astype(f32) * f32(0.1) - f32(0.3)
+
+    def run():
+        cols = np.lib.stride_tricks.sliding_window_view(x, 7, axis=1)[:, :4096]  # [c, t, k]
+        cols = cols.transpose(0, 2, 1).reshape(64 * 7, 4096)
+        return np.maximum(W.reshape(128, 64 * 7) @ cols + b[:, None], f32(0.0))
+    ms, y = bench.best_of(reps, run)
+    return ms, (y[3, 5], y[127, 4000])
+
+
+@variant("logsumexp_rows", "fusable", """
+// Numerically stable log-sum-exp of each row (a cross-entropy denominator), 4096 x 1000 f32.
+let Z[r in 0..4096, c in 0..1000] = ((r * 7 + c * 3) % 17) as f32 * 0.3 - 2.4;
+// bench: begin
+let mx[r] = max[c](Z[r, c]);
+let lse[r] = mx[r] + std::math::log(sum[c](std::math::exp(Z[r, c] - mx[r])));
+// bench: end
+print(lse[3], lse[4000]);
+""")
+def np_logsumexp(reps):
+    Z = vals((4096, 1000), 7, 3, 17, 0.3, 2.4, f32)
+
+    def run():
+        mx = Z.max(1)
+        return mx + np.log(np.exp(Z - mx[:, None]).sum(1))
+    ms, l = bench.best_of(reps, run)
+    return ms, (l[3], l[4000])
+
+
+@variant("manhattan_f32", "fusable", """
+// L1 (Manhattan) distances between 1024 and 1536 points in 48 dimensions, f32.
+let P[i in 0..1024, k in 0..48] = ((i * 7 + k * 3) % 17) as f32 * 0.1 - 0.8;
+let Q[j in 0..1536, k in 0..48] = ((j * 5 + k * 11) % 13) as f32 * 0.1 - 0.6;
+// bench: begin
+let D[i, j] = sum[k](std::math::abs(P[i, k] - Q[j, k]));
+// bench: end
+print(D[3, 5], D[1000, 1500]);
+""")
+def np_manhattan(reps):
+    P = vals((1024, 48), 7, 3, 17, 0.1, 0.8, f32)
+    Q = vals((1536, 48), 5, 11, 13, 0.1, 0.6, f32)
+
+    def run():  # in row blocks, as one would to keep the [i, j, k] temporary small
+        D = np.empty((1024, 1536), f32)
+        for s in range(0, 1024, 64):
+            D[s:s + 64] = np.abs(P[s:s + 64, None, :] - Q[None, :, :]).sum(2)
+        return D
+    ms, D = bench.best_of(reps, run)
+    return ms, (D[3, 5], D[1000, 1500])
+
+
 TARGET = {"contraction": 1.1, "fusable": 0.5, "recurrence": 1.0}
 
 
