@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lang/passes/context.h"
+#include "lang/ir/kid_families.h"
 #include "lang/passes/ir_build.h"
 #include "lang/resolve/builtins.h"
 
@@ -94,6 +95,65 @@ std::optional<int64_t> fold_int(const CompileCtx& cx, const Unit& u, const NodeR
       if (to == "i32" && (*v < INT32_MIN || *v > INT32_MAX)) return std::nullopt;
       if (to == "i8" && (*v < INT8_MIN || *v > INT8_MAX)) return std::nullopt;
       return v;
+    }
+    default: return std::nullopt;
+  }
+}
+
+// [min, max] of an integer expression over every point of the index variables it mentions,
+// each within its folded range (RangeFact::lo_const/hi_const). Interval arithmetic: a hull,
+// so a single-point result is exact wherever the expression is evaluated.
+std::optional<std::pair<int64_t, int64_t>> int_hull(const CompileCtx& cx, const Unit& u, const NodeRef& e) {
+  using Hull = std::optional<std::pair<int64_t, int64_t>>;
+  if (!e) return std::nullopt;
+  if (auto v = fold_int(cx, u, e)) return std::pair{*v, *v};
+  auto hull = [&](const NodeRef& x) { return int_hull(cx, u, x); };
+  auto span4 = [](std::optional<int64_t> a, std::optional<int64_t> b, std::optional<int64_t> c,
+                  std::optional<int64_t> d) -> Hull {
+    if (!a || !b || !c || !d) return std::nullopt;
+    return std::pair{std::min({*a, *b, *c, *d}), std::max({*a, *b, *c, *d})};
+  };
+  switch (e->kind) {
+    case Kind::Name: {
+      auto it = u.ranges.find(e->def);
+      if (it == u.ranges.end() || !it->second.lo_const || !it->second.hi_const) return std::nullopt;
+      if (*it->second.hi_const <= *it->second.lo_const) return std::nullopt;  // never runs
+      return std::pair{*it->second.lo_const, *it->second.hi_const - 1};
+    }
+    case Kind::Unary: {
+      if (static_cast<ir::UnOp>(e->ival) != ir::UnOp::Neg) return std::nullopt;
+      auto a = hull(ir::unary_operand(*e));
+      if (!a) return std::nullopt;
+      auto lo = irb::sub_exact(0, a->second), hi = irb::sub_exact(0, a->first);
+      if (!lo || !hi) return std::nullopt;
+      return std::pair{*lo, *hi};
+    }
+    case Kind::Binary: {
+      auto a = hull(ir::bin_lhs(*e)), b = hull(ir::bin_rhs(*e));
+      if (!a || !b) return std::nullopt;
+      switch (static_cast<ir::BinOp>(e->ival)) {
+        case ir::BinOp::Add: {
+          auto lo = irb::add_exact(a->first, b->first), hi = irb::add_exact(a->second, b->second);
+          if (!lo || !hi) return std::nullopt;
+          return std::pair{*lo, *hi};
+        }
+        case ir::BinOp::Sub: {
+          auto lo = irb::sub_exact(a->first, b->second), hi = irb::sub_exact(a->second, b->first);
+          if (!lo || !hi) return std::nullopt;
+          return std::pair{*lo, *hi};
+        }
+        case ir::BinOp::Mul:
+          return span4(irb::mul_exact(a->first, b->first), irb::mul_exact(a->first, b->second),
+                       irb::mul_exact(a->second, b->first), irb::mul_exact(a->second, b->second));
+        default: return std::nullopt;
+      }
+    }
+    case Kind::IMin:
+    case Kind::IMax: {
+      auto a = hull(ir::iminmax_a(e)), b = hull(ir::iminmax_b(e));
+      if (!a || !b) return std::nullopt;
+      if (e->kind == Kind::IMin) return std::pair{std::min(a->first, b->first), std::min(a->second, b->second)};
+      return std::pair{std::max(a->first, b->first), std::max(a->second, b->second)};
     }
     default: return std::nullopt;
   }

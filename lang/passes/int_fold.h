@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "lang/ir/node.h"
@@ -29,5 +30,12 @@ std::optional<std::vector<int64_t>> known_shape(const CompileCtx& cx, const Unit
 // + - * / %, min/max, and casts that keep the value. Exact or not at all: a result past i64
 // stays unknown, for the run-time E006/E008.
 std::optional<int64_t> fold_int(const CompileCtx& cx, const Unit& u, const ir::NodeRef& e);
+
+// The least and greatest value of an integer IR expression over the points of the index
+// variables it mentions (each in its folded range), when fold_int's rules and interval
+// arithmetic (+ - * unary -, min/max) bound it; nullopt otherwise or when a range is empty.
+// A bound of a dependent range whose hull is one value (`max(0, -t)` for t in 0..n) is that
+// value at every point the range is used.
+std::optional<std::pair<int64_t, int64_t>> int_hull(const CompileCtx& cx, const Unit& u, const ir::NodeRef& e);
 
 }  // namespace ein

@@ -106,6 +106,16 @@ class ShapeWalker {
     if (it == u_.ranges.end()) return;
     it->second.lo_const = fold(it->second.lo);
     it->second.hi_const = fold(it->second.hi);
+    // A bound over outer indices that takes one value on all of their ranges (a window's
+    // `max(0, -t)` and `min(K, n - t)` when every t keeps the window inside): that constant, so
+    // the range is rectangular for the kernels (a contraction, a packed convolution).
+    auto one = [&](const NodeRef& b) -> std::optional<int64_t> {
+      auto h = int_hull(cx_, u_, b);
+      if (h && h->first == h->second) return h->first;
+      return std::nullopt;
+    };
+    if (!it->second.lo_const) it->second.lo_const = one(it->second.lo);
+    if (!it->second.hi_const) it->second.hi_const = one(it->second.hi);
   }
 
   void fold_site(const NodeRef& root) {
