@@ -247,9 +247,11 @@ class Gen {
   struct Carry {
     std::unordered_set<uint32_t> reads;  // ids of the Index nodes it replaces
     std::string name;
+    std::string fixed;  // set when the step is a function of the carried value alone (see store)
   };
   Carry carry_;
   bool setup_carry(const ir::NodeRef& loop, const std::string& lo, const std::string& hi, bool reverse);
+  bool step_reads_only_carry(const ir::NodeRef& value, const std::unordered_set<ir::DefId>& var) const;
   // Sequential order of the current point for error reporting, and the stop condition.
   std::string ord_ = "0";
   std::string stop_ord_ = "INT64_MAX";
