@@ -47,11 +47,9 @@ bool Gen::usable(const ContractionPlan& p) {
     // `C[i in 0..len(A), j in 0..len(B[0])] = sum[k in 0..len(B)](A[i, k] * B[k, j])`) is fine
     // when each axis is a plain variable: prepare() then checks at run time that every axis
     // holds its variable's range, and the checked loops run (and report E005) when one does not.
-    if (!is_proven(*unit, r) && !assumed(r)) {
-      if (o.gathered) return false;
+    if (!is_proven(*unit, r) && !assumed(r) && !o.gathered)
       for (DefId d : o.axes)
         if (!d.valid()) return false;
-    }
     if (fusion.producers.count(ir::index_base(r)->def) || buf_alias.count(def_key(ir::index_base(r)->def))) return false;
     // A windowed tensor keeps rows mod W: only a fixed row can be addressed as a block.
     if (r->has(ir::kWindowed) && o.axes[0].valid()) return false;
@@ -183,6 +181,10 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
   for (size_t i = 0; i < p.c.operands.size(); ++i) {
     const ContractionOperand& o = p.c.operands[i];
     if (!p.guarded && (is_proven(*unit, o.read) || assumed(o.read))) continue;
+    if (o.gathered) {
+      gathered_bounds(o, c, static_cast<int>(i));
+      continue;
+    }
     for (size_t a = 0; a < o.axes.size(); ++a) {
       if (!o.axes[a].valid()) {
         c.ok = false;
@@ -458,6 +460,37 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
                    (g.tb ? "ᵀ" : "") + ")" + (g.batch.empty() ? "" : " per batch point (in parallel, one BLAS thread each, when small or many)") +
                    (p.in_place ? " into the tensor" : " into scratch") +
                    (p.whole ? "" : ", then the loops read it") + " (loops when M·N·K < 4096)");
+}
+
+// The run-time bounds check of a gathered read (`X[n, c, oh * s0 + kh * d0, ..]` with explicit
+// ranges or run-time strides): each subscript is affine in the read's variables (contraction.cpp
+// affine_vars), so over the box [0, ext) its extremes are its value at 0 plus, per variable,
+// the negative or positive part of the change from 0 to ext - 1. Both must be in the axis.
+void Gen::gathered_bounds(const ContractionOperand& o, Contract& c, int i) {
+  auto ext = [&](DefId d) { return c.ext[def_key(d)].c; };
+  auto at = [&](DefId moved, const NodeRef& s) {
+    size_t m = mark();
+    for (DefId d : o.axes) {
+      Val v{d == moved ? "(" + ext(d) + " - 1)" : "0LL", DType::I64, 0, true};
+      v.bits = kExtentBits;
+      bind(d, v);
+    }
+    std::string out = index(s).c;
+    unbind_to(m);
+    return out;
+  };
+  const auto& subs = ir::index_args(o.read);
+  for (size_t a = 0; a < subs.size(); ++a) {
+    std::string f0 = at(DefId{}, subs[a]), lo = f0, hi = f0;
+    for (DefId d : o.axes) {
+      std::string delta = "((int64_t)" + at(d, subs[a]) + " - (int64_t)" + f0 + ")";
+      lo += " + ein_imin(0, " + delta + ")";
+      hi += " + ein_imax(0, " + delta + ")";
+    }
+    c.guards.push_back("(" + lo + " >= 0)");
+    c.guards.push_back("(" + hi + " < " + extent(c.bufs[static_cast<size_t>(i)], static_cast<int>(a)) + ")");
+  }
+  for (DefId d : o.axes) c.guards.push_back("(" + ext(d) + " > 0)");
 }
 
 // Fills a gathered operand's packed copy: the read evaluated at every point of its variables

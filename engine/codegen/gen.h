@@ -193,6 +193,7 @@ class Gen {
   Val alpha_of(const ContractionPlan& p, DType dt, bool with_store_factors);
   void emit_blas(const ContractionPlan& p, const Contract& c);
   void emit_gather(const ContractionOperand& o, const Contract& c, const Dest& pack);
+  void gathered_bounds(const ContractionOperand& o, Contract& c, int i);
   void emit_tiled(const ContractionPlan& p, const Contract& c);
   void emit_factorised(const ContractionPlan& p, const Contract& c);  // contract_steps.cpp
   void emit_partial(const ContractionPlan& p, const Contract& c);     // contract_steps.cpp
