@@ -110,16 +110,22 @@ Val Gen::call(const NodeRef& e) {
         int bi = buffer_of(ir::index_base(row));
         size_t n = ir::index_args_count(row);
         if (static_cast<int>(n) >= k.bufs[static_cast<size_t>(bi)].rank) break;
+        // The value is defined where its indices exist (an extent used by a loop bound may be
+        // hoisted, as the contraction plans need), and is 0 when the row does not; the check
+        // stays where the interpreter would evaluate it.
         int level = 0;
+        std::string inside;
         for (size_t a = 0; a < n; ++a) {
           Val x = index(ir::index_args(row)[a]);
           level = std::max(level, x.level);
           std::string ext = extent(bi, static_cast<int>(a));
-          em.line("if (EIN_UNLIKELY(!((uint64_t)" + x.c + " < (uint64_t)" + ext + "))) ein_fail(A, " +
-                  std::to_string(site(row->span)) + ", EIN_E_BOUNDS, " + ord_ + ", " + x.c + ", " + std::to_string(a) +
-                  ", " + ext + ");");
+          std::string ok = "(uint64_t)" + x.c + " < (uint64_t)" + ext;
+          inside += (inside.empty() ? "" : " && ") + ok;
+          em.line("if (EIN_UNLIKELY(!(" + ok + "))) ein_fail(A, " + std::to_string(site(row->span)) + ", EIN_E_BOUNDS, " +
+                  ord_ + ", " + x.c + ", " + std::to_string(a) + ", " + ext + ");");
         }
-        return em.define(DType::I32, "i32", "((i32)" + extent(bi, static_cast<int>(n)) + ")", level, Motion::Pinned);
+        return em.define(DType::I32, "i32", "((" + inside + ") ? (i32)" + extent(bi, static_cast<int>(n)) + " : (i32)0)", level,
+                         Motion::Cheap);
       }
       default: break;
     }
