@@ -166,7 +166,7 @@ class Planner {
     // one using none is hoisted by codegen's loop-invariant code motion.)
     const bool partial_ok = !c->free.empty() && (c->free.size() < vars.size() || columns(*c));
     if (c->operands.size() < 2) {
-      if (partial_ok) partial(std::move(*c), loops, vars, guarded);
+      if (partial_ok) partial(std::move(*c), loops, vars, guarded, /*windows=*/columns(*c));
       return;
     }
     const bool many = c->operands.size() > 2;
@@ -238,6 +238,14 @@ class Planner {
       // The last step writes the tensor in its own order, or scratch in the step's order.
       return choose(p->in_place ? layouts[0] : p->path.back().keep);
     }
+    // A window against a filter that uses no free variable (a correlation `w[k] * x[i + k]`,
+    // per batch row or channel): a gathered copy would feed a GEMV that reads each copied
+    // value once, so the column blocks read the window in place instead.
+    bool filter = gathered;
+    for (auto& o : ops)
+      for (DefId d : p->c.free)
+        if (!o.gathered && o.uses(d)) filter = false;
+    if (filter && !guarded && columns(p->c)) return partial(std::move(p->c), loops, vars, guarded, /*windows=*/true);
     if (float_operands && p->c.product)
       for (auto& l : layouts)
         if (auto g = gemm_shape(p->c, l)) {
@@ -286,9 +294,11 @@ class Planner {
     if (partial_ok) partial(std::move(p->c), loops, vars, guarded);
   }
 
-  void partial(Contraction c, const std::vector<NodeRef>& loops, const std::vector<DefId>& vars, bool guarded) {
+  // `windows`: gathered reads are allowed, evaluated in place by the column blocks.
+  void partial(Contraction c, const std::vector<NodeRef>& loops, const std::vector<DefId>& vars, bool guarded,
+               bool windows = false) {
     for (auto& o : c.operands)
-      if (o.gathered) return;
+      if (o.gathered && !windows) return;
     DType rdt = c.reduce->dt >= 0 ? static_cast<DType>(c.reduce->dt) : DType::Bool;
     if (rdt == DType::Bool || rdt == DType::F16 || rdt == DType::BF16) return;
     auto p = std::make_shared<ContractionPlan>();
@@ -304,15 +314,50 @@ class Planner {
 
   // Every read has a variable on its last (unit-stride) axis, none of them summed, and one of
   // them is the innermost free variable: per point, the reduction would walk a column.
+  //
+  // Also a window read (a correlation's `x[i + k]`, `x[c, t + k]`) whose last subscript moves
+  // one element per step of the innermost free variable and whose other subscripts do not
+  // use it, next to reads that do not use that variable at all (the filter `w[k]`): the blocks
+  // then read the window contiguously and the filter as a broadcast, so a short reduction no
+  // longer is the only vectorised loop.
+  static bool mentions(const NodeRef& e, DefId d) {
+    bool m = false;
+    ir::for_each_node(e, [&](const NodeRef& x) { m = m || (x->kind == Kind::Name && x->def == d); });
+    return m;
+  }
+  static bool unit_in(const NodeRef& e, DefId d) {
+    if (e->kind == Kind::Name) return e->def == d;
+    if (e->kind != Kind::Binary) return false;
+    auto b = static_cast<BinOp>(e->ival);
+    const NodeRef& l = ir::bin_lhs(e);
+    const NodeRef& r = ir::bin_rhs(e);
+    if (b == BinOp::Add) return (unit_in(l, d) && !mentions(r, d)) || (unit_in(r, d) && !mentions(l, d));
+    if (b == BinOp::Sub) return unit_in(l, d) && !mentions(r, d);
+    return false;
+  }
   static bool columns(const Contraction& c) {
     if (c.free.empty()) return false;
-    bool hit = false;
+    const DefId j = c.free.back();
+    bool hit = false, window = false, flat = true;  // flat: every read keeps a free variable last
     for (auto& o : c.operands) {
-      if (o.gathered || o.axes.empty() || !o.axes.back().valid() || contains(c.summed, o.axes.back())) return false;
-      hit = hit || o.axes.back() == c.free.back();
+      if (o.gathered) {
+        const auto args = ir::index_args(o.read);
+        if (args.empty() || !unit_in(args.back(), j)) return false;
+        for (size_t a = 0; a + 1 < args.size(); ++a)
+          if (mentions(args[a], j)) return false;
+        hit = window = true;
+        continue;
+      }
+      if (!o.axes.empty() && o.axes.back().valid() && !contains(c.summed, o.axes.back())) {
+        hit = hit || o.axes.back() == j;
+        continue;
+      }
+      if (o.uses(j)) return false;
+      flat = false;
     }
-    return hit;
+    return hit && (flat || window);
   }
+
 
   // The cheapest order of pairwise steps for a product of three or more operands: an exhaustive
   // search over pairings (dynamic programming over subsets of operands, 3^n for n <= 8), the

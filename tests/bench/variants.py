@@ -563,6 +563,22 @@ def np_manhattan(reps):
     return ms, (D[3, 5], D[1000, 1500])
 
 
+@variant("correlation_31tap", "fusable", """
+// A 31-tap FIR filter (correlation) over 10^6 samples, f32.
+let x[t in 0..1000030] = ((t * 7) % 17) as f32 * 0.1 - 0.8;
+let w[k in 0..31] = ((k * 5) % 13) as f32 * 0.01 - 0.06;
+// bench: begin
+let y[i] = sum[k](w[k] * x[i + k]);
+// bench: end
+print(y[3], y[999999]);
+""")
+def np_correlation(reps):
+    x = ((np.arange(1000030) * 7) % 17).astype(f32) * f32(0.1) - f32(0.8)
+    w = ((np.arange(31) * 5) % 13).astype(f32) * f32(0.01) - f32(0.06)
+    ms, y = bench.best_of(reps, lambda: np.correlate(x, w, mode="valid"))
+    return ms, (y[3], y[999999])
+
+
 TARGET = {"contraction": 1.1, "fusable": 0.5, "recurrence": 1.0}
 
 
