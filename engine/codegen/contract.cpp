@@ -142,7 +142,7 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
   for (auto& [key, v] : c.ext) all.push_back(v.c);
   for (size_t i = 0; i < p.c.operands.size(); ++i) {
     const ContractionOperand& o = p.c.operands[i];
-    if (!o.gathered) continue;
+    if (!o.gathered || p.kernel == ContractionKernel::Partial) continue;  // columns read it in place
     if (!c.sizes_at_entry) {
       c.ok = false;
       return c;
