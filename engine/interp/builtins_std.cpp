@@ -265,7 +265,15 @@ Value std_builtin(Builtin b, std::vector<Value>& args, const std::string& root_d
       fs_do(str_arg(args, 0, "the operation"), str_arg(args, 1, "the path"), str_arg(args, 2, "the second argument"));
       return Value::unit();
     case Builtin::FileSize: return file_size(str_arg(args, 0, "the path"));
-    case Builtin::Reshape: return reshape(args[0], args[1]);
+    case Builtin::Reshape: {
+      Value y = reshape(args[0], args[1]);
+      // The rank the caller promised, which its static type may rely on.
+      int64_t rank = y.is_tensor() ? y.tensor_ref().rank() : 0;
+      if (args.size() == 3 && args[2].as_i64() != rank)
+        fault("E004", "reshape: the shape gives rank " + std::to_string(rank) + ", the caller promised " +
+                          std::to_string(args[2].as_i64()));
+      return y;
+    }
     case Builtin::Cast: return cast_value(args[0], cast_target(args[1]));
     case Builtin::Einsum: return einsum(str_arg(args, 0, "the equation"), args[1], interrupt);
     case Builtin::Convert: {

@@ -57,6 +57,11 @@ class Tape {
   void pin_node_types(const NodeRef& orig, const NodeRef& copy, const Unit* spec);
   NodeRef pointwise(const NodeRef& e, const std::vector<NodeRef>& idx);
   NodeRef reshaped_read(const NodeRef& v, const NodeRef& y, const std::vector<NodeRef>& idx);
+  NodeRef einsum_point(const NodeRef& e, const std::vector<NodeRef>& idx);
+  NodeRef split_part(const NodeRef& e, const std::vector<NodeRef>& idx);
+  std::optional<std::pair<std::vector<int64_t>, int>> split_layout(const NodeRef& call) const;
+  ir::Kids tuple_elements(const NodeRef& e) const;
+  NodeRef destructured_part(const NodeRef& let, DefId d);
   NodeRef whole_reductions(const NodeRef& e);
   // Comprehensions (ad_comp.cpp): an entry linear in per-input Jacobians, and comprehensions
   // nested in expressions hoisted to definitions of their own.

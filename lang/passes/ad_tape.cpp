@@ -131,8 +131,12 @@ bool Tape::visit(DefId d) {
   };
   scan(stmt);
   if (active && stmt->kind == Kind::Let && ir::let_pattern(*stmt)->kind != Kind::PBind) {
-    visiting_.erase(d);
-    unsupported("tuple destructuring of a differentiated value", stmt->span);
+    NodeRef part = destructured_part(stmt, d);
+    if (!part) {
+      visiting_.erase(d);
+      unsupported("tuple destructuring of a differentiated value", stmt->span);
+    }
+    stmt = part;
   }
   Entry e;
   if (active) e = normalise(d, stmt);
@@ -216,36 +220,6 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
   return e;
 }
 
-// `let y = __reshape(x, shape)` with a statically ranked y (a literal shape): at a point of y,
-// x read at the position with the same row-major offset. The map is a bijection, so the
-// adjoint is that read's scatter. nullptr when v is not such a call.
-NodeRef Tape::reshaped_read(const NodeRef& v, const NodeRef& y, const std::vector<NodeRef>& idx) {
-  if (v->kind != Kind::Call || idx.empty()) return nullptr;
-  auto b = builtin_of(ir::call_callee(v)->def);
-  ir::Kids args = ir::call_args(v);
-  if (!b || *b != Builtin::Reshape || args.size() != 2) return nullptr;
-  const NodeRef& x = args[0];
-  int rx = ir::rank_of(facts_.type(x));
-  if (rx < 1) unsupported("a reshape of a value of unknown rank", v->span);
-  auto bin = [](ir::BinOp op, const NodeRef& a, const NodeRef& c) { return ir::make_binary(op, a, c); };
-  // Extents in the indices' type (i32), as the slots' index variables are.
-  auto ext = [](const NodeRef& n) {
-    return ir::make({.kind = Kind::Cast, .span = n->span, .kids = {n, ir::make({.kind = Kind::TyPrim, .name = "i32"})}});
-  };
-  NodeRef flat = idx[0];
-  for (size_t a = 1; a < idx.size(); ++a)
-    flat = bin(ir::BinOp::Add, bin(ir::BinOp::Mul, flat, ext(irb::dim_of(y, static_cast<int>(a)))), idx[a]);
-  std::vector<NodeRef> at(static_cast<size_t>(rx));
-  NodeRef stride;
-  for (int a = rx - 1; a >= 0; --a) {
-    NodeRef n = ext(extent_of(x, a));
-    NodeRef q = stride ? bin(ir::BinOp::Div, flat, stride) : flat;
-    at[static_cast<size_t>(a)] = a == 0 ? q : bin(ir::BinOp::Mod, q, n);
-    stride = stride ? bin(ir::BinOp::Mul, stride, n) : n;
-  }
-  return pointwise(x, at);
-}
-
 // ---- calls over arrays ----------------------------------------------------------------------
 
 NodeRef Tape::extract_calls(const NodeRef& e) {
@@ -283,8 +257,16 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
       }
     return n;
   }
+  // A tuple of arrays is arrays too (`einsum("i,i->", (a, b))` returns a number).
+  auto has_array = [](const TypeRef& t) {
+    if (ir::rank_of(t) > 0) return true;
+    if (!t || t->k != ir::Type::K::Tuple) return false;
+    for (auto& el : t->elems)
+      if (ir::rank_of(el) > 0) return true;
+    return false;
+  };
   bool arrays = ir::rank_of(facts_.type(e)) > 0;
-  for (const NodeRef& a : orig_args) arrays = arrays || ir::rank_of(facts_.type(a)) > 0;
+  for (const NodeRef& a : orig_args) arrays = arrays || has_array(facts_.type(a));
   if (!arrays) {  // a scalar call: differentiated per point by forward mode
     // Forward mode looks its target up without knowing which specialisation's body this call
     // was copied from (they share nodes: `flip(x[..])` is rank 1 -> 0 in one, 2 -> 1 in another).
@@ -322,7 +304,13 @@ NodeRef Tape::inline_call(const NodeRef& call) {
   };
   for (size_t a = 0; a < params.size() && a < args.size(); ++a) {
     const NodeRef& p = params[a];
-    if (mentions_bound(args[a])) {
+    // A tuple of names (einsum's operands `(A, B)`) stands in place: the body's builtin sees the
+    // operands, and no tuple-valued binding stands between them and the derivative. So does a
+    // string (the equation): re-analysis types the builtin from the literal.
+    bool names_tuple = args[a]->kind == Kind::TupleLit;
+    for (const NodeRef& el : names_tuple ? ir::tuple_elems(args[a]) : ir::Kids{})
+      names_tuple = names_tuple && (el->kind == Kind::Name || el->kind == Kind::Path);
+    if (mentions_bound(args[a]) || names_tuple || args[a]->kind == Kind::StrLit) {
       // An argument that varies per point of the enclosing clause or reduction (`f(v, n as
       // f64)` in `w[n in 3..6]`) cannot be a statement before it: the body reads it in place.
       cp.subst[p->def] = args[a];
@@ -402,6 +390,19 @@ NodeRef Tape::inline_call(const NodeRef& call) {
   v = extract_calls(v);
   --inline_depth_;
   within_ = saved_within;
+  // A reshaped value (`expand(x, [2, 1, 3])` inside an expression) is read through its own
+  // extents, so it becomes a named statement of the tape.
+  auto b = v->kind == Kind::Call ? builtin_of(ir::call_callee(v)->def) : std::nullopt;
+  if (b && *b == Builtin::Reshape && ir::rank_of(facts_.type(v)) > 0 && !mentions_bound(v)) {
+    DefId t = cx_.resolver.new_def("reshaped", DefKind::Local, call->span);
+    facts_.note_def_type(t, facts_.type(v));
+    NodeRef let = let_typed("reshaped", t, v, facts_.type(v));
+    if (within_) stmt_within_[let->id] = within_;
+    visible_[t] = let;
+    emits_.push_back(let);
+    v = name("reshaped", t);
+    facts_.note_type(v->id, facts_.type(ir::let_value(*let)));
+  }
   return v;
 }
 
@@ -463,13 +464,20 @@ bool Tape::split_tuple_let(const NodeRef& s) {
     v = nullptr;  // the let stays whole: its names are E013 only if a derivative needs them
     inline_depth_ = depth;
   }
-  if (!v || v->kind != Kind::TupleLit || ir::tuple_elems_count(v) != names.size()) {
+  // `let (a, b) = split(x, [2, 3], 1)`: the parts are `__split(..).0` and `.1`.
+  auto lay = v ? split_layout(v) : std::nullopt;
+  bool parts = lay && lay->first.size() == names.size();
+  if (!parts && (!v || v->kind != Kind::TupleLit || ir::tuple_elems_count(v) != names.size())) {
     emits_.resize(emitted);
     return false;
   }
   for (size_t k = 0; k < names.size(); ++k) {
     const NodeRef& p = names[k];
-    NodeRef let = let_typed(p->name, p->def, ir::tuple_elems(v)[k], facts_.def_type(p->def));
+    NodeRef part = parts ? ir::make({.kind = Kind::Member, .span = v->span, .kids = {v},
+                                     .ival = static_cast<int64_t>(k), .flags = ir::kTupleField})
+                         : ir::tuple_elems(v)[k];
+    if (parts) facts_.note_type(part->id, facts_.def_type(p->def));
+    NodeRef let = let_typed(p->name, p->def, part, facts_.def_type(p->def));
     visible_[p->def] = let;
     emits_.push_back(let);
   }
@@ -497,6 +505,8 @@ NodeRef Tape::whole_reductions(const NodeRef& e) {
   std::vector<NodeRef> kids;
   for (auto& k : e->kids) kids.push_back(whole_reductions(k));
   NodeRef n = ir::with_kids(e, std::move(kids));
+  if (ir::rank_of(facts_.type(e)) == 0)  // `einsum("i,i->", (a, b))`: a sum at no point
+    if (NodeRef p = einsum_point(n, {})) return p;
   if (n->kind != Kind::Call || ir::call_args_count(n) != 1) return n;
   auto b = builtin_of(ir::call_callee(n)->def);
   if (!b || (*b != Builtin::Sum && *b != Builtin::Max && *b != Builtin::Min && *b != Builtin::Prod))
@@ -521,7 +531,9 @@ NodeRef Tape::whole_reductions(const NodeRef& e) {
 NodeRef Tape::pointwise(const NodeRef& e, const std::vector<NodeRef>& idx) {
   TypeRef t = facts_.type(e);
   int r = ir::rank_of(t);
+  if (NodeRef p = einsum_point(e, idx)) return p;
   if (r == 0) return e;
+  if (NodeRef p = split_part(e, idx)) return p;
   if (r != static_cast<int>(idx.size())) {
     unsupported("an elementwise expression mixing arrays of different ranks", e->span);
   }

@@ -474,11 +474,20 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       // The extents are run-time values, but a shape written as a literal (`[2, 3]`, `[-1, 4]`)
       // fixes the rank, and the elements keep their type: `relu(reshape(x, [2, 3]))` then types
       // relu's literal 0 as the element type (a dynamic result left it i32: E002 at run time).
-      if (!arity(2, 2)) return ir::t_unknown();
+      // A third argument is the rank the caller promises (checked when it runs): a library
+      // function whose shape is computed (`squeeze(x, [0])`) states it in terms of ranks and of
+      // literal axis lists, which are known per call.
+      if (!arity(2, 3)) return ir::t_unknown();
       TypeRef x = resolved(args[0]);
       NodeRef target = literal_arg(ir::call_args(e)[1]);
       if (x->k == Type::K::Array && target && target->kind == Kind::ArrayLit)
         return ir::t_array(x->elem, static_cast<int>(target->kids.size()));
+      if (args.size() == 3) {
+        expect(ir::t_scalar(DType::I32), args[2], arg_span(2), "a rank");
+        auto r = static_int(ir::call_args(e)[2]);
+        if (x->k == Type::K::Array && r && *r >= 0 && *r <= 64)
+          return *r == 0 ? x->elem : ir::t_array(x->elem, static_cast<int>(*r));
+      }
       return ir::t_unknown();
     }
     case Builtin::Cast: {

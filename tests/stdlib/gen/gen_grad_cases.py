@@ -15,11 +15,9 @@ SELU_A, SELU_G = 1.6732632423543772, 1.0507009873554805
 
 # name -> why its gradient cannot be taken yet (see /work/wt/FINDINGS.md, [autodiff])
 PENDING = {
-    "einsum": "autodiff: E013, `__einsum` has no derivative rule (the equation is a run-time string)",
-    "split": "autodiff: E013, the parts of `__split` are typed only at run time",
-    "squeeze_axes": "autodiff: E013, an axis list gives a result typed only at run time (`__reshape`)",
-    "expand_shape": "autodiff: E013, expanding to a shape array gives a result typed only at run time",
-    "gather_nd": "autodiff: E013, the result is typed only at run time (`__reshape`)",
+    "einsum_ellipsis": "autodiff: E013, an equation with `...` gives a result typed only at run time",
+    "split_count": "autodiff: E013, a count of parts (not a literal list of sizes) types the parts only at run time",
+    "gather_nd": "autodiff: E013, the rank depends on the index tuples' length, known only at run time",
 }
 
 

@@ -83,8 +83,21 @@ def shapes_and_indexing():
         ("unsqueeze", "unsqueeze(x, 1)", {"x": x}, ["x"], lambda x: x[:, None, :]),
         ("expand", "expand(x, 3)", {"x": x}, ["x"], lambda x: np.broadcast_to(x, (3, 2, 4))),
         ("expand_shape", "expand(x1, [2, 1, 3])", {"x1": x1}, ["x1"], lambda x1: np.broadcast_to(x1, (2, 2, 3))),
-        ("split", "split(x, 2, 1).1", {"x": x}, ["x"], lambda x: x[:, 2:]),
-        ("einsum", 'einsum("ij,jk->ik", (A, B))', {"A": A, "B": Bm}, ["A", "B"], lambda A, B: A @ B),
+        ("squeeze_axes_two", "squeeze(e, [0, 1])", {"e": e}, ["e"], lambda e: e[0, 0]),
+        ("squeeze_axes_negative", "squeeze(x1, [-3])", {"x1": x1}, ["x1"], lambda x1: x1[0]),
+        ("unsqueeze_axes", "unsqueeze(x, [0, 2])", {"x": x}, ["x"], lambda x: x[None, :, None, :]),
+        ("expand_shape_grow", "expand(x, [3, 1, 4])", {"x": x}, ["x"], lambda x: np.broadcast_to(x, (3, 2, 4))),
+        ("expand_shape_then_tanh", "std::ml::tanh(expand(x1, [2, 1, 1]) * 2.0)", {"x1": x1}, ["x1"],
+         lambda x1: np.tanh(np.broadcast_to(x1, (2, 2, 3)) * 2.0)),
+        ("split_count", "split(x, 2, 1).1", {"x": x}, ["x"], lambda x: x[:, 2:]),
+        ("split", "split(x, [2, 2], 1).1", {"x": x}, ["x"], lambda x: x[:, 2:]),
+        ("split_negative_axis", "split(x, [1, 3], -1).1", {"x": x}, ["x"], lambda x: x[:, 1:]),
+        ("split_rows", "split(x, [1, 1], 0).0 * 3.0", {"x": x}, ["x"], lambda x: x[:1] * 3.0),
+        ("split_destructured", "sa_ * sb_ + sa_", {"x": x}, ["x"], lambda x: x[:, :2] * x[:, 2:] + x[:, :2],
+         ["std::ml::*"], ["let (sa_, sb_) = split(x, [2, 2], 1);"]),
+    ] + einsums(A, Bm) + [
+        ("einsum_ellipsis", 'einsum("...ij,jk->...ik", (A, B))', {"A": A, "B": Bm}, ["A", "B"],
+         lambda A, B: np.einsum("...ij,jk->...ik", A, B)),
         ("space_to_depth", "space_to_depth(e, 2)", {"e": e}, ["e"],
          lambda e: e.reshape(1, 1, 2, 2, 2, 2).transpose(0, 3, 5, 1, 2, 4).reshape(1, 4, 2, 2)),
         ("identity", "identity(x)", {"x": x}, ["x"], lambda x: x),
@@ -101,6 +114,38 @@ def shapes_and_indexing():
         ("scatter_nd", "scatter_nd(d, [[2], [0]], u)", {"d": d, "u": rnd(317, (2, 3))}, ["d", "u"],
          lambda d, u: np.array([u[1], d[1], u[0]])),
     ]
+
+
+def einsums(A, B):
+    """einsum with a literal equation: each form against np.einsum's finite differences."""
+    C, v = rnd(330, (3, 3)), rnd(331, (3,))
+    P, Q = rnd(332, (2, 2, 3)), rnd(333, (2, 3, 2))
+    K = rnd(334, (2, 4, 3))
+    forms = [
+        ("einsum", "ij,jk->ik", "(A, B)", {"A": A, "B": B}),
+        ("einsum_batched", "bij,bjk->bik", "(P, Q)", {"P": P, "Q": Q}),
+        ("einsum_transpose", "ij->ji", "A", {"A": A}),
+        ("einsum_diagonal", "ii->i", "C", {"C": C}),
+        ("einsum_trace", "ii", "C", {"C": C}),
+        ("einsum_outer", "i,j->ij", "(v, v)", {"v": v}),
+        ("einsum_full", "ij,ij->", "(A, A)", {"A": A}),
+        ("einsum_chain", "ij,jk,kl->il", "(A, C, B)", {"A": A, "C": C, "B": B}),
+        ("einsum_implicit", "ij,jk", "(A, B)", {"A": A, "B": B}),
+        ("einsum_attention", "bqd,bkd->bqk", "(P, K)", {"P": P, "K": K}),
+    ]
+    out = []
+    for name, eq, ops, inputs in forms:
+        names = list(inputs)
+        ref = (lambda eq, names: lambda **kw: np.einsum(eq, *[kw[n] for n in
+                                                               (names if len(names) > 1 or "," not in eq
+                                                                else names * (eq.count(",") + 1))]))(eq, names)
+        out.append((name, f'einsum("{eq}", {ops})', inputs, names, ref))
+    # Inside an expression: a layer's scores through softmax.
+    out.append(("einsum_softmax", 'std::ml::softmax(einsum("bqd,bkd->bqk", (P, K)) * 0.5)', {"P": P, "K": K}, ["P", "K"],
+                lambda P, K: (lambda s: np.exp(s - s.max(-1, keepdims=True)) /
+                              np.exp(s - s.max(-1, keepdims=True)).sum(-1, keepdims=True))(
+                    np.einsum("bqd,bkd->bqk", P, K) * 0.5)))
+    return out
 
 
 def quantized():

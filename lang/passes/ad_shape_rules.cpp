@@ -1,0 +1,211 @@
+// Tape rules for the builtins that only move or combine elements: `__reshape`, `__einsum` with
+// a literal equation and a part of `__split` with literal sizes. Each becomes a read of its
+// operands at the point of the result, so the reverse sweep scatters (a reshape, a split part)
+// or contracts (an einsum) the adjoint with the machinery every indexed clause uses: the adjoint
+// of a reshape is the adjoint read back at the input's run-time shape, a split part's adjoint
+// fills its slice of the input (the parts together: their concatenation), an einsum's is an
+// einsum per operand.
+#include <map>
+
+#include "lang/passes/ad_reverse.h"
+#include "lang/passes/ir_build.h"
+#include "lang/resolve/builtins.h"
+
+namespace ein::ad {
+
+using ir::Kind;
+
+namespace {
+
+NodeRef bin(ir::BinOp op, const NodeRef& a, const NodeRef& c) { return ir::make_binary(op, a, c); }
+
+// Extents in the indices' type (i32), as the slots' index variables are.
+NodeRef as_index(const NodeRef& n) {
+  return ir::make({.kind = Kind::Cast, .span = n->span, .kids = {n, ir::make({.kind = Kind::TyPrim, .name = "i32"})}});
+}
+
+std::optional<Builtin> builtin_call(const NodeRef& e) {
+  if (!e || e->kind != Kind::Call) return std::nullopt;
+  return builtin_of(ir::call_callee(e)->def);
+}
+
+}  // namespace
+
+// `let y = __reshape(x, shape)` with a statically ranked y (a literal shape): at a point of y,
+// x read at the position with the same row-major offset. The map is a bijection, so the
+// adjoint is that read's scatter. nullptr when v is not such a call.
+NodeRef Tape::reshaped_read(const NodeRef& v, const NodeRef& y, const std::vector<NodeRef>& idx) {
+  auto b = builtin_call(v);
+  if (!b || *b != Builtin::Reshape || idx.empty() || ir::call_args_count(v) < 2) return nullptr;
+  const NodeRef& x = ir::call_args(v)[0];
+  int rx = ir::rank_of(facts_.type(x));
+  if (rx < 1) unsupported("a reshape of a value of unknown rank", v->span);
+  NodeRef flat = idx[0];
+  for (size_t a = 1; a < idx.size(); ++a)
+    flat = bin(ir::BinOp::Add, bin(ir::BinOp::Mul, flat, as_index(irb::dim_of(y, static_cast<int>(a)))), idx[a]);
+  std::vector<NodeRef> at(static_cast<size_t>(rx));
+  NodeRef stride;
+  for (int a = rx - 1; a >= 0; --a) {
+    NodeRef n = as_index(extent_of(x, a));
+    NodeRef q = stride ? bin(ir::BinOp::Div, flat, stride) : flat;
+    at[static_cast<size_t>(a)] = a == 0 ? q : bin(ir::BinOp::Mod, q, n);
+    stride = stride ? bin(ir::BinOp::Mul, stride, n) : n;
+  }
+  return pointwise(x, at);
+}
+
+// The elements of a tuple an inlined parameter was bound to (`(A, B)`), else empty.
+ir::Kids Tape::tuple_elements(const NodeRef& e) const {
+  NodeRef cur = e;
+  for (int depth = 0; depth < 64 && (cur->kind == Kind::Name || cur->kind == Kind::Path); ++depth) {
+    auto it = visible_.find(cur->def);
+    if (it == visible_.end() || it->second->kind != Kind::Let || ir::let_pattern(*it->second)->kind != Kind::PBind)
+      return {};
+    cur = ir::let_value(*it->second);
+  }
+  if (cur->kind != Kind::TupleLit) return {};
+  return ir::tuple_elems(cur);
+}
+
+// `__einsum("ij,jk->ik", (A, B))` at the point idx of its result: the sum over the labels not
+// in the output of the product of the operands at their labels' indices. nullptr when e is no
+// einsum; E013 for an equation or operands only known at run time, or `...`.
+NodeRef Tape::einsum_point(const NodeRef& e, const std::vector<NodeRef>& idx) {
+  auto b = builtin_call(e);
+  if (!b || *b != Builtin::Einsum || ir::call_args_count(e) != 2) return nullptr;
+  ir::Kids args = ir::call_args(e);
+  std::optional<std::string> eq = fold_str(args[0], 0, nullptr);
+  ir::Kids elems = tuple_elements(args[1]);
+  std::vector<NodeRef> ops(elems.begin(), elems.end());
+  // One operand may be given directly (`einsum("ij->ji", A)`), not as a stack of operands.
+  if (ops.empty() && eq && eq->find(',') == std::string::npos && ir::rank_of(facts_.type(args[1])) > 0) {
+    int labels = 0;
+    for (char c : eq->substr(0, eq->find("->"))) labels += std::isalpha(static_cast<unsigned char>(c)) ? 1 : 0;
+    if (labels == ir::rank_of(facts_.type(args[1]))) ops.push_back(args[1]);
+  }
+  if (!eq || ops.empty())
+    unsupported("`" + cx_.sm.snippet(e->span) + "`: an einsum whose equation or operands are known only at run time "
+                "(write the equation as a literal and the operands as a tuple)", e->span);
+  std::string q;
+  for (char c : *eq)
+    if (c != ' ') q += c;
+  size_t arrow = q.find("->");
+  std::string lhs = q.substr(0, arrow);
+  std::vector<std::string> terms(1);
+  for (char c : lhs) {
+    if (c == ',') terms.emplace_back();
+    else if (std::isalpha(static_cast<unsigned char>(c))) terms.back() += c;
+    else unsupported("`" + *eq + "`: an einsum with `...` or other characters than letters", e->span);
+  }
+  std::string out;
+  if (arrow != std::string::npos) {
+    out = q.substr(arrow + 2);
+  } else {
+    std::map<char, int> count;
+    for (char c : lhs) count[c] += std::isalpha(static_cast<unsigned char>(c)) ? 1 : 0;
+    for (auto& [c, n] : count) out += n == 1 ? std::string(1, c) : "";
+  }
+  if (terms.size() != ops.size() || out.size() != idx.size())
+    unsupported("`" + *eq + "`: an einsum whose operands or result do not match its equation", e->span);
+  // Each label's index: the result's for output labels, a new summed index for the others
+  // (its extent from the first operand that has it; the primal checked the others agree).
+  std::map<char, NodeRef> at;
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (!std::isalpha(static_cast<unsigned char>(out[k])) || at.count(out[k]))
+      unsupported("`" + *eq + "`: an einsum output with `...` or a repeated label", e->span);
+    at[out[k]] = idx[k];
+  }
+  std::vector<NodeRef> slots;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    if (ir::rank_of(facts_.type(ops[t])) != static_cast<int>(terms[t].size()))
+      unsupported("`" + *eq + "`: an einsum operand whose rank does not match its labels", e->span);
+    for (size_t a = 0; a < terms[t].size(); ++a) {
+      char c = terms[t][a];
+      if (at.count(c)) continue;
+      std::string nm = std::string("es.") + c;
+      DefId d = cx_.resolver.new_def(nm, DefKind::Index, e->span);
+      slots.push_back(idx_in(nm, d, irb::lit(0), as_index(extent_of(ops[t], static_cast<int>(a)))));
+      at[c] = name(nm, d);
+    }
+  }
+  TypeRef el = ir::elem_of(facts_.type(e));
+  NodeRef prod;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    std::vector<NodeRef> pos;
+    for (char c : terms[t]) pos.push_back(at[c]);
+    NodeRef r = pointwise(ops[t], pos);
+    if (prod) {
+      prod = bin(ir::BinOp::Mul, prod, r);
+      facts_.note_type(prod->id, el);
+    } else {
+      prod = r;
+    }
+  }
+  if (slots.empty()) return prod;
+  NodeRef red = ad::reduce("sum", prod, slots);
+  facts_.note_type(red->id, el);
+  return red;
+}
+
+// The sizes of `__split(x, sizes, axis)` written as a literal (through the parameters it was
+// passed by) and its axis, normalised; nullopt when either is known only at run time.
+std::optional<std::pair<std::vector<int64_t>, int>> Tape::split_layout(const NodeRef& call) const {
+  auto b = builtin_call(call);
+  if (!b || *b != Builtin::Split || ir::call_args_count(call) != 3) return std::nullopt;
+  ir::Kids args = ir::call_args(call);
+  int r = ir::rank_of(facts_.type(args[0]));
+  auto axis = fold_scalar(args[2], 0, nullptr);
+  NodeRef sizes = through_renames(args[1]);
+  if (sizes->kind == Kind::Name || sizes->kind == Kind::Path)
+    if (auto it = visible_.find(sizes->def); it != visible_.end() && it->second->kind == Kind::Let)
+      sizes = ir::let_value(*it->second);
+  if (r < 1 || !axis || sizes->kind != Kind::ArrayLit) return std::nullopt;
+  std::vector<int64_t> s;
+  for (const NodeRef& k : ir::array_elems(sizes)) {
+    auto v = fold_scalar(k, 0, nullptr);
+    if (!v) return std::nullopt;
+    s.push_back(*v);
+  }
+  int a = static_cast<int>(*axis < 0 ? *axis + r : *axis);
+  if (a < 0 || a >= r) return std::nullopt;
+  return std::make_pair(s, a);
+}
+
+// `__split(x, [2, 3], axis).k` at a point: x at the same point shifted along the axis by the
+// sizes of the parts before k.
+NodeRef Tape::split_part(const NodeRef& e, const std::vector<NodeRef>& idx) {
+  if (e->kind != Kind::Member || !e->has(ir::kTupleField)) return nullptr;
+  const NodeRef& call = ir::member_base(*e);
+  auto b = builtin_call(call);
+  if (!b || *b != Builtin::Split) return nullptr;
+  auto lay = split_layout(call);
+  if (!lay || e->ival < 0 || e->ival >= static_cast<int64_t>(lay->first.size()) ||
+      idx.size() <= static_cast<size_t>(lay->second))
+    unsupported("`" + cx_.sm.snippet(e->span) + "`: a part of a split whose sizes or axis are known only at run time",
+                e->span);
+  int64_t offset = 0;
+  for (int64_t k = 0; k < e->ival; ++k) offset += lay->first[static_cast<size_t>(k)];
+  std::vector<NodeRef> at = idx;
+  if (offset) at[static_cast<size_t>(lay->second)] = bin(ir::BinOp::Add, idx[static_cast<size_t>(lay->second)], ir::make_int(offset));
+  return pointwise(ir::call_args(call)[0], at);
+}
+
+// `let (a, b) = v;` seen from b: `let b = v.1;` (a split's part, a field of an inlined call's
+// tuple), normalised like any let; nullptr for nested patterns.
+NodeRef Tape::destructured_part(const NodeRef& let, DefId d) {
+  ir::Kids names = ir::ptuple_elems(ir::let_pattern(*let));
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (names[k]->kind != Kind::PBind || names[k]->def != d) continue;
+    const NodeRef& v = ir::let_value(*let);
+    NodeRef part = ir::make({.kind = Kind::Member, .span = v->span, .kids = {v}, .ival = static_cast<int64_t>(k),
+                             .flags = ir::kTupleField});
+    facts_.note_type(part->id, facts_.def_type(d));
+    NodeRef one = let_typed(names[k]->name, d, part, facts_.def_type(d));
+    one = ir::edited(one, [&](ir::Node& n) { n.span = let->span; });
+    if (auto w = stmt_within_.find(let->id); w != stmt_within_.end()) stmt_within_[one->id] = w->second;
+    return one;
+  }
+  return nullptr;
+}
+
+}  // namespace ein::ad
