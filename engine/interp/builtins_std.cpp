@@ -269,7 +269,7 @@ Value std_builtin(Builtin b, std::vector<Value>& args, const std::string& root_d
       Value y = reshape(args[0], args[1]);
       // The rank the caller promised, which its static type may rely on.
       int64_t rank = y.is_tensor() ? y.tensor_ref().rank() : 0;
-      if (args.size() == 3 && args[2].as_i64() != rank)
+      if (args.size() == 3 && args[2].as_i64() >= 0 && args[2].as_i64() != rank)
         fault("E004", "reshape: the shape gives rank " + std::to_string(rank) + ", the caller promised " +
                           std::to_string(args[2].as_i64()));
       return y;

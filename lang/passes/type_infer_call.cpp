@@ -128,6 +128,42 @@ NodeRef Infer::literal_arg(const NodeRef& a) const {
   return a;
 }
 
+// The rank a library function promises `__reshape` (its third argument), folded from ranks,
+// lengths of axis lists written at the call, + - == `__max2` and `if`. Used for nothing else:
+// branches stay decided by ranks alone (a recursive call reuses a specialisation made for a
+// literal argument with other values, which the run-time check of the promise catches).
+// -1 promises nothing.
+std::optional<int64_t> Infer::promised_rank(const NodeRef& e, int depth) {
+  if (!e || depth > 16) return std::nullopt;
+  if (auto r = static_int(e)) return r;
+  auto callee_is = [&](Builtin b) { return e->kind == Kind::Call && ir::call_callee(e)->def == builtin_def(b); };
+  if (callee_is(Builtin::Len) && ir::call_args_count(e) == 1)
+    if (NodeRef lit = literal_arg(ir::call_args(e)[0]); lit && lit->kind == Kind::ArrayLit)
+      return static_cast<int64_t>(lit->kids.size());
+  if (e->kind == Kind::Unary && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) {
+    auto a = promised_rank(ir::unary_operand(e), depth + 1);
+    return a ? std::optional<int64_t>(-*a) : std::nullopt;
+  }
+  if (e->kind == Kind::If && ir::if_else(e)) {
+    auto c = promised_rank(ir::if_cond(e), depth + 1);
+    return c ? promised_rank(*c ? ir::if_then(e) : ir::if_else(e), depth + 1) : std::nullopt;
+  }
+  if (e->kind == Kind::Block && e->has(ir::kHasTail) && ir::block_stmts(e).size() == 1)
+    return promised_rank(ir::tail_expr(*e), depth + 1);
+  bool max = callee_is(Builtin::Max2) && ir::call_args_count(e) == 2;
+  if (e->kind != Kind::Binary && !max) return std::nullopt;
+  auto a = promised_rank(max ? ir::call_args(e)[0] : ir::bin_lhs(e), depth + 1);
+  auto b = promised_rank(max ? ir::call_args(e)[1] : ir::bin_rhs(e), depth + 1);
+  if (!a || !b || std::abs(*a) > 4096 || std::abs(*b) > 4096) return std::nullopt;
+  if (max) return std::max(*a, *b);
+  switch (static_cast<ir::BinOp>(e->ival)) {
+    case ir::BinOp::Add: return *a + *b;
+    case ir::BinOp::Sub: return *a - *b;
+    case ir::BinOp::Eq: return *a == *b ? 1 : 0;
+    default: return std::nullopt;
+  }
+}
+
 Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const NodeRef& call_node) {
   NodeRef fn_node, body, ret_ann;
   std::vector<NodeRef> params;
@@ -484,8 +520,8 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
         return ir::t_array(x->elem, static_cast<int>(target->kids.size()));
       if (args.size() == 3) {
         expect(ir::t_scalar(DType::I32), args[2], arg_span(2), "a rank");
-        auto r = static_int(ir::call_args(e)[2]);
-        if (x->k == Type::K::Array && r && *r >= 0 && *r <= 64)
+        auto r = promised_rank(ir::call_args(e)[2], 0);
+        if (x->k == Type::K::Array && r && *r >= 0 && *r <= 64)  // -1: no promise
           return *r == 0 ? x->elem : ir::t_array(x->elem, static_cast<int>(*r));
       }
       return ir::t_unknown();

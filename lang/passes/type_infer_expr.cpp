@@ -1,7 +1,6 @@
 // Type rules for expressions (SPEC §3-§5).
 #include "lang/ir/member_field.h"
 #include "lang/ir/reduce_op.h"
-#include "lang/ir/visitor.h"
 #include "lang/passes/type_infer_impl.h"
 
 namespace ein {
@@ -204,26 +203,6 @@ std::optional<int64_t> Infer::static_int(const NodeRef& e) {
     if (a->kind == Kind::Member && ir::member_field(a) == ir::MemberField::Shape) return rank(ir::member_base(a));
   }
   if (e->kind == Kind::Member && ir::member_field(e) == ir::MemberField::Rank) return rank(ir::member_base(e));
-  // len(axes) of an axis list written as a literal at the call (the specialisation is that call's)
-  if (is_builtin(e, Builtin::Len))
-    if (NodeRef lit = literal_arg(ir::call_args(e)[0]); lit && lit->kind == Kind::ArrayLit)
-      return static_cast<int64_t>(lit->kids.size());
-  // Sums, differences and maxima of those (a result's rank: `len(shape(x)) + len(axes)`); an
-  // expression of literals alone stays code, as `1 == 1` does.
-  auto literal_only = [](const NodeRef& n) {
-    bool only = true;
-    ir::for_each_node(n, [&](const NodeRef& k) { only = only && (k->kind == Kind::IntLit || k->kind == Kind::Binary); });
-    return only;
-  };
-  bool sum = e->kind == Kind::Binary && (static_cast<BinOp>(e->ival) == BinOp::Add || static_cast<BinOp>(e->ival) == BinOp::Sub);
-  bool max = e->kind == Kind::Call && ir::call_args_count(e) == 2 && ir::call_callee(e)->def == builtin_def(Builtin::Max2);
-  if ((sum || max) && !literal_only(e)) {
-    auto a = static_int(sum ? ir::bin_lhs(e) : ir::call_args(e)[0]);
-    auto b = static_int(sum ? ir::bin_rhs(e) : ir::call_args(e)[1]);
-    if (!a || !b || *a < -(1 << 20) || *a > (1 << 20) || *b < -(1 << 20) || *b > (1 << 20)) return std::nullopt;
-    if (max) return std::max(*a, *b);
-    return static_cast<BinOp>(e->ival) == BinOp::Add ? *a + *b : *a - *b;
-  }
   return std::nullopt;
 }
 

@@ -59,6 +59,7 @@ class Infer {
   ir::TypeRef comp(const ir::NodeRef& e);
   ir::TypeRef array_lit(const ir::NodeRef& e);
   std::optional<int64_t> static_int(const ir::NodeRef& e);
+  std::optional<int64_t> promised_rank(const ir::NodeRef& e, int depth);
   std::optional<bool> static_bool(const ir::NodeRef& e);
   ir::TypeRef index_slots(ir::Kids slots);
   void pattern(const ir::NodeRef& p, const ir::TypeRef& scrut);

@@ -296,8 +296,8 @@ TEST(AdLocal, BoundDifferentialPrintsItsSymbolicForm) {
 
 TEST(AdLocal, UnfollowableDefinitionsAreE013) {
   const char* cases[] = {
-      // a differentiated value through tuple destructuring
-      "let w = 2.0;\nlet (p, q) = (w * w, 1.0);\nlet l = p * w;\nlet g = @l / @w;\n",
+      // a differentiated value through a nested tuple pattern
+      "let w = 2.0;\nlet ((p, r), q) = ((w * w, w), 1.0);\nlet l = p * w;\nlet g = @l / @w;\n",
       // arithmetic on a bound differential
       "let x = 1.0;\nlet f = x * x;\nlet df = @f;\nlet z = df * 2.0;\n",
       // a global computed from the parameter, read inside a function: its definition is not there
