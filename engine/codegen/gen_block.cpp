@@ -1,10 +1,6 @@
-// Cache blocking of two-deep nests that read an operand transposed. In `S[i, j] = A[i, j] +
-// A[j, i]` the inner loop over j walks `A[j, i]` with a stride of a whole row per element: every
-// read touches a new cache line (and, on large matrices, a new page). Walking the (i, j) space
-// in 64 × 64 tiles keeps the tile's rows of S, A and the transposed columns of A in cache, so
-// each line fetched is used 16 times (f32) instead of once. The rule is the loop structure, not
-// the program: any nest whose innermost store is contiguous in the inner index and which reads
-// some operand with the outer index on its last axis and the inner index before it.
+// Cache blocking of two-deep nests that read an operand transposed, as the tile_plan pass
+// decided (lang/passes/tile_plan.h: the rule and why); this file prints the blocked nest where a
+// parallel loop may be opened (not inside another parallel loop or a carried recurrence).
 //
 // Order of failures: tiles visit points out of row-major order, but each row is still visited
 // from left to right, so failures are ordered by the outer index (ein_fail keeps the smallest
@@ -12,56 +8,21 @@
 // interpreter reports.
 #include "engine/codegen/gen.h"
 #include "engine/codegen/static_facts.h"
+#include "lang/passes/context.h"
 
 namespace ein::codegen {
 
 using ir::Kind;
 using ir::NodeRef;
 
-namespace {
-
-constexpr int64_t kTile = 64;
-
-bool mentions(const NodeRef& n, ir::DefId d) {
-  bool hit = false;
-  ir::for_each_node(n, [&](const NodeRef& x) {
-    if (x->kind == Kind::Name && x->def == d) hit = true;
-  });
-  return hit;
-}
-
-bool is_var(const NodeRef& x, ir::DefId d) { return x->kind == Kind::Name && x->def == d; }
-
-}  // namespace
-
 bool Gen::blocked_nest(const NodeRef& outer) {
   if (!allow_parallel || in_parallel || !carry_.name.empty()) return false;
-  if (outer->flags != ir::kParallel) return false;
+  auto planned = unit->tiles.find(outer->id);
+  if (planned == unit->tiles.end()) return false;
   const NodeRef& inner = ir::lfor_body(outer);
-  if (!inner || inner->kind != Kind::LFor || inner->flags != ir::kParallel) return false;
   const NodeRef& st = ir::lfor_body(inner);
-  if (!st || st->kind != Kind::LStore || st->def != out_def || ir::lstore_index_count(st) < 2) return false;
-  // The store is contiguous in the inner index and the inner bounds do not move with the outer.
-  const ir::Kids sx = ir::lstore_index(st);
-  if (!is_var(sx.back(), inner->def) || !is_var(sx[sx.size() - 2], outer->def)) return false;
-  if (mentions(ir::lfor_lo(inner), outer->def) || mentions(ir::lfor_hi(inner), outer->def)) return false;
-  bool transposed = false, simple = true;
-  ir::for_each_node(ir::lstore_value(st), [&](const NodeRef& x) {
-    // Reductions keep their own loop structure (and parallel plans): not blocked here.
-    if (x->kind == Kind::LReduce || x->kind == Kind::Block) simple = false;
-    if (x->kind != Kind::Index || ir::index_base(x)->kind != Kind::Name) return;
-    // A fused producer is computed at the read, not loaded: no strided walk to block.
-    if (fusion.producers.count(ir::index_base(x)->def)) return;
-    const ir::Kids xs = ir::index_args(x);
-    if (xs.size() < 2 || !is_var(xs.back(), outer->def)) return;
-    for (const NodeRef& ix : xs.first(xs.size() - 1))
-      if (mentions(ix, inner->def)) transposed = true;
-  });
-  if (!transposed || !simple) return false;
-  // Small nests fit in cache whole.
-  auto ti = static_trip(cx, *unit, ir::lfor_lo(outer), ir::lfor_hi(outer));
-  auto tj = static_trip(cx, *unit, ir::lfor_lo(inner), ir::lfor_hi(inner));
-  if ((ti && *ti < 2 * kTile) || (tj && *tj < 2 * kTile)) return false;
+  if (st->kind != Kind::LStore || st->def != out_def) return false;  // another tensor's kernel
+  const int64_t kTile = planned->second.size;
 
   Val lo_i = index(ir::lfor_lo(outer)), hi_i = index(ir::lfor_hi(outer));
   Val lo_j = index(ir::lfor_lo(inner)), hi_j = index(ir::lfor_hi(inner));
@@ -112,7 +73,8 @@ bool Gen::blocked_nest(const NodeRef& outer) {
   stop_ord_ = saved_stop;
   in_parallel = saved_par;
   loop_is_omp_for = saved_omp_for;
-  const std::string note = "transposed read: the nest walks 64 x 64 cache blocks";
+  const std::string note = "transposed read of " + planned->second.read + ": the nest walks " + std::to_string(kTile) +
+                           " x " + std::to_string(kTile) + " cache blocks (tile_plan)";
   if (std::find(k.plan.begin(), k.plan.end(), note) == k.plan.end()) k.plan.push_back(note);
   return true;
 }

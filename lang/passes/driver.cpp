@@ -12,6 +12,7 @@
 #include "lang/passes/context.h"
 #include "lang/passes/contraction_plan.h"
 #include "lang/passes/fusion_plan.h"
+#include "lang/passes/tile_plan.h"
 #include "lang/passes/exec_facts.h"
 #include "lang/passes/expand_rest.h"
 #include "lang/passes/frame_layout.h"
@@ -72,6 +73,7 @@ const std::vector<Pass>& passes() {
       {"frame_layout", "", layout_frames, true, Rerun::Never},
       {"contraction_plan", "", plan_contractions, true, Rerun::Never},
       {"fusion_plan", "", plan_fusion, true, Rerun::Never},
+      {"tile_plan", "", plan_tiles, true, Rerun::Never},
   };
   return p;
 }

@@ -97,6 +97,9 @@ std::string describe_exec_plan(const Unit& u) {
             (r->second.lookback ? std::to_string(*r->second.lookback) : std::string("?")));
       if (auto s = u.strategies.find(n->id); s != u.strategies.end())
         add(std::string("strategy=") + strategy_name(s->second));
+      if (auto t = u.tiles.find(n->id); t != u.tiles.end())
+        add("tiled=" + std::to_string(t->second.size) + "x" + std::to_string(t->second.size) + " (" + t->second.read +
+            " read transposed)");
       std::string kind = n->has(ir::kSequential) ? "sequential" : n->has(ir::kParallel) ? "parallel" : "";
       if (!kind.empty()) what += (what.empty() ? "" : ", ") + kind;
       out += ";;     loop " + n->name + (what.empty() ? "" : ": " + what) + "\n";

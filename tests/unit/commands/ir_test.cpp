@@ -168,5 +168,30 @@ TEST(CommandIr, ContractionOrderIsThePlansInTheKernel) {
       << k.text;
 }
 
+// Cache blocking of a nest that reads an operand transposed is decided by the tile_plan pass:
+// %ir shows it on the loop's line, the kernel prints it, and a small nest (fits in cache) or one
+// without a transposed read is not tiled.
+TEST(CommandIr, TilingIsDecidedByThePassAndShownBeforeTheKernel) {
+  TestSession t;
+  ASSERT_TRUE(t.term("let A[i in 0..300, j in 0..300] = (i * 300 + j) as f32;").ok);
+  ASSERT_TRUE(t.term("let a[i in 0..100, j in 0..100] = (i * 100 + j) as f32;").ok);
+  ExecuteResult plan = t.term("%ir after=tile_plan let S[i, j] = A[i, j] + A[j, i];");
+  ASSERT_TRUE(plan.ok) << plan.error << plan.cell.rendered;
+  EXPECT_NE(plan.text.find("tiled=64x64 (A read transposed)"), std::string::npos) << plan.text;
+  ExecuteResult k = t.term("%ir kernel let S[i, j] = A[i, j] + A[j, i];");
+  ASSERT_TRUE(k.ok) << k.error;
+  EXPECT_NE(k.text.find("transposed read of A: the nest walks 64 x 64 cache blocks (tile_plan)"), std::string::npos)
+      << k.text;
+  ExecuteResult small = t.term("%ir let s[i, j] = a[i, j] + a[j, i];");
+  ASSERT_TRUE(small.ok) << small.error;
+  EXPECT_EQ(small.text.find("tiled="), std::string::npos) << small.text;
+  ExecuteResult straight = t.term("%ir let R[i, j] = A[i, j] * 2.0;");
+  ASSERT_TRUE(straight.ok) << straight.error;
+  EXPECT_EQ(straight.text.find("tiled="), std::string::npos) << straight.text;
+  // The values are the plain nest's: S[1, 2] = A[1, 2] + A[2, 1] = 302 + 601.
+  ASSERT_TRUE(t.term("let S[i, j] = A[i, j] + A[j, i];").ok);
+  EXPECT_EQ(format_value(*t.term("S[1, 2]").cell.value), "903.0");
+}
+
 }  // namespace
 }  // namespace ein::testing_commands
