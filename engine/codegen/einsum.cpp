@@ -29,43 +29,23 @@ using ir::NodeRef;
 // and appends its new index at the end:  Y_k[rest.., o_k] = Y_{k-1}[s_k, rest..] ×  M_k, i.e.
 // (R × |o_k|) = (|s_k| × R)ᵀ × (|s_k| × |o_k|). After m steps the layout is [o1..om], the
 // output's. Emitted as a guarded fast path (extents as the reshapes assume, none empty) that
-// returns; the pairwise loops after it stay as the general fallback.
-void Gen::mode_product_chain(const std::vector<EinsumTerm>& terms, const std::vector<std::string>& out,
-                             const std::set<std::string>& summed, std::map<std::string, std::string>& n,
+// returns; the pairwise loops after it stay as the general fallback. The contraction_plan pass
+// recognises the chain (ContractionPlan::chain, shown by %ir); this prints it.
+void Gen::mode_product_chain(const ContractionPlan& p, const std::vector<EinsumTerm>& terms,
+                             const std::vector<std::string>& out, std::map<std::string, std::string>& n,
                              const std::string& alpha, DType dt, int st) {
-  const size_t m = summed.size();
-  if (m < 2 || terms.size() != m + 1 || out.size() != m) return;
-  const EinsumTerm* core = nullptr;
-  for (auto& t : terms) {
-    bool all = t.idx.size() == m && t.buf >= 0;
-    for (auto& x : t.idx) all = all && summed.count(x);
-    if (all && std::set<std::string>(t.idx.begin(), t.idx.end()).size() == m) core = &t;
-  }
-  if (!core) return;
+  if (p.chain_core < 0) return;  // the plan found no chain
+  const size_t m = p.chain.size();
+  const EinsumTerm* core = &terms[static_cast<size_t>(p.chain_core)];
   struct Factor {
     const EinsumTerm* t;
-    std::string o;
     int tb;  // stored [o, s]
   };
   std::vector<Factor> chain;
-  for (auto& s : core->idx) {
-    const EinsumTerm* hit = nullptr;
-    int count = 0;
-    for (auto& t : terms) {
-      if (&t == core || t.idx.size() != 2 || t.buf < 0) continue;
-      if (t.idx[0] == s || t.idx[1] == s) {
-        hit = &t;
-        ++count;
-      }
-    }
-    if (count != 1) return;
-    int sp = hit->idx[0] == s ? 0 : 1;
-    const std::string& o = hit->idx[1 - sp];
-    if (summed.count(o)) return;
-    chain.push_back({hit, o, sp == 1});
+  for (size_t k = 0; k < m; ++k) {
+    const EinsumTerm* t = &terms[static_cast<size_t>(p.chain[k])];
+    chain.push_back({t, t->idx[1] == core->idx[k] ? 1 : 0});
   }
-  for (size_t k = 0; k < m; ++k)
-    if (chain[k].o != out[k]) return;
   std::string cond;
   auto need = [&](const std::string& c) { cond += (cond.empty() ? "" : " && ") + c; };
   for (size_t a = 0; a < m; ++a) {
@@ -238,11 +218,9 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
     return false;
   const NodeRef& red = ir::lstore_value(store);
   if (red->kind != Kind::LReduce || ir::reduce_op(*red) != ir::ReduceOp::Sum) return false;
-  std::set<std::string> summed;
   for (const NodeRef& v : ir::lreduce_items(red)) {
     if (v->kind != Kind::LoopVar || ir::loopvar_lo(v)->kind != Kind::IntLit || ir::loopvar_lo(v)->ival != 0) return false;
     hi[ekey(v->def)] = ir::loopvar_hi(v);
-    summed.insert(ekey(v->def));
   }
   // The order of the pairwise steps is the contraction_plan pass's (its cost search, shown by
   // %ir); this file only prints it, with the mode-product chain as a guarded fast path.
@@ -320,7 +298,7 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
     std::string base = t.buf >= 0 ? "b" + std::to_string(t.buf) : t.tmp;
     return base + "[" + (f.empty() ? "0" : f) + "]";
   };
-  mode_product_chain(terms, out, summed, n, alpha.c, dt, st);
+  mode_product_chain(p, terms, out, n, alpha.c, dt, st);
   std::vector<EinsumTerm> pool = terms;  // operands, then each step's result (PairStep numbering)
   int gemm_steps = 0;
   for (size_t si = 0; si < p.path.size(); ++si) {

@@ -78,8 +78,8 @@ class Gen {
   void clause(const ir::NodeRef& tensor, const ir::NodeRef& clause);
   // einsum.cpp: factorises a sum of a product of three or more tensor reads.
   bool einsum(const ir::NodeRef& tensor, const ir::NodeRef& clause);
-  void mode_product_chain(const std::vector<EinsumTerm>& terms, const std::vector<std::string>& out,
-                          const std::set<std::string>& summed, std::map<std::string, std::string>& n,
+  void mode_product_chain(const ContractionPlan& p, const std::vector<EinsumTerm>& terms,
+                          const std::vector<std::string>& out, std::map<std::string, std::string>& n,
                           const std::string& alpha, DType dt, int st);
   bool gemm_step(const EinsumTerm& x, const EinsumTerm& y, EinsumTerm& result, bool last,
                  const std::vector<std::string>& sum, std::map<std::string, std::string>& n,

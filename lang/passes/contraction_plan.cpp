@@ -235,6 +235,7 @@ class Planner {
           if (!o.axes[a].valid() && o.axes[a - 1].valid()) return;
       if (!factor_path(*p, loops)) return;
       p->kernel = ContractionKernel::Factorised;
+      if (p->in_place && p->whole) mode_chain(*p);
       // The last step writes the tensor in its own order, or scratch in the step's order.
       return choose(p->in_place ? layouts[0] : p->path.back().keep);
     }
@@ -460,6 +461,44 @@ class Planner {
     return true;
   }
 
+  // The core's axes are the m summed variables, each paired by exactly one matrix operand with
+  // the result's axis of the same position (ContractionPlan::chain).
+  static void mode_chain(ContractionPlan& p) {
+    const auto& ops = p.c.operands;
+    const auto& summed = p.c.summed;
+    const size_t m = summed.size();
+    if (m < 2 || ops.size() != m + 1 || p.dest.size() != m) return;
+    int core = -1;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const auto& ax = ops[i].axes;
+      bool all = ax.size() == m;
+      for (size_t a = 0; a < ax.size() && all; ++a)
+        all = ax[a].valid() && contains(summed, ax[a]) && std::count(ax.begin(), ax.end(), ax[a]) == 1;
+      if (all) core = static_cast<int>(i);
+    }
+    if (core < 0) return;
+    std::vector<int> chain;
+    for (size_t a = 0; a < m; ++a) {
+      const DefId s = ops[static_cast<size_t>(core)].axes[a];
+      int hit = -1, count = 0;
+      for (size_t i = 0; i < ops.size(); ++i) {
+        const auto& ax = ops[i].axes;
+        if (static_cast<int>(i) == core || ax.size() != 2 || !ax[0].valid() || !ax[1].valid()) continue;
+        if (ax[0] == s || ax[1] == s) {
+          hit = static_cast<int>(i);
+          ++count;
+        }
+      }
+      if (count != 1) return;
+      const auto& ax = ops[static_cast<size_t>(hit)].axes;
+      const DefId o = ax[0] == s ? ax[1] : ax[0];
+      if (contains(summed, o) || o != p.dest[a]) return;
+      chain.push_back(hit);
+    }
+    p.chain_core = core;
+    p.chain = std::move(chain);
+  }
+
   // Gathered operands: a packed copy can take any axis order — the first (in the
   // permutations' order) that makes a GEMM. Only a GEMM is worth the copy (a GEMV reads each
   // packed value once: a stencil with a small filter stays a loop nest); codegen also wants
@@ -641,6 +680,10 @@ std::string describe_contractions(const Unit& u) {
       how = describe_path(*p) + " (each a GEMM when its operands are matrices in disguise, else loops), cost " +
             std::to_string(static_cast<long long>(p->path_cost)) + " instead of " +
             std::to_string(static_cast<long long>(p->naive_cost));
+      if (p->chain_core >= 0)
+        how += ", first tried as " + std::to_string(p->chain.size()) + " mode products of " +
+               ir::index_base(p->c.operands[static_cast<size_t>(p->chain_core)].read)->name +
+               " (one GEMM each, when the extents are the arrays' own)";
     } else {
       how = "register-tiled, columns from " + ir::index_base(p->c.operands[static_cast<size_t>(p->y)].read)->name;
     }

@@ -65,6 +65,11 @@ struct ContractionPlan {
   bool columns = false;            // Partial: computed with the free variables innermost
   std::vector<PairStep> path;      // Factorised
   double path_cost = 0, naive_cost = 0;  // multiply-adds (extents not known statically: 16)
+  // Factorised, whole and in place: a chain of mode products  C[o1..om] = Σ X[s1..sm] M1 .. Mm,
+  // each M_k a matrix pairing the core's axis k with the result's axis k (either orientation).
+  // einsum.cpp puts m GEMMs in front of the path, taken when the extents are the arrays' own.
+  int chain_core = -1;     // the core X (an operand index), -1: no chain
+  std::vector<int> chain;  // M_k per axis k of the core
 };
 
 void plan_contractions(CompileCtx& cx);

@@ -193,5 +193,27 @@ TEST(CommandIr, TilingIsDecidedByThePassAndShownBeforeTheKernel) {
   EXPECT_EQ(format_value(*t.term("S[1, 2]").cell.value), "903.0");
 }
 
+// A chain of mode products (the tensor rotation) is recognised by the contraction_plan pass and
+// shown by %ir; the kernel puts one GEMM per mode in front of the plan's pairwise steps.
+TEST(CommandIr, ModeProductChainIsThePlans) {
+  TestSession t;
+  ASSERT_TRUE(t.term("let g[a in 0..6, i in 0..6] = (a * 3 + i) as f64 * 0.1;").ok);
+  ASSERT_TRUE(t.term("let T[a in 0..6, b in 0..6, c in 0..6, d in 0..6] = (a + 2 * b + 3 * c + d) as f64;").ok);
+  const std::string clause = "let R[i, j, k, l] = sum[a, b, c, d](g[a, i] * g[b, j] * g[c, k] * g[d, l] * T[a, b, c, d]);";
+  ExecuteResult plan = t.term("%ir " + clause);
+  ASSERT_TRUE(plan.ok) << plan.error << plan.cell.rendered;
+  EXPECT_NE(plan.text.find("first tried as 4 mode products of T (one GEMM each"), std::string::npos) << plan.text;
+  ExecuteResult k = t.term("%ir kernel " + clause);
+  ASSERT_TRUE(k.ok) << k.error;
+  EXPECT_NE(k.text.find("BLAS: 4 mode products as dgemm calls"), std::string::npos) << k.text;
+  // A factor paired with the wrong output axis (g[b, k] under axis j) is no chain.
+  ExecuteResult other = t.term("%ir let Q[i, j, k, l] = sum[a, b, c, d](g[a, i] * g[b, k] * g[c, j] * g[d, l] * T[a, b, c, d]);");
+  ASSERT_TRUE(other.ok) << other.error;
+  EXPECT_EQ(other.text.find("mode products"), std::string::npos) << other.text;
+  // R[1, 2, 3, 4] = sum g[a,1] g[b,2] g[c,3] g[d,4] (a + 2b + 3c + d), by hand in NumPy: 29863.6065.
+  ASSERT_TRUE(t.term(clause).ok);
+  EXPECT_EQ(format_value(*t.term("R[1, 2, 3, 4]").cell.value), "29863.606499999965");
+}
+
 }  // namespace
 }  // namespace ein::testing_commands
