@@ -8,12 +8,13 @@ simulated values. A wrong number is the failure this test exists for.
 
   PYENV_VERSION=system python3 tests/differential/dynamic_reads.py --ein build/ein [--count N] [--seed S]
 """
-import argparse
 import os
 import random
 import subprocess
 import sys
 import tempfile
+
+import property_args
 
 
 
@@ -117,13 +118,7 @@ def run(ein, src, mode):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ein", required=True)
-    ap.add_argument("--count", type=int, default=40)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--modes", default="never,always")
-    a = ap.parse_args()
-    r = random.Random(a.seed)
+    a, r = property_args.parse()
     bad = errors = 0
     for i in range(a.count):
         src, want = GENERATORS[i % len(GENERATORS)](r)

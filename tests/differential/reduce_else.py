@@ -5,12 +5,13 @@ declaration; expected values from NumPy (np.where, then the reduction).
 
   PYENV_VERSION=system python3 tests/differential/reduce_else.py --ein build/ein [--count N] [--seed S]
 """
-import argparse
 import os
 import random
 import subprocess
 import sys
 import tempfile
+
+import property_args
 
 import numpy as np
 
@@ -55,13 +56,7 @@ def parse(line):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ein", required=True)
-    ap.add_argument("--count", type=int, default=40)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--modes", default="never,always")
-    a = ap.parse_args()
-    r = random.Random(a.seed)
+    a, r = property_args.parse()
     bad = 0
     for _ in range(a.count):
         src, want = gen(r)
