@@ -124,13 +124,29 @@ class SiteSolver {
 
   // Can access `a` bound index `v`: a non-self use mentioning v whose base may bound it.
   bool bounds(const Access& a, DefId v) const {
-    if (!a.aff.ok || !a.aff.coef_of(v)) return false;
+    if (!a.aff.ok || !(a.aff.coef_of(v) || through_inner_range(a, v))) return false;
     // A self-read bounds only a reduction index written plainly (`sum[k](x[t - 1, k])`) that
     // no other array bounds, and only on an axis every clause gives an explicit extent (the
     // allocation is known). With another source the self-read is no use of it: a state read
     // on part of its axis (`R[j, k] * S[t - 1, n, k]`, S twice as wide) is fine.
     if (a.self) return a.self_bounded && a.written_plain && reduce_vars_.count(v) > 0 && !other_source(v);
     return !a.point_local || reduce_vars_.count(v);
+  }
+  // Does `a` reach v through an inner index whose explicit range is written in v
+  // (`c[i] = sum[j in 0..i + 1](x[j])`)? Then x[j] in bounds for every j bounds i
+  // (SPEC §5.2: "for every value of the indices nested inside it"); `extreme` substitutes the
+  // range's ends, so the candidate is an affine form in v like a direct use.
+  bool through_inner_range(const Access& a, DefId v) const {
+    for (auto& [u, c] : a.aff.vars) {
+      if (u == v || !explicit_.count(u) || !outer_to(v, u)) continue;
+      auto it = u_.ranges.find(u);
+      if (it == u_.ranges.end()) continue;
+      bool found = false;
+      for (const NodeRef& end : {it->second.lo, it->second.hi})
+        ir::for_each_node(end, [&](const NodeRef& x) { found = found || (x->kind == Kind::Name && x->def == v); });
+      if (found) return true;
+    }
+    return false;
   }
   bool other_source(DefId v) const {
     for (auto& b : accesses_)
@@ -167,7 +183,7 @@ class SiteSolver {
       Candidate cand;
       cand.span = a.node->span;
       cand.what = cx_.sm.snippet(a.node->span);
-      if (a.written_plain) {
+      if (a.written_plain && a.aff.coef_of(v)) {
         // Only the written form `X[i]` is a plain use; `X[i + 0]` is an offset use (SPEC §5.2).
         cand.plain = true;
         cand.extent = a.extent;
