@@ -30,6 +30,26 @@ class RestExpander : public ir::Mutator {
   }
 
   NodeRef post(const NodeRef& n) override {
+    if (n->kind == Kind::Index) return join_chained(expand(n));
+    return expand(n);
+  }
+
+  // `X[i][k]` on a rectangular X is `X[i, k]`: one access, so range analysis takes k from X's
+  // axis 1 and the contraction planner sees a GEMM in `sum[k](A[i][k] * B[k][j])`. Rows of a
+  // jagged array (a List) keep their own lengths and are left chained.
+  NodeRef join_chained(const NodeRef& n) {
+    const NodeRef& inner = ir::index_base(n);
+    if (inner->kind != Kind::Index) return n;
+    auto t = u_.types.find(ir::index_base(inner)->id);
+    if (t == u_.types.end() || !t->second || t->second->k != ir::Type::K::Array) return n;
+    if (t->second->rank >= 0 && static_cast<size_t>(t->second->rank) < inner->kids.size() + n->kids.size() - 2)
+      return n;
+    std::vector<NodeRef> kids(inner->kids.begin(), inner->kids.end());
+    kids.insert(kids.end(), n->kids.begin() + 1, n->kids.end());
+    return ir::edited(n, [&](ir::Node& m) { m.kids = std::move(kids); });
+  }
+
+  NodeRef expand(const NodeRef& n) {
     bool has_rest = false;
     for (auto& k : n->kids)
       if (k && (k->kind == Kind::IdxRest || k->kind == Kind::RestIdx)) has_rest = true;
@@ -62,7 +82,6 @@ class RestExpander : public ir::Mutator {
 
 void expand_rest(CompileCtx& cx) {
   for (auto& u : cx.units) {
-    if (u->rest_len.empty()) continue;
     RestExpander ex(cx, *u);
     u->body = ex.mutate(u->body);
   }
