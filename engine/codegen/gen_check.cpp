@@ -4,6 +4,8 @@
 // kernel entry, so one test before the loops decides them all: when it passes, a fast version
 // runs without per-element checks (and vectorises); when it fails, the checked version runs
 // and reports exactly the first failing access, as the interpreter would.
+#include <functional>
+
 #include "engine/codegen/gen.h"
 
 namespace ein::codegen {
@@ -66,6 +68,111 @@ std::string Gen::precheck(const NodeRef& stmt) {
     if (fusion.producers.count(ir::index_base(x)->def)) return;
     accesses.push_back(x);
   });
+  // The condition that index `e` stays below `ext` at every point of the loops, or "" when it
+  // cannot be decided at entry: a ranged variable (± an invariant), an invariant, or a gather —
+  // a read of an integer tensor whose own subscripts are of those forms (`T[idx[n], d]`,
+  // `logp[n, label[n]]`). A gather's extremes come from one scan of the index tensor over the
+  // box of its variables (a superset of the points read, so passing it is enough); the scan
+  // runs only when its own reads are in bounds.
+  std::function<std::string(const NodeRef&, const std::string&, bool)> axis_cond;
+  auto affine = [&](const NodeRef& e, NodeRef& var, NodeRef& off, bool& neg) {
+    if (e->kind == Kind::Name && range_of(e)) {
+      var = e;
+      return true;
+    }
+    if (e->kind == Kind::Binary && (static_cast<BinOp>(e->ival) == BinOp::Add || static_cast<BinOp>(e->ival) == BinOp::Sub)) {
+      bool sub = static_cast<BinOp>(e->ival) == BinOp::Sub;
+      const NodeRef &l = ir::bin_lhs(e), &r = ir::bin_rhs(e);
+      if (l->kind == Kind::Name && range_of(l) && invariant(r, local)) {
+        var = l, off = r, neg = sub;
+        return true;
+      }
+      if (!sub && r->kind == Kind::Name && range_of(r) && invariant(l, local)) {
+        var = r, off = l;
+        return true;
+      }
+    }
+    return false;
+  };
+  auto gather_cond = [&](const NodeRef& g, const std::string& ext, const std::string& off) -> std::string {
+    const NodeRef& base = ir::index_base(g);
+    if (base->kind != Kind::Name || base->def == out_def || fusion.producers.count(base->def) || g->has(ir::kWindowed))
+      return "";
+    ir::TypeRef t = type_of_def(base);
+    size_t n = ir::index_args_count(g);
+    if (ir::rank_of(t) != static_cast<int>(n)) return "";
+    int gb = buffer_of(base);
+    const BufArg& G = k.bufs[static_cast<size_t>(gb)];
+    if (!is_int(G.dt) || G.windowed || G.output) return "";
+    std::vector<std::string> own;
+    std::vector<NodeRef> vars;  // distinct variables of the subscripts, in order
+    for (size_t a = 0; a < n; ++a) {
+      const NodeRef& e = ir::index_args(g)[a];
+      std::string c = axis_cond(e, extent(gb, static_cast<int>(a)), false);
+      if (c.empty()) return "";
+      own.push_back(c);
+      NodeRef var, off;
+      bool neg = false;
+      if (affine(e, var, off, neg) &&
+          std::none_of(vars.begin(), vars.end(), [&](const NodeRef& v) { return v->def == var->def; }))
+        vars.push_back(var);
+    }
+    std::string lo = em.fresh("glo"), hi = em.fresh("ghi"), all;
+    for (auto& c : own) all += (all.empty() ? "" : " && ") + c;
+    em.line("int64_t " + lo + " = INT64_MAX, " + hi + " = INT64_MIN;");
+    em.open("if (" + (all.empty() ? std::string("true") : all) + ") {", true);
+    size_t m = mark();
+    for (size_t i = 0; i < vars.size(); ++i) {
+      const Range* r = range_of(vars[i]);
+      std::string v = em.fresh("gv"), rl = index(r->lo).c, rh = index(r->hi).c;
+      bool last = i + 1 == vars.size();
+      em.open(std::string(last ? "#pragma omp simd reduction(min:" + lo + ") reduction(max:" + hi + ")\n" : "") +
+                  "for (int64_t " + v + " = " + rl + "; " + v + " < " + rh + "; ++" + v + ") {", false);
+      Val var{v, DType::I64, em.depth(), true};
+      var.bits = kExtentBits;
+      bind(vars[i]->def, var);
+    }
+    std::vector<std::string> at;
+    for (size_t a = 0; a < n; ++a) at.push_back(index(ir::index_args(g)[a]).c);
+    std::string q = em.fresh("gq");
+    em.line("const int64_t " + q + " = (int64_t)b" + std::to_string(gb) + "[" + flat(gb, at, false) + "];");
+    em.line(lo + " = " + q + " < " + lo + " ? " + q + " : " + lo + "; " + hi + " = " + q + " > " + hi + " ? " + q + " : " + hi + ";");
+    for (size_t i = 0; i < vars.size(); ++i) em.close();
+    unbind_to(m);
+    em.close();
+    k.plan.push_back("bounds: gathered index `" + base->name + "` scanned once at entry for its extremes");
+    // Every own condition is also part of the entry test (a failing one sends the run to the
+    // checked version, which reports it where the interpreter would).
+    std::string c = "(" + lo + " > " + hi + " || ((__int128)" + lo + off + " >= 0 && (__int128)" + hi + off + " < " + ext + "))";
+    for (auto& o : own) c += " && " + o;
+    return c;
+  };
+  axis_cond = [&](const NodeRef& e, const std::string& ext, bool gather) -> std::string {
+    NodeRef var, off;
+    bool neg = false;
+    if (!affine(e, var, off, neg)) {
+      if (invariant(e, local)) return "((uint64_t)" + index(e).c + " < (uint64_t)" + ext + ")";
+      if (!gather) return "";
+      if (e->kind == Kind::Index) return gather_cond(e, ext, "");
+      // A gather plus or minus an invariant (`x[idx[n] - 1]`).
+      if (e->kind != Kind::Binary) return "";
+      auto op = static_cast<BinOp>(e->ival);
+      const NodeRef &l = ir::bin_lhs(e), &r = ir::bin_rhs(e);
+      if ((op == BinOp::Add || op == BinOp::Sub) && l->kind == Kind::Index && invariant(r, local))
+        return gather_cond(l, ext, std::string(op == BinOp::Sub ? " - " : " + ") + "(__int128)" + index(r).c);
+      if (op == BinOp::Add && r->kind == Kind::Index && invariant(l, local))
+        return gather_cond(r, ext, " + (__int128)" + index(l).c);
+      return "";
+    }
+    const Range* r = range_of(var);
+    std::string lo = index(r->lo).c, hi = index(r->hi).c;
+    std::string o = off ? index(off).c : "0";
+    // Exact (128-bit): a wrapped first or last index would pass the test and run unchecked.
+    const char* pm = neg ? " - " : " + ";
+    std::string first = "((__int128)" + lo + pm + "(__int128)" + o + ")";
+    std::string last1 = "((__int128)" + hi + pm + "(__int128)" + o + ")";  // last + 1
+    return "(" + lo + " >= " + hi + " || (" + first + " >= 0 && " + last1 + " <= " + ext + "))";
+  };
   for (auto& x : accesses) {
     // Only reads of this clause's own unit (not of inlined callees) and of real buffers.
     ir::TypeRef t = type_of_def(ir::index_base(x));
@@ -75,42 +182,12 @@ std::string Gen::precheck(const NodeRef& stmt) {
     int b = -1;
     for (size_t a = 1; a < x->kids.size() && ok; ++a) {
       const NodeRef& e = ir::index_args(x)[a - 1];
-      NodeRef var, off;
-      bool neg = false;
-      if (e->kind == Kind::Name && range_of(e)) {
-        var = e;
-      } else if (e->kind == Kind::Binary && (static_cast<BinOp>(e->ival) == BinOp::Add || static_cast<BinOp>(e->ival) == BinOp::Sub)) {
-        bool sub = static_cast<BinOp>(e->ival) == BinOp::Sub;
-        const NodeRef &l = ir::bin_lhs(e), &r = ir::bin_rhs(e);
-        if (l->kind == Kind::Name && range_of(l) && invariant(r, local)) {
-          var = l;
-          off = r;
-          neg = sub;
-        } else if (!sub && r->kind == Kind::Name && range_of(r) && invariant(l, local)) {
-          var = r;
-          off = l;
-        }
-      }
-      if (!var && !invariant(e, local)) {
-        ok = false;
-        break;
-      }
       if (b < 0) b = buffer_of(ir::index_base(x));
       std::string ext = x->has(ir::kWindowed) && a == 1 ? "b" + std::to_string(b) + "_l0"
                                                          : extent(b, static_cast<int>(a) - 1);
-      if (!var) {
-        std::string v = index(e).c;
-        mine.push_back("((uint64_t)" + v + " < (uint64_t)" + ext + ")");
-        continue;
-      }
-      const Range* r = range_of(var);
-      std::string lo = index(r->lo).c, hi = index(r->hi).c;
-      std::string o = off ? index(off).c : "0";
-      // Exact (128-bit): a wrapped first or last index would pass the test and run unchecked.
-      const char* pm = neg ? " - " : " + ";
-      std::string first = "((__int128)" + lo + pm + "(__int128)" + o + ")";
-      std::string last1 = "((__int128)" + hi + pm + "(__int128)" + o + ")";  // last + 1
-      mine.push_back("(" + lo + " >= " + hi + " || (" + first + " >= 0 && " + last1 + " <= " + ext + "))");
+      std::string c = axis_cond(e, ext, true);
+      if (c.empty()) ok = false;
+      else mine.push_back(c);
     }
     if (!ok || mine.empty()) continue;
     for (auto& m : mine) conds.push_back(m);
