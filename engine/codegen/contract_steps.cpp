@@ -132,18 +132,35 @@ void Gen::emit_factorised(const ContractionPlan& p, const Contract& c) {
                    (p.in_place ? ", into the tensor" : ", into scratch") + (p.whole ? "" : ", then the loops read it"));
 }
 
-// Columns: blocks of 512 consecutive points of the innermost free variable j; for each, the
-// summed variables run outside (in order) and the block inside, vectorised, each point
-// combining its terms one after the other exactly as the interpreter does.
+// Columns: blocks of up to 512 consecutive points of the innermost free variable j — and, when
+// j is shorter than that, of several consecutive values of the free variable before it (a row
+// group), so that a leading-axis sum `sum[b](x[b, i, j])` over 64-wide rows still reads long
+// contiguous runs (each summed step reads the group's rows one after the other, not 256 bytes
+// per 16 KiB). For each block the summed variables run outside (in order) and the block inside,
+// vectorised along j, each point combining its terms one after the other exactly as the
+// interpreter does.
 void Gen::emit_partial_columns(const ContractionPlan& p, const Contract& c) {
   size_t m0 = mark();
   const bool saved_par = in_parallel, saved_simd = in_simd;
   const DType dt = c.dt;
   auto ext = [&](DefId d) { return c.ext.at(def_key(d)).c; };
+  const size_t na = c.dest.axes.size();
   const DefId j = c.dest.axes.back();
   const std::string Nj = ext(j), nb = "((" + Nj + " + 511LL) / 512LL)";
-  std::string total = nb, work = "1LL";
-  for (size_t a = 0; a + 1 < c.dest.axes.size(); ++a) total = "ein_imul(" + total + ", " + ext(c.dest.axes[a]) + ")";
+  // Row group: the axis before j runs in groups of `rg` values (1 when j fills a block, or
+  // when there is no such axis); at least one group per thread stays for the parallel loop.
+  const bool grouped = na >= 2;
+  const DefId gi = grouped ? c.dest.axes[na - 2] : j;
+  std::string rg = em.fresh("crg"), ng = em.fresh("cng");
+  if (grouped) {
+    const std::string Ng = ext(gi);
+    em.line("int64_t " + rg + " = " + Nj + " >= 512LL || " + Nj + " <= 0 ? 1LL : 2048LL / " + Nj + ";");
+    em.line("{ const int64_t cap = " + Ng + " / omp_get_max_threads(); if (" + rg + " > cap) " + rg +
+            " = cap; if (" + rg + " < 1) " + rg + " = 1; }");
+    em.line("const int64_t " + ng + " = (" + Ng + " + " + rg + " - 1) / " + rg + ";");
+  }
+  std::string total = "ein_imul(" + nb + ", " + (grouped ? ng : "1LL") + ")", work = "1LL";
+  for (size_t a = 0; a + 2 < na; ++a) total = "ein_imul(" + total + ", " + ext(c.dest.axes[a]) + ")";
   for (DefId d : c.dest.axes) work = "ein_smul(" + work + ", " + ext(d) + ")";
   for (DefId d : p.c.summed) work = "ein_smul(" + work + ", " + ext(d) + ")";
   const bool par = !in_parallel;
@@ -156,8 +173,14 @@ void Gen::emit_partial_columns(const ContractionPlan& p, const Contract& c) {
   std::string rest = em.fresh("cr"), jb = em.fresh("cj");
   em.line("int64_t " + rest + " = " + tt + ";");
   em.line("const int64_t " + jb + " = (" + rest + " % " + nb + ") * 512LL; " + rest + " /= " + nb + ";");
-  std::string off = c.dest.base;
-  for (size_t a = c.dest.axes.size() - 1; a-- > 0;) {
+  std::string off = c.dest.base, g0 = em.fresh("cg"), gn = em.fresh("cgn");
+  if (grouped) {
+    const std::string Ng = ext(gi);
+    em.line("const int64_t " + g0 + " = (" + rest + " % " + ng + ") * " + rg + "; " + rest + " /= " + ng + ";");
+    em.line("const int64_t " + gn + " = " + Ng + " - " + g0 + " < " + rg + " ? " + Ng + " - " + g0 + " : " + rg + ";");
+    off += " + ein_imul(" + g0 + ", " + c.dest.strides[na - 2] + ")";
+  }
+  for (size_t a = grouped ? na - 2 : na - 1; a-- > 0;) {
     std::string v = em.fresh("co");
     const std::string e = ext(c.dest.axes[a]);
     em.line("const int64_t " + v + " = " + rest + " % " + e + "; " + rest + " /= " + e + ";");
@@ -170,12 +193,22 @@ void Gen::emit_partial_columns(const ContractionPlan& p, const Contract& c) {
   const bool wide = p.c.op == ir::ReduceOp::Sum && dt == DType::F32;
   const DType at = wide ? DType::F64 : dt;
   std::string jn = em.fresh("cn"), row = em.fresh("crow"), acc = em.fresh("cacc");
+  const std::string rows = grouped ? gn : "1LL", rstride = grouped ? c.dest.strides[na - 2] : "0LL";
   em.line("const int64_t " + jn + " = " + Nj + " - " + jb + " < 512LL ? " + Nj + " - " + jb + " : 512LL;");
   em.line(std::string(ctype(dt)) + "* " + row + " = " + off + " + " + jb + ";");
-  em.line(std::string(ctype(at)) + " " + acc + "[512];");
-  em.line("for (int64_t jj = 0; jj < " + jn + "; ++jj) " + acc + "[jj] = " + identity(p.c.op, at) + ";");
+  em.line(std::string(ctype(at)) + " " + acc + "[2048];");
+  em.line("for (int64_t jj = 0; jj < ein_imul(" + rows + ", " + jn + "); ++jj) " + acc + "[jj] = " + identity(p.c.op, at) + ";");
   for (DefId d : p.c.summed) open_bound_loop(d, ext(d), "ck");
-  std::string jj = em.fresh("cjj");
+  std::string ii = em.fresh("cii");
+  em.open("for (int64_t " + ii + " = 0; " + ii + " < " + rows + "; ++" + ii + ") {", false);
+  if (grouped) {
+    Val gv = em.define(DType::I64, "int64_t", g0 + " + " + ii, em.depth(), Motion::Cheap);
+    gv.index = true;
+    gv.bits = kExtentBits;
+    bind(gi, gv);
+  }
+  std::string jj = em.fresh("cjj"), ab = em.fresh("cab");
+  em.line(std::string(ctype(at)) + "* " + ab + " = " + acc + " + " + ii + " * " + jn + ";");
   em.open("#pragma omp simd\nfor (int64_t " + jj + " = 0; " + jj + " < " + jn + "; ++" + jj + ") {", false);
   in_simd = true;
   Val jv = em.define(DType::I64, "int64_t", jb + " + " + jj, em.depth(), Motion::Cheap);
@@ -183,18 +216,21 @@ void Gen::emit_partial_columns(const ContractionPlan& p, const Contract& c) {
   jv.bits = kExtentBits;
   bind(j, jv);
   Val v = convert(value(ir::lreduce_body(p.c.reduce)), dt);
-  em.line(acc + "[" + jj + "] = " + combine(p.c.op, at, acc + "[" + jj + "]", wide ? "(double)" + v.c : v.c) + ";");
+  em.line(ab + "[" + jj + "] = " + combine(p.c.op, at, ab + "[" + jj + "]", wide ? "(double)" + v.c : v.c) + ";");
+  em.close();
   em.close();
   for (size_t i = 0; i < p.c.summed.size(); ++i) em.close();
-  em.line("for (int64_t jj = 0; jj < " + jn + "; ++jj) " + row + "[jj] = (" + ctype(dt) + ")" + acc + "[jj];");
+  em.line("for (int64_t ii = 0; ii < " + rows + "; ++ii) for (int64_t jj = 0; jj < " + jn + "; ++jj) " + row +
+          "[ein_imul(ii, " + rstride + ") + jj] = (" + ctype(dt) + ")" + acc + "[ii * " + jn + " + jj];");
   em.close();
   in_parallel = saved_par;
   in_simd = saved_simd;
   unbind_to(m0);
   k.plan.push_back(std::string("partial: a ") + ir::reduce_op_name(p.c.op) + " over " +
                    std::to_string(p.c.summed.size()) +
-                   " index(es) computed with the summed variables outside and blocks of 512 points of its innermost "
-                   "variable inside (contiguous reads), into scratch, then the loops read it");
+                   " index(es) computed with the summed variables outside and blocks of up to 512 points of its innermost "
+                   "variable" + (grouped ? " (times a group of rows of the one before, up to 2048 points)" : "") +
+                   " inside (contiguous reads), into scratch, then the loops read it");
 }
 
 void Gen::emit_partial(const ContractionPlan& p, const Contract& c) {
