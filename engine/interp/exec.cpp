@@ -82,7 +82,10 @@ std::vector<std::vector<std::pair<ir::DefId, int>>> last_mentions(const NodeRef&
   auto own = [&](ir::DefId d) {
     if (d.crate != ir::kUserCrate) return false;
     const DefInfo& info = resolver.info(d);
-    return info.module.empty() && info.kind == DefKind::Global;
+    // Top-level Locals are tensors the passes made (adjoints, checkpoints, recomputed
+    // segments): nothing outside this tree names them, and dropping them lets the next
+    // gradient reuse their buffers instead of touching fresh pages.
+    return info.module.empty() && (info.kind == DefKind::Global || info.kind == DefKind::Local);
   };
   for (auto& [d, slot] : bound)
     if (!pinned.count(d) && last.count(d) && own(d)) out[last[d]].push_back({d, slot});

@@ -166,8 +166,11 @@ class Checkpoint {
     const auto& st = u_.lowered->kids;
     const NodeRef& P = st[ip];
     if (!P || P->kind != Kind::LTensor || P->has(ir::kResume) || P->has(ir::kWindowed) || P->has(ir::kHasElem) ||
-        P->has(ir::kReverse) || !movable(P->def))
+        P->has(ir::kReverse) || !(movable(P->def) || cx_.resolver.info(P->def).kind == DefKind::Global))
       return false;
+    // A global of a session cell is not moved (a later cell may read every row): its gradient
+    // can only run in blocks over the stored rows.
+    stored_only_ = !movable(P->def);
     int64_t L = 0;
     NodeRef ploop = time_loop(P, false, &L);
     auto ext = extents(P);
@@ -481,8 +484,10 @@ class Checkpoint {
 
   int64_t spacing(int64_t T, int64_t Lc, double row_p, double row_a, double fixed_bytes) const;
   static constexpr double kSegmentCache = 1.5 * 1048576.0;  // three quarters of a 2 MiB L2
+  static constexpr double kBlockCache = 64.0 * 1024.0;        // a block of stored rows: L1 and L2's nearest part
 
   std::unordered_map<DefId, int64_t> windows_;
+  bool stored_only_ = false;  // the primal of try_primal stays as it is
   Span span_;  // of the primal: where a failure in the generated loops points
   CompileCtx& cx_;
   Unit& u_;
@@ -531,21 +536,35 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
     k = spacing(T, Lc, row_p, row_a, static_cast<double>((e1 - e0 + Lc)) * row_p + (a.any() ? a.hi : 0) * row_a);
   }
   k = std::clamp<int64_t>(k, 1, T);
-  const int64_t S = (T + k - 1) / k;
+  int64_t S = (T + k - 1) / k;
   const int64_t Wp = std::max({L + 1, Lc, T - end_min});
   const int64_t Wb = std::min(T, k + e1 - e0 + Lc);
-  if (low_max >= std::min(T, k + e1)) return false;  // A's last rows read P rows the buffer no longer has
-  int64_t Wa = 0;
-  if (!a_whole) {
+  auto adjoint_window = [&](int64_t seg) -> int64_t {
+    if (a_whole) return 0;
     auto lowest = backward_rows_down_to(cx_, u_, A);
-    if (lowest && (!a_points.any() || a_points.lo >= *lowest)) {
-      Wa = std::max({La + 1, k + (a.any() ? a.hi : 0), a_points.any() ? a_points.hi - *lowest + 1 : int64_t{1}});
-      if (Wa >= T) Wa = 0;
-    }
-  }
+    if (!lowest || (a_points.any() && a_points.lo < *lowest)) return 0;
+    int64_t w = std::max({La + 1, seg + (a.any() ? a.hi : 0), a_points.any() ? a_points.hi - *lowest + 1 : int64_t{1}});
+    return w >= T ? 0 : w;
+  };
+  int64_t Wa = adjoint_window(k);
   const double pred = static_cast<double>(S * Lc) * row_p + static_cast<double>(Wp < T ? Wp : T) * row_p +
                       static_cast<double>(Wb) * row_p + static_cast<double>(Wa ? Wa : T) * row_a;
-  if (!forced && (pred >= full || (!over_budget && 4 * pred > full))) return false;
+  // Checkpoints that would save little are not placed, but a sweep whose rows outgrow the cache
+  // still runs in blocks when reductions read it (`@last / @w` beside `@last / @u`): each block
+  // of the adjoint's steps is followed by its terms of the reductions while the block's rows of
+  // P and A are in cache, instead of one more pass over all of them from memory afterwards
+  // (the 10^6-step scalar recurrence: the `@last / @w` pass was a third of its gradient).
+  // A session cell's state stays whole (a later cell may read any row of it): only the blocks.
+  bool blocked = false;
+  if (stored_only_ || (!forced && (pred >= full || (!over_budget && 4 * pred > full)))) {
+    if (reds.empty() || full <= 4 * kSegmentCache) return false;
+    blocked = true;
+    k = std::clamp<int64_t>(static_cast<int64_t>(kBlockCache / (row_p + row_a)), 1, T);
+    S = (T + k - 1) / k;
+    Wa = adjoint_window(k);
+  } else if (low_max >= std::min(T, k + e1)) {
+    return false;  // A's last rows read P rows the buffer no longer has
+  }
 
   auto row_start = [&](const NodeRef& s, int64_t plus) {  // max(b, (s + plus) k + e0)
     return irb::imax(irb::lit(b), irb::add(irb::mul(s, k), irb::lit(plus * k + e0)));
@@ -563,34 +582,46 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
     return std::string(buf);
   };
   const std::string mib = size(pred) + " (storing every step: " + size(full) + ")";
-  std::string plan = "checkpoints of `" + P->name + "` every " + std::to_string(k) + " steps (" + std::to_string(S) +
-                     " x " + std::to_string(Lc) + " rows" + (forced ? ", spacing forced by EIN_AD_CHECKPOINT" : "") +
-                     "); the reverse sweep of `" + A->name + "` recomputes each segment into `" + P->name +
-                     "_seg` (window " + std::to_string(Wb) + "), `" + A->name + "` " +
-                     (Wa ? "window " + std::to_string(Wa) : std::string("whole")) + ", `" + P->name + "` " +
-                     (Wp < T ? "window " + std::to_string(Wp) : std::string("whole")) + "; predicted memory " + mib +
-                     ", recomputation " + std::to_string(T - b) + " steps";
-  DefId ck = cx_.resolver.new_def(P->name + "_ckpt", DefKind::Local);
-  std::vector<int64_t> ckshape{S, Lc};
-  ckshape.insert(ckshape.end(), ext.begin() + 1, ext.end());
-  NodeRef CK = new_tensor(P->name + "_ckpt", ck, pdt, ckshape, {}, plan);
-
-  // Forward: checkpoint the rows segment s starts from, then run its steps.
-  DefId sf = new_index("s");
-  NodeRef sfr = seg_ref(sf);
-  NodeRef capture = copy_rows(ck, CK->name, {sfr}, P->def, P->name, {}, ext, pdt, Lc, [](const NodeRef& j) { return j; },
-                              [&](const NodeRef& j) { return irb::add(irb::add(row_start(sfr, 0), irb::lit(-Lc)), j); });
-  NodeRef fstep = loop(ploop->def, ploop->name, row_start(sfr, 0), irb::imin(irb::lit(T), row_start(sfr, 1)),
-                       ir::lfor_body(*ploop), ploop->flags);
-  NodeRef fwd = loop(sf, "s", irb::lit(0), irb::lit(S),
-                     ir::make({.kind = Kind::LSeq, .kids = {resumed(CK, {capture}), resumed(P_alloc, {fstep})}}),
-                     ir::kSequential);
+  std::string plan =
+      blocked ? "the reverse sweep of `" + A->name + "` runs in blocks of " + std::to_string(k) + " steps (" +
+                    std::to_string(S) + "), each followed by its terms of " + std::to_string(reds.size()) +
+                    " reduction(s) while its rows are in cache; `" + P->name +
+                    "` stored whole (checkpoints would save little: " + size(pred) + " against " + size(full) + ")"
+              : "checkpoints of `" + P->name + "` every " + std::to_string(k) + " steps (" + std::to_string(S) + " x " +
+                    std::to_string(Lc) + " rows" + (forced ? ", spacing forced by EIN_AD_CHECKPOINT" : "") +
+                    "); the reverse sweep of `" + A->name + "` recomputes each segment into `" + P->name +
+                    "_seg` (window " + std::to_string(Wb) + "), `" + A->name + "` " +
+                    (Wa ? "window " + std::to_string(Wa) : std::string("whole")) + ", `" + P->name + "` " +
+                    (Wp < T ? "window " + std::to_string(Wp) : std::string("whole")) + "; predicted memory " + mib +
+                    ", recomputation " + std::to_string(T - b) + " steps";
   std::vector<NodeRef> out(st.begin(), st.begin() + static_cast<std::ptrdiff_t>(ip));
-  out.insert(out.end(), {P_alloc, CK, fwd});
-  const int64_t last_start = std::max(b, S * k + e0);
-  if (last_start < T)
-    out.push_back(resumed(P_alloc, {loop(ploop->def, ploop->name, irb::lit(last_start), irb::lit(T), ir::lfor_body(*ploop),
-                                         ploop->flags)}));
+  DefId ck;
+  std::string ck_name;
+  if (blocked) {
+    out.push_back(P);
+  } else {
+    ck = cx_.resolver.new_def(P->name + "_ckpt", DefKind::Local);
+    std::vector<int64_t> ckshape{S, Lc};
+    ckshape.insert(ckshape.end(), ext.begin() + 1, ext.end());
+    NodeRef CK = new_tensor(P->name + "_ckpt", ck, pdt, ckshape, {}, plan);
+
+    // Forward: checkpoint the rows segment s starts from, then run its steps.
+    DefId sf = new_index("s");
+    NodeRef sfr = seg_ref(sf);
+    NodeRef capture = copy_rows(ck, CK->name, {sfr}, P->def, P->name, {}, ext, pdt, Lc, [](const NodeRef& j) { return j; },
+                                [&](const NodeRef& j) { return irb::add(irb::add(row_start(sfr, 0), irb::lit(-Lc)), j); });
+    NodeRef fstep = loop(ploop->def, ploop->name, row_start(sfr, 0), irb::imin(irb::lit(T), row_start(sfr, 1)),
+                         ir::lfor_body(*ploop), ploop->flags);
+    NodeRef fwd = loop(sf, "s", irb::lit(0), irb::lit(S),
+                       ir::make({.kind = Kind::LSeq, .kids = {resumed(CK, {capture}), resumed(P_alloc, {fstep})}}),
+                       ir::kSequential);
+    out.insert(out.end(), {P_alloc, CK, fwd});
+    ck_name = CK->name;
+    const int64_t last_start = std::max(b, S * k + e0);
+    if (last_start < T)
+      out.push_back(resumed(P_alloc, {loop(ploop->def, ploop->name, irb::lit(last_start), irb::lit(T), ir::lfor_body(*ploop),
+                                           ploop->flags)}));
+  }
   out.insert(out.end(), st.begin() + static_cast<std::ptrdiff_t>(ip) + 1, st.begin() + static_cast<std::ptrdiff_t>(ia));
 
   // Backward: per segment from the last, recompute P's rows, run A's steps, add the terms.
@@ -602,22 +633,28 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
     else ak.push_back(x);
   }
   NodeRef A_alloc = ir::with_kids(A, ak);
-  DefId bd = cx_.resolver.new_def(P->name + "_seg", DefKind::Local);
-  NodeRef B = new_tensor(P->name + "_seg", bd, pdt, ext, {});
+  if (blocked) A_alloc = ir::edited(A_alloc, [&](ir::Node& x) { x.aux = plan; });
+  // The segment's rows of P: recomputed into P.seg, or P itself when it is stored whole.
+  DefId bd = blocked ? P->def : cx_.resolver.new_def(P->name + "_seg", DefKind::Local);
+  NodeRef B = blocked ? P : new_tensor(P->name + "_seg", bd, pdt, ext, {});
   for (auto& x : after) x = renamed(x, P->def, bd, B->name);
   DefId sb = new_index("s");
   NodeRef sbr = seg_ref(sb);
-  NodeRef preload = copy_rows(bd, B->name, {}, ck, CK->name, {sbr}, ext, pdt, Lc,
-                              [&](const NodeRef& j) { return irb::add(irb::add(row_start(sbr, 0), irb::lit(-Lc)), j); },
-                              [](const NodeRef& j) { return j; });
   NodeRef seg_lo = irb::mul(sbr, k), seg_hi = irb::add(irb::mul(sbr, k), irb::lit(k));
-  NodeRef recompute = loop(ploop->def, ploop->name, row_start(sbr, 0),
-                           irb::imin(irb::lit(T), irb::add(irb::mul(sbr, k), irb::lit(k + e1))),
-                           renamed(ir::lfor_body(*ploop), P->def, bd, B->name), ploop->flags);
   NodeRef astep = loop(aloop->def, aloop->name, irb::imax(irb::lit(alo), seg_lo), irb::imin(irb::lit(ahi), seg_hi),
                        renamed(ir::lfor_body(*aloop), P->def, bd, B->name, true), aloop->flags);
-  std::vector<NodeRef> seg{resumed(B, {preload, recompute}), resumed(A_alloc, {astep})};
-  std::vector<NodeRef> allocs{A_alloc, B};
+  std::vector<NodeRef> seg, allocs{A_alloc};
+  if (!blocked) {
+    NodeRef preload = copy_rows(bd, B->name, {}, ck, ck_name, {sbr}, ext, pdt, Lc,
+                                [&](const NodeRef& j) { return irb::add(irb::add(row_start(sbr, 0), irb::lit(-Lc)), j); },
+                                [](const NodeRef& j) { return j; });
+    NodeRef recompute = loop(ploop->def, ploop->name, row_start(sbr, 0),
+                             irb::imin(irb::lit(T), irb::add(irb::mul(sbr, k), irb::lit(k + e1))),
+                             renamed(ir::lfor_body(*ploop), P->def, bd, B->name), ploop->flags);
+    seg.push_back(resumed(B, {preload, recompute}));
+    allocs.push_back(B);
+  }
+  seg.push_back(resumed(A_alloc, {astep}));
   std::unordered_map<size_t, NodeRef> finals;
   auto segment_terms = [&](const Reduction& r) {  // its terms of segment s only, reading P.seg
     return ir::edited(renamed(r.red, P->def, bd, B->name), [&](ir::Node& x) {
@@ -682,8 +719,8 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
   }
 
   windows_.clear();
-  if (Wp < T) windows_[P->def] = Wp;
-  windows_[bd] = Wb;
+  if (!blocked && Wp < T) windows_[P->def] = Wp;
+  if (!blocked) windows_[bd] = Wb;
   if (Wa) windows_[A->def] = Wa;
   u_.lowered = apply_windows(ir::with_kids(u_.lowered, std::move(out)));
   return true;

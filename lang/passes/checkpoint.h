@@ -24,7 +24,11 @@ struct CompileCtx;
 // k is sqrt(T * L) (checkpoints and buffer about equal) shortened so that one segment's rows of
 // the buffer and the adjoint fit 1.5 MiB of cache, unless the checkpoints would then take more
 // than a quarter of the budget (Checkpoint::spacing). Anything not matching the
-// pattern exactly keeps today's store-everything form. Resumed tensors (a later statement that
+// pattern exactly keeps today's store-everything form. When checkpoints would save little (the
+// adjoint read whole) or the primal is a session cell's global (a later cell may read every
+// row), but the rows outgrow the cache and there are reductions, the stored form sweeps back in
+// blocks of kBlockCache bytes of rows instead: each block's adjoint steps, then its terms of the
+// reductions (the same partial sums), nothing recomputed; the plan is the aux of the adjoint. Resumed tensors (a later statement that
 // writes into a tensor allocated earlier) are LTensors with the kResume flag; the plan is the aux
 // text of the checkpoint tensor, only printed by %ir.
 void plan_checkpoints(CompileCtx& cx);

@@ -127,5 +127,43 @@ TEST(Checkpoint, BelowTheBudgetOnlyLargeSavingsAreCheckpointed) {
   EXPECT_FALSE(rec->ltensor("h_ckpt"));
 }
 
+const char* kStoredRecurrence =
+    "let T = 1000000;\nlet u[t in 0..T] = ((t * 7) % 13) as f64 * 0.001;\nlet w: f64 = 0.999;\nlet h[0] = 1.0;\n"
+    "let h[t in 1..T] = w * h[t - 1] + u[t];\nlet last = h[T - 1];\nlet dw = @last / @w;\nlet du = @last / @u;\n"
+    "print(dw, du[3]);\n";
+
+// The sweep's plan (the aux of the adjoint's allocation) and whether its reduction became partial
+// sums added per block.
+void expect_blocks(Compiled& c, const std::string& blocks) {
+  ir::NodeRef a = c.ltensor("d_h");
+  ASSERT_TRUE(a);
+  EXPECT_NE(a->aux.find("runs in blocks of " + blocks), std::string::npos) << a->aux;
+  EXPECT_TRUE(c.ltensor("d_w_part"));
+  EXPECT_FALSE(c.ltensor("h_ckpt"));
+  EXPECT_EQ(window(c, "h"), 0);  // stored whole
+}
+
+// Stored (checkpoints would save half), but more than the cache holds: the adjoint's steps run in
+// blocks of 64 KiB of rows (4096 steps of two f64), each followed by its terms of `@last / @w`.
+TEST(Checkpoint, StoredSweepsRunInBlocksWithTheirReductions) {
+  auto c = compile(kStoredRecurrence, {.whole_program = true});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  expect_blocks(*c, "4096 steps (245)");
+}
+
+// In a session cell the state is a global a later cell may read whole: never checkpointed or
+// windowed, even when the spacing is forced, but its gradient's sweep runs in blocks.
+TEST(Checkpoint, SessionCellsSweepInBlocks) {
+  for (int64_t forced : {0, 3}) {
+    auto c = compile(kStoredRecurrence, {.whole_program = false, .ad_checkpoint = forced});
+    ASSERT_TRUE(c->ok) << c->rendered();
+    expect_blocks(*c, "4096 steps (245)");
+  }
+  // Rows that fit the cache: nothing to gain, the plain form.
+  auto small = compile(kHeat, {.whole_program = false});
+  ASSERT_TRUE(small->ok) << small->rendered();
+  EXPECT_FALSE(small->ltensor("d_k_part"));
+}
+
 }  // namespace
 }  // namespace ein::testing
