@@ -114,12 +114,15 @@ void Gen::emit_factorised(const ContractionPlan& p, const Contract& c) {
     open(result.idx, true);
     em.line(addr(r) + " = 0;");
     for (size_t d = 0; d < result.idx.size(); ++d) em.close();
-    std::vector<std::string> loops = order;
-    for (DefId d : s.sum) loops.push_back(ckey(d));
-    if (!inner.empty()) loops.push_back(inner);
-    open(loops, !inner.empty());
-    em.line(addr(r) + " += " + (last ? alpha.c + " * " : std::string()) + addr(a) + " * " + addr(b) + ";");
-    for (size_t d = 0; d < loops.size(); ++d) em.close();
+    const std::string rhs = (last ? alpha.c + " * " : std::string()) + addr(a) + " * " + addr(b);
+    if (!dot_step(pool[a].idx, pool[b].idx, result.idx, keys(s.sum), n, addr(r), rhs, dt)) {
+      std::vector<std::string> loops = order;
+      for (DefId d : s.sum) loops.push_back(ckey(d));
+      if (!inner.empty()) loops.push_back(inner);
+      open(loops, !inner.empty());
+      em.line(addr(r) + " += " + rhs + ";");
+      for (size_t d = 0; d < loops.size(); ++d) em.close();
+    }
     if (blas) em.close();
     em.line("if (ein_stop(A, INT64_MAX)) return A->err->code;");
   }

@@ -84,6 +84,9 @@ class Gen {
   bool gemm_step(const EinsumTerm& x, const EinsumTerm& y, EinsumTerm& result, bool last,
                  const std::vector<std::string>& sum, std::map<std::string, std::string>& n,
                  const std::string& alpha, DType dt, bool overwrite = false);
+  bool dot_step(const std::vector<std::string>& x, const std::vector<std::string>& y,
+                const std::vector<std::string>& kept, const std::vector<std::string>& sum,
+                std::map<std::string, std::string>& n, const std::string& dst, const std::string& rhs, DType dt);
   void expr_let(const ir::NodeRef& let);
   std::string finish();
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/interp/interp_impl.h"
+#include "engine/jit/blas_core.h"
 #include "lang/ir/kid_families.h"
 
 namespace ein {
@@ -337,6 +338,7 @@ int call_native_kernel(Interpreter::Impl& in, NativeKernel& nk, Value* result, c
     in.opt.progress->enter_loop(in.progress_line(k.stmt), 0);  // the kernel stores the count
     a.progress = in.opt.progress->raw_steps();
   }
+  jit::select_blas_core();
   a.rt = &kRuntime;
   a.rt_ctx = &ctx;
   int rc = nk.fn(&a);

@@ -26,6 +26,31 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
+
+
+def blas_core_for_this_cpu():
+    """The OpenBLAS core this CPU's features support: the one ein switches to when OpenBLAS
+    falls back to a pre-AVX2 core on a CPU model newer than itself (engine/jit/blas_core.cpp)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
+    except OSError:
+        return None
+    if all(x in flags for x in ("avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd")):
+        return "SkylakeX"
+    if "avx2" in flags and "fma" in flags:
+        return "Haswell"
+    return None
+
+
+# NumPy gets the same BLAS kernels as ein (set before numpy is imported; the C++ roofline and
+# ein inherit it): otherwise BLAS-bound rows would compare ein's AVX-512 GEMMs with the SSE3
+# ones OpenBLAS 0.3.21 picks for NumPy on this CPU. `--numpy-blas-as-installed` keeps
+# NumPy's own choice (ein still switches).
+BLAS_AS_INSTALLED = "--numpy-blas-as-installed" in sys.argv
+if not BLAS_AS_INSTALLED and not os.environ.get("OPENBLAS_CORETYPE") and blas_core_for_this_cpu():
+    os.environ["OPENBLAS_CORETYPE"] = blas_core_for_this_cpu()
+
 try:
     import numpy as np
 except ImportError:  # pragma: no cover
@@ -382,6 +407,23 @@ def run_cpp(exe, arg):
     return float(m.group(1)), tuple(numbers(m.group(2)))
 
 
+def blas_cores():
+    """Which OpenBLAS kernels NumPy and ein ran, and which OpenBLAS picks when not told."""
+    probe = "import ctypes, numpy; from numpy.core import _multiarray_umath as m; " \
+            "l = [x for x in open('/proc/self/maps').read().split() if 'libopenblas' in x][0]; " \
+            "c = ctypes.CDLL(l); c.openblas_get_corename.restype = ctypes.c_char_p; " \
+            "print(c.openblas_get_corename().decode())"
+    def core(env):
+        r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
+        return r.stdout.strip() or "unknown"
+    own = core({k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"})
+    used = core(dict(os.environ))
+    if used == own:
+        return f"{used} for NumPy and ein (OpenBLAS's own choice)"
+    return f"{used} for NumPy and ein; OpenBLAS picks {own} on this CPU when not told, which is what NumPy " \
+           f"as installed runs (ein switches by itself, engine/jit/blas_core.cpp; `--numpy-blas-as-installed`)"
+
+
 def fmt(x):
     if x != x:
         return "-"
@@ -395,6 +437,8 @@ def main():
     ap.add_argument("-k", default="", help="only benchmarks whose name contains this")
     ap.add_argument("--cxx", default=os.environ.get("EIN_CXX", "c++"))
     ap.add_argument("--write-doc", default="", help="replace the table in this markdown file")
+    ap.add_argument("--numpy-blas-as-installed", action="store_true",
+                    help="let OpenBLAS pick NumPy's kernels itself (see blas_core_for_this_cpu)")
     args = ap.parse_args()
     reps = max(5, args.reps)
     benches = [b for b in BENCHES if args.k in b[0]]
@@ -444,6 +488,7 @@ def main():
     text = "\n".join(table)
     text += f"\n\nRoofline: STREAM triad {m.group(1)} GB/s, OpenBLAS sgemm {m.group(2)} GFLOP/s " \
             f"(2048², {os.cpu_count()} hardware threads).\n"
+    text += f"\nOpenBLAS kernels: {blas_cores()}.\n"
     for n in notes:
         text += f"\n- {n}"
     print()

@@ -587,6 +587,7 @@ def main():
     ap.add_argument("--ein", default=os.path.join(bench.ROOT, "build", "ein"))
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("-k", default="")
+    ap.add_argument("--numpy-blas-as-installed", action="store_true", help="as in run.py")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="ein-variants-")
     env = dict(os.environ, EIN_CACHE_DIR=os.path.join(tmp, "cache"), EIN_JIT="auto")
@@ -618,6 +619,7 @@ def main():
     print("\n| variant | class | ein ms | NumPy ms | ein/NumPy | target | met |\n|---|---|---:|---:|---:|---|---|")
     for name, klass, e, n, met in rows:
         print(f"| {name} | {klass} | {bench.fmt(e)} | {bench.fmt(n)} | {e / n:.2f} | ≤ {TARGET[klass]} × NumPy | {met} |")
+    print(f"\nOpenBLAS kernels: {bench.blas_cores()}.")
     shutil.rmtree(tmp, ignore_errors=True)
 
 

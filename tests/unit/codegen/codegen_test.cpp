@@ -153,6 +153,27 @@ std::string strategy_of(const std::string& src, const std::string& tensor) {
   return k ? k->strategy : "<none>";
 }
 
+// Three factors whose cheapest order saves no multiply-adds: factorised only when a step is one
+// BLAS call (x_b^T A y_b: X·A is a GEMM, then a row-wise dot), not for an elementwise triple.
+TEST(CodegenContraction, BilinearFormIsFactorisedForItsGemm) {
+  const char* src =
+      "let X[b in 0..300, i in 0..40] = (b + i) as f64;\n"
+      "let Y[b in 0..300, j in 0..50] = (b - j) as f64;\n"
+      "let A[i in 0..40, j in 0..50] = (i * j) as f64;\n"
+      "let s[b] = sum[i, j](X[b, i] * A[i, j] * Y[b, j]);\n"
+      "let Z[b in 0..300, i in 0..40] = (b * i) as f64;\n"
+      "let e[b] = sum[i](X[b, i] * Z[b, i] * X[b, i]);\n";
+  auto c = compile(src);
+  CellPlan p = plan(*c);
+  const Kernel* k = kernel_for(p, "s");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->strategy, "einsum");
+  EXPECT_TRUE(has_plan_line(*k, "1 of them as dgemm calls")) << k->source;
+  const Kernel* e = kernel_for(p, "e");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->strategy, "einsum");
+}
+
 const char* kMats =
     "let A[i in 0..3, j in 0..4] = (i + j) as f32;\n"
     "let B[i in 0..4, j in 0..2] = (i - j) as f32;\n"
