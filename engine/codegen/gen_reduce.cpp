@@ -375,10 +375,17 @@ Val Gen::reduce_parallel(const NodeRef& r) {
   em.line("#pragma omp single\n" + N + " = omp_get_num_threads();");
   red_init(R);
   const NodeRef& body = ir::lreduce_body(r);
+  // The innermost loop of each thread's share vectorises as in reduce_here (float sums and
+  // products; max/min keep their scalar NaN rule here): without it a whole-array `sum[i, j]`
+  // was one scalar chain of dependent f64 adds, 4096² f32 squares in 44 ms against NumPy's 10.
+  const bool simple = only_small_loops(body) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
+  const bool simd = simple && is_additive(R.op) && is_float(R.dt) && !may_fail(body, *unit, 0) && !in_simd;
   std::string first;
   for (size_t j = 0; j < vars.size(); ++j) {
     LoopSpec sp = red_loop(vars, j, body);
     sp.omp_for = j == 0;
+    sp.simd = sp.innermost && simd;
+    if (sp.simd) sp.simd_clause = std::string("reduction(") + (R.op == Op::Sum ? "+" : "*") + ":" + R.acc + ")";
     std::string v = open_loop(sp);
     if (j == 0) first = v;
   }
