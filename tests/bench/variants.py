@@ -579,7 +579,77 @@ def np_correlation(reps):
     return ms, (y[3], y[999999])
 
 
-TARGET = {"contraction": 1.1, "fusable": 0.5, "recurrence": 1.0}
+@variant("embedding_rows", "memory", """
+// An embedding lookup: 20000 rows of 256 picked from a 50000-row table by an index vector, f32.
+let T[v in 0..50000, d in 0..256] = ((v * 7 + d * 3) % 17) as f32 * 0.1 - 0.8;
+let idx[n in 0..20000] = (n * 7919) % 50000;
+let nidx = sum[n](idx[n]);
+// bench: begin
+let y[n, d] = T[idx[n], d];
+// bench: end
+print(y[3, 5], y[19999, 17], nidx);
+""")
+def np_embedding(reps):
+    T = vals((50000, 256), 7, 3, 17, 0.1, 0.8, f32)
+    idx = (np.arange(20000) * 7919) % 50000
+    ms, y = bench.best_of(reps, lambda: T[idx])
+    return ms, (y[3, 5], y[19999, 17], idx.sum())
+
+
+@variant("batch_sum_narrow", "memory", """
+// A sum over the leading (batch) axis of 2000 x 64 x 64 f32: one pass over 32 MiB in NumPy too.
+let x[b in 0..2000, i in 0..64, j in 0..64] = ((b * 7 + i * 3 + j) % 17) as f32 * 0.1 - 0.8;
+// bench: begin
+let s[i, j] = sum[b](x[b, i, j]);
+// bench: end
+print(s[3, 5], s[50, 17]);
+""")
+def np_batch_sum(reps):
+    b, i, j = np.indices((2000, 64, 64))
+    x = ((b * 7 + i * 3 + j) % 17).astype(f32) * f32(0.1) - f32(0.8)
+    ms, s = bench.best_of(reps, lambda: x.sum(0))
+    return ms, (s[3, 5], s[50, 17])
+
+
+@variant("xent_label_pick", "fusable", """
+// Softmax cross-entropy per sample with the target logit picked by label, 8192 x 512 f32.
+let Z[n in 0..8192, c in 0..512] = ((n * 7 + c * 3) % 17) as f32 * 0.3 - 2.4;
+let label[n in 0..8192] = (n * 13) % 512;
+let nl = sum[n](label[n]);
+// bench: begin
+let mx[n] = max[c](Z[n, c]);
+let loss[n] = mx[n] + std::math::log(sum[c](std::math::exp(Z[n, c] - mx[n]))) - Z[n, label[n]];
+// bench: end
+print(loss[3], loss[8000], nl);
+""")
+def np_xent(reps):
+    Z = vals((8192, 512), 7, 3, 17, 0.3, 2.4, f32)
+    label = (np.arange(8192) * 13) % 512
+
+    def run():
+        mx = Z.max(1)
+        return mx + np.log(np.exp(Z - mx[:, None]).sum(1)) - Z[np.arange(8192), label]
+    ms, l = bench.best_of(reps, run)
+    return ms, (l[3], l[8000], label.sum())
+
+
+@variant("sum_squares_all", "memory", """
+// The sum of squares of a whole 4096 x 4096 f32 array (a Frobenius norm squared).
+let X[i in 0..4096, j in 0..4096] = ((i * 7 + j * 3) % 17) as f32 * 0.1 - 0.8;
+// bench: begin
+let s = sum[i, j](X[i, j] * X[i, j]);
+// bench: end
+print(s);
+""")
+def np_sum_squares(reps):
+    X = vals((4096, 4096), 7, 3, 17, 0.1, 0.8, f32)
+    ms, s = bench.best_of(reps, lambda: np.vdot(X, X))
+    return ms, (s,)
+
+
+# memory: one pass over memory in NumPy as in ein (a gather, a reduction of a whole axis), so
+# parity is the bound.
+TARGET = {"contraction": 1.1, "fusable": 0.5, "recurrence": 1.0, "memory": 1.1}
 
 
 def main():
