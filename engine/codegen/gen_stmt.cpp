@@ -190,7 +190,8 @@ void Gen::stmt(const NodeRef& s) {
       carry_ = std::move(saved);
       return;
     }
-    case Kind::LStore: store(s); return;
+    case Kind::LStore:
+    case Kind::LAccum: store(s); return;
     case Kind::LIf: {
       Val c = value(ir::lif_cond(s));
       em.open("if (" + c.c + ") {", true);
@@ -394,6 +395,17 @@ void Gen::store(const NodeRef& s) {
   }
   std::string val = dt == DType::Bool ? "(uint8_t)" + v.c : v.c;
   std::string target = "b" + std::to_string(out_buf) + "[" + flat(out_buf, xs, windowed) + "]";
+  if (s->kind == Kind::LAccum) {
+    // A scatter's term (lang/passes/scatter_plan.h); its loops over the domain are sequential.
+    // Integers add as unsigned: wrapping, as the interpreter does, without C++'s overflow UB.
+    if (is_float(dt)) {
+      val = target + " + " + val;
+    } else {
+      const std::string T = ctype(dt);
+      const std::string U = dt == DType::I8 ? "uint8_t" : dt == DType::I64 ? "uint64_t" : "uint32_t";
+      val = "(" + T + ")((" + U + ")" + target + " + (" + U + ")(" + val + "))";
+    }
+  }
   if (!carry_.name.empty()) em.line(carry_.name + " = " + val + ";");  // the next step's X[t - 1]
   if (conds.empty()) {
     em.line(target + " = " + val + ";");

@@ -469,6 +469,7 @@ Value Interpreter::Impl::eval_inner(const NodeRef& e) {
     case Kind::Let:
     case Kind::LTensor:
     case Kind::LStore:
+    case Kind::LAccum:
     case Kind::LFor:
     case Kind::LLet:
     case Kind::LIf:

@@ -162,7 +162,8 @@ void Interpreter::Impl::exec(const NodeRef& s) {
     switch (s->kind) {
       case Kind::Let: bind(ir::let_pattern(*s), eval_statement_value(s, ir::let_value(*s))); return;
       case Kind::LTensor: exec_tensor(s); return;
-      case Kind::LStore: exec_store(s); return;
+      case Kind::LStore:
+      case Kind::LAccum: exec_store(s); return;
       case Kind::LFor: exec_for(s); return;
       case Kind::LLet: set_def(s, eval(ir::llet_value(*s))); return;
       case Kind::LIf: {
@@ -200,6 +201,16 @@ Value Interpreter::Impl::eval_statement_value(const NodeRef& stmt, const NodeRef
   if (native && !has_empty_reduction(value))
     if (auto v = native->run_let(*this, stmt)) return std::move(*v);
   return eval(value);
+}
+
+// A tensor among another tensor's statements is its scratch (an f64 accumulator of a scatter,
+// lang/passes/scatter_plan.h): nothing reads it once the outer tensor is complete.
+void Interpreter::Impl::drop_scratch(const NodeRef& t) {
+  for (const NodeRef& k : ir::ltensor_stmts(*t)) {
+    if (k->kind != Kind::LTensor) continue;
+    if (k->slot >= 0 && static_cast<size_t>(k->slot) < frame->size()) (*frame)[static_cast<size_t>(k->slot)] = Value();
+    else env.globals.erase(k->def);
+  }
 }
 
 void Interpreter::Impl::exec_for(const NodeRef& f) {
@@ -326,8 +337,10 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
   } catch (...) {
     // Nothing partial survives a failed definition (SPEC §11).
     if (t->slot < 0) env.globals.erase(t->def);
+    drop_scratch(t);
     throw;
   }
+  drop_scratch(t);
   if (shape.empty() && !t->has(ir::kHasElem)) {
     // A definition over zero axes is a scalar.
     const Value& cur = t->slot >= 0 ? (*frame)[static_cast<size_t>(t->slot)] : env.globals[t->def];
@@ -387,6 +400,14 @@ void Interpreter::Impl::exec_store(const NodeRef& s) {
   }
   Tensor& t = const_cast<Tensor&>(target.tensor_ref());
   int64_t flat = flat_index(t, idx, n, s->has(ir::kWindowed) ? target.window.rows : 0, target.window.logical0);
+  if (n == static_cast<size_t>(t.rank()) && s->kind == Kind::LAccum) {
+    // A scatter's term (lang/passes/scatter_plan.h): integers wrap at the tensor's type.
+    if (v.tag == Value::Tag::Float) t.set_f64(flat, t.get_f64(flat) + v.f);
+    else if (v.tag == Value::Tag::Int) t.set_i64(flat, static_cast<int64_t>(static_cast<uint64_t>(t.get_i64(flat)) + static_cast<uint64_t>(v.i)));
+    else if (v.tag == Value::Tag::Bool) t.set_i64(flat, t.get_i64(flat) + (v.b ? 1 : 0));
+    else fault("E011", "a scatter adds numbers only");
+    return;
+  }
   if (n == static_cast<size_t>(t.rank())) {
     switch (v.tag) {
       case Value::Tag::Float: t.set_f64(flat, v.f); break;

@@ -54,6 +54,7 @@ struct Interpreter::Impl {
   void exec_tensor(const ir::NodeRef& t);
   void exec_store(const ir::NodeRef& s);
   void exec_for(const ir::NodeRef& f);
+  void drop_scratch(const ir::NodeRef& t);
   Value eval_statement_value(const ir::NodeRef& stmt, const ir::NodeRef& value);
   void bind(const ir::NodeRef& pattern, const Value& v);
   void set_def(const ir::NodeRef& n, Value v);  // slot or global

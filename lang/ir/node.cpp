@@ -123,6 +123,7 @@ struct LayoutTable {
 #undef EIN_L
 #undef EIN_NONE
     spec[static_cast<size_t>(Kind::DiffFn)] = spec[static_cast<size_t>(Kind::Fn)];
+    spec[static_cast<size_t>(Kind::LAccum)] = spec[static_cast<size_t>(Kind::LStore)];
   }
 };
 const LayoutTable& layouts() {
@@ -165,7 +166,7 @@ void check_layout(const Node& n) {
 }
 
 bool has_layout_of(const Node& n, Kind k) {
-  return n.kind == k || (k == Kind::Fn && n.kind == Kind::DiffFn);
+  return n.kind == k || (k == Kind::Fn && n.kind == Kind::DiffFn) || (k == Kind::LStore && n.kind == Kind::LAccum);
 }
 
 void detail::layout_misuse(const Node& n, Kind expected, const char* accessor) {

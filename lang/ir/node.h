@@ -112,6 +112,7 @@ inline constexpr uint32_t kStdCrate = 2;
   X(LShape)       /* kids: extent expr... (allocation shape, then element shape)            */   \
   X(LFor)         /* def = loop var; kids: lo, hi, body   flags: kParallel/kSequential      */   \
   X(LStore)       /* def = tensor; kids: value, index...                                     */   \
+  X(LAccum)       /* def = tensor; kids: value, index...  adds value at the point (scatter) */   \
   X(LLet)         /* def = local; kids: value   (statement inside lowered loops)             */   \
   X(LIf)          /* kids: cond, then-stmt, else-stmt?                                       */   \
   X(LSeq)         /* kids: stmt...                                                           */   \

@@ -82,6 +82,7 @@ inline bool expression_body(const NodeRef& body, bool reads = true) {
       case Kind::LTensor:
       case Kind::LFor:
       case Kind::LStore:
+      case Kind::LAccum:
       case Kind::ExprStmt:
       case Kind::Lambda:
       case Kind::Comp:

@@ -22,6 +22,7 @@
 #include "lang/passes/range_analysis.h"
 #include "lang/passes/recurrence_cover.h"
 #include "lang/passes/recurrence_order.h"
+#include "lang/passes/scatter_plan.h"
 #include "lang/passes/shape_analysis.h"
 #include "lang/passes/storage_window.h"
 #include "lang/passes/type_infer.h"
@@ -69,6 +70,7 @@ const std::vector<Pass>& passes() {
       {"recurrence_order", "", order_recurrences, true, Rerun::Never},
       {"storage_window", "storage_windows", infer_storage_windows, true, Rerun::Never},
       {"checkpoint", "", plan_checkpoints, true, Rerun::Never},
+      {"scatter_plan", "", plan_scatters, true, Rerun::Never},
       {"exec_facts", "", compute_exec_facts, true, Rerun::Never},
       {"frame_layout", "", layout_frames, true, Rerun::Never},
       {"contraction_plan", "", plan_contractions, true, Rerun::Never},

@@ -1,0 +1,311 @@
+#include "lang/passes/scatter_plan.h"
+
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "lang/ir/visitor.h"
+#include "lang/passes/context.h"
+#include "lang/passes/ir_build.h"
+
+namespace ein {
+
+using ir::DefId;
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+using DefSet = std::unordered_set<DefId>;
+
+bool mentions_any(const NodeRef& n, const DefSet& defs) {
+  bool hit = false;
+  ir::for_each_node(n, [&](const NodeRef& x) {
+    if (x->kind == Kind::Name && defs.count(x->def)) hit = true;
+  });
+  return hit;
+}
+
+bool is_binop(const NodeRef& n, ir::BinOp op) {
+  return n && n->kind == Kind::Binary && static_cast<ir::BinOp>(n->ival) == op;
+}
+
+void split_and(const NodeRef& c, std::vector<NodeRef>& out) {
+  if (is_binop(c, ir::BinOp::And)) {
+    split_and(ir::bin_lhs(c), out);
+    split_and(ir::bin_rhs(c), out);
+  } else {
+    out.push_back(c);
+  }
+}
+
+// The `sum` reductions a stored value adds up (`sum[..](..) + sum[..](..)`), or false.
+bool sum_leaves(const NodeRef& v, std::vector<NodeRef>& out) {
+  if (is_binop(v, ir::BinOp::Add)) return sum_leaves(ir::bin_lhs(v), out) && sum_leaves(ir::bin_rhs(v), out);
+  if (v->kind != Kind::LReduce || v->name != "sum") return false;
+  out.push_back(v);
+  return true;
+}
+
+// The declaration's loop nest and store, as found.
+struct Nest {
+  std::vector<NodeRef> loops;  // outermost first
+  NodeRef store;
+  DefSet decl;
+  std::unordered_map<DefId, NodeRef> loop_of;
+};
+
+class Planner : public ir::Mutator {
+ public:
+  Planner(CompileCtx& cx, Unit& u) : cx_(cx), u_(u) {}
+
+ protected:
+  NodeRef post(const NodeRef& n) override {
+    if (n->kind != Kind::LTensor) return n;
+    NodeRef r = plan(n);
+    return r ? r : n;
+  }
+
+ private:
+  std::optional<Nest> nest_of(const NodeRef& t, NodeRef& clause) {
+    if (t->has(ir::kHasElem) || t->has(ir::kWindowed) || t->has(ir::kResume)) return std::nullopt;
+    if (static_cast<DType>(t->ival) == DType::Bool) return std::nullopt;
+    for (const NodeRef& k : ir::ltensor_stmts(t)) {
+      if (k->kind == Kind::LCheck) continue;
+      if (clause) return std::nullopt;  // piecewise clauses: each writes its own points
+      clause = k;
+    }
+    if (!clause) return std::nullopt;
+    Nest n;
+    NodeRef cur = clause;
+    while (cur->kind == Kind::LFor) {
+      if (cur->has(ir::kSequential) || cur->has(ir::kReverse)) return std::nullopt;
+      n.loops.push_back(cur);
+      n.decl.insert(cur->def);
+      n.loop_of[cur->def] = cur;
+      cur = ir::lfor_body(cur);
+    }
+    if (n.loops.empty() || cur->kind != Kind::LStore || cur->def != t->def || cur->has(ir::kWindowed)) return std::nullopt;
+    for (const NodeRef& l : n.loops)
+      if (mentions_any(ir::lfor_lo(l), n.decl) || mentions_any(ir::lfor_hi(l), n.decl)) return std::nullopt;
+    const ir::Kids idx = ir::lstore_index(cur);
+    if (idx.size() != n.loops.size()) return std::nullopt;
+    DefSet seen;
+    for (const NodeRef& x : idx)
+      if (x->kind != Kind::Name || !n.decl.count(x->def) || !seen.insert(x->def).second) return std::nullopt;
+    n.store = cur;
+    return n;
+  }
+
+  NodeRef typed(NodeRef n, ir::TypeRef t) {
+    u_.types[n->id] = std::move(t);
+    return n;
+  }
+
+  NodeRef var_ref(const std::string& name, DefId d) {
+    auto it = u_.def_types.find(d);
+    return typed(irb::ref(name, d), it != u_.def_types.end() ? it->second : ir::t_i32());
+  }
+
+  NodeRef both(const NodeRef& a, const NodeRef& b) {
+    if (!a) return b;
+    return typed(ir::make_binary(ir::BinOp::And, a, b, b->span), ir::t_bool());
+  }
+
+  // lo <= k < hi, compared as i64 (the key may be i64, the bounds i32 literals).
+  NodeRef in_range(const NodeRef& k, const NodeRef& loop) {
+    NodeRef ge = typed(ir::make_binary(ir::BinOp::Ge, irb::wide(k), irb::wide(ir::lfor_lo(loop))), ir::t_bool());
+    NodeRef lt = typed(ir::make_binary(ir::BinOp::Lt, irb::wide(k), irb::wide(ir::lfor_hi(loop))), ir::t_bool());
+    return both(ge, lt);
+  }
+
+  NodeRef seq(std::vector<NodeRef> stmts) {
+    if (stmts.size() == 1) return stmts[0];
+    return ir::make({.kind = Kind::LSeq, .kids = std::move(stmts)});
+  }
+
+  NodeRef relooped(const NodeRef& loop, NodeRef body, uint32_t flags) {
+    return ir::make({.kind = Kind::LFor, .span = loop->span, .kids = {ir::lfor_lo(loop), ir::lfor_hi(loop), std::move(body)},
+                     .name = loop->name, .def = loop->def, .flags = flags});
+  }
+
+  // One `sum` term as a single pass over its domain adding into `target`; null when the term
+  // does not have the form (scatter_plan.h).
+  NodeRef scatter_term(const NodeRef& leaf, const Nest& n, DefId target, const std::string& target_name) {
+    std::vector<NodeRef> lvs;
+    for (const NodeRef& it : ir::lreduce_items(leaf)) {
+      if (it->kind != Kind::LoopVar || mentions_any(it, n.decl)) return nullptr;
+      lvs.push_back(it);
+    }
+    if (lvs.empty()) return nullptr;
+    std::vector<NodeRef> chain;
+    NodeRef v = ir::lreduce_body(leaf);
+    while (v->kind == Kind::LGuard || v->kind == Kind::LLetIn) {
+      chain.push_back(v);
+      v = v->kind == Kind::LGuard ? ir::lguard_value(v) : ir::lletin_body(v);
+    }
+    std::unordered_map<DefId, NodeRef> key_of;
+    std::unordered_map<uint32_t, std::vector<DefId>> keyed_at;
+    std::unordered_map<uint32_t, std::vector<NodeRef>> rest_at;
+    for (const NodeRef& g : chain) {
+      if (g->kind != Kind::LGuard) continue;
+      std::vector<NodeRef> conj;
+      split_and(ir::lguard_cond(g), conj);
+      for (const NodeRef& c : conj) {
+        NodeRef b, key;
+        if (is_binop(c, ir::BinOp::Eq)) {
+          const NodeRef &l = ir::bin_lhs(c), &r = ir::bin_rhs(c);
+          if (l->kind == Kind::Name && n.decl.count(l->def) && !mentions_any(r, n.decl)) b = l, key = r;
+          else if (r->kind == Kind::Name && n.decl.count(r->def) && !mentions_any(l, n.decl)) b = r, key = l;
+        }
+        auto kt = key ? u_.types.find(key->id) : u_.types.end();
+        bool int_key = kt != u_.types.end() && ir::is_scalar(kt->second) && is_int(kt->second->dtype);
+        if (b && int_key && !key_of.count(b->def)) {
+          key_of[b->def] = key;
+          keyed_at[g->id].push_back(b->def);
+        } else {
+          rest_at[g->id].push_back(c);
+        }
+      }
+    }
+    if (key_of.empty()) return nullptr;
+    DefSet keyed, unkeyed;
+    for (auto& [b, k] : key_of) keyed.insert(b);
+    for (DefId d : n.decl)
+      if (!keyed.count(d)) unkeyed.insert(d);
+    // Everything but the keys' own tests must be free of the keyed indices; parts other than the
+    // summed value that read an unkeyed index put its loop outside the pass over the domain.
+    bool unkeyed_outer = false;
+    for (const NodeRef& g : chain) {
+      std::vector<NodeRef> parts;
+      if (g->kind == Kind::LLetIn) parts.push_back(ir::lletin_value(g));
+      else parts = rest_at[g->id];
+      for (const NodeRef& p : parts) {
+        if (mentions_any(p, keyed)) return nullptr;
+        if (mentions_any(p, unkeyed)) unkeyed_outer = true;
+      }
+    }
+    if (mentions_any(v, keyed)) return nullptr;
+
+    std::unordered_map<DefId, DefId> local;  // keyed index -> the local holding its key
+    for (auto& [b, key] : key_of) {
+      DefId k = cx_.resolver.new_def("key_" + n.loop_of.at(b)->name, DefKind::Local, key->span);
+      u_.def_types[k] = u_.types.at(key->id);
+      local[b] = k;
+    }
+    std::vector<NodeRef> kids{v};
+    for (const NodeRef& x : ir::lstore_index(n.store))
+      kids.push_back(keyed.count(x->def) ? var_ref("key_" + x->name, local[x->def]) : var_ref(x->name, x->def));
+    NodeRef body = ir::make({.kind = Kind::LAccum, .span = n.store->span, .kids = std::move(kids), .name = target_name,
+                             .def = target});
+    auto wrap_unkeyed = [&](NodeRef b, uint32_t flags_mask) {
+      for (auto it = n.loops.rbegin(); it != n.loops.rend(); ++it)
+        if (unkeyed.count((*it)->def)) b = relooped(*it, b, (*it)->flags & flags_mask);
+      return b;
+    };
+    if (!unkeyed_outer) body = wrap_unkeyed(body, ir::kParallel);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      const NodeRef& g = *it;
+      if (g->kind == Kind::LLetIn) {
+        NodeRef let = ir::make({.kind = Kind::LLet, .span = g->span, .kids = {ir::lletin_value(g)}, .name = g->name, .def = g->def});
+        body = seq({let, body});
+        continue;
+      }
+      std::vector<NodeRef> pre;
+      NodeRef cond;
+      for (DefId b : keyed_at[g->id]) {
+        const NodeRef& key = key_of[b];
+        pre.push_back(ir::make({.kind = Kind::LLet, .span = key->span, .kids = {key}, .name = "key_" + n.loop_of.at(b)->name,
+                                .def = local[b]}));
+        cond = both(cond, in_range(var_ref("key_" + n.loop_of.at(b)->name, local[b]), n.loop_of.at(b)));
+      }
+      for (const NodeRef& c : rest_at[g->id]) cond = both(cond, c);
+      if (cond) body = ir::make({.kind = Kind::LIf, .span = g->span, .kids = {cond, body}});
+      pre.push_back(body);
+      body = seq(std::move(pre));
+    }
+    for (auto it = lvs.rbegin(); it != lvs.rend(); ++it)
+      body = ir::make({.kind = Kind::LFor, .span = (*it)->span,
+                       .kids = {ir::loopvar_lo(*it), ir::loopvar_hi(*it), body}, .name = (*it)->name,
+                       .def = (*it)->def, .flags = ir::kSequential});
+    if (unkeyed_outer) body = wrap_unkeyed(body, ~0u);
+    return body;
+  }
+
+  NodeRef plan(const NodeRef& t) {
+    NodeRef clause;
+    auto n = nest_of(t, clause);
+    if (!n) return nullptr;
+    std::vector<NodeRef> leaves;
+    if (!sum_leaves(ir::lstore_value(n->store), leaves)) return nullptr;
+    const auto dt = static_cast<DType>(t->ival);
+    // Narrow float sums accumulate in f64 and round once, like the reductions they replace.
+    const bool scratch = dt == DType::F32 || dt == DType::F16 || dt == DType::BF16;
+    DefId target = t->def;
+    std::string target_name = t->name;
+    if (scratch) {
+      target = cx_.resolver.new_def(t->name + "_acc", DefKind::Local, t->span);
+      target_name = t->name + "_acc";
+    }
+    std::vector<NodeRef> passes;
+    for (const NodeRef& leaf : leaves) {
+      NodeRef s = scatter_term(leaf, *n, target, target_name);
+      if (!s) return nullptr;
+      passes.push_back(s);
+    }
+    std::vector<NodeRef> replacement;
+    std::string what = "scatter: " + std::to_string(leaves.size()) +
+                       (leaves.size() == 1 ? " sum walks its domain once" : " sums walk their domains once") +
+                       ", adding each term at the point its key names (instead of once per point)";
+    if (!scratch) {
+      replacement = std::move(passes);
+    } else {
+      const int rank = static_cast<int>(n->loops.size());
+      NodeRef shape = ir::fresh_copy(ir::ltensor_shape(t));
+      std::vector<NodeRef> sk{shape};
+      for (auto& p : passes) sk.push_back(p);
+      NodeRef S = ir::make({.kind = Kind::LTensor, .span = t->span, .kids = std::move(sk), .name = target_name,
+                            .def = target, .ival = static_cast<int64_t>(DType::F64)});
+      ir::TypeRef st = ir::t_array(ir::t_scalar(DType::F64), rank);
+      u_.types[S->id] = st;
+      u_.def_types[target] = st;
+      // T[b, ..] = T_acc[b, ..]: the one rounding.
+      std::vector<NodeRef> rk{irb::ref(target_name, target)};
+      u_.types[rk[0]->id] = st;
+      for (const NodeRef& x : ir::lstore_index(n->store)) rk.push_back(var_ref(x->name, x->def));
+      NodeRef read = typed(ir::make({.kind = Kind::Index, .span = n->store->span, .kids = std::move(rk)}),
+                           ir::t_scalar(DType::F64));
+      std::vector<NodeRef> stk(n->store->kids.begin(), n->store->kids.end());
+      stk[0] = read;
+      NodeRef copy = ir::make({.kind = Kind::LStore, .span = n->store->span, .kids = std::move(stk), .name = t->name,
+                               .def = t->def});
+      for (auto it = n->loops.rbegin(); it != n->loops.rend(); ++it) copy = relooped(*it, copy, (*it)->flags);
+      replacement = {S, copy};
+      what += " into the f64 scratch `" + target_name + "`, rounded once";
+    }
+    std::vector<NodeRef> kids{ir::ltensor_shape(t)};
+    for (const NodeRef& k : ir::ltensor_stmts(t)) {
+      if (k != clause) kids.push_back(k);
+      else kids.insert(kids.end(), replacement.begin(), replacement.end());
+    }
+    return ir::edited(t, [&](ir::Node& m) {
+      m.kids = std::move(kids);
+      m.aux = m.aux.empty() ? what : m.aux + "; " + what;
+    });
+  }
+
+  CompileCtx& cx_;
+  Unit& u_;
+};
+
+}  // namespace
+
+void plan_scatters(CompileCtx& cx) {
+  for (auto& up : cx.units) {
+    if (!up->lowered) continue;
+    Planner p(cx, *up);
+    up->lowered = p.mutate(up->lowered);
+  }
+}
+
+}  // namespace ein
