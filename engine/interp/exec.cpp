@@ -313,8 +313,16 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
     v.window.logical0 = logical0;
   } else {
     bool whole = writes_every_point(t, shape, [&](const NodeRef& e) {
-      Wide x = eval_wide(e);
-      return x > std::numeric_limits<int64_t>::max() ? int64_t{-1} : static_cast<int64_t>(x);
+      // A bound may name a producer fused into this tensor's kernel (fusion_plan): it has no
+      // value of its own to measure. Unknown means "maybe not every point": zeroed storage.
+      try {
+        Wide x = eval_wide(e);
+        return x > std::numeric_limits<int64_t>::max() ? int64_t{-1} : static_cast<int64_t>(x);
+      } catch (const Fault&) {
+        return int64_t{-1};
+      } catch (const DiagError&) {
+        return int64_t{-1};
+      }
     });
     v = Value::tensor(whole ? Tensor::alloc_overwritten(dt, alloc) : Tensor::alloc(dt, alloc));
     v.window.rows = window;

@@ -1,4 +1,4 @@
-"""Command line shared by the small property tests beside it (dynamic_reads.py, reduce_else.py):
+"""Command line shared by the small property tests beside it (dynamic_reads.py, reduce_else.py, keyed_sums.py):
 each generates `--count` programs from `--seed` and runs them in every `--modes` tier."""
 import argparse
 import random
