@@ -16,7 +16,7 @@ constexpr std::array<EnvInfo, 15> kTable{{
     {Env::Jit, "EIN_JIT", "native kernels: never, auto (large clauses) or always", "auto"},
     {Env::JitThreshold, "EIN_JIT_THRESHOLD", "points from which `auto` compiles a clause", "32768"},
     {Env::JitKeep, "EIN_JIT_KEEP", "when set, keep the generated kernel sources", "unset"},
-    {Env::JitTrace, "EIN_JIT_TRACE", "when set, print the native tier's plan and load times", "unset"},
+    {Env::JitTrace, "EIN_JIT_TRACE", "when set, print the native tier's plan, load times and why each interpreted clause is not a kernel", "unset"},
     {Env::Cxx, "EIN_CXX", "C++ compiler for kernels", "c++"},
     {Env::CxxFlags, "EIN_CXXFLAGS", "its flags", "-O3 -march=native -fopenmp"},
     {Env::CacheDir, "EIN_CACHE_DIR", "kernel cache directory", "$XDG_CACHE_HOME/ein/kernels or ~/.cache/ein/kernels"},

@@ -16,7 +16,7 @@ enum class Env : uint8_t {
   Jit,           // never | auto | always
   JitThreshold,  // points above which `auto` compiles a clause
   JitKeep,       // set: keep the generated kernel sources
-  JitTrace,      // set: print the native tier's plan and load times
+  JitTrace,      // set: print the native tier's plan, load times, why clauses stay interpreted
   Cxx,           // the C++ compiler for kernels
   CxxFlags,      // its flags
   CacheDir,      // the kernel cache
