@@ -111,8 +111,17 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
     const Unit& u = *up;
     if (!u.lowered) continue;
     FusionPlan fp = opt.fusion ? fused_kernels(cx, u, opt) : FusionPlan{};
+    // A scatter's pass (LAccum, lang/passes/scatter_plan.h) is one scalar step per point in the
+    // interpreter, which cannot run it whole-array: it is worth a kernel 64 times sooner (an
+    // embedding gradient's 16 000-term pass took 98 ms interpreted, 3.6 ms native).
+    auto scalar_only = [](const Kernel& k) {
+      bool acc = false;
+      ir::for_each_node(k.stmt, [&](const NodeRef& x) { acc = acc || x->kind == Kind::LAccum; });
+      return acc;
+    };
     auto big = [&](const Kernel& k) {
-      return opt.mode == PlanOptions::Mode::Always || !k.fused.empty() || k.work >= opt.threshold;
+      return opt.mode == PlanOptions::Mode::Always || !k.fused.empty() || k.work >= opt.threshold ||
+             (k.work >= opt.threshold / 64 && scalar_only(k));
     };
     auto admit = [&](std::optional<Kernel> k, const NodeRef& stmt, const std::string& why, bool with_group = false) {
       if (!k) {
@@ -144,7 +153,8 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
         };
         std::vector<Candidate> cands;
         for (auto& c : n->kids) {
-          if (c->kind == Kind::LShape || c->kind == Kind::LCheck) continue;
+          // A tensor among the statements (a scatter's scratch) is planned on its own by the walk.
+          if (c->kind == Kind::LShape || c->kind == Kind::LCheck || c->kind == Kind::LTensor) continue;
           auto fused = fp.consumers.find(c->id);
           if (fused != fp.consumers.end()) {
             cands.push_back({std::move(fused->second), c, ""});

@@ -155,8 +155,8 @@ class Planner : public ir::Mutator {
         NodeRef b, key;
         if (is_binop(c, ir::BinOp::Eq)) {
           const NodeRef &l = ir::bin_lhs(c), &r = ir::bin_rhs(c);
-          if (l->kind == Kind::Name && n.decl.count(l->def) && !mentions_any(r, n.decl)) b = l, key = r;
-          else if (r->kind == Kind::Name && n.decl.count(r->def) && !mentions_any(l, n.decl)) b = r, key = l;
+          if (l->kind == Kind::Name && n.decl.count(l->def) && !mentions_any(r, {l->def})) b = l, key = r;
+          else if (r->kind == Kind::Name && n.decl.count(r->def) && !mentions_any(l, {r->def})) b = r, key = l;
         }
         auto kt = key ? u_.types.find(key->id) : u_.types.end();
         bool int_key = kt != u_.types.end() && ir::is_scalar(kt->second) && is_int(kt->second->dtype);
@@ -175,7 +175,14 @@ class Planner : public ir::Mutator {
       if (!keyed.count(d)) unkeyed.insert(d);
     // Everything but the keys' own tests must be free of the keyed indices; parts other than the
     // summed value that read an unkeyed index put its loop outside the pass over the domain.
+    // A key may read an unkeyed index (`idx[m0, k] == m1`, the adjoint of `x[n, idx[n, k]]`):
+    // that index's loop then runs outside the pass, so each of its iterations adds into its own
+    // points. Keys never read a keyed index.
     bool unkeyed_outer = false;
+    for (auto& [b, key] : key_of) {
+      if (mentions_any(key, keyed)) return nullptr;
+      if (mentions_any(key, unkeyed)) unkeyed_outer = true;
+    }
     for (const NodeRef& g : chain) {
       std::vector<NodeRef> parts;
       if (g->kind == Kind::LLetIn) parts.push_back(ir::lletin_value(g));

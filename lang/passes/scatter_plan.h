@@ -16,8 +16,10 @@
 // other around one store at the loop variables, and a stored value that is a `sum` reduction (or
 // a `+` of such) with no run-time checks of its own, whose guards include `key == b` for some
 // declaration index b (several such: `C[a, b] = sum[i](1 where y[i] == a, p[i] == b)`), with
-// keys, reduction bounds and everything else in the body free of the keyed indices, and keys
-// free of every declaration index. A key outside b's range contributes nothing, as before.
+// keys, reduction bounds and everything else in the body free of the keyed indices. Unkeyed
+// declaration indices read by a key or a guard run outside the pass (`d_x[m0, m1] = sum[k](..
+// where idx[m0, k] == m1)`, the adjoint of `x[n, idx[n, k]]`), else inside it around the add.
+// A key outside b's range contributes nothing, as before.
 // The reduction's loops become sequential loops (LFor, kSequential) around an LAccum.
 // %ir shows the rewrite on the tensor's line.
 #pragma once

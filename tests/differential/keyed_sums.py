@@ -1,8 +1,8 @@
 """Property test: sums keeping the terms whose key equals a declaration index (histograms,
 segment sums, two-key counts: the forms lang/passes/scatter_plan.h turns into one pass). Random
 keys of every integer width (some outside the index's range, negative too), ranges starting
-above 0, values of every numeric type, the other axis inside or outside the pass, extra guards
-and where-bindings; expected values from NumPy loops over the same data.
+above 0, values of every numeric type, the other axis inside or outside the pass (also when the key
+reads it), extra guards and where-bindings; expected values from NumPy loops over the same data.
 
   PYENV_VERSION=system python3 tests/differential/keyed_sums.py --ein build/ein [--count N] [--seed S]
 """
@@ -47,7 +47,7 @@ def gen(r):
         lines = [f"let key = [k | k in {arr([1], kt)}, k > 5];",
                  f"let m = len(key);",
                  f"let V[i in 0..m, c in 0..{d}] = 1 as {vt};"]
-    form = r.randrange(5)
+    form = r.randrange(6)
     zero = VALUE_TYPES[vt](0)
     want = None
     thr = r.randint(-20, 20) // 2
@@ -80,6 +80,15 @@ def gen(r):
         for i in range(n):
             if lo <= K[i] < hi:
                 want[K[i]] += 1
+    elif form == 5:  # a key reading the other axis (the adjoint of x[n, idx[n, k]])
+        lines.append(f"let k2[i, c in 0..{d}] = (key[i] + (c as {kt})) % ({hi + 1} as {kt});")
+        lines.append(f"let h[i, b in {lo}..{hi}] = sum[c](V[i, c] where k2[i, c] == b);")
+        want = np.zeros((n, hi), dtype=np.float64)
+        for i in range(n):
+            for c in range(d):
+                k2 = int(np.fmod(K[i] + c, hi + 1))
+                if lo <= k2 < hi:
+                    want[i, k2] += V[i, c]
     else:  # two keys
         lines.append(f"let k2[i] = (key[i] * 3 + 1) % 4;")
         lines.append(f"let h[a in {lo}..{hi}, b in 0..4] = sum[i](V[i, 0] where key[i] == a, k2[i] == b);")
