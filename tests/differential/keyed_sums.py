@@ -6,11 +6,6 @@ reads it), extra guards and where-bindings; expected values from NumPy loops ove
 
   PYENV_VERSION=system python3 tests/differential/keyed_sums.py --ein build/ein [--count N] [--seed S]
 """
-import os
-import subprocess
-import sys
-import tempfile
-
 import property_args
 
 import numpy as np
@@ -108,32 +103,19 @@ def parse(text):
     return np.array(json.loads(text.strip()), dtype=np.float64)
 
 
+def check(p, want):
+    if p.returncode != 0:
+        return False
+    try:
+        got = parse(p.stdout)
+    except ValueError:
+        return False
+    return got.shape == want.shape and np.array_equal(got, want.astype(np.float64))
+
+
 def main():
     a, r = property_args.parse()
-    bad = 0
-    for _ in range(a.count):
-        src, want = gen(r)
-        with tempfile.NamedTemporaryFile("w", suffix=".ein", delete=False) as f:
-            f.write(src)
-            path = f.name
-        try:
-            for mode in a.modes.split(","):
-                p = subprocess.run([a.ein, path], capture_output=True, text=True, timeout=120,
-                                   env=dict(os.environ, EIN_JIT=mode))
-                ok = p.returncode == 0
-                if ok:
-                    try:
-                        got = parse(p.stdout)
-                        ok = got.shape == want.shape and np.array_equal(got, want.astype(np.float64))
-                    except ValueError:
-                        ok = False
-                if not ok:
-                    bad += 1
-                    print(f"MISMATCH ({mode})\n{src}want: {want.tolist()}\ngot rc={p.returncode}: {p.stdout}\n{p.stderr}")
-        finally:
-            os.unlink(path)
-    print(f"keyed sums: {a.count} programs, {bad} mismatches")
-    sys.exit(1 if bad else 0)
+    property_args.run_all(a, r, gen, check, "keyed sums")
 
 
 if __name__ == "__main__":

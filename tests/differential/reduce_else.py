@@ -5,11 +5,6 @@ declaration; expected values from NumPy (np.where, then the reduction).
 
   PYENV_VERSION=system python3 tests/differential/reduce_else.py --ein build/ein [--count N] [--seed S]
 """
-import os
-import random
-import subprocess
-import sys
-import tempfile
 
 import property_args
 
@@ -55,31 +50,18 @@ def parse(line):
     return np.array([float(x) for x in line.split(",")]) if line else np.array([])
 
 
+def check(p, want):
+    out = p.stdout.splitlines()
+    if p.returncode != 0 or len(out) != 2:
+        return False
+    got = [parse(out[0]), parse(out[1])]
+    return all(g.shape == np.atleast_1d(w).shape and np.allclose(g, np.atleast_1d(w), rtol=1e-12, atol=0)
+               for g, w in zip(got, want))
+
+
 def main():
     a, r = property_args.parse()
-    bad = 0
-    for _ in range(a.count):
-        src, want = gen(r)
-        with tempfile.NamedTemporaryFile("w", suffix=".ein", delete=False) as f:
-            f.write(src)
-            path = f.name
-        try:
-            for mode in a.modes.split(","):
-                p = subprocess.run([a.ein, path], capture_output=True, text=True, timeout=120,
-                                   env=dict(os.environ, EIN_JIT=mode))
-                out = p.stdout.splitlines()
-                ok = p.returncode == 0 and len(out) == 2
-                if ok:
-                    got = [parse(out[0]), parse(out[1])]
-                    ok = all(g.shape == np.atleast_1d(w).shape and np.allclose(g, np.atleast_1d(w), rtol=1e-12, atol=0)
-                             for g, w in zip(got, want))
-                if not ok:
-                    bad += 1
-                    print(f"MISMATCH ({mode})\n{src}want: {want}\ngot rc={p.returncode}: {out}\n{p.stderr}")
-        finally:
-            os.unlink(path)
-    print(f"reduce else: {a.count} programs, {bad} mismatches")
-    sys.exit(1 if bad else 0)
+    property_args.run_all(a, r, gen, check, "reduce else")
 
 
 if __name__ == "__main__":
