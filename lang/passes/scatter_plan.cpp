@@ -145,7 +145,8 @@ class Planner : public ir::Mutator {
       v = v->kind == Kind::LGuard ? ir::lguard_value(v) : ir::lletin_body(v);
     }
     std::unordered_map<DefId, NodeRef> key_of;
-    std::unordered_map<uint32_t, std::vector<DefId>> keyed_at;
+    // Per guard, its conjuncts in order, each with the index it keys (invalid: a plain test).
+    std::unordered_map<uint32_t, std::vector<std::pair<NodeRef, DefId>>> conj_at;
     std::unordered_map<uint32_t, std::vector<NodeRef>> rest_at;
     for (const NodeRef& g : chain) {
       if (g->kind != Kind::LGuard) continue;
@@ -162,9 +163,10 @@ class Planner : public ir::Mutator {
         bool int_key = kt != u_.types.end() && ir::is_scalar(kt->second) && is_int(kt->second->dtype);
         if (b && int_key && !key_of.count(b->def)) {
           key_of[b->def] = key;
-          keyed_at[g->id].push_back(b->def);
+          conj_at[g->id].emplace_back(c, b->def);
         } else {
           rest_at[g->id].push_back(c);
+          conj_at[g->id].emplace_back(c, DefId{});
         }
       }
     }
@@ -218,18 +220,29 @@ class Planner : public ir::Mutator {
         body = seq({let, body});
         continue;
       }
-      std::vector<NodeRef> pre;
-      NodeRef cond;
-      for (DefId b : keyed_at[g->id]) {
+      // Left to right, as `&&` evaluates: a key is computed only where the tests before it
+      // held (`where i > 0, idx[i - 1] == b` never reads idx[-1]), then tested with the ones after.
+      const auto& conj = conj_at[g->id];
+      std::vector<NodeRef> after;  // plain tests between this point and the next key
+      auto wrap_if = [&](NodeRef first) {
+        NodeRef cond = first;
+        for (const NodeRef& c : after) cond = both(cond, c);
+        if (cond) body = ir::make({.kind = Kind::LIf, .span = g->span, .kids = {cond, body}});
+        after.clear();
+      };
+      for (auto c = conj.rbegin(); c != conj.rend(); ++c) {
+        if (!c->second.valid()) {
+          after.insert(after.begin(), c->first);
+          continue;
+        }
+        const DefId b = c->second;
         const NodeRef& key = key_of[b];
-        pre.push_back(ir::make({.kind = Kind::LLet, .span = key->span, .kids = {key}, .name = "key_" + n.loop_of.at(b)->name,
-                                .def = local[b]}));
-        cond = both(cond, in_range(var_ref("key_" + n.loop_of.at(b)->name, local[b]), n.loop_of.at(b)));
+        wrap_if(in_range(var_ref("key_" + n.loop_of.at(b)->name, local[b]), n.loop_of.at(b)));
+        NodeRef let = ir::make({.kind = Kind::LLet, .span = key->span, .kids = {key}, .name = "key_" + n.loop_of.at(b)->name,
+                                .def = local[b]});
+        body = seq({let, body});
       }
-      for (const NodeRef& c : rest_at[g->id]) cond = both(cond, c);
-      if (cond) body = ir::make({.kind = Kind::LIf, .span = g->span, .kids = {cond, body}});
-      pre.push_back(body);
-      body = seq(std::move(pre));
+      wrap_if(nullptr);
     }
     for (auto it = lvs.rbegin(); it != lvs.rend(); ++it)
       body = ir::make({.kind = Kind::LFor, .span = (*it)->span,
