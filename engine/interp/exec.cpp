@@ -312,7 +312,7 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
     v.window.rows = window;
     v.window.logical0 = logical0;
   } else {
-    bool whole = writes_every_point(t, shape, [&](const NodeRef& e) {
+    bool whole = t->has(ir::kFilledLater) || writes_every_point(t, shape, [&](const NodeRef& e) {
       // A bound may name a producer fused into this tensor's kernel (fusion_plan): it has no
       // value of its own to measure. Unknown means "maybe not every point": zeroed storage.
       try {

@@ -95,7 +95,8 @@ void print_rec(std::ostringstream& os, const NodeRef& n, const PrintOptions& opt
     flag(kAdjoint, "adjoint");
     flag(kTupleField, "field");
     flag(kResume, "resume");
-    for (uint32_t b = 17; b < 32; ++b) flag(1u << b, ("f" + std::to_string(b)).c_str());
+    flag(kFilledLater, "filled_later");
+    for (uint32_t b = 18; b < 32; ++b) flag(1u << b, ("f" + std::to_string(b)).c_str());
     os << "]";
   }
   if (opt.spans && n->span.valid()) os << " @" << n->span.lo << "-" << n->span.hi;

@@ -603,7 +603,9 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
     ck = cx_.resolver.new_def(P->name + "_ckpt", DefKind::Local);
     std::vector<int64_t> ckshape{S, Lc};
     ckshape.insert(ckshape.end(), ext.begin() + 1, ext.end());
-    NodeRef CK = new_tensor(P->name + "_ckpt", ck, pdt, ckshape, {}, plan);
+    // Every segment's capture writes its rows (all of them) before the reverse sweep reads one.
+    NodeRef CK = ir::edited(new_tensor(P->name + "_ckpt", ck, pdt, ckshape, {}, plan),
+                            [](ir::Node& x) { x.flags |= ir::kFilledLater; });
 
     // Forward: checkpoint the rows segment s starts from, then run its steps.
     DefId sf = new_index("s");
