@@ -97,6 +97,10 @@ class Planner : public ir::Mutator {
     return n;
   }
 
+  static bool zero_literal(const NodeRef& e) {
+    return (e->kind == Kind::FloatLit && e->fval == 0.0) || (e->kind == Kind::IntLit && e->ival == 0);
+  }
+
   NodeRef typed(NodeRef n, ir::TypeRef t) {
     u_.types[n->id] = std::move(t);
     return n;
@@ -140,7 +144,11 @@ class Planner : public ir::Mutator {
     if (lvs.empty()) return nullptr;
     std::vector<NodeRef> chain;
     NodeRef v = ir::lreduce_body(leaf);
-    while (v->kind == Kind::LGuard || v->kind == Kind::LLetIn) {
+    for (;;) {
+      // `v where c else 0` adds 0 where `c` fails, which changes no sum: the guard `v where c`.
+      if (v->kind == Kind::If && ir::if_else(*v) && zero_literal(ir::if_else(*v)) && ir::if_then(*v)->kind != Kind::Block)
+        v = ir::make({.kind = Kind::LGuard, .span = v->span, .kids = {ir::if_cond(*v), ir::if_then(*v)}});
+      if (v->kind != Kind::LGuard && v->kind != Kind::LLetIn) break;
       chain.push_back(v);
       v = v->kind == Kind::LGuard ? ir::lguard_value(v) : ir::lletin_body(v);
     }
@@ -155,7 +163,14 @@ class Planner : public ir::Mutator {
       for (const NodeRef& c : conj) {
         NodeRef b, key;
         if (is_binop(c, ir::BinOp::Eq)) {
-          const NodeRef &l = ir::bin_lhs(c), &r = ir::bin_rhs(c);
+          // The index may be widened to compare with an i64 key (`seg[i] == g as i64`): exact.
+          auto index_of = [&](const NodeRef& x) {
+            auto t = u_.types.find(x->id);
+            bool to_i64 = x->kind == Kind::Cast && t != u_.types.end() && ir::is_scalar(t->second) &&
+                          t->second->dtype == DType::I64;
+            return to_i64 ? ir::cast_expr(x) : x;
+          };
+          const NodeRef l = index_of(ir::bin_lhs(c)), r = index_of(ir::bin_rhs(c));
           if (l->kind == Kind::Name && n.decl.count(l->def) && !mentions_any(r, {l->def})) b = l, key = r;
           else if (r->kind == Kind::Name && n.decl.count(r->def) && !mentions_any(l, {r->def})) b = r, key = l;
         }

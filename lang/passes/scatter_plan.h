@@ -19,7 +19,9 @@
 // keys, reduction bounds and everything else in the body free of the keyed indices. Unkeyed
 // declaration indices read by a key or a guard run outside the pass (`d_x[m0, m1] = sum[k](..
 // where idx[m0, k] == m1)`, the adjoint of `x[n, idx[n, k]]`), else inside it around the add.
-// A key outside b's range contributes nothing, as before.
+// A key outside b's range contributes nothing, as before. `v where c else 0` is the guard
+// `v where c` (adding 0 changes no sum), and `k == b as i64` tests b itself (the widening is
+// exact).
 // The reduction's loops become sequential loops (LFor, kSequential) around an LAccum.
 // %ir shows the rewrite on the tensor's line.
 #pragma once

@@ -647,6 +647,26 @@ def np_sum_squares(reps):
     return ms, (s,)
 
 
+@variant("histogram_weighted", "memory", """
+// A weighted 512-bin histogram of 10^6 samples, f32 weights (NumPy: bincount).
+let label[n in 0..1000000] = (n * 7919 + 13) % 512;
+let w[n in 0..1000000] = ((n * 7) % 13) as f32 * 0.1;
+let nl = sum[n](label[n]);
+// bench: begin
+let h[c in 0..512] = sum[n](w[n] where label[n] == c else 0.0);
+// bench: end
+print(h[3], h[511], nl);
+""")
+def np_histogram(reps):
+    n = np.arange(1000000, dtype=np.int64)
+    label = np.fmod((n * 7919 + 13).astype(np.int32), 512)  # ein's i32 arithmetic wraps
+    w = ((n * 7) % 13).astype(f32) * f32(0.1)
+    ok = label >= 0  # negative labels match no bin in ein; dropped outside the timed region
+    lab, wt = label[ok], w[ok]
+    ms, h = bench.best_of(reps, lambda: np.bincount(lab, weights=wt, minlength=512))
+    return ms, (h[3], h[511], label.sum())
+
+
 # memory: one pass over memory in NumPy as in ein (a gather, a reduction of a whole axis), so
 # parity is the bound.
 TARGET = {"contraction": 1.1, "fusable": 0.5, "recurrence": 1.0, "memory": 1.1}
