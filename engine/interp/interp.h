@@ -38,6 +38,7 @@ struct JitStats {
   int misses = 0;
   double compile_ms = 0;
   double codegen_ms = 0;  // planning kernels and writing their C++ (codegen::plan_cell)
+  double load_ms = 0;     // finding kernels in the cache and loading them (compile_ms excluded)
 };
 
 struct ExecOptions {

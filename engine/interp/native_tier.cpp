@@ -34,6 +34,10 @@ using ir::NodeRef;
 
 namespace {
 
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
 double threshold_from_env() {
   return static_cast<double>(config::count(config::Env::JitThreshold).value_or(32768));
 }
@@ -68,6 +72,7 @@ NativeTier::NativeTier(CompileCtx& cx, const ExecOptions& opt) : cx_(cx), opt_(o
       opt.jit_stats->hits += r.hits;
       opt.jit_stats->misses += r.misses;
       opt.jit_stats->compile_ms += r.compile_ms;
+      opt.jit_stats->load_ms += std::max(0.0, ms_since(t1) - r.compile_ms);
     }
     // Interrupted while the compiler ran: the cell stops here (nothing runs interpreted
     // instead), reported at the first statement that wanted a kernel.
@@ -153,11 +158,13 @@ bool NativeTier::ready(Interpreter::Impl& in, NativeKernel& nk) {
   double pts = runtime_points(in, nk.k.stmt);
   if (pts < popt_.threshold) return false;
   nk.deferred = false;
+  auto t0 = std::chrono::steady_clock::now();
   jit::BatchResult r = load({nk.k.source}, opt_);
   if (opt_.jit_stats) {
     opt_.jit_stats->hits += r.hits;
     opt_.jit_stats->misses += r.misses;
     opt_.jit_stats->compile_ms += r.compile_ms;
+    opt_.jit_stats->load_ms += std::max(0.0, ms_since(t0) - r.compile_ms);
   }
   if (r.interrupted) fault("E007", "interrupted while compiling native kernels");
   if (!r.error.empty()) note_error(r.error);

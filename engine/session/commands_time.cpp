@@ -22,6 +22,8 @@ Phases group_phases(const CellResult& r) {
       p.analysis += t.ms;
     } else if (t.phase == "codegen") {
       p.codegen += t.ms;
+    } else if (t.phase == "load") {
+      p.load += t.ms;
     } else if (auto it = std::find(passes.begin(), passes.end(), t.phase); it != passes.end()) {
       // Passes are ordered: everything before Einstein lowering analyses, the rest lowers.
       (it < lowering_begin ? p.analysis : p.lowering) += t.ms;
@@ -40,7 +42,7 @@ Phases group_phases(const CellResult& r) {
 std::vector<std::pair<std::string, double>> pass_times(const CellResult& r) {
   std::vector<std::pair<std::string, double>> out;
   for (auto& t : r.timings) {
-    if (t.phase == "parse" || t.phase == "run") continue;
+    if (t.phase == "parse" || t.phase == "run" || t.phase == "load") continue;
     auto it = std::find_if(out.begin(), out.end(), [&](auto& p) { return p.first == t.phase; });
     if (it == out.end()) out.emplace_back(t.phase, t.ms);
     else it->second += t.ms;
@@ -54,7 +56,8 @@ std::string timings_report(const CellResult& r) {
   char buf[128];
   const std::pair<const char*, double> rows[] = {{"parse", p.parse},     {"analysis", p.analysis},
                                                  {"lowering", p.lowering}, {"codegen", p.codegen},
-                                                 {"compile", p.compile}, {"run", p.run}};
+                                                 {"compile", p.compile}, {"load", p.load},
+                                                 {"run", p.run}};
   for (auto& [name, ms] : rows) {
     std::snprintf(buf, sizeof buf, "timing: %s %.3f ms\n", name, ms);
     out += buf;
@@ -91,6 +94,7 @@ std::vector<std::vector<std::string>> phase_rows(const CellResult& r) {
           {"lowering", ms(p.lowering)},
           {"codegen", ms(p.codegen)},
           {"compile", ms(p.compile)},
+          {"load", ms(p.load)},
           {"run", ms(p.run)},
           {"total", ms(p.total())},
           {"kernels", std::to_string(r.kernel_hits) + " hits, " + std::to_string(r.kernel_misses) + " misses"}};

@@ -196,7 +196,7 @@ class Suite:
         assert "(LTensor x" in out and "(LFor t" in out, out
         out = r.line("%time x[9] * 2.0")
         assert re.search(r"\n0\.00390625\n", out), "runs and echoes: " + out
-        for row in ("parse", "analysis", "lowering", "codegen", "compile", "run", "total"):
+        for row in ("parse", "analysis", "lowering", "codegen", "compile", "load", "run", "total"):
             assert re.search(r"\n%s +[0-9.]+ ms\n" % row, out), row + ": " + out
         out = r.line("%nosuch")
         assert "unknown command `%nosuch`" in out, out

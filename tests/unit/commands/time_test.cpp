@@ -14,7 +14,8 @@ CellResult synthetic() {
   CellResult r;
   r.timings = {{"parse", 1},           {"resolve", 2},        {"group_einstein", 4},
                {"check_match", 8},     {"lower_einstein", 16}, {"frame_layout", 32},
-               {"codegen", 64},        {"check_match", 0.5},  {"run", 384}};  // 256 of it in the compiler
+               {"codegen", 64},        {"check_match", 0.5},  {"load", 1024},
+               {"run", 384}};  // 256 of it in the compiler
   r.compile_ms = 256;
   r.kernel_hits = 3;
   r.kernel_misses = 2;
@@ -29,8 +30,9 @@ TEST(CommandTime, PhasesAreGroupedByPipelinePosition) {
   EXPECT_DOUBLE_EQ(p.lowering, 16 + 32);
   EXPECT_DOUBLE_EQ(p.codegen, 64);
   EXPECT_DOUBLE_EQ(p.compile, 256);
+  EXPECT_DOUBLE_EQ(p.load, 1024);
   EXPECT_DOUBLE_EQ(p.run, 384 - 256);
-  EXPECT_DOUBLE_EQ(p.total(), 511.5);
+  EXPECT_DOUBLE_EQ(p.total(), 1535.5);
 }
 
 TEST(CommandTime, TimingsReportFormat) {
@@ -41,6 +43,7 @@ TEST(CommandTime, TimingsReportFormat) {
             "timing: lowering 48.000 ms\n"
             "timing: codegen 64.000 ms\n"
             "timing: compile 256.000 ms\n"
+            "timing: load 1024.000 ms\n"
             "timing: run 128.000 ms\n"
             "timing: pass resolve 2.000 ms\n"
             "timing: pass group_einstein 4.000 ms\n"
@@ -61,7 +64,7 @@ TEST(CommandTime, TimeRunsOnceAndKeepsBindings) {
   ASSERT_TRUE(r.cell.value.has_value());
   EXPECT_EQ(format_value(*r.cell.value), "2.0");
   EXPECT_TRUE(t.has("w"));
-  for (const char* row : {"parse", "analysis", "lowering", "codegen", "compile", "run", "total", "kernels"})
+  for (const char* row : {"parse", "analysis", "lowering", "codegen", "compile", "load", "run", "total", "kernels"})
     EXPECT_NE(r.text.find(row), std::string::npos) << row;
   std::regex line(R"(\nrun +[0-9]+\.[0-9]{3} ms\n)");
   EXPECT_TRUE(std::regex_search(r.text, line)) << r.text;
