@@ -19,7 +19,7 @@ using ir::DefId;
 namespace {
 
 // Index keys double as C names (e_<key>), as in einsum.cpp.
-std::string ckey(DefId d) { return std::to_string(d.crate) + "_" + std::to_string(d.index); }
+std::string ckey(DefId d) { return index_key(d); }
 
 }  // namespace
 
@@ -84,7 +84,7 @@ void Gen::emit_factorised(const ContractionPlan& p, const Contract& c) {
     }
     const size_t a = static_cast<size_t>(s.a), b = static_cast<size_t>(s.b);
     // A GEMM may reorder an intermediate's axes ([m.., n..]); the loops then follow it.
-    bool blas = gemm_step(pool[a], pool[b], result, last, keys(s.sum), n, last ? alpha.c : one, dt, true);
+    bool blas = gemm_step(s, pool[a], pool[b], result, last, n, last ? alpha.c : one, dt, true);
     gemms += blas ? 1 : 0;
     pool.push_back(result);
     strides.push_back(last ? c.dest.strides : std::vector<std::string>{});

@@ -87,108 +87,83 @@ void Gen::mode_product_chain(const ContractionPlan& p, const std::vector<EinsumT
                    " calls when the extents are the arrays' own (pairwise loops otherwise)");
 }
 
-// One pairwise step as a GEMM when its operands are matrices in disguise: X's indices are its
-// kept ones M then the summed ones S (or S then M), Y's are S then its kept ones N (or N then S),
-// S in the same order in both, and the result is [M.., N..] (an intermediate takes that layout;
-// the output must already have it, or [N.., M..] with the operands swapped). Transposed storage
-// is a BLAS flag, so every layout of a matrix chain runs at GEMM speed, not only
-// A[i,k] B[k,l] C[l,j]. Emitted as `if (extents are the arrays' own and non-empty) { gemm }
-// else {` with the pairwise loops as the else branch; the caller closes it. beta = 1 keeps
-// the loops' `+=` into zeroed storage.
-bool Gen::gemm_step(const EinsumTerm& x0, const EinsumTerm& y0, EinsumTerm& result, bool last,
-                    const std::vector<std::string>& sum, std::map<std::string, std::string>& n,
-                    const std::string& alpha, DType dt, bool overwrite) {
-  if (sum.empty()) return false;
-  auto has = [](const std::vector<std::string>& v, const std::string& k) {
-    return std::find(v.begin(), v.end(), k) != v.end();
+std::string index_key(DefId d) { return std::to_string(d.crate) + "_" + std::to_string(d.index); }
+
+// One pairwise step as the GEMM or GEMV the plan found (PairStep::gemm, contraction.h's
+// step_gemm: the layouts and transpositions), emitted as `if (extents are the arrays' own and
+// non-empty) { gemm } else {` with the pairwise loops as the else branch; the caller closes it.
+// beta = 1 keeps the loops' `+=` into zeroed storage.
+bool Gen::gemm_step(const PairStep& s, const EinsumTerm& x0, const EinsumTerm& y0, EinsumTerm& result, bool last,
+                    std::map<std::string, std::string>& n, const std::string& alpha, DType dt, bool overwrite) {
+  if (!s.gemm) return false;
+  const StepGemm& g = *s.gemm;
+  auto keys = [](const std::vector<DefId>& v) {
+    std::vector<std::string> out;
+    for (DefId d : v) out.push_back(index_key(d));
+    return out;
   };
-  auto unique = [](const std::vector<std::string>& v) { return std::set<std::string>(v.begin(), v.end()).size() == v.size(); };
-  if (!unique(x0.idx) || !unique(y0.idx)) return false;
-  // Splits t's layout into [kept.., S..] (s_last) or [S.., kept..]; S must be contiguous.
-  auto split = [&](const EinsumTerm& t, std::vector<std::string>& kept, std::vector<std::string>& s, bool& s_last) {
-    size_t n_s = 0;
-    for (auto& i : t.idx) n_s += has(sum, i) ? 1 : 0;
-    if (n_s != sum.size()) return false;  // a summed index missing here: not a product of two matrices
-    size_t lead = 0;
-    while (lead < t.idx.size() && has(sum, t.idx[lead])) ++lead;
-    if (lead == n_s) {
-      s_last = false;
-    } else {
-      size_t first = t.idx.size() - n_s;
-      for (size_t a = first; a < t.idx.size(); ++a)
-        if (!has(sum, t.idx[a])) return false;
-      if (lead != 0) return false;
-      s_last = true;
-    }
-    for (auto& i : t.idx) (has(sum, i) ? s : kept).push_back(i);
-    return true;
+  auto cat = [](std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
   };
-  for (int swap = 0; swap < 2; ++swap) {
-    const EinsumTerm& x = swap ? y0 : x0;
-    const EinsumTerm& y = swap ? x0 : y0;
-    std::vector<std::string> m, sx, nn, sy;
-    bool x_s_last = false, y_s_last = false;
-    if (!split(x, m, sx, x_s_last) || !split(y, nn, sy, y_s_last) || sx != sy) return false;
-    for (auto& i : m)
-      if (has(nn, i)) return false;  // a batch index: not one GEMM
-    std::vector<std::string> want = m;
-    want.insert(want.end(), nn.begin(), nn.end());
-    if (last && want != result.idx) continue;
-    auto prod = [&](const std::vector<std::string>& v) {
-      std::string e = "1";
-      for (auto& i : v) e = "ein_smul(" + e + ", " + n[i] + ")";
-      return e;
-    };
-    std::string M = prod(m), N = prod(nn), K = prod(sx);
-    std::string cond = "(" + M + " > 0) && (" + N + " > 0) && (" + K + " > 0) && (" + M + " <= 2147483647LL) && (" +
-                       N + " <= 2147483647LL) && (" + K + " <= 2147483647LL)";
-    auto own = [&](const EinsumTerm& t) {
-      if (t.buf < 0) return;
-      for (size_t a = 0; a < t.idx.size(); ++a)
-        cond += " && (" + n[t.idx[a]] + " == " + extent(t.buf, static_cast<int>(a) + t.axis0) + ")";
-    };
-    own(x);
-    own(y);
-    if (last)
-      for (size_t a = 0; a < result.idx.size(); ++a)
-        cond += " && (" + n[result.idx[a]] + " == " +
-                (result.ext.empty() ? extent(0, static_cast<int>(a)) : result.ext[a]) + ")";
-    else
-      result.idx = want;
-    auto base = [](const EinsumTerm& t) {
-      return t.buf >= 0 ? "b" + std::to_string(t.buf) + (t.off.empty() ? "" : " + " + t.off) : t.tmp;
-    };
-    const std::string fn = dt == DType::F32 ? "sgemm" : "dgemm", one = dt == DType::F32 ? "1.0f" : "1.0";
-    const std::string gv = dt == DType::F32 ? "sgemv" : "dgemv";
-    const std::string beta = overwrite ? "0" : one;
-    const std::string dst = last && result.tmp.empty() ? std::string("b0") : result.tmp;
-    em.open("if (" + cond + ") {", true);
-    // A matrix times a vector is a GEMV (OpenBLAS's GEMM with one column is several times slower).
-    if (nn.empty() != m.empty()) {
-      const bool mat_x = nn.empty();
-      const EinsumTerm& mt = mat_x ? x : y;
-      const EinsumTerm& vt = mat_x ? y : x;
-      // Stored [rows, cols]: the matrix's own layout; transposed when its summed group leads (x)
-      // or trails (y).
-      const bool s_last = mat_x ? x_s_last : y_s_last;
-      const std::string kept = mat_x ? M : N;
-      const bool trans = !s_last;
-      const std::string rows = trans ? K : kept, cols = trans ? kept : K;
-      em.line("A->rt->" + gv + "(" + (trans ? "1" : "0") + ", " + rows + ", " + cols + ", " + (last ? alpha : one) +
-              ", " + base(mt) + ", " + cols + ", " + base(vt) + ", " + beta + ", " + dst + ");");
-      em.close();
-      em.open("else {", true);
-      return true;
-    }
-    em.line("A->rt->" + fn + "(" + (x_s_last ? "0" : "1") + ", " + (y_s_last ? "1" : "0") + ", " + M + ", " + N + ", " +
-            K + ", " + (last ? alpha : one) + ", " + base(x) + ", " + (x_s_last ? K : M) + ", " + base(y) + ", " +
-            (y_s_last ? K : N) + ", " + (overwrite ? "0" : one) + ", " +
-            (last && result.tmp.empty() ? std::string("b0") : result.tmp) + ", " + N + ");");
+  const EinsumTerm& x = g.swap ? y0 : x0;
+  const EinsumTerm& y = g.swap ? x0 : y0;
+  const std::vector<std::string> m = keys(g.m), nn = keys(g.n), sx = keys(g.k);
+  // The plan read the same layouts; a difference would be a wrong product, so it is refused.
+  if (x.idx != (g.x_s_last ? cat(m, sx) : cat(sx, m)) || y.idx != (g.y_s_last ? cat(nn, sx) : cat(sx, nn)) ||
+      (last && cat(m, nn) != result.idx))
+    unsupported("a GEMM step whose operands are not laid out as planned");
+  if (!last) result.idx = cat(m, nn);
+  auto prod = [&](const std::vector<std::string>& v) {
+    std::string e = "1";
+    for (auto& i : v) e = "ein_smul(" + e + ", " + n[i] + ")";
+    return e;
+  };
+  std::string M = prod(m), N = prod(nn), K = prod(sx);
+  std::string cond = "(" + M + " > 0) && (" + N + " > 0) && (" + K + " > 0) && (" + M + " <= 2147483647LL) && (" +
+                     N + " <= 2147483647LL) && (" + K + " <= 2147483647LL)";
+  auto own = [&](const EinsumTerm& t) {
+    if (t.buf < 0) return;
+    for (size_t a = 0; a < t.idx.size(); ++a)
+      cond += " && (" + n[t.idx[a]] + " == " + extent(t.buf, static_cast<int>(a) + t.axis0) + ")";
+  };
+  own(x);
+  own(y);
+  if (last)
+    for (size_t a = 0; a < result.idx.size(); ++a)
+      cond += " && (" + n[result.idx[a]] + " == " +
+              (result.ext.empty() ? extent(0, static_cast<int>(a)) : result.ext[a]) + ")";
+  auto base = [](const EinsumTerm& t) {
+    return t.buf >= 0 ? "b" + std::to_string(t.buf) + (t.off.empty() ? "" : " + " + t.off) : t.tmp;
+  };
+  const std::string fn = dt == DType::F32 ? "sgemm" : "dgemm", one = dt == DType::F32 ? "1.0f" : "1.0";
+  const std::string gv = dt == DType::F32 ? "sgemv" : "dgemv";
+  const std::string beta = overwrite ? "0" : one;
+  const std::string dst = last && result.tmp.empty() ? std::string("b0") : result.tmp;
+  em.open("if (" + cond + ") {", true);
+  if (g.gemv()) {
+    const bool mat_x = nn.empty();
+    const EinsumTerm& mt = mat_x ? x : y;
+    const EinsumTerm& vt = mat_x ? y : x;
+    // Stored [rows, cols]: the matrix's own layout; transposed when its summed group leads (x)
+    // or trails (y).
+    const bool s_last = mat_x ? g.x_s_last : g.y_s_last;
+    const std::string kept = mat_x ? M : N;
+    const bool trans = !s_last;
+    const std::string rows = trans ? K : kept, cols = trans ? kept : K;
+    em.line("A->rt->" + gv + "(" + (trans ? "1" : "0") + ", " + rows + ", " + cols + ", " + (last ? alpha : one) +
+            ", " + base(mt) + ", " + cols + ", " + base(vt) + ", " + beta + ", " + dst + ");");
     em.close();
     em.open("else {", true);
     return true;
   }
-  return false;
+  em.line("A->rt->" + fn + "(" + (g.x_s_last ? "0" : "1") + ", " + (g.y_s_last ? "1" : "0") + ", " + M + ", " + N +
+          ", " + K + ", " + (last ? alpha : one) + ", " + base(x) + ", " + (g.x_s_last ? K : M) + ", " + base(y) +
+          ", " + (g.y_s_last ? K : N) + ", " + (overwrite ? "0" : one) + ", " +
+          (last && result.tmp.empty() ? std::string("b0") : result.tmp) + ", " + N + ");");
+  em.close();
+  em.open("else {", true);
+  return true;
 }
 
 // A pairwise loop step whose summed indices are the unit-stride (last) axis of both operands
@@ -238,7 +213,7 @@ bool Gen::dot_step(const std::vector<std::string>& x, const std::vector<std::str
 
 bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
   // Index keys double as C names (e_<key>).
-  auto ekey = [](ir::DefId d) { return std::to_string(d.crate) + "_" + std::to_string(d.index); };
+  const auto ekey = index_key;
   DType dt = static_cast<DType>(tensor->ival);
   if (dt != DType::F32 && dt != DType::F64) return false;
   if (tensor->has(ir::kWindowed) || tensor->has(ir::kHasElem)) return false;
@@ -368,7 +343,7 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
       em.line("if (!" + result.tmp + ") { ein_fail(A, " + std::to_string(st) + ", EIN_E_NOMEM, 0, ein_smul(" + count +
               ", " + std::to_string(dt == DType::F32 ? 4 : 8) + "), 0, 0); return A->err->code; }");
     }
-    bool blas = gemm_step(x, y, result, last, sum, n, alpha.c, dt);
+    bool blas = gemm_step(s, x, y, result, last, n, alpha.c, dt);
     if (blas) gemm_steps += 1;
     std::string rhs = addr(x) + " * " + addr(y);
     if (last) rhs = alpha.c + " * " + rhs;

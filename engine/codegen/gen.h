@@ -20,6 +20,7 @@
 namespace ein {
 struct ContractionPlan;
 struct ContractionOperand;
+struct PairStep;
 }  // namespace ein
 
 namespace ein::codegen {
@@ -70,6 +71,8 @@ struct LoopInfo {
 };
 
 bool has_loop(const ir::NodeRef& n);
+// An index variable's key in factorised contractions (its C name is e_<key>).
+std::string index_key(ir::DefId d);
 
 class Gen {
  public:
@@ -81,9 +84,8 @@ class Gen {
   void mode_product_chain(const ContractionPlan& p, const std::vector<EinsumTerm>& terms,
                           const std::vector<std::string>& out, std::map<std::string, std::string>& n,
                           const std::string& alpha, DType dt, int st);
-  bool gemm_step(const EinsumTerm& x, const EinsumTerm& y, EinsumTerm& result, bool last,
-                 const std::vector<std::string>& sum, std::map<std::string, std::string>& n,
-                 const std::string& alpha, DType dt, bool overwrite = false);
+  bool gemm_step(const PairStep& s, const EinsumTerm& x, const EinsumTerm& y, EinsumTerm& result, bool last,
+                 std::map<std::string, std::string>& n, const std::string& alpha, DType dt, bool overwrite = false);
   bool dot_step(const std::vector<std::string>& x, const std::vector<std::string>& y,
                 const std::vector<std::string>& kept, const std::vector<std::string>& sum,
                 std::map<std::string, std::string>& n, const std::string& dst, const std::string& rhs, DType dt);

@@ -298,6 +298,51 @@ std::optional<GemmShape> gemm_shape(const Contraction& c, const std::vector<DefI
   return try_roles(c, 1, 0, dest);
 }
 
+std::optional<StepGemm> step_gemm(const std::vector<DefId>& a, const std::vector<DefId>& b,
+                                  const std::vector<DefId>& sum, const std::vector<DefId>* dest) {
+  if (sum.empty()) return std::nullopt;
+  auto has = [](const std::vector<DefId>& v, DefId d) { return std::find(v.begin(), v.end(), d) != v.end(); };
+  auto unique = [&](const std::vector<DefId>& v) {
+    for (size_t i = 0; i < v.size(); ++i)
+      if (std::find(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v[i]) != v.begin() + static_cast<std::ptrdiff_t>(i))
+        return false;
+    return true;
+  };
+  if (!unique(a) || !unique(b)) return std::nullopt;
+  // Splits a layout into [kept.., S..] (s_last) or [S.., kept..]; S must be contiguous.
+  auto split = [&](const std::vector<DefId>& t, std::vector<DefId>& kept, std::vector<DefId>& s, bool& s_last) {
+    size_t n_s = 0;
+    for (DefId d : t) n_s += has(sum, d) ? 1 : 0;
+    if (n_s != sum.size()) return false;  // a summed variable missing here: not a product of two matrices
+    size_t lead = 0;
+    while (lead < t.size() && has(sum, t[lead])) ++lead;
+    if (lead == n_s) {
+      s_last = false;
+    } else {
+      for (size_t i = t.size() - n_s; i < t.size(); ++i)
+        if (!has(sum, t[i])) return false;
+      if (lead != 0) return false;
+      s_last = true;
+    }
+    for (DefId d : t) (has(sum, d) ? s : kept).push_back(d);
+    return true;
+  };
+  for (int swap = 0; swap < 2; ++swap) {
+    StepGemm g;
+    g.swap = swap == 1;
+    std::vector<DefId> sy;
+    if (!split(g.swap ? b : a, g.m, g.k, g.x_s_last) || !split(g.swap ? a : b, g.n, sy, g.y_s_last) || g.k != sy)
+      return std::nullopt;
+    for (DefId d : g.m)
+      if (has(g.n, d)) return std::nullopt;  // a batch variable: not one GEMM
+    std::vector<DefId> want = g.m;
+    want.insert(want.end(), g.n.begin(), g.n.end());
+    if (dest && want != *dest) continue;
+    return g;
+  }
+  return std::nullopt;
+}
+
 std::string contraction_text(const Contraction& c) {
   std::string out;
   for (auto& o : c.operands) {

@@ -70,6 +70,26 @@ struct GemmShape {
 // variables `dest` (a permutation of c.free), or nullopt when the layouts do not allow one.
 std::optional<GemmShape> gemm_shape(const Contraction& c, const std::vector<ir::DefId>& dest);
 
+// One pairwise step of a factorised contraction (ContractionPlan::path) as one GEMM or GEMV: X's
+// layout is its kept variables M then the summed ones S (or S then M), Y's is S then its kept
+// ones N (or N then S), S in the same order in both, no variable kept by both (a batch), and the
+// result's layout is [M.., N..]. Transposed storage is a BLAS flag, so every layout of a matrix
+// chain qualifies, not only A[i,k] B[k,l] C[l,j]. A step whose layouts allow none is loops.
+struct StepGemm {
+  bool swap = false;      // X is the step's second operand (only that order gives the destination)
+  bool x_s_last = false;  // X stored [M.., S..] (else [S.., M..])
+  bool y_s_last = false;  // Y stored [N.., S..] (else [S.., N..])
+  std::vector<ir::DefId> m, n, k;  // k: S in X's (and Y's) order
+  // A matrix times a vector (OpenBLAS's GEMM with one column is several times slower).
+  bool gemv() const { return m.empty() != n.empty(); }
+};
+
+// The GEMM view of a step over operands laid out as `a` and `b` (their variables in storage
+// order), summing `sum`; `dest` is the layout the result must have (the last step's), or null
+// when the step lays out its result itself.
+std::optional<StepGemm> step_gemm(const std::vector<ir::DefId>& a, const std::vector<ir::DefId>& b,
+                                  const std::vector<ir::DefId>& sum, const std::vector<ir::DefId>* dest);
+
 // The factors of a product tree `a * b * c` (a node that is no product is its own factor).
 void mul_factors(const ir::NodeRef& e, std::vector<ir::NodeRef>& out);
 

@@ -672,9 +672,33 @@ std::string describe_path(const ContractionPlan& p) {
   std::string how = "factorised into " + std::to_string(p.path.size()) + " pairwise steps";
   for (size_t i = 0; i < p.path.size(); ++i)
     how += std::string(i ? ", " : " ") + "(" + std::to_string(i + 1) + ") = " + term(p.path[i].a) + "·" +
-           term(p.path[i].b) + " over [" + names(p.path[i].sum, nm) + "]";
+           term(p.path[i].b) + " over [" + names(p.path[i].sum, nm) + "]" +
+           (!p.path[i].gemm ? "" : p.path[i].gemm->gemv() ? " as GEMV" : " as GEMM");
   return how;
 }
+
+namespace {
+
+// Which steps of a Factorised plan are one GEMM/GEMV: a step's operands are laid out as their
+// reads' variables (fixed subscripts aside) or as an earlier step's `keep` (a GEMM lays its result
+// out [M.., N..], which is `keep` already), and the last step writes the plan's dest.
+void plan_step_gemms(ContractionPlan& p) {
+  std::vector<std::vector<DefId>> layout;
+  for (auto& o : p.c.operands) {
+    layout.emplace_back();
+    for (DefId d : o.axes)
+      if (d.valid()) layout.back().push_back(d);
+  }
+  for (size_t i = 0; i < p.path.size(); ++i) {
+    PairStep& s = p.path[i];
+    const bool last = i + 1 == p.path.size();
+    s.gemm = step_gemm(layout[static_cast<size_t>(s.a)], layout[static_cast<size_t>(s.b)], s.sum,
+                       last ? &p.dest : nullptr);
+    layout.push_back(last ? p.dest : s.keep);
+  }
+}
+
+}  // namespace
 
 void plan_contractions(CompileCtx& cx) {
   for (auto& u : cx.units) {
@@ -682,6 +706,13 @@ void plan_contractions(CompileCtx& cx) {
     if (!u->lowered) continue;
     Planner p(cx, *u);
     p.run();
+    // After the planner: a plan's dest may change until it is done.
+    for (auto& [id, plan] : u->contractions) {
+      if (plan->kernel != ContractionKernel::Factorised) continue;
+      auto done = std::make_shared<ContractionPlan>(*plan);
+      plan_step_gemms(*done);
+      plan = done;
+    }
   }
 }
 
@@ -707,7 +738,7 @@ std::string describe_contractions(const Unit& u) {
                               " innermost (contiguous reads, the interpreter's order per point)"
                         : " (not of the whole nest)");
     } else if (p->kernel == ContractionKernel::Factorised) {
-      how = describe_path(*p) + " (each a GEMM when its operands are matrices in disguise, else loops), cost " +
+      how = describe_path(*p) + " (a GEMM/GEMV step when the extents are the arrays' own, else loops), cost " +
             std::to_string(static_cast<long long>(p->path_cost)) + " instead of " +
             std::to_string(static_cast<long long>(p->naive_cost));
       if (p->chain_core >= 0)

@@ -32,6 +32,7 @@
 // left to do after the contraction ("whole").
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "lang/passes/contraction.h"
@@ -44,9 +45,13 @@ enum class ContractionKernel : uint8_t { Blas, Tiled, Factorised, Partial };
 
 // One pairwise step of a factorised contraction. Operands are numbered 0..n-1, the result of
 // step s is n + s. `keep` is the result's layout (the last step's is the plan's dest).
+// `gemm` is the step as one BLAS call (step_gemm over the operands' layouts; the last step's
+// result must be laid out as the plan's dest), taken when the extents are the arrays' own at run
+// time; the step's loops stay behind it. Empty: loops only.
 struct PairStep {
   int a = 0, b = 0;
   std::vector<ir::DefId> keep, sum;
+  std::optional<StepGemm> gemm;
 };
 
 struct ContractionPlan {

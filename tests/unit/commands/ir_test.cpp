@@ -155,7 +155,7 @@ TEST(CommandIr, ContractionOrderIsThePlansInTheKernel) {
   ASSERT_TRUE(t.term("let B[k in 0..40, l in 0..30] = (k - l) as f64;").ok);
   ASSERT_TRUE(t.term("let C[l in 0..30, j in 0..50] = (l * j) as f64;").ok);
   const std::string clause = "let D[i, j] = sum[k, l](A[i, k] * B[k, l] * C[l, j]);";
-  const std::string path = "factorised into 2 pairwise steps (1) = A·B over [k], (2) = (1)·C over [l]";
+  const std::string path = "factorised into 2 pairwise steps (1) = A·B over [k] as GEMM, (2) = (1)·C over [l] as GEMM";
   ExecuteResult plan = t.term("%ir " + clause);
   ASSERT_TRUE(plan.ok) << plan.error << plan.cell.rendered;
   EXPECT_NE(plan.text.find(path), std::string::npos) << plan.text;
