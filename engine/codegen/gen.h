@@ -107,7 +107,6 @@ class Gen {
   void stmt(const ir::NodeRef& s);
   void store(const ir::NodeRef& s);
   std::string flat(int buf, const std::vector<std::string>& xs, bool windowed);
-  double static_work(const ir::NodeRef& n) const;  // points executed per run of n (estimate)
   // Opens `for (var = lo; var < hi; ++var)` (strip-mined when `strip`), binds `def`.
   struct LoopSpec {
     ir::NodeRef lo, hi;
@@ -118,6 +117,7 @@ class Gen {
     bool omp_for = false;    // `omp for` inside an enclosing parallel region
     bool simd = false;
     double inner_work = 1;   // static points per iteration (for the parallel threshold)
+    ir::NodeRef loop;        // the LFor or LoopVar of lo/hi (its LoopFact: trip count)
     std::string simd_clause; // e.g. "reduction(+:acc)"
     std::string lo_c, hi_c;  // bounds as C text (cache blocks) instead of lo/hi
     int bits = 64;           // magnitude of lo_c/hi_c (Val::bits)
@@ -148,7 +148,7 @@ class Gen {
     int arg_pass = 0;
   };
   RedVars red_vars(const ir::NodeRef& r);
-  LoopSpec red_loop(const std::vector<ir::NodeRef>& vars, size_t j, const ir::NodeRef& body);
+  LoopSpec red_loop(const ir::NodeRef& r, const std::vector<ir::NodeRef>& vars, size_t j);
   void red_init(const RedVars& R);
   void red_step(const RedVars& R, const std::string& v, const std::string& first);
   void red_point(const RedVars& R, const ir::NodeRef& body, const std::string& first);
@@ -246,10 +246,8 @@ class Gen {
   // earlier statement of the same step just stored).
   int out_buf = -1;
   ir::DefId out_def;
-  // Scalar replacement in a sequential 1-D recurrence `X[t] = f(X[t - 1], ...)`: the value
-  // stored in the previous step is kept in a variable instead of being reloaded through memory
-  // (a store-to-load round trip, and a `% W` index the C compiler cannot see through, on the
-  // critical path of every step). gen_stmt.cpp sets it up around the loop.
+  // Scalar replacement in a sequential 1-D recurrence `X[t] = f(X[t - 1], ...)` as the loop plan
+  // decided (LoopFact::carry): gen_stmt.cpp declares the variable around the loop.
   struct Carry {
     std::unordered_set<uint32_t> reads;  // ids of the Index nodes it replaces
     std::string name;
@@ -257,7 +255,6 @@ class Gen {
   };
   Carry carry_;
   bool setup_carry(const ir::NodeRef& loop, const std::string& lo, const std::string& hi, bool reverse);
-  bool step_reads_only_carry(const ir::NodeRef& value, const std::unordered_set<ir::DefId>& var) const;
   // Sequential order of the current point for error reporting, and the stop condition.
   std::string ord_ = "0";
   std::string stop_ord_ = "INT64_MAX";
@@ -271,14 +268,16 @@ class Gen {
   bool counting_ = true;  // count accesses once, not per version
   std::string precheck(const ir::NodeRef& stmt);
   bool assumed(const ir::NodeRef& index_node) const { return assume_ && assumed_.count(index_node->id) > 0; }
-  // A parallel region costs a fork/join (and, on a busy machine, a wait for a descheduled
-  // thread): only loops with about a millisecond of work or more get one.
-  int64_t parallel_threshold = int64_t{1} << 20;
+  // Points of work from which a parallel loop opens a thread team (lang/passes/loop_plan.h).
+  int64_t parallel_threshold = kParallelPoints;
   bool in_simd = false;  // inside an `omp simd` loop (OpenMP forbids nesting another)
-  // All loops in n have small constant trip counts (they unroll; the loop around them is
-  // treated as innermost: strip-mined and vectorised).
-  bool only_small_loops(const ir::NodeRef& n) const;
-  bool small_range(const ir::NodeRef& loop) const;  // LFor or LoopVar with <= 16 iterations
+  // The loop plan's fact of an LFor, LoopVar or LReduce (lang/passes/loop_plan.h), and its
+  // innermost/work for the version being printed: the contracted values when every planned
+  // contraction inside it was computed before the nest.
+  const LoopFact& loop_fact(const ir::NodeRef& n) const;
+  bool contracted(const LoopFact& f) const;
+  bool innermost(const ir::NodeRef& n) const;
+  double loop_work(const ir::NodeRef& n) const;
   bool loop_is_omp_for = false;  // the innermost open loop is an `omp for` (no break allowed)
   int inline_depth = 0;
   std::vector<const Unit*> inlining;

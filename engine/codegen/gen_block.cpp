@@ -31,7 +31,7 @@ bool Gen::blocked_nest(const NodeRef& outer) {
   const std::string saved_ord = ord_, saved_stop = stop_ord_;
   const bool saved_par = in_parallel, saved_omp_for = loop_is_omp_for;
   char work[64];
-  std::snprintf(work, sizeof work, "%.0f", std::max(1.0, std::min(static_work(inner), 1e12)));
+  std::snprintf(work, sizeof work, "%.0f", std::max(1.0, std::min(loop_work(outer), 1e12)));
   const std::string cond = "ein_imul(ein_isub(" + hi_i.c + ", " + lo_i.c + "), " + work + "LL) >= " +
                            std::to_string(parallel_threshold) + "LL";
   const bool report = reports_progress();

@@ -44,24 +44,29 @@ bool has_loop(const NodeRef& n) {
 Gen::Gen(const CompileCtx& c, const Unit& u, const FusionMap& f, Kernel& kernel)
     : cx(c), unit(&u), k(kernel), fusion(f) {}
 
-bool Gen::small_range(const NodeRef& loop) const {
-  auto n = static_trip(cx, *unit, ir::loop_lo(loop), ir::loop_hi(loop));
-  return n && *n <= 16;
+const LoopFact& Gen::loop_fact(const NodeRef& n) const {
+  auto it = unit->loops.find(n->id);
+  if (it == unit->loops.end()) unsupported("a loop the loop plan did not see");
+  return it->second;
 }
 
-bool Gen::only_small_loops(const NodeRef& n) const {
-  // A contraction computed before the nest is a read here, not a loop.
-  if (!n || (n->kind == Kind::LReduce && precomputed_.count(n->id))) return true;
-  if ((n->kind == Kind::LFor || n->kind == Kind::LoopVar) && !small_range(n)) return false;
-  for (auto& k : n->kids)
-    if (!only_small_loops(k)) return false;
+bool Gen::contracted(const LoopFact& f) const {
+  // Some but not all of them computed first (a plan whose sizes codegen could not take) counts
+  // as none: the thresholds are then a little high, the values the same.
+  if (f.planned.empty()) return false;
+  for (uint32_t id : f.planned)
+    if (!precomputed_.count(id)) return false;
   return true;
 }
 
-double Gen::static_work(const NodeRef& n) const {
-  // Unknown extents count as 16; a reduction computed before the loops (precomputed_) as 1.
-  auto done = [&](const NodeRef& x) { return x->kind == Kind::LReduce && precomputed_.count(x->id) > 0; };
-  return *static_points(cx, *unit, n, 16.0, done);
+bool Gen::innermost(const NodeRef& n) const {
+  const LoopFact& f = loop_fact(n);
+  return contracted(f) ? f.innermost_contracted : f.innermost;
+}
+
+double Gen::loop_work(const NodeRef& n) const {
+  const LoopFact& f = loop_fact(n);
+  return contracted(f) ? f.work_contracted : f.work;
 }
 
 ir::TypeRef Gen::type_of_def(const NodeRef& name) const {

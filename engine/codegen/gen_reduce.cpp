@@ -259,13 +259,14 @@ void Gen::red_point(const RedVars& R, const NodeRef& body, const std::string& fi
 
 // The loop over the j-th variable of a reduction; innermost when it and the loops inside it are
 // small enough to unroll or vectorise.
-Gen::LoopSpec Gen::red_loop(const std::vector<NodeRef>& vars, size_t j, const NodeRef& body) {
+Gen::LoopSpec Gen::red_loop(const NodeRef& r, const std::vector<NodeRef>& vars, size_t j) {
   LoopSpec sp;
   sp.lo = ir::loopvar_lo(*vars[j]);
   sp.hi = ir::loopvar_hi(*vars[j]);
   sp.def = vars[j]->def;
-  sp.innermost = only_small_loops(body);
-  for (size_t l = j + 1; l < vars.size() && sp.innermost; ++l) sp.innermost = small_range(vars[l]);
+  sp.loop = vars[j];
+  sp.innermost = innermost(r);
+  for (size_t l = j + 1; l < vars.size() && sp.innermost; ++l) sp.innermost = loop_fact(vars[l]).unrolled;
   return sp;
 }
 
@@ -276,7 +277,7 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
     else if (k->kind == Kind::LCheck) stmt(k);
   }
   const NodeRef& body = ir::lreduce_body(r);
-  bool simple = only_small_loops(body) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
+  bool simple = innermost(r) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
   if (simple && vars.size() == 1 && is_arg(op_of(r->name)) && !may_fail(body, *unit, 0) && !in_simd)
     return arg_reduce_simd(r, vars[0], key);
   RedVars R = red_vars(r);
@@ -285,7 +286,7 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
   red_init(R);
   std::string first;
   for (size_t j = 0; j < vars.size(); ++j) {
-    LoopSpec sp = red_loop(vars, j, body);
+    LoopSpec sp = red_loop(r, vars, j);
     sp.simd = sp.innermost && simd;
     if (sp.simd && is_additive(R.op)) sp.simd_clause = std::string("reduction(") + (R.op == Op::Sum ? "+" : "*") + ":" + R.acc + ")";
     if (sp.simd && R.simd_max)
@@ -316,7 +317,7 @@ Val Gen::arg_reduce_simd(const NodeRef& r, const NodeRef& var, const std::string
                                     : int_bound(R.vt, !mx);
   em.line(T + " " + R.acc + " = " + init + "; int " + R.nan + " = 0; int64_t " + R.arg + " = INT64_MAX;");
   R.arg_pass = 1;
-  LoopSpec sp = red_loop({var}, 0, body);
+  LoopSpec sp = red_loop(r, {var}, 0);
   sp.simd = sp.innermost;
   if (sp.simd) sp.simd_clause = std::string("reduction(") + (mx ? "max" : "min") + ":" + R.acc + ") reduction(|:" + R.nan + ")";
   std::string v = open_loop(sp);
@@ -367,7 +368,7 @@ Val Gen::reduce_parallel(const NodeRef& r) {
   em.line(std::string(R.wide ? "double" : ctype(R.vt)) + " " + P + "[EIN_MAX_THREADS]; bool " + P + "h[EIN_MAX_THREADS]; int64_t " + P +
           "g[EIN_MAX_THREADS]; int " + N + " = 1;");
   char work[64];
-  std::snprintf(work, sizeof work, "%.0f", std::min(static_work(r), 1e15));
+  std::snprintf(work, sizeof work, "%.0f", std::min(loop_work(r), 1e15));
   em.open("#pragma omp parallel num_threads(ein_threads()) if(" + std::string(work) + "LL >= " +
               std::to_string(parallel_threshold) + "LL)\n{",
           false);
@@ -378,11 +379,11 @@ Val Gen::reduce_parallel(const NodeRef& r) {
   // The innermost loop of each thread's share vectorises as in reduce_here (float sums and
   // products; max/min keep their scalar NaN rule here): without it a whole-array `sum[i, j]`
   // was one scalar chain of dependent f64 adds, 4096² f32 squares in 44 ms against NumPy's 10.
-  const bool simple = only_small_loops(body) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
+  const bool simple = innermost(r) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
   const bool simd = simple && is_additive(R.op) && is_float(R.dt) && !may_fail(body, *unit, 0) && !in_simd;
   std::string first;
   for (size_t j = 0; j < vars.size(); ++j) {
-    LoopSpec sp = red_loop(vars, j, body);
+    LoopSpec sp = red_loop(r, vars, j);
     sp.omp_for = j == 0;
     sp.simd = sp.innermost && simd;
     if (sp.simd) sp.simd_clause = std::string("reduction(") + (R.op == Op::Sum ? "+" : "*") + ":" + R.acc + ")";

@@ -42,7 +42,7 @@ std::string Gen::open_loop(const LoopSpec& sp) {
     return v;
   };
   Val lo = sp.lo_c.empty() ? index(sp.lo) : given(sp.lo_c), hi = sp.hi_c.empty() ? index(sp.hi) : given(sp.hi_c);
-  auto trip = sp.lo_c.empty() ? static_trip(cx, *unit, sp.lo, sp.hi) : std::nullopt;
+  auto trip = sp.loop ? loop_fact(sp.loop).trip : sp.lo_c.empty() ? static_trip(cx, *unit, sp.lo, sp.hi) : std::nullopt;
   bool small = trip && *trip <= 256;
   LoopInfo L;
   L.var = em.fresh("ix");
@@ -175,10 +175,11 @@ void Gen::stmt(const NodeRef& s) {
       sp.hi = ir::lfor_hi(s);
       sp.def = s->def;
       sp.reverse = s->has(ir::kReverse);
-      sp.innermost = only_small_loops(body);
+      sp.loop = s;
+      sp.innermost = innermost(s);
       sp.parallel = s->has(ir::kParallel) && allow_parallel;
       sp.simd = sp.innermost && s->has(ir::kParallel) && !s->has(ir::kSequential);
-      sp.inner_work = static_work(body);
+      sp.inner_work = loop_work(s);
       if (s->flags & ~(ir::kParallel | ir::kSequential | ir::kReverse))
         unsupported("a loop with unknown flags");
       Carry saved = std::move(carry_);
@@ -230,41 +231,12 @@ void Gen::stmt(const NodeRef& s) {
 }
 
 bool Gen::setup_carry(const NodeRef& loop, const std::string& lo, const std::string& hi, bool reverse) {
-  // Body: `t = t_loop` bindings, then the one store X[t] (no guard, no second clause).
+  const LoopFact& f = loop_fact(loop);
+  if (!f.carry || out_buf < 0) return false;
   const NodeRef& body = ir::lfor_body(loop);
-  std::vector<NodeRef> parts;
-  if (body->kind == Kind::LSeq) parts = body->kids;
-  else parts.push_back(body);
-  if (parts.empty() || out_buf < 0) return false;
-  std::unordered_set<ir::DefId> var{loop->def};
-  for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    const NodeRef& p = parts[i];
-    if (!p || p->kind != Kind::LLet || ir::llet_value(p)->kind != Kind::Name || !var.count(ir::llet_value(p)->def))
-      return false;
-    var.insert(p->def);
-  }
-  const NodeRef& st = parts.back();
-  if (!st || st->kind != Kind::LStore || st->def != out_def || ir::lstore_index_count(st) != 1 ||
-      ir::lstore_index(st)[0]->kind != Kind::Name || !var.count(ir::lstore_index(st)[0]->def))
-    return false;
+  const NodeRef& st = body->kind == Kind::LSeq ? body->kids.back() : body;
+  if (st->def != out_def) return false;  // another tensor's kernel
   const BufArg& B = k.bufs[static_cast<size_t>(out_buf)];
-  if (B.rank != 1 || B.dt == DType::Bool) return false;
-  // Reads of the previous step: X[t - 1] (X[t + 1] when the loop runs backwards).
-  const int64_t back = reverse ? 1 : -1;
-  std::unordered_set<uint32_t> reads;
-  ir::for_each_node(ir::lstore_value(st), [&](const NodeRef& n) {
-    if (n->kind != Kind::Index || ir::index_args_count(n) != 1 || ir::index_base(n)->kind != Kind::Name ||
-        ir::index_base(n)->def != out_def)
-      return;
-    const NodeRef& x = ir::index_args(n)[0];
-    if (x->kind != Kind::Binary) return;
-    const NodeRef &xv = ir::bin_lhs(x), &xk = ir::bin_rhs(x);
-    bool prev = xv->kind == Kind::Name && var.count(xv->def) && xk->kind == Kind::IntLit &&
-                ((static_cast<ir::BinOp>(x->ival) == ir::BinOp::Sub && xk->ival == -back) ||
-                 (static_cast<ir::BinOp>(x->ival) == ir::BinOp::Add && xk->ival == back));
-    if (prev) reads.insert(n->id);
-  });
-  if (reads.empty()) return false;
   // Before the loop: the element the first step reads (stored by an earlier clause), when the
   // loop runs at all and it exists. A read not proven in bounds keeps its check at the read
   // (Gen::load): after the first step it always passes, since the previous step's store did.
@@ -275,58 +247,16 @@ bool Gen::setup_carry(const NodeRef& loop, const std::string& lo, const std::str
   em.line(T + " " + carry_.name + " = 0;");
   em.line("if (" + lo + " < " + hi + " && (uint64_t)" + prev + " < (uint64_t)" + extent(out_buf, 0) + ") " +
           carry_.name + " = b" + std::to_string(out_buf) + "[" + flat(out_buf, {prev}, B.windowed) + "];");
-  carry_.reads = std::move(reads);
+  carry_.reads = f.carry->reads;
   const std::string note = "the previous step's value is carried in a register (scalar replacement)";
   if (std::find(k.plan.begin(), k.plan.end(), note) == k.plan.end()) k.plan.push_back(note);
-  if (step_reads_only_carry(ir::lstore_value(st), var)) {
+  if (f.carry->fixed_point) {
     carry_.fixed = em.fresh("fx");
     em.line("bool " + carry_.fixed + " = false;");
     const std::string fnote = "a step that returns its input bit for bit ends the computing: the rest is a fill";
     if (std::find(k.plan.begin(), k.plan.end(), fnote) == k.plan.end()) k.plan.push_back(fnote);
   }
   return true;
-}
-
-// True when the step's value depends on nothing that changes from step to step but the carried
-// previous value: no loop variable outside the carried reads, no other read of the tensor being
-// written, only pure operations. Such a step is a fixed function f, so once f(x) == x bit for
-// bit every later step stores x again. Decaying adjoints need this: `h̄[m] = h̄[m + 1] * 0.999`
-// sinks into the subnormal range, where x * 0.999 rounds back to x after ~30 000 steps and
-// every later multiply of a subnormal costs a microcode assist (10^6 steps: 29 ms against
-// 2.8 for normal numbers). The results are the same bits as computing every step.
-bool Gen::step_reads_only_carry(const NodeRef& value, const std::unordered_set<ir::DefId>& var) const {
-  bool pure = true;
-  std::function<void(const NodeRef&)> visit = [&](const NodeRef& n) {
-    if (!n || !pure) return;
-    if (carry_.reads.count(n->id)) return;
-    switch (n->kind) {
-      case Kind::IntLit:
-      case Kind::FloatLit:
-      case Kind::BoolLit:
-        return;
-      case Kind::Name:
-        pure = !var.count(n->def);
-        return;
-      case Kind::Index:
-        if (ir::index_base(n)->kind != Kind::Name || ir::index_base(n)->def == out_def) pure = false;
-        break;
-      case Kind::Binary:
-      case Kind::Unary:
-      case Kind::Cast:
-      case Kind::Call:
-      case Kind::If:
-      case Kind::IMin:
-      case Kind::IMax:
-      case Kind::DimOf:
-        break;
-      default:
-        pure = false;
-        return;
-    }
-    for (auto& k2 : n->kids) visit(k2);
-  };
-  visit(value);
-  return pure;
 }
 
 std::string Gen::flat(int b, const std::vector<std::string>& xs, bool windowed) {

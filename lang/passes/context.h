@@ -14,6 +14,7 @@
 #include "lang/diag/diag.h"
 #include "lang/ir/node.h"
 #include "lang/ir/type.h"
+#include "lang/passes/loop_plan.h"
 #include "lang/passes/tile_plan.h"
 #include "lang/resolve/resolver.h"
 
@@ -115,6 +116,7 @@ struct Unit {
   std::unordered_map<uint32_t, std::shared_ptr<const ContractionPlan>> contractions;  // LReduce
   std::vector<FusionGroup> fusions;
   std::unordered_map<uint32_t, TileFact> tiles;  // outer LFor of a nest walked in cache blocks
+  std::unordered_map<uint32_t, LoopFact> loops;  // LFor, LoopVar, LReduce: how native code runs it
   ir::NodeRef lowered;        // lowered body: Program (cell) or Block (fn/lambda)
   std::vector<ir::DefId> params;
   std::vector<ir::DefId> captures;

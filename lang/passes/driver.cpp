@@ -18,6 +18,7 @@
 #include "lang/passes/frame_layout.h"
 #include "lang/passes/group_einstein.h"
 #include "lang/passes/inline_literals.h"
+#include "lang/passes/loop_plan.h"
 #include "lang/passes/lower_einstein.h"
 #include "lang/passes/range_analysis.h"
 #include "lang/passes/recurrence_cover.h"
@@ -76,6 +77,7 @@ const std::vector<Pass>& passes() {
       {"contraction_plan", "", plan_contractions, true, Rerun::Never},
       {"fusion_plan", "", plan_fusion, true, Rerun::Never},
       {"tile_plan", "", plan_tiles, true, Rerun::Never},
+      {"loop_plan", "", plan_loops, true, Rerun::Never},
   };
   return p;
 }

@@ -102,6 +102,7 @@ std::string describe_exec_plan(const Unit& u) {
             " read transposed)");
       std::string kind = n->has(ir::kSequential) ? "sequential" : n->has(ir::kParallel) ? "parallel" : "";
       if (!kind.empty()) what += (what.empty() ? "" : ", ") + kind;
+      if (std::string loop = describe_loop(u, n); !loop.empty()) what += (what.empty() ? "" : ", ") + loop;
       out += ";;     loop " + n->name + (what.empty() ? "" : ": " + what) + "\n";
     }
   });
