@@ -169,7 +169,9 @@ struct CompileCtx {
   CompileOptions opt;
   PersistentFacts* persist = nullptr;
   std::vector<std::shared_ptr<Unit>> units;  // units[0] = the cell
-  std::map<std::string, Unit*> specs;        // key -> unit
+  // Specialisations by (signature, owner): owner "" is the one every call of the signature may
+  // share, "#N" one that belongs to a single call (N: its unit number). Unit::key joins the two.
+  std::map<std::pair<std::string, std::string>, Unit*> specs;
   std::unordered_map<ir::DefId, ir::TypeRef> global_types;  // this cell's top-level bindings
   std::unordered_map<ir::DefId, StaticShape> global_shapes;
   std::unordered_map<ir::DefId, int64_t> const_ints;       // known integer constants

@@ -237,7 +237,8 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     tnames += (i ? ", " : "") + ir::type_name(ptypes[i]);
   }
   key += ")";
-  // Specialisations of this signature: `key`, and `key#n` for the ones that belong to one call.
+  // Specialisations of this signature: the shared one (owner ""), and those that belong to one
+  // call (owner "#N").
   // A specialisation whose literal parameters or result are still open belongs to its own call
   // (`ln(2.0) / k_f64` and `ln(2.0) / k_f32` must not share the literal's type); a recursive
   // call reaches the one in progress.
@@ -245,9 +246,8 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
   for (auto& p : ptypes) args_open = args_open || ts.is_var(p) || only_literal_vars(p);
   Unit* reuse = nullptr;
   bool taken = false;
-  for (auto it = cx.specs.lower_bound(key); it != cx.specs.end() && it->first.compare(0, key.size(), key) == 0; ++it) {
-    if (it->first.size() != key.size() && it->first[key.size()] != '#') continue;
-    taken = taken || it->first.size() == key.size();
+  for (auto it = cx.specs.lower_bound({key, ""}); it != cx.specs.end() && it->first.first == key; ++it) {
+    taken = taken || it->first.second.empty();
     if (it->second->in_progress) {
       reuse = it->second;
       break;
@@ -263,7 +263,7 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
       ts.unify(args[i], reuse->param_types[i]);
     return reuse;
   }
-  if (taken || !lits.empty()) key += "#" + std::to_string(cx.units.size());
+  std::string owner = taken || !lits.empty() ? "#" + std::to_string(cx.units.size()) : "";
   // Specialisations being inferred right now form a chain of calls (f(T) is inferred while
   // inferring its caller). A long chain is a type that grows at every call, such as
   // `fn f(x) { f((x, 1)) }`; stop it before the chain and its type names get expensive.
@@ -282,13 +282,13 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     return nullptr;
   }
   // Autodiff rewrote the derivative requests of this specialisation's body (autodiff.cpp).
-  if (auto ad = cx.ad_bodies.find(key); ad != cx.ad_bodies.end()) {
+  if (auto ad = cx.ad_bodies.find(key + owner); ad != cx.ad_bodies.end()) {
     fn_node = ad->second;
     body = fn_node->kind == Kind::Lambda ? ir::lambda_body(*fn_node) : ir::fn_body(*fn_node);
   }
   Unit* unit = cx.new_unit(callee->k == Type::K::FnItem ? Unit::Kind::Fn : Unit::Kind::Lambda,
                            name + "(" + tnames + ")");
-  unit->key = key;
+  unit->key = key + owner;
   unit->body = fn_node;
   unit->fn = callee->k == Type::K::FnItem ? callee->def : ir::DefId{};
   unit->parent = parent;
@@ -297,7 +297,7 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
   for (auto& p : params) unit->params.push_back(p->def);
   if (callee->k == Type::K::Lambda) unit->captures = cx.resolver.captures(fn_node->id);
   unit->ret_type = ret_ann ? type_from_annotation(ret_ann, cx) : ts.fresh(ir::VarKind::Any);
-  cx.specs[key] = unit;
+  cx.specs[{key, owner}] = unit;
   unit->in_progress = true;
   size_t units_before = cx.units.size();
   std::vector<Diagnostic> earlier = cx.diags.take();
