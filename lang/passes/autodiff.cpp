@@ -24,7 +24,7 @@ Facts facts_for(CompileCtx& cx, const Unit* u) {
 
 }  // namespace
 
-void differentiate(CompileCtx& cx) {
+void autodiff(CompileCtx& cx) {
   // Function bodies: per specialisation, since the derivative code depends on the parameters'
   // types and ranks. The rewritten body replaces the function for that specialisation when the
   // cell is analysed again (type inference looks it up by the specialisation key).

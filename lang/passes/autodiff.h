@@ -28,7 +28,7 @@ struct CompileCtx;
 // After a rewrite the driver analyses the cell again (and differentiates again while requests
 // wait for facts of this round's rewrites); check_no_autodiff_left() then verifies structurally
 // that no `@` node survived in any unit or nested scope (E013 naming where it stands).
-void differentiate(CompileCtx& cx);
+void autodiff(CompileCtx& cx);
 void check_no_autodiff_left(CompileCtx& cx);
 // The spans of every derivative request in the cell and its function specialisations, taken
 // before autodiff runs; an error a later pass reports inside one of them (E002, E004, E012 in

@@ -208,7 +208,7 @@ class MatchChecker : public ir::RecursiveVisitor {
 
 }  // namespace
 
-void check_matches(CompileCtx& cx) {
+void check_match(CompileCtx& cx) {
   for (auto& u : cx.units) {
     MatchChecker c(cx, *u);
     c.walk(u->body);

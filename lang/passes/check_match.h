@@ -7,5 +7,5 @@ struct CompileCtx;
 // tuples are checked component-wise over bool and wildcard patterns, every other type needs a
 // catch-all arm (wildcard or binding without guard). Reports E002 "non-exhaustive match" naming a
 // missing case.
-void check_matches(CompileCtx& cx);
+void check_match(CompileCtx& cx);
 }  // namespace ein

@@ -744,7 +744,7 @@ NodeRef Checkpoint::apply_windows(const NodeRef& n) {
 
 }  // namespace
 
-void plan_checkpoints(CompileCtx& cx) {
+void checkpoint(CompileCtx& cx) {
   for (auto& u : cx.units) Checkpoint(cx, *u).run();
 }
 

@@ -31,5 +31,5 @@ struct CompileCtx;
 // reductions (the same partial sums), nothing recomputed; the plan is the aux of the adjoint. Resumed tensors (a later statement that
 // writes into a tensor allocated earlier) are LTensors with the kResume flag; the plan is the aux
 // text of the checkpoint tensor, only printed by %ir.
-void plan_checkpoints(CompileCtx& cx);
+void checkpoint(CompileCtx& cx);
 }  // namespace ein

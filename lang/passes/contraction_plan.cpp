@@ -700,7 +700,7 @@ void plan_step_gemms(ContractionPlan& p) {
 
 }  // namespace
 
-void plan_contractions(CompileCtx& cx) {
+void contraction_plan(CompileCtx& cx) {
   for (auto& u : cx.units) {
     u->contractions.clear();
     if (!u->lowered) continue;

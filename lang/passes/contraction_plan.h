@@ -77,7 +77,7 @@ struct ContractionPlan {
   std::vector<int> chain;  // M_k per axis k of the core
 };
 
-void plan_contractions(CompileCtx& cx);
+void contraction_plan(CompileCtx& cx);
 
 // "factorised into N pairwise steps (1) = A·B over [k], ...": a Factorised plan's path, as %ir
 // and the kernel's plan print it.

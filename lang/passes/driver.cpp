@@ -41,9 +41,9 @@ enum class Rerun {
   Fixpoint,    // autodiff itself: repeated while a round rewrote something (at most 8 rounds)
 };
 
-// The pass table is the pipeline: one name per pass, equal to its file's stem, which is what
-// `%ir after=NAME`, `--timings` and `--dump-stage` show. `alias` is the older name still
-// accepted by `%ir after=` (docs/repl.md lists both).
+// The pass table is the pipeline: one name per pass, equal to its file's stem and to its entry
+// function, which is what `%ir after=NAME`, `--timings` and `--dump-stage` show. `alias` is the
+// older name still accepted by `%ir after=` (docs/repl.md lists both); nothing logs or prints it.
 struct Pass {
   const char* name;
   const char* alias;
@@ -60,24 +60,24 @@ const std::vector<Pass>& passes() {
       {"group_einstein", "", body(group_einstein), false, Rerun::Never},
       {"classify_where", "", body(classify_where), false, Rerun::Never},
       {"inline_literals", "", body(inline_literals), false, Rerun::Never},
-      {"type_infer", "type_inference", infer_types, false, Rerun::Reanalyse},
+      {"type_infer", "type_inference", type_infer, false, Rerun::Reanalyse},
       {"expand_rest", "rest_expansion", expand_rest, false, Rerun::Reanalyse},
-      {"range_analysis", "", analyze_ranges, false, Rerun::Reanalyse},
-      {"shape_analysis", "", analyze_shapes, false, Rerun::Reanalyse},
-      {"check_match", "match_check", check_matches, false, Rerun::Reanalyse},
-      {"autodiff", "", differentiate, false, Rerun::Fixpoint},
+      {"range_analysis", "", range_analysis, false, Rerun::Reanalyse},
+      {"shape_analysis", "", shape_analysis, false, Rerun::Reanalyse},
+      {"check_match", "match_check", check_match, false, Rerun::Reanalyse},
+      {"autodiff", "", autodiff, false, Rerun::Fixpoint},
       {"lower_einstein", "einstein_lowering", lower_einstein, true, Rerun::Never},
-      {"recurrence_cover", "", check_recurrence_cover, true, Rerun::Never},
-      {"recurrence_order", "", order_recurrences, true, Rerun::Never},
-      {"storage_window", "storage_windows", infer_storage_windows, true, Rerun::Never},
-      {"checkpoint", "", plan_checkpoints, true, Rerun::Never},
-      {"scatter_plan", "", plan_scatters, true, Rerun::Never},
-      {"exec_facts", "", compute_exec_facts, true, Rerun::Never},
-      {"frame_layout", "", layout_frames, true, Rerun::Never},
-      {"contraction_plan", "", plan_contractions, true, Rerun::Never},
-      {"fusion_plan", "", plan_fusion, true, Rerun::Never},
-      {"tile_plan", "", plan_tiles, true, Rerun::Never},
-      {"loop_plan", "", plan_loops, true, Rerun::Never},
+      {"recurrence_cover", "", recurrence_cover, true, Rerun::Never},
+      {"recurrence_order", "", recurrence_order, true, Rerun::Never},
+      {"storage_window", "storage_windows", storage_window, true, Rerun::Never},
+      {"checkpoint", "", checkpoint, true, Rerun::Never},
+      {"scatter_plan", "", scatter_plan, true, Rerun::Never},
+      {"exec_facts", "", exec_facts, true, Rerun::Never},
+      {"frame_layout", "", frame_layout, true, Rerun::Never},
+      {"contraction_plan", "", contraction_plan, true, Rerun::Never},
+      {"fusion_plan", "", fusion_plan, true, Rerun::Never},
+      {"tile_plan", "", tile_plan, true, Rerun::Never},
+      {"loop_plan", "", loop_plan, true, Rerun::Never},
   };
   return p;
 }

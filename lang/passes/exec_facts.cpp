@@ -73,7 +73,7 @@ const char* strategy_name(LoopStrategy s) {
   return "?";
 }
 
-void compute_exec_facts(CompileCtx& cx) {
+void exec_facts(CompileCtx& cx) {
   for (auto& u : cx.units) {
     if (!u->lowered) continue;
     Facts f(*u);

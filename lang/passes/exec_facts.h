@@ -10,7 +10,7 @@ struct Unit;
 // "gemm" (a sum of a product of two accesses over one reduction index that matches a matrix
 // product up to transposition), or "scalar". Recorded in Unit::strategies for the clause's
 // outermost loop, so the interpreter, codegen and %ir agree.
-void compute_exec_facts(CompileCtx& cx);
+void exec_facts(CompileCtx& cx);
 
 // The execution plan of a unit's lowered code, one line per tensor (storage: whole or a window)
 // and loop (recurrence axis and lookback, strategy, parallel or sequential), for %ir.

@@ -96,7 +96,7 @@ class Layout {
 
 }  // namespace
 
-void layout_frames(CompileCtx& cx) {
+void frame_layout(CompileCtx& cx) {
   for (auto& u : cx.units) {
     if (!u->lowered) continue;
     Layout l(cx, *u);

@@ -182,7 +182,7 @@ void plan_unit(const CompileCtx& cx, Unit& u) {
 
 }  // namespace
 
-void plan_fusion(CompileCtx& cx) {
+void fusion_plan(CompileCtx& cx) {
   for (auto& u : cx.units) plan_unit(cx, *u);
 }
 

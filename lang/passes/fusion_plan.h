@@ -17,7 +17,7 @@ namespace ein {
 struct CompileCtx;
 struct Unit;
 
-void plan_fusion(CompileCtx& cx);
+void fusion_plan(CompileCtx& cx);
 
 // One line per fusion group of the unit, for %ir's execution plan.
 std::string describe_fusion(const Unit& u);

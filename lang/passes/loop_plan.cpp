@@ -241,7 +241,7 @@ std::string points(double w) {
 
 }  // namespace
 
-void plan_loops(CompileCtx& cx) {
+void loop_plan(CompileCtx& cx) {
   for (auto& u : cx.units) {
     u->loops.clear();
     if (!u->lowered) continue;

@@ -58,7 +58,7 @@ struct LoopFact {
   std::optional<ScalarCarry> carry;      // LFor
 };
 
-void plan_loops(CompileCtx& cx);
+void loop_plan(CompileCtx& cx);
 
 // One work estimate: points a statement executes per run, the product of the trip counts along
 // its deepest loop chain (tiering, parallel thresholds and blocking). A trip count not known

@@ -624,7 +624,7 @@ class SiteFinder : public ir::RecursiveVisitor {
 
 }  // namespace
 
-void analyze_ranges(CompileCtx& cx) {
+void range_analysis(CompileCtx& cx) {
   for (auto& u : cx.units) {
     SiteFinder f(cx, *u);
     f.walk(u->body);

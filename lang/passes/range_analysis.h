@@ -13,5 +13,5 @@ struct CompileCtx;
 //  - self-reads of a recurrence only raise the lower bound (x[t - 1] needs t >= 1).
 // Accesses whose bounds follow from the inferred ranges are recorded in Unit::proven.
 // An index with no range source is E004 with a help line.
-void analyze_ranges(CompileCtx& cx);
+void range_analysis(CompileCtx& cx);
 }  // namespace ein

@@ -501,7 +501,7 @@ class Cover : public ir::Mutator {
 
 }  // namespace
 
-void check_recurrence_cover(CompileCtx& cx) {
+void recurrence_cover(CompileCtx& cx) {
   for (auto& u : cx.units) {
     if (!u->lowered) continue;
     std::unordered_set<uint32_t> top;

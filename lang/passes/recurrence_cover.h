@@ -18,5 +18,5 @@ struct CompileCtx;
 //  - In a session, a top-level definition that could join the previous cell's definition of
 //    its name (SPEC §11) is not reported: its name goes to CompileCtx::join_requests and the
 //    driver compiles the cell again with the clauses joined (group_einstein).
-void check_recurrence_cover(CompileCtx& cx);
+void recurrence_cover(CompileCtx& cx);
 }  // namespace ein

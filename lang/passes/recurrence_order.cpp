@@ -773,7 +773,7 @@ class RecurrenceOrder : public ir::Mutator {
 
 }  // namespace
 
-void order_recurrences(CompileCtx& cx) {
+void recurrence_order(CompileCtx& cx) {
   for (auto& u : cx.units) {
     if (!u->lowered) continue;
     RecurrenceOrder r(cx, *u);

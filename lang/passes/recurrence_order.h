@@ -12,5 +12,5 @@ struct CompileCtx;
 // into one time loop (clauses with a literal there, the initial conditions, run first), and the
 // clauses of one step are ordered by their same-step dependencies (cycle: E012). The time loop's
 // axis and lookback go to Unit::recurrences (for storage windows and %ir).
-void order_recurrences(CompileCtx& cx);
+void recurrence_order(CompileCtx& cx);
 }  // namespace ein

@@ -335,7 +335,7 @@ class Planner : public ir::Mutator {
 
 }  // namespace
 
-void plan_scatters(CompileCtx& cx) {
+void scatter_plan(CompileCtx& cx) {
   for (auto& up : cx.units) {
     if (!up->lowered) continue;
     Planner p(cx, *up);

@@ -30,6 +30,6 @@ namespace ein {
 
 struct CompileCtx;
 
-void plan_scatters(CompileCtx& cx);
+void scatter_plan(CompileCtx& cx);
 
 }  // namespace ein

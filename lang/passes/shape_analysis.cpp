@@ -517,7 +517,7 @@ class ShapeWalker {
 
 }  // namespace
 
-void analyze_shapes(CompileCtx& cx) {
+void shape_analysis(CompileCtx& cx) {
   for (size_t i = 0; i < cx.units.size(); ++i) {
     ShapeWalker w(cx, *cx.units[i]);
     w.run();

@@ -15,7 +15,7 @@ struct Unit;
 // known extents (E004, both uses labelled), constant or explicit-range accesses out of bounds
 // (E005), annotation extents (E004). AgreeFacts it cannot decide stay for a runtime check.
 // Folded range bounds are stored in RangeFact::lo_const / hi_const.
-void analyze_shapes(CompileCtx& cx);
+void shape_analysis(CompileCtx& cx);
 
 
 }  // namespace ein

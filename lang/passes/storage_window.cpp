@@ -365,7 +365,7 @@ bool writes_whole_rows(CompileCtx& cx, Unit& u, const ir::NodeRef& stmt, ir::Def
   return WindowPass(cx, u).whole_rows(stmt, def, ext);
 }
 
-void infer_storage_windows(CompileCtx& cx) {
+void storage_window(CompileCtx& cx) {
   for (auto& u : cx.units) {
     if (!u->lowered) continue;
     WindowPass w(cx, *u);

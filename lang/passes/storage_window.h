@@ -18,7 +18,7 @@ struct Unit;
 // A recurrence fused over axis 0 and swept from its last row down is windowed only when its
 // statements write every row from the extent down to some row r in that order and each row
 // rewrites every point an earlier row wrote a non-zero value at; returns r (checkpoint asks too).
-void infer_storage_windows(CompileCtx& cx);
+void storage_window(CompileCtx& cx);
 std::optional<int64_t> backward_rows_down_to(CompileCtx& cx, Unit& u, const ir::NodeRef& tensor);
 // Does every row `stmt` writes into `def` (extents `ext`) get all its points (unguarded stores
 // over constant boxes covering axes 1..)?

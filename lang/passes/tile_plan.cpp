@@ -61,7 +61,7 @@ std::string transposed_read(const CompileCtx& cx, const Unit& u, const NodeRef& 
 
 }  // namespace
 
-void plan_tiles(CompileCtx& cx) {
+void tile_plan(CompileCtx& cx) {
   for (auto& up : cx.units) {
     Unit& u = *up;
     u.tiles.clear();

@@ -26,6 +26,6 @@ struct TileFact {
   std::string read;     // the tensor read transposed (for %ir)
 };
 
-void plan_tiles(CompileCtx& cx);
+void tile_plan(CompileCtx& cx);
 
 }  // namespace ein

@@ -433,7 +433,7 @@ int Infer::prescan_rest(const NodeRef& g, ir::DefId rest) {
 
 // ---- entry --------------------------------------------------------------------------------------
 
-void infer_types(CompileCtx& cx) {
+void type_infer(CompileCtx& cx) {
   InferShared sh;
   Unit& cell = cx.cell();
   {

@@ -11,7 +11,7 @@ struct Unit;
 // specialisation unit keyed by the callee and its argument types (element types and ranks, not
 // extents), whose body is inferred in turn. Literals get the type their context demands and
 // default to i32 / f32. Fills Unit::types, def_types, call_targets and rest_len; E002/E003/E004.
-void infer_types(CompileCtx& cx);
+void type_infer(CompileCtx& cx);
 
 // The analysis prefix every function body gets before its first specialisation
 // (grouping, where classification); cached per function.
