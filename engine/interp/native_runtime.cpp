@@ -295,7 +295,10 @@ double runtime_points(Interpreter::Impl& in, const NodeRef& stmt, bool* past_i64
       } else if (cur->kind == Kind::LStore || cur->kind == Kind::LSeq || cur->kind == Kind::LIf) {
         NodeRef next;
         for (auto& k : cur->kids)
-          if (k && (k->kind == Kind::LFor || k->kind == Kind::LReduce || k->kind == Kind::LSeq)) next = k;
+          // A guarded store (`where` bounds of an adjoint: nested LIfs) counts its reduction too.
+          if (k && (k->kind == Kind::LFor || k->kind == Kind::LReduce || k->kind == Kind::LSeq ||
+                    k->kind == Kind::LIf || k->kind == Kind::LStore))
+            next = k;
         if (!next) break;
         cur = next;
       } else {
