@@ -85,3 +85,4 @@ def generate():
         write_check(*case[:5], uses=case[5] if len(case) > 5 else ["std::ml::*"],
                     pending=gen_grad_cases.PENDING, consts=case[6] if len(case) > 6 else ())
     gen_grad_more.multi_rank()
+    gen_grad_more.in_function()

@@ -295,3 +295,62 @@ def multi_rank():
             t.raw(f"let l{r} = {loss};")
             t.check(f"@l{r} / @x{r}", fd(ref, ins, "x", w), "f64")
         t.write()
+
+
+def in_function():
+    """Gradients requested inside a generic function, where the input's extents are known only
+    when it runs (a user's training step `fn step(x, ..) { let y = layer_normalization(x * 2.0,
+    ..); .. @loss / @x }`): the library body must differentiate without compile-time extents
+    (comprehensions over rows could not; grouped conv's branch on the group could not).
+    Files in_fn_<name>.ein, each call's input computed from the parameter first."""
+    from gen_grad import fd, rnd as rnd_
+    from common import TestFile, lit, type_ann
+    from gen_ml import conv_ref, conv_transpose_ref
+    from gen_ml_nn import pool_ref
+    import os
+    import zlib
+
+    def lay(X, sc, B):
+        H = 2.0 * X
+        axes = tuple(range(H.ndim - sc.ndim, H.ndim))
+        mu, var = H.mean(axes, keepdims=True), H.var(axes, keepdims=True)
+        return (H - mu) / np.sqrt(var + 1e-5) * sc + B
+    X3 = rnd_(200, (2, 3, 4))
+    X4 = rnd_(201, (1, 4, 4, 3))
+    fns = [
+        ("layer_normalization", "layer_normalization(X * 2.0, sc, B, eps, -1)",
+         {"X": X3, "sc": rnd_(202, (4,), 0.5, 1.5), "B": rnd_(203, (4,))}, lay),
+        ("layer_normalization_2axes", "layer_normalization(X * 2.0, sc, B, eps, 1)",
+         {"X": X3, "sc": rnd_(204, (3, 4), 0.5, 1.5), "B": rnd_(205, (3, 4))}, lay),
+        ("transpose", "transpose(X * 2.0)", {"X": X3}, lambda X: np.transpose(2.0 * X)),
+        ("array_transpose", "std::array::transpose(X * 2.0)", {"X": rnd_(206, (2, 3))},
+         lambda X: np.transpose(2.0 * X)),
+        ("conv_group2", "conv(X * 2.0, W, B, [1, 2], [1, 0, 0, 1], [2, 1], 2)",
+         {"X": X4, "W": rnd_(207, (2, 2, 2, 2)), "B": rnd_(208, (2,))},
+         lambda X, W, B: conv_ref(2.0 * X, W, B, [1, 2], [1, 0, 0, 1], [2, 1], 2)),
+        ("conv_transpose", "conv_transpose(X * 2.0, W, B, [2, 2], [1, 0, 0, 1], [1, 0])",
+         {"X": X4, "W": rnd_(209, (4, 2, 3, 2)), "B": rnd_(210, (2,))},
+         lambda X, W, B: conv_transpose_ref(2.0 * X, W, B, [2, 2], [1, 0, 0, 1], [1, 0])),
+        ("average_pool", "average_pool(X * 2.0, [2, 2], [1, 2], [1, 1, 0, 1])", {"X": X4},
+         lambda X: pool_ref(2.0 * X, [2, 2], [1, 2], [1, 1, 0, 1], "avg")),
+        ("max_pool", "max_pool(X * 2.0, [2, 2], [2, 1], [0, 1, 1, 0])", {"X": X4},
+         lambda X: pool_ref(2.0 * X, [2, 2], [2, 1], [0, 1, 1, 0], "max")),
+    ]
+    for name, call, ins, ref in fns:
+        t = TestFile(os.path.join("..", "autodiff", "grad", f"in_fn_{name}.ein"),
+                     f"gradient of {call} requested inside a generic function (extents known only "
+                     "at run time), against central differences of NumPy's", uses=["std::ml::*"])
+        t.raw("let eps: f64 = 1e-05;")
+        for k, v in ins.items():
+            t.raw(f"let {k}: {type_ann(v, 'f64')} = {lit(v, 'f64')};")
+        out = np.asarray(ref(**ins))
+        w = rnd_(zlib.crc32(name.encode()) % 10000, out.shape, 0.5, 1.5)
+        t.raw(f"let w_: {type_ann(w, 'f64')} = {lit(w, 'f64')};")
+        params = ", ".join(ins)
+        idx = ", ".join(f"i{k}" for k in range(out.ndim))
+        for x in ins:
+            t.raw(f"fn grad_{x}({params}, w_) {{ let out_ = {call}; "
+                  f"let loss_ = sum[{idx}](out_[{idx}] * w_[{idx}]); @loss_ / @{x} }}")
+        for x in ins:
+            t.check(f"grad_{x}({params}, w_)", fd(ref, ins, x, w), "f64")
+        t.write()
