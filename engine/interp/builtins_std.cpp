@@ -181,17 +181,8 @@ Value reshape(const Value& x, const Value& shape_v) {
 // The element type a cast target names: ONNX TensorProto numbers or type names.
 DType cast_target(const Value& to) {
   if (to.tag == Value::Tag::Int) {
-    switch (to.i) {
-      case 1: return DType::F32;
-      case 2: case 4: case 5: case 6: return DType::I32;   // uint8, uint16, int16 widen to i32
-      case 3: return DType::I8;
-      case 7: case 12: case 13: return DType::I64;          // uint32/uint64 widen to i64
-      case 9: return DType::Bool;
-      case 10: return DType::F16;
-      case 11: return DType::F64;
-      case 16: return DType::BF16;
-      default: fault("E006", "cast: unsupported ONNX type number " + std::to_string(to.i));
-    }
+    if (auto d = cast_type_from_onnx(to.i)) return *d;
+    fault("E006", "cast: unsupported ONNX type number " + std::to_string(to.i));
   }
   if (to.tag != Value::Tag::Str) fault("E002", "cast: the target type must be a name or an ONNX type number");
   if (auto d = cast_type_from_name(to.str())) return *d;

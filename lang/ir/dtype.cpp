@@ -50,6 +50,20 @@ std::optional<DType> cast_type_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<DType> cast_type_from_onnx(int64_t n) {
+  switch (n) {
+    case 1: return DType::F32;
+    case 2: case 4: case 5: case 6: return DType::I32;  // uint8, uint16, int16 widen to i32
+    case 3: return DType::I8;
+    case 7: case 12: case 13: return DType::I64;         // uint32/uint64 widen to i64
+    case 9: return DType::Bool;
+    case 10: return DType::F16;
+    case 11: return DType::F64;
+    case 16: return DType::BF16;
+    default: return std::nullopt;
+  }
+}
+
 int dtype_storage_bytes(DType d) {
   switch (d) {
     case DType::Bool: case DType::I8: return 1;

@@ -19,6 +19,9 @@ std::optional<DType> dtype_from_name(std::string_view s);
 // ("float32", "float64", "int64", "bool", ...) and C's ("float", "double", "long"); unsigned and
 // 16-bit integers widen (uint8 -> i32, uint32 -> i64).
 std::optional<DType> cast_type_from_name(std::string_view s);
+// ONNX TensorProto type numbers (1 float, 11 double, ...; unsigned types widen); nullopt for
+// the numbers without an element type here.
+std::optional<DType> cast_type_from_onnx(int64_t n);
 // Bytes per element as stored (f16 and bf16 are stored as f32, rounded on store).
 int dtype_storage_bytes(DType d);
 // Round a double to what dtype `d` can hold (f32 rounding, f16/bf16 rounding, integer wrap).

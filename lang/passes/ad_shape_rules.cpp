@@ -159,15 +159,24 @@ std::optional<std::pair<std::vector<int64_t>, int>> Tape::split_layout(const Nod
   if (sizes->kind == Kind::Name || sizes->kind == Kind::Path)
     if (auto it = visible_.find(sizes->def); it != visible_.end() && it->second->kind == Kind::Let)
       sizes = ir::let_value(*it->second);
-  if (r < 1 || !axis || sizes->kind != Kind::ArrayLit) return std::nullopt;
+  if (r < 1 || !axis) return std::nullopt;
+  int a = static_cast<int>(*axis < 0 ? *axis + r : *axis);
+  if (a < 0 || a >= r) return std::nullopt;
   std::vector<int64_t> s;
+  if (sizes->kind == Kind::IntLit) {
+    // n equal parts (`split(x, 2, 1)`): the axis' extent must be known and divide evenly (else
+    // the primal reports E004 and there is nothing to differentiate).
+    auto ext = fold_extent(args[0], a);
+    if (!ext || sizes->ival <= 0 || *ext % sizes->ival != 0) return std::nullopt;
+    s.assign(static_cast<size_t>(sizes->ival), *ext / sizes->ival);
+    return std::make_pair(s, a);
+  }
+  if (sizes->kind != Kind::ArrayLit) return std::nullopt;
   for (const NodeRef& k : ir::array_elems(sizes)) {
     auto v = fold_scalar(k, 0, nullptr);
     if (!v) return std::nullopt;
     s.push_back(*v);
   }
-  int a = static_cast<int>(*axis < 0 ? *axis + r : *axis);
-  if (a < 0 || a >= r) return std::nullopt;
   return std::make_pair(s, a);
 }
 

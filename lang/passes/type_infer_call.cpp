@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "lang/diag/call_site.h"
+#include "lang/ir/visitor.h"
 #include "lang/passes/type_infer_impl.h"
 
 namespace ein {
@@ -110,6 +111,21 @@ constexpr int64_t kMaxArgTypeNodes = 4096;
 constexpr int kMaxNestedSpecialisations = 256;
 
 }  // namespace
+
+// Whether a body passes parameter p on as the part count of `__split` or the type number of
+// `__cast` (library wrappers such as `split(data, sizes, axis)`): an integer literal there
+// fixes the result's type, so it specialises the call like a literal list. Other integer
+// literals do not (one specialisation serves every value).
+static bool counts_parts(const NodeRef& body, ir::DefId p) {
+  bool uses = false;
+  ir::for_each_node(body, [&](const NodeRef& n) {
+    if (uses || n->kind != Kind::Call || ir::call_args_count(n) < 2) return;
+    auto b = builtin_of(ir::call_callee(n)->def);
+    const NodeRef& a = ir::call_args(n)[1];
+    if (b && (*b == Builtin::Split || *b == Builtin::Cast) && a->kind == Kind::Name && a->def == p) uses = true;
+  });
+  return uses;
+}
 
 // A literal shape (an array literal of integer literals, `-1` included) or a string literal,
 // written at the call or passed on from the caller's own literal parameter.
@@ -230,6 +246,8 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
   std::unordered_map<ir::DefId, NodeRef> lits;
   for (size_t i = 0; i < params.size(); ++i)
     if (NodeRef lit = literal_arg(ir::call_args(call_node)[i])) lits[params[i]->def] = lit;
+    else if (NodeRef n = ir::call_args(call_node)[i]; n->kind == Kind::IntLit && counts_parts(body, params[i]->def))
+      lits[params[i]->def] = n;  // `split(x, 2, 1)`, `cast(x, 11)`: the count or type number
   std::string tnames;
   key += "(";
   for (size_t i = 0; i < ptypes.size(); ++i) {
@@ -532,7 +550,10 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       if (!arity(2, 2)) return ir::t_unknown();
       TypeRef x = resolved(args[0]);
       NodeRef to = literal_arg(ir::call_args(e)[1]);
-      std::optional<DType> d = to && to->kind == Kind::StrLit ? cast_type_from_name(to->name) : std::nullopt;
+      if (NodeRef n = ir::call_args(e)[1]; !to && n->kind == Kind::IntLit) to = n;
+      std::optional<DType> d = !to ? std::nullopt
+                               : to->kind == Kind::StrLit ? cast_type_from_name(to->name)
+                               : to->kind == Kind::IntLit ? cast_type_from_onnx(to->ival) : std::nullopt;
       if (!d) return ir::t_unknown();
       if (x->k == Type::K::Array) return ir::t_array(ir::t_scalar(*d), x->rank);
       if (ir::is_scalar(x)) return ir::t_scalar(*d);
@@ -578,8 +599,13 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       if (!arity(3, 3)) return ir::t_unknown();
       TypeRef x = resolved(args[0]);
       NodeRef sizes = literal_arg(ir::call_args(e)[1]);
-      if (x->k != Type::K::Array || !sizes || sizes->kind != Kind::ArrayLit) return ir::t_unknown();
-      return ir::t_tuple(std::vector<TypeRef>(sizes->kids.size(), ir::t_array(x->elem, x->rank)));
+      if (NodeRef n = ir::call_args(e)[1]; !sizes && n->kind == Kind::IntLit) sizes = n;
+      if (x->k != Type::K::Array || !sizes) return ir::t_unknown();
+      // A count of equal parts written as a literal (`split(x, 2, 1)`) fixes it too.
+      size_t parts = sizes->kind == Kind::ArrayLit ? sizes->kids.size()
+                     : sizes->kind == Kind::IntLit && sizes->ival > 0 && sizes->ival <= 4096 ? static_cast<size_t>(sizes->ival) : 0;
+      if (!parts) return ir::t_unknown();
+      return ir::t_tuple(std::vector<TypeRef>(parts, ir::t_array(x->elem, x->rank)));
     }
     case Builtin::Convert: {
       // x's rank with the element type of `like`: static, unlike a cast to a named type.

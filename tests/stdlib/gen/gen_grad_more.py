@@ -104,6 +104,10 @@ def shapes_and_indexing():
         ("constant", "constant(x)", {"x": x}, ["x"], lambda x: x),
         ("cast", 'cast(x, "float64")', {"x": x}, ["x"], lambda x: x),
         ("cast_chain", 'std::ml::tanh(cast(x * x, "DOUBLE")) * 2.0', {"x": x}, ["x"], lambda x: np.tanh(x * x) * 2.0),
+        # an ONNX type number written at the call (11: double) types the result like a name
+        ("cast_number", 'std::ml::tanh(cast(x * x, 11)) * 2.0', {"x": x}, ["x"], lambda x: np.tanh(x * x) * 2.0),
+        ("split_count_parts", "split(x, 2, 1).0 * split(x, 2, 1).1", {"x": x}, ["x"],
+         lambda x: x[:, :2] * x[:, 2:]),
         ("dropout", "dropout(x, 0.5, true)", {"x": x}, ["x"],
          lambda x: np.where(dropout_mask(8, 0.5).reshape(2, 4), x / 0.5, 0.0)),
         ("dropout_eval", "dropout(x, 0.5, false)", {"x": x}, ["x"], lambda x: x),
