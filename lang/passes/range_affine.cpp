@@ -135,7 +135,7 @@ NodeRef ceil_div(const NodeRef& m, const Divisor& d, std::vector<NodeRef>& made)
 }  // namespace
 
 Bounds solve(const Coef& alpha_lo, const NodeRef& beta_lo, const Coef& alpha_hi, const NodeRef& beta_hi,
-             const NodeRef& dim, std::vector<NodeRef>& made) {
+             const NodeRef& dim, std::vector<NodeRef>& made, bool moving_only) {
   Bounds b;
   // |i64::MIN| has no i64: such a use gives no bounds (the index needs another source).
   if (alpha_lo.c == INT64_MIN || alpha_hi.c == INT64_MIN) return b;
@@ -156,7 +156,7 @@ Bounds solve(const Coef& alpha_lo, const NodeRef& beta_lo, const Coef& alpha_hi,
     tighten_hi(irb::mul(ok, int64_t{1} << 40));
   };
   // Smallest value >= 0.
-  if (alpha_lo.c == 0) holds_or_empty(beta_lo);
+  if (alpha_lo.c == 0 && !moving_only) holds_or_empty(beta_lo);
   if (alpha_lo.c != 0) {
     Divisor d{alpha_lo.c < 0 ? -alpha_lo.c : alpha_lo.c, alpha_lo.s};
     note(alpha_lo);
@@ -164,7 +164,7 @@ Bounds solve(const Coef& alpha_lo, const NodeRef& beta_lo, const Coef& alpha_hi,
     else tighten_hi(floor_plus_one(beta_lo, d, made));                     // v <= beta / a
   }
   // Largest value <= dim - 1.
-  if (alpha_hi.c == 0) holds_or_empty(irb::sub(irb::sub(dim, irb::lit(1)), beta_hi));
+  if (alpha_hi.c == 0 && !moving_only) holds_or_empty(irb::sub(irb::sub(dim, irb::lit(1)), beta_hi));
   if (alpha_hi.c != 0) {
     Divisor d{alpha_hi.c < 0 ? -alpha_hi.c : alpha_hi.c, alpha_hi.s};
     note(alpha_hi);

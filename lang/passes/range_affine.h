@@ -52,8 +52,11 @@ struct Bounds {
 // values of v with 0 <= smallest and largest <= dim - 1. Divisions round so that the range is
 // exact whenever it is not empty (a start below 0 is raised to 0 by the caller, an end at or
 // below 0 is empty). New integer nodes are appended to `made` (they need an i64 type).
+// With `moving_only`, a side that does not move with v gives no bound (for a use reached
+// through a nested index's explicit range, whose own ends are that range's business: E005).
 Bounds solve(const Coef& alpha_lo, const ir::NodeRef& beta_lo, const Coef& alpha_hi,
-             const ir::NodeRef& beta_hi, const ir::NodeRef& dim, std::vector<ir::NodeRef>& made);
+             const ir::NodeRef& beta_hi, const ir::NodeRef& dim, std::vector<ir::NodeRef>& made,
+             bool moving_only = false);
 
 // The value of an integer expression as an i64 whatever the width of its parts (index
 // variables are i32, extents i64); IMax(e, e) is evaluated as i64 in every tier.

@@ -196,8 +196,11 @@ class SiteSolver {
         const Coef* ahi = hi->coef_of(v);
         Coef zero;
         std::vector<NodeRef> made;
+        // Reached only through a nested index's explicit range (`sum[j in 0..i + 1](x[j])`):
+        // the side of that range that does not move with v bounds nothing here.
+        const bool through = !a.aff.coef_of(v);
         ranges::Bounds b = ranges::solve(alo ? *alo : zero, lo->offset(), ahi ? *ahi : zero, hi->offset(),
-                                         a.extent, made);
+                                         a.extent, made, through);
         for (auto& m : made) u_.types[m->id] = ir::t_scalar(DType::I64);
         if (!b.lo && !b.hi) continue;
         for (auto& s : b.positive) require_positive(v, s, a);
