@@ -154,6 +154,8 @@ class Gen {
   void red_point(const RedVars& R, const ir::NodeRef& body, const std::string& first);
   Val red_result(const RedVars& R, const ir::NodeRef& r);
   Val reduce_here(const ir::NodeRef& r, const std::string& key);
+  bool memo_allowed(const ir::NodeRef& r, int memo_at, int use_at);
+  Val reduce_memo(const ir::NodeRef& r, const std::string& key, int memo_at);
   Val arg_reduce_simd(const ir::NodeRef& r, const ir::NodeRef& var, const std::string& key);
   // Deepest scope level any free variable of n lives at; appends their names to *key.
   int free_level(const ir::NodeRef& n, std::string* key) const;

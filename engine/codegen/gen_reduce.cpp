@@ -118,6 +118,8 @@ Val Gen::reduce(const NodeRef& r) {
   int target = em.depth();
   if (lvl < target && !may_fail(r, *unit, 0)) target = std::max(lvl, em.innermost_cond());
   if (assume_) target = std::max(target, assume_level_);
+  const int memo_at = assume_ ? std::max(lvl, assume_level_) : lvl;
+  if (memo_at < target && memo_allowed(r, memo_at, target)) return reduce_memo(r, key, memo_at);
   if (target >= em.depth()) return reduce_here(r, key);
   std::string saved_ord = ord_, saved_stop = stop_ord_;
   bool saved_par = in_parallel;
@@ -131,6 +133,61 @@ Val Gen::reduce(const NodeRef& r) {
   stop_ord_ = saved_stop;
   in_parallel = saved_par;
   return v;
+}
+
+// A reduction that does not move with a loop it sits in, but may not be hoisted out of it (it
+// may fail, or a branch inside the loop guards it: speculating it would cost work the branch
+// was meant to save), is computed at its first use in each iteration of the scope where its
+// operands exist and reused at later uses: `if (!ok) { r = ...; ok = true; }`. The adjoint of a
+// row reduction reads the row's argmax or normaliser at every point of the row; this makes that
+// one reduction per row instead of one per point. The first use is where the plain form would
+// evaluate it first, so failures (E006 for an empty argmax) happen at the same point. Not across
+// a parallel region (the flag would be shared), and not for reductions reading the tensor being
+// written (its values change inside the loop). A simd loop in between loses its simd hint
+// (dropping it is always valid; a loop holding a reduction loop and branches did not vectorise).
+bool Gen::memo_allowed(const NodeRef& r, int memo_at, int use_at) {
+  const LoopInfo* first_inside = nullptr;
+  for (const LoopInfo& L : loops)
+    if (L.head_level > memo_at && !first_inside) first_inside = &L;
+  if (!first_inside || first_inside->level > use_at) return false;
+  const std::string saved_ord = ord_, saved_stop = stop_ord_;
+  const bool saved_par = in_parallel;
+  context_at(memo_at);
+  const bool same_region = in_parallel == saved_par;
+  ord_ = saved_ord;
+  stop_ord_ = saved_stop;
+  in_parallel = saved_par;
+  if (!same_region) return false;
+  bool writes = false;
+  ir::for_each_node(r, [&](const NodeRef& x) {
+    if (x->kind == Kind::Index && ir::index_base(x)->kind == Kind::Name && ir::index_base(x)->def == out_def) writes = true;
+  });
+  if (writes) return false;
+  if (in_simd && !first_inside->saved_simd) {
+    static const std::string kSimd = "#pragma omp simd";
+    std::vector<int> hinted;
+    for (const LoopInfo& L : loops)
+      if (L.head_level > memo_at && em.header(L.level).rfind(kSimd, 0) == 0) hinted.push_back(L.level);
+    if (hinted.empty()) return false;  // a contraction's own vector loops: leave them alone
+    for (int lv : hinted) {
+      std::string& h = em.header(lv);
+      h.erase(0, h.find('\n') + 1);
+    }
+    in_simd = false;  // restored when the loop closes
+  }
+  return true;
+}
+
+Val Gen::reduce_memo(const NodeRef& r, const std::string& key, int memo_at) {
+  const std::string memo = em.fresh("memo"), ok = memo + "k";
+  em.open("if (!" + ok + ") {", true);
+  Val v = reduce_here(r, key);
+  em.line(memo + " = " + v.c + "; " + ok + " = true;");
+  em.close();
+  // Declared after the fact: the scope's text so far precedes the scopes nested in it.
+  em.line_at(memo_at, std::string(ctype(v.dt)) + " " + memo + " = 0; bool " + ok + " = false;");
+  em.remember(em.depth(), key, memo);
+  return Val{memo, v.dt, em.depth()};
 }
 
 void Gen::red_init(const RedVars& R) {

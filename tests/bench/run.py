@@ -448,6 +448,7 @@ def main():
     exes = build_cpp(args.cxx, tmp)
     roof = subprocess.run([exes["roofline.cpp"]], capture_output=True, text=True, check=True).stdout.strip()
     rows, notes = [], []
+    load_start = os.getloadavg()
     for name, prog, (cpp, arg), (base, target) in benches:
         path = os.path.join(HERE, "programs", prog)
         warm_prog, first, measured = with_warmup(path, tmp)
@@ -489,6 +490,10 @@ def main():
     text += f"\n\nRoofline: STREAM triad {m.group(1)} GB/s, OpenBLAS sgemm {m.group(2)} GFLOP/s " \
             f"(2048², {os.cpu_count()} hardware threads).\n"
     text += f"\nOpenBLAS kernels: {blas_cores()}.\n"
+    # The machine is shared: the load average says how far these numbers can be trusted.
+    load_end = os.getloadavg()
+    text += f"\nLoad average (1/5/15 min) at start {'/'.join(f'{v:.2f}' for v in load_start)}, " \
+            f"at end {'/'.join(f'{v:.2f}' for v in load_end)}.\n"
     for n in notes:
         text += f"\n- {n}"
     print()

@@ -672,7 +672,8 @@ def np_histogram(reps):
 TARGET = {"contraction": 1.1, "fusable": 0.5, "recurrence": 1.0, "memory": 1.1}
 
 
-def main():
+def main(programs=None):
+    """Times `programs` (default: the variants above); probes.py passes its own list."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--ein", default=os.path.join(bench.ROOT, "build", "ein"))
     ap.add_argument("--reps", type=int, default=5)
@@ -682,7 +683,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="ein-variants-")
     env = dict(os.environ, EIN_CACHE_DIR=os.path.join(tmp, "cache"), EIN_JIT="auto")
     rows = []
-    for name, klass, src, np_fn in V:
+    for name, klass, src, np_fn in (V if programs is None else programs):
         if args.k not in name:
             continue
         path = os.path.join(tmp, name + ".ein")
