@@ -47,6 +47,7 @@ bool is_ref(const NodeRef& n, DefId d) { return (n->kind == Kind::Name || n->kin
 bool reads_of(const NodeRef& n, DefId d) { return n->kind == Kind::Index && is_ref(ir::index_base(*n), d); }
 
 bool mentions(const NodeRef& n, DefId d) {
+  if (!d.valid()) return false;
   bool hit = false;
   ir::for_each_node(n, [&](const NodeRef& x) { hit = hit || ((x->kind == Kind::Name || x->kind == Kind::Path) && x->def == d); });
   return hit;
@@ -64,6 +65,9 @@ std::unordered_set<DefId> time_vars(const NodeRef& loop) {
 struct Range {
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   void add(int64_t x) { lo = std::min(lo, x), hi = std::max(hi, x); }
+  void add(const Range& r) {
+    if (r.any()) add(r.lo), add(r.hi);
+  }
   bool any() const { return lo <= hi; }
 };
 
@@ -78,6 +82,16 @@ struct Reduction {
   int64_t lo, hi;    // its range
   NodeRef red;       // the LReduce
   NodeRef clause;    // tensors: the clause (a loop per axis around the store)
+};
+
+// What the statements beside a primal P and its adjoint A read of them (Checkpoint::readers).
+struct Readers {
+  std::vector<Reduction> reds;
+  Range e, a;              // offsets of P's and A's rows read by the reductions' terms
+  Range a_points;          // constant rows of A read elsewhere
+  int64_t end_min = INT64_MAX;  // lowest constant row of P read elsewhere
+  bool a_whole = false;    // A read otherwise: it keeps every row
+  bool ok = true;
 };
 
 class Checkpoint {
@@ -98,6 +112,7 @@ class Checkpoint {
     for (int round = 0; round < 16; ++round) {
       bool hit = false;
       for (size_t i = 0; i < u_.lowered->kids.size() && !hit; ++i) hit = try_primal(i);
+      for (size_t i = 0; i < u_.lowered->kids.size() && !hit; ++i) hit = try_adjoint(i);
       if (!hit) break;
       any = true;
     }
@@ -245,48 +260,13 @@ class Checkpoint {
     }
     if (!ok) return false;
     // Every other statement.
-    std::unordered_map<DefId, size_t> defined_at;
-    for (size_t j = 0; j < st.size(); ++j) {
-      if (!st[j]) continue;
-      if (st[j]->kind == Kind::LTensor) defined_at[st[j]->def] = j;
-      if (st[j]->kind == Kind::Let)
-        ir::for_each_node(ir::let_pattern(*st[j]), [&](const NodeRef& p) {
-          if (p->kind == Kind::PBind) defined_at[p->def] = j;
-        });
-    }
-    std::vector<Reduction> reds;
-    for (size_t j = 0; j < st.size() && ok; ++j) {
-      if (j == ip || j == ia || !st[j]) continue;
-      const NodeRef& s = st[j];
-      bool mp = mentions(s, P->def), ma = mentions(s, A->def);
-      if (!mp && !ma) continue;
-      if (j > ia && s->kind == Kind::Let && ir::let_value(*s)->kind == Kind::LReduce &&
-          ir::reduce_op(*ir::let_value(*s)) == ir::ReduceOp::Sum && ir::let_pattern(*s)->kind == Kind::PBind) {
-        if (auto r = reduction(j, ir::let_value(*s), P->def, A->def, ia, defined_at, e, a)) {
-          reds.push_back(*r);
-          continue;
-        }
-      }
-      if (NodeRef cl = j > ia ? summed_clause(s) : nullptr) {
-        if (auto r = reduction(j, ir::lstore_value(*innermost(cl)), P->def, A->def, ia, defined_at, e, a)) {
-          r->clause = cl;
-          reds.push_back(*r);
-          continue;
-        }
-      }
-      ok = ok && scan(s, P->def, [&](const NodeRef& row) {
-             auto r = fold_int(cx_, u_, row);
-             if (r) end_min = std::min(end_min, *r);
-             return r && *r >= 0 && *r < T;
-           });
-      ok = ok && scan(s, A->def, [&](const NodeRef& row) {
-             auto r = fold_int(cx_, u_, row);
-             if (r) a_points.add(*r);
-             else a_whole = true;
-             return true;
-           }, &a_whole);
-    }
-    if (!ok || (reds.empty() && !e.any())) return false;
+    Readers rd = readers(ip, ia, P->def, A->def, T);
+    if (!rd.ok) return false;
+    std::vector<Reduction>& reds = rd.reds;
+    e.add(rd.e), a.add(rd.a), a_points.add(rd.a_points);
+    end_min = std::min(end_min, rd.end_min);
+    a_whole = a_whole || rd.a_whole;
+    if (reds.empty() && !e.any()) return false;
     // Other units (functions reading a global whole) and closures: not followed.
     for (auto& other : cx_.units)
       if (other.get() != &u_ && other->lowered && (mentions(other->lowered, P->def) || mentions(other->lowered, A->def)))
@@ -299,10 +279,100 @@ class Checkpoint {
                    a_whole, reds);
   }
 
+  // The statements other than P's (at ip; none when ip is npos) and A's (at ia) that read P or
+  // A: reductions whose terms can be added per segment, and the rows the others read.
+  Readers readers(size_t ip, size_t ia, DefId P, DefId A, int64_t T) {
+    const auto& st = u_.lowered->kids;
+    Readers rd;
+    std::unordered_map<DefId, size_t> defined_at;
+    for (size_t j = 0; j < st.size(); ++j) {
+      if (!st[j]) continue;
+      if (st[j]->kind == Kind::LTensor) defined_at[st[j]->def] = j;
+      if (st[j]->kind == Kind::Let)
+        ir::for_each_node(ir::let_pattern(*st[j]), [&](const NodeRef& p) {
+          if (p->kind == Kind::PBind) defined_at[p->def] = j;
+        });
+    }
+    for (size_t j = 0; j < st.size() && rd.ok; ++j) {
+      if (j == ip || j == ia || !st[j]) continue;
+      const NodeRef& s = st[j];
+      if (!mentions(s, P) && !mentions(s, A)) continue;
+      if (j > ia && s->kind == Kind::Let && ir::let_value(*s)->kind == Kind::LReduce &&
+          ir::reduce_op(*ir::let_value(*s)) == ir::ReduceOp::Sum && ir::let_pattern(*s)->kind == Kind::PBind) {
+        if (auto r = reduction(j, ir::let_value(*s), P, A, ia, defined_at, rd.e, rd.a)) {
+          rd.reds.push_back(*r);
+          continue;
+        }
+      }
+      if (NodeRef cl = j > ia ? summed_clause(s) : nullptr) {
+        if (auto r = reduction(j, ir::lstore_value(*innermost(cl)), P, A, ia, defined_at, rd.e, rd.a)) {
+          r->clause = cl;
+          rd.reds.push_back(*r);
+          continue;
+        }
+      }
+      rd.ok = rd.ok && scan(s, P, [&](const NodeRef& row) {
+                auto r = fold_int(cx_, u_, row);
+                if (r) rd.end_min = std::min(rd.end_min, *r);
+                return r && *r >= 0 && *r < T;
+              });
+      rd.ok = rd.ok && scan(s, A, [&](const NodeRef& row) {
+                auto r = fold_int(cx_, u_, row);
+                if (r) rd.a_points.add(*r);
+                else rd.a_whole = true;
+                return true;
+              }, &rd.a_whole);
+    }
+    // Terms read by a reduction are computed before A's sweep (`reduction` checked that); a
+    // reduction reading A's rows below A's loop would read them before A's last statements.
+    return rd;
+  }
+
+  // A reverse sweep A whose primal is not a statement of this unit: a session cell's gradient of
+  // a recurrence an earlier cell defined (a global, stored whole). Nothing is recomputed; the
+  // sweep runs in blocks, each followed by its terms of the reductions, and A keeps a window
+  // instead of every row (the blocked plan of a stored primal). Only when every tensor the
+  // terms read besides A comes from outside this unit: a primal in this unit is try_primal's.
+  bool try_adjoint(size_t ia) {
+    const auto& st = u_.lowered->kids;
+    const NodeRef& A = st[ia];
+    if (!A || A->kind != Kind::LTensor || !A->has(ir::kReverse) || A->has(ir::kResume) || A->has(ir::kHasElem) ||
+        A->has(ir::kWindowed) || !movable(A->def))
+      return false;
+    int64_t La = 0;
+    NodeRef aloop = time_loop(A, true, &La);
+    auto aext = aloop ? extents(A) : std::nullopt;
+    if (!aloop || !aext) return false;
+    auto alo = fold_int(cx_, u_, ir::lfor_lo(*aloop)), ahi = fold_int(cx_, u_, ir::lfor_hi(*aloop));
+    const int64_t T = (*aext)[0];
+    if (!alo || !ahi || T > INT32_MAX / 2) return false;
+    Readers rd = readers(std::string::npos, ia, DefId{}, A->def, T);
+    if (!rd.ok || rd.reds.empty() || (rd.a.any() && rd.a.lo < 0)) return false;
+    for (auto& r : rd.reds)
+      if (rd.a.any() && r.lo + rd.a.lo < *alo) return false;
+    std::unordered_set<DefId> local;
+    for (auto& s : st)
+      if (s && s->kind == Kind::LTensor) local.insert(s->def);
+    bool external = true;
+    auto outside = [&](const NodeRef& n) {
+      ir::for_each_node(n, [&](const NodeRef& x) {
+        if (x->kind == Kind::Index && ir::index_base(*x)->def != A->def && local.count(ir::index_base(*x)->def))
+          external = false;
+      });
+    };
+    outside(aloop);
+    for (auto& r : rd.reds) outside(r.red);
+    if (!external) return false;
+    stored_only_ = true;
+    return rewrite(std::string::npos, ia, aloop, aloop, *aext, *aext, T, 0, 0, La, *alo, *ahi, 0, 0, rd.a, T, -1,
+                   rd.a_points, rd.a_whole, rd.reds);
+  }
+
   // Applies `row_ok` to the row index of every read of `d` in `n`; false when one fails or `d`
   // is named otherwise (whole), unless `whole` takes that case.
   bool scan(const NodeRef& n, DefId d, const std::function<bool(const NodeRef&)>& row_ok, bool* whole = nullptr) {
     bool ok = true;
+    if (!d.valid()) return true;
     std::function<void(const NodeRef&)> walk = [&](const NodeRef& x) {
       if (!x || !ok) return;
       if (reads_of(x, d) && ir::index_args(*x).size() >= 1) {
@@ -513,9 +583,11 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
                          int64_t ahi, int64_t e0, int64_t e1, const Range& a, int64_t end_min, int64_t low_max,
                          const Range& a_points, bool a_whole, const std::vector<Reduction>& reds) {
   const auto& st = u_.lowered->kids;
-  const NodeRef &P = st[ip], &A = st[ia];
-  span_ = P->span;
-  const DType pdt = static_cast<DType>(P->ival), adt = static_cast<DType>(A->ival);
+  // No P (ip is npos): the primal is not in this unit (try_adjoint), stored whole, sized as A.
+  const NodeRef P = ip < ia ? st[ip] : nullptr, &A = st[ia];
+  const std::string pname = P ? "`" + P->name + "`" : "its primal (defined outside this cell)";
+  span_ = (P ? P : A)->span;
+  const DType adt = static_cast<DType>(A->ival), pdt = P ? static_cast<DType>(P->ival) : adt;
   double row_p = dtype_storage_bytes(pdt), row_a = dtype_storage_bytes(adt);
   for (size_t x = 1; x < ext.size(); ++x) row_p *= static_cast<double>(ext[x]);
   for (size_t x = 1; x < aext.size(); ++x) row_a *= static_cast<double>(aext[x]);
@@ -570,11 +642,14 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
     return irb::imax(irb::lit(b), irb::add(irb::mul(s, k), irb::lit(plus * k + e0)));
   };
   std::vector<NodeRef> base;
-  for (auto& x : ir::ltensor_stmts(*P))
-    if (x != ploop) base.push_back(x);
-  std::vector<NodeRef> pk{ir::ltensor_shape(*P)};
-  pk.insert(pk.end(), base.begin(), base.end());
-  NodeRef P_alloc = ir::with_kids(P, pk);
+  NodeRef P_alloc;
+  if (!blocked) {
+    for (auto& x : ir::ltensor_stmts(*P))
+      if (x != ploop) base.push_back(x);
+    std::vector<NodeRef> pk{ir::ltensor_shape(*P)};
+    pk.insert(pk.end(), base.begin(), base.end());
+    P_alloc = ir::with_kids(P, pk);
+  }
   auto size = [](double bytes) {
     char buf[32];
     if (bytes < 1048576.0) std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024.0);
@@ -585,8 +660,10 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
   std::string plan =
       blocked ? "the reverse sweep of `" + A->name + "` runs in blocks of " + std::to_string(k) + " steps (" +
                     std::to_string(S) + "), each followed by its terms of " + std::to_string(reds.size()) +
-                    " reduction(s) while its rows are in cache; `" + P->name +
-                    "` stored whole (checkpoints would save little: " + size(pred) + " against " + size(full) + ")"
+                    " reduction(s) while its rows are in cache; " + pname +
+                    " stored whole (" +
+                    (!P ? std::string("nothing to recompute") : stored_only_ ? "a later cell may read any row"
+                                     : "checkpoints would save little: " + size(pred) + " against " + size(full)) + ")"
               : "checkpoints of `" + P->name + "` every " + std::to_string(k) + " steps (" + std::to_string(S) + " x " +
                     std::to_string(Lc) + " rows" + (forced ? ", spacing forced by EIN_AD_CHECKPOINT" : "") +
                     "); the reverse sweep of `" + A->name + "` recomputes each segment into `" + P->name +
@@ -594,11 +671,11 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
                     (Wa ? "window " + std::to_string(Wa) : std::string("whole")) + ", `" + P->name + "` " +
                     (Wp < T ? "window " + std::to_string(Wp) : std::string("whole")) + "; predicted memory " + mib +
                     ", recomputation " + std::to_string(T - b) + " steps";
-  std::vector<NodeRef> out(st.begin(), st.begin() + static_cast<std::ptrdiff_t>(ip));
+  std::vector<NodeRef> out(st.begin(), st.begin() + static_cast<std::ptrdiff_t>(P ? ip : 0));
   DefId ck;
   std::string ck_name;
   if (blocked) {
-    out.push_back(P);
+    if (P) out.push_back(P);
   } else {
     ck = cx_.resolver.new_def(P->name + "_ckpt", DefKind::Local);
     std::vector<int64_t> ckshape{S, Lc};
@@ -624,7 +701,8 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
       out.push_back(resumed(P_alloc, {loop(ploop->def, ploop->name, irb::lit(last_start), irb::lit(T), ir::lfor_body(*ploop),
                                            ploop->flags)}));
   }
-  out.insert(out.end(), st.begin() + static_cast<std::ptrdiff_t>(ip) + 1, st.begin() + static_cast<std::ptrdiff_t>(ia));
+  if (P) out.insert(out.end(), st.begin() + static_cast<std::ptrdiff_t>(ip) + 1, st.begin() + static_cast<std::ptrdiff_t>(ia));
+  else out.insert(out.end(), st.begin(), st.begin() + static_cast<std::ptrdiff_t>(ia));
 
   // Backward: per segment from the last, recompute P's rows, run A's steps, add the terms.
   std::vector<NodeRef> ak{ir::ltensor_shape(*A)}, after;
@@ -637,14 +715,18 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
   NodeRef A_alloc = ir::with_kids(A, ak);
   if (blocked) A_alloc = ir::edited(A_alloc, [&](ir::Node& x) { x.aux = plan; });
   // The segment's rows of P: recomputed into P.seg, or P itself when it is stored whole.
-  DefId bd = blocked ? P->def : cx_.resolver.new_def(P->name + "_seg", DefKind::Local);
-  NodeRef B = blocked ? P : new_tensor(P->name + "_seg", bd, pdt, ext, {});
-  for (auto& x : after) x = renamed(x, P->def, bd, B->name);
+  // (Blocked: nothing is renamed.)
+  DefId bd = blocked ? DefId{} : cx_.resolver.new_def(P->name + "_seg", DefKind::Local);
+  NodeRef B = blocked ? nullptr : new_tensor(P->name + "_seg", bd, pdt, ext, {});
+  auto to_seg = [&](const NodeRef& n, bool keep_constant_rows = false) {
+    return blocked ? n : renamed(n, P->def, bd, B->name, keep_constant_rows);
+  };
+  for (auto& x : after) x = to_seg(x);
   DefId sb = new_index("s");
   NodeRef sbr = seg_ref(sb);
   NodeRef seg_lo = irb::mul(sbr, k), seg_hi = irb::add(irb::mul(sbr, k), irb::lit(k));
   NodeRef astep = loop(aloop->def, aloop->name, irb::imax(irb::lit(alo), seg_lo), irb::imin(irb::lit(ahi), seg_hi),
-                       renamed(ir::lfor_body(*aloop), P->def, bd, B->name, true), aloop->flags);
+                       to_seg(ir::lfor_body(*aloop), true), aloop->flags);
   std::vector<NodeRef> seg, allocs{A_alloc};
   if (!blocked) {
     NodeRef preload = copy_rows(bd, B->name, {}, ck, ck_name, {sbr}, ext, pdt, Lc,
@@ -652,14 +734,14 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
                                 [](const NodeRef& j) { return j; });
     NodeRef recompute = loop(ploop->def, ploop->name, row_start(sbr, 0),
                              irb::imin(irb::lit(T), irb::add(irb::mul(sbr, k), irb::lit(k + e1))),
-                             renamed(ir::lfor_body(*ploop), P->def, bd, B->name), ploop->flags);
+                             to_seg(ir::lfor_body(*ploop)), ploop->flags);
     seg.push_back(resumed(B, {preload, recompute}));
     allocs.push_back(B);
   }
   seg.push_back(resumed(A_alloc, {astep}));
   std::unordered_map<size_t, NodeRef> finals;
   auto segment_terms = [&](const Reduction& r) {  // its terms of segment s only, reading P.seg
-    return ir::edited(renamed(r.red, P->def, bd, B->name), [&](ir::Node& x) {
+    return ir::edited(to_seg(r.red), [&](ir::Node& x) {
       for (auto& item : x.kids)
         if (item->kind == Kind::LoopVar && item->def == r.t)
           item = ir::edited(item, [&](ir::Node& v) {
