@@ -328,7 +328,13 @@ void Gen::store(const NodeRef& s) {
   if (s->kind == Kind::LAccum) {
     // A scatter's term (lang/passes/scatter_plan.h); its loops over the domain are sequential.
     // Integers add as unsigned: wrapping, as the interpreter does, without C++'s overflow UB.
-    if (is_float(dt)) {
+    // Max/min keep the larger/smaller with the reductions' rule (the first NaN stays).
+    const auto op = static_cast<ir::ReduceOp>(s->ival);
+    if (op == ir::ReduceOp::Max || op == ir::ReduceOp::Min) {
+      const std::string cmp = op == ir::ReduceOp::Max ? " > " : " < ";
+      if (is_float(dt)) val = "((" + target + " != " + target + ") ? " + target + " : ((" + val + " != " + val + " || " + val + cmp + target + ") ? " + val + " : " + target + "))";
+      else val = "(" + val + cmp + target + " ? " + val + " : " + target + ")";
+    } else if (is_float(dt)) {
       val = target + " + " + val;
     } else {
       const std::string T = ctype(dt);

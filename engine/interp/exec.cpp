@@ -1,5 +1,6 @@
 // Statements and lowered tensor code: LTensor allocation, clause loop nests, stores.
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <unordered_map>
@@ -9,6 +10,7 @@
 #include "engine/interp/vectorize.h"
 #include "engine/interp/native_tier.h"
 #include "lang/ir/kid_families.h"
+#include "lang/ir/reduce_op.h"
 #include "lang/ir/visitor.h"
 
 namespace ein {
@@ -410,6 +412,21 @@ void Interpreter::Impl::exec_store(const NodeRef& s) {
   int64_t flat = flat_index(t, idx, n, s->has(ir::kWindowed) ? target.window.rows : 0, target.window.logical0);
   if (n == static_cast<size_t>(t.rank()) && s->kind == Kind::LAccum) {
     // A scatter's term (lang/passes/scatter_plan.h): integers wrap at the tensor's type.
+    const auto op = static_cast<ir::ReduceOp>(s->ival);
+    if (op == ir::ReduceOp::Max || op == ir::ReduceOp::Min) {
+      // The reduction's rule (control.cpp): the first NaN stays, a NaN term replaces a number.
+      const bool mx = op == ir::ReduceOp::Max;
+      if (v.tag == Value::Tag::Float) {
+        const double a = t.get_f64(flat);
+        if (!std::isnan(a) && (std::isnan(v.f) || (mx ? v.f > a : v.f < a))) t.set_f64(flat, v.f);
+      } else if (v.tag == Value::Tag::Int) {
+        const int64_t a = t.get_i64(flat);
+        if (mx ? v.i > a : v.i < a) t.set_i64(flat, v.i);
+      } else {
+        fault("E011", "a scatter compares numbers only");
+      }
+      return;
+    }
     if (v.tag == Value::Tag::Float) t.set_f64(flat, t.get_f64(flat) + v.f);
     else if (v.tag == Value::Tag::Int) t.set_i64(flat, static_cast<int64_t>(static_cast<uint64_t>(t.get_i64(flat)) + static_cast<uint64_t>(v.i)));
     else if (v.tag == Value::Tag::Bool) t.set_i64(flat, t.get_i64(flat) + (v.b ? 1 : 0));

@@ -1,5 +1,6 @@
 #include "lang/passes/scatter_plan.h"
 
+#include <limits>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -7,6 +8,7 @@
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
+#include "lang/ir/reduce_op.h"
 
 namespace ein {
 
@@ -135,7 +137,8 @@ class Planner : public ir::Mutator {
 
   // One `sum` term as a single pass over its domain adding into `target`; null when the term
   // does not have the form (scatter_plan.h).
-  NodeRef scatter_term(const NodeRef& leaf, const Nest& n, DefId target, const std::string& target_name) {
+  NodeRef scatter_term(const NodeRef& leaf, const Nest& n, DefId target, const std::string& target_name,
+                       ir::ReduceOp op = ir::ReduceOp::Sum) {
     std::vector<NodeRef> lvs;
     for (const NodeRef& it : ir::lreduce_items(leaf)) {
       if (it->kind != Kind::LoopVar || mentions_any(it, n.decl)) return nullptr;
@@ -146,7 +149,8 @@ class Planner : public ir::Mutator {
     NodeRef v = ir::lreduce_body(leaf);
     for (;;) {
       // `v where c else 0` adds 0 where `c` fails, which changes no sum: the guard `v where c`.
-      if (v->kind == Kind::If && ir::if_else(*v) && zero_literal(ir::if_else(*v)) && ir::if_then(*v)->kind != Kind::Block)
+      if (op == ir::ReduceOp::Sum && v->kind == Kind::If && ir::if_else(*v) && zero_literal(ir::if_else(*v)) &&
+          ir::if_then(*v)->kind != Kind::Block)
         v = ir::make({.kind = Kind::LGuard, .span = v->span, .kids = {ir::if_cond(*v), ir::if_then(*v)}});
       if (v->kind != Kind::LGuard && v->kind != Kind::LLetIn) break;
       chain.push_back(v);
@@ -221,7 +225,7 @@ class Planner : public ir::Mutator {
     for (const NodeRef& x : ir::lstore_index(n.store))
       kids.push_back(keyed.count(x->def) ? var_ref("key_" + x->name, local[x->def]) : var_ref(x->name, x->def));
     NodeRef body = ir::make({.kind = Kind::LAccum, .span = n.store->span, .kids = std::move(kids), .name = target_name,
-                             .def = target});
+                             .def = target, .ival = static_cast<int64_t>(op)});
     auto wrap_unkeyed = [&](NodeRef b, uint32_t flags_mask) {
       for (auto it = n.loops.rbegin(); it != n.loops.rend(); ++it)
         if (unkeyed.count((*it)->def)) b = relooped(*it, b, (*it)->flags & flags_mask);
@@ -271,8 +275,11 @@ class Planner : public ir::Mutator {
     NodeRef clause;
     auto n = nest_of(t, clause);
     if (!n) return nullptr;
+    const NodeRef& value = ir::lstore_value(n->store);
+    if (value->kind == Kind::LReduce && (value->name == "max" || value->name == "min"))
+      return plan_extremum(t, clause, *n, value);
     std::vector<NodeRef> leaves;
-    if (!sum_leaves(ir::lstore_value(n->store), leaves)) return nullptr;
+    if (!sum_leaves(value, leaves)) return nullptr;
     const auto dt = static_cast<DType>(t->ival);
     // Narrow float sums accumulate in f64 and round once, like the reductions they replace.
     const bool scratch = dt == DType::F32 || dt == DType::F16 || dt == DType::BF16;
@@ -318,6 +325,12 @@ class Planner : public ir::Mutator {
       replacement = {S, copy};
       what += " into the f64 scratch `" + target_name + "`, rounded once";
     }
+    return replaced(t, clause, replacement, what);
+  }
+
+  // t with `clause` replaced by `replacement`, and `what` on its %ir line.
+  static NodeRef replaced(const NodeRef& t, const NodeRef& clause, const std::vector<NodeRef>& replacement,
+                          const std::string& what) {
     std::vector<NodeRef> kids{ir::ltensor_shape(t)};
     for (const NodeRef& k : ir::ltensor_stmts(t)) {
       if (k != clause) kids.push_back(k);
@@ -327,6 +340,76 @@ class Planner : public ir::Mutator {
       m.kids = std::move(kids);
       m.aux = m.aux.empty() ? what : m.aux + "; " + what;
     });
+  }
+
+  // The store of the declaration's nest with another value (and target), around its loops.
+  NodeRef nest_store(const Nest& n, const NodeRef& value, DefId target, const std::string& target_name,
+                     uint32_t flags_mask = ~0u) {
+    std::vector<NodeRef> stk(n.store->kids.begin(), n.store->kids.end());
+    stk[0] = value;
+    NodeRef st = ir::make({.kind = Kind::LStore, .span = n.store->span, .kids = std::move(stk), .name = target_name,
+                           .def = target});
+    for (auto it = n.loops.rbegin(); it != n.loops.rend(); ++it) st = relooped(*it, st, (*it)->flags & flags_mask);
+    return st;
+  }
+
+  // `m[b] = max[i](x[i] where key[i] == b)` (or min): every point starts at the identity (-inf
+  // or +inf) and one pass over the domain keeps, at the point each key names, the larger (or
+  // smaller) of what it holds and the term, with the reduction's own rule (the first NaN
+  // wins). Same terms, same order, same result as the per-point reduction, empty segments
+  // included (SPEC §5.3: +-inf for floats). Integers (i8/i32) go through an i64 scratch whose
+  // identity no term can equal, so an empty segment is still E006 at the reduction, reported at
+  // the first such point in order, as before; i64 keeps the per-point form.
+  NodeRef plan_extremum(const NodeRef& t, const NodeRef& clause, const Nest& n, const NodeRef& leaf) {
+    const auto dt = static_cast<DType>(t->ival);
+    const bool fl = is_float(dt);
+    if (!fl && dt != DType::I32 && dt != DType::I8) return nullptr;
+    const ir::ReduceOp op = leaf->name == "max" ? ir::ReduceOp::Max : ir::ReduceOp::Min;
+    const bool mx = op == ir::ReduceOp::Max;
+    DefId target = t->def;
+    std::string target_name = t->name;
+    if (!fl) {
+      target = cx_.resolver.new_def(t->name + "_acc", DefKind::Local, t->span);
+      target_name = t->name + "_acc";
+    }
+    NodeRef pass = scatter_term(leaf, n, target, target_name, op);
+    if (!pass) return nullptr;
+    std::string what = std::string("scatter: 1 ") + leaf->name +
+                       " walks its domain once, keeping at the point its key names the " + (mx ? "larger" : "smaller") +
+                       " of what it holds and each term (points start at " + (mx ? "-inf" : "+inf");
+    if (fl) {
+      NodeRef id = typed(ir::make({.kind = Kind::FloatLit, .span = leaf->span,
+                                   .fval = mx ? -std::numeric_limits<double>::infinity()
+                                              : std::numeric_limits<double>::infinity()}),
+                         ir::t_scalar(dt));
+      return replaced(t, clause, {nest_store(n, id, target, target_name), pass}, what + ")");
+    }
+    const int64_t none = mx ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+    auto sentinel = [&] { return typed(irb::lit(none), ir::t_scalar(DType::I64)); };
+    const int rank = static_cast<int>(n.loops.size());
+    ir::TypeRef st = ir::t_array(ir::t_scalar(DType::I64), rank);
+    u_.def_types[target] = st;
+    NodeRef S = ir::make({.kind = Kind::LTensor, .span = t->span,
+                          .kids = {ir::fresh_copy(ir::ltensor_shape(t)), nest_store(n, sentinel(), target, target_name), pass},
+                          .name = target_name, .def = target, .ival = static_cast<int64_t>(DType::I64)});
+    u_.types[S->id] = st;
+    // T[b, ..] = T_acc[b, ..], after checking that some term reached b: in point order, so the
+    // first empty point is the one reported (parallel kernels report the first in order too).
+    auto read = [&] {
+      std::vector<NodeRef> rk{irb::ref(target_name, target)};
+      u_.types[rk[0]->id] = st;
+      for (const NodeRef& x : ir::lstore_index(n.store)) rk.push_back(var_ref(x->name, x->def));
+      return typed(ir::make({.kind = Kind::Index, .span = n.store->span, .kids = std::move(rk)}), ir::t_scalar(DType::I64));
+    };
+    NodeRef reached = typed(ir::make_binary(ir::BinOp::Ne, read(), sentinel(), leaf->span), ir::t_bool());
+    NodeRef check = irb::check("E006", leaf->name + " over an empty range of integers", "", reached, leaf->span);
+    std::vector<NodeRef> stk(n.store->kids.begin(), n.store->kids.end());
+    stk[0] = read();
+    NodeRef body = ir::make({.kind = Kind::LSeq,
+                             .kids = {check, ir::make({.kind = Kind::LStore, .span = n.store->span, .kids = std::move(stk),
+                                                       .name = t->name, .def = t->def})}});
+    for (auto it = n.loops.rbegin(); it != n.loops.rend(); ++it) body = relooped(*it, body, (*it)->flags);
+    return replaced(t, clause, {S, body}, what + "; i64 scratch `" + target_name + "`, E006 where no term arrives)");
   }
 
   CompileCtx& cx_;

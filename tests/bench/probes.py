@@ -205,7 +205,7 @@ def np_maxpool(reps):
 
 @probe("segment_max_f32", "memory", """
 // Maximum of each of 1000 segments over 10^6 f32 values (np.maximum.at).
-let seg[n in 0..1000000] = (n * 7919) % 1000;
+let seg[n in 0..1000000] = (n * 79) % 1000;
 let x[n in 0..1000000] = ((n * 13) % 997) as f32 * 0.01 - 5.0;
 // bench: begin
 let m[s in 0..1000] = max[n](x[n] where seg[n] == s);
@@ -214,7 +214,7 @@ print(m[3], m[999]);
 """)
 def np_segment_max(reps):
     n = np.arange(1000000)
-    seg = (n * 7919) % 1000
+    seg = (n * 79) % 1000
     x = ((n * 13) % 997).astype(f32) * f32(0.01) - f32(5.0)
 
     def f():

@@ -1,5 +1,6 @@
-"""Property test: sums keeping the terms whose key equals a declaration index (histograms,
-segment sums, two-key counts: the forms lang/passes/scatter_plan.h turns into one pass). Random
+"""Property test: sums, maxima and minima keeping the terms whose key equals a declaration index
+(histograms, segment sums and extrema, two-key counts: the forms lang/passes/scatter_plan.h turns
+into one pass). Random
 keys of every integer width (some outside the index's range, negative too), ranges starting
 above 0, values of every numeric type, the other axis inside or outside the pass (also when the key
 reads it), extra guards and where-bindings; expected values from NumPy loops over the same data.
@@ -42,7 +43,7 @@ def gen(r):
         lines = [f"let key = [k | k in {arr([1], kt)}, k > 5];",
                  f"let m = len(key);",
                  f"let V[i in 0..m, c in 0..{d}] = 1 as {vt};"]
-    form = r.randrange(6)
+    form = r.randrange(8)
     zero = VALUE_TYPES[vt](0)
     want = None
     thr = r.randint(-20, 20) // 2
@@ -84,6 +85,18 @@ def gen(r):
                 k2 = int(np.fmod(K[i] + c, hi + 1))
                 if lo <= k2 < hi:
                     want[i, k2] += V[i, c]
+    elif form in (6, 7):  # segment max / min (float values: an empty segment is -inf / +inf)
+        op = "max" if form == 6 else "min"
+        val = "V[i, c]" if vt.startswith("f") else "V[i, c] as f64"
+        order = r.choice(["g, c", "c, g"])
+        lines.append(f"let h[{order.replace('g', f'g in {lo}..{hi}')}] = {op}[i]({val} where key[i] == g);")
+        want = np.full((hi, d), -np.inf if op == "max" else np.inf, dtype=np.float64)
+        for i in range(n):
+            if lo <= K[i] < hi:
+                want[K[i]] = np.maximum(want[K[i]], V[i]) if op == "max" else np.minimum(want[K[i]], V[i])
+        want[:lo] = 0  # points below the range are not the clause's: 0, as in every tensor
+        if order == "c, g":
+            want = want.T
     else:  # two keys
         lines.append(f"let k2[i] = (key[i] * 3 + 1) % 4;")
         lines.append(f"let h[a in {lo}..{hi}, b in 0..4] = sum[i](V[i, 0] where key[i] == a, k2[i] == b);")
@@ -100,7 +113,8 @@ def gen(r):
 
 def parse(text):
     import json
-    return np.array(json.loads(text.strip()), dtype=np.float64)
+    import re
+    return np.array(json.loads(re.sub(r"\binf\b", "Infinity", text.strip())), dtype=np.float64)
 
 
 def check(p, want):
