@@ -1,0 +1,251 @@
+#include "lang/passes/scan_plan.h"
+
+#include <functional>
+#include <unordered_set>
+
+#include "lang/ir/visitor.h"
+#include "lang/passes/context.h"
+#include "lang/passes/int_fold.h"
+#include "lang/passes/ir_build.h"
+
+namespace ein {
+
+using ir::DefId;
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+bool mentions(const NodeRef& n, DefId d) {
+  bool hit = false;
+  ir::for_each_node(n, [&](const NodeRef& x) {
+    if (x->kind == Kind::Name && x->def == d) hit = true;
+  });
+  return hit;
+}
+
+class Planner : public ir::Mutator {
+ public:
+  Planner(CompileCtx& cx, Unit& u) : cx_(cx), u_(u) {}
+
+ protected:
+  NodeRef post(const NodeRef& n) override {
+    if (n->kind != Kind::LTensor) return n;
+    NodeRef r = plan(n);
+    return r ? r : n;
+  }
+
+ private:
+  NodeRef typed(NodeRef n, ir::TypeRef t) {
+    u_.types[n->id] = std::move(t);
+    return n;
+  }
+
+  NodeRef var_ref(const std::string& name, DefId d) {
+    auto it = u_.def_types.find(d);
+    return typed(irb::ref(name, d), it != u_.def_types.end() ? it->second : ir::t_i32());
+  }
+
+  static NodeRef loop(const NodeRef& l, NodeRef lo, NodeRef hi, NodeRef body, uint32_t flags) {
+    return ir::make({.kind = Kind::LFor, .span = l->span, .kids = {std::move(lo), std::move(hi), std::move(body)},
+                     .name = l->name, .def = l->def, .flags = flags});
+  }
+
+  // A deep copy with fresh ids (facts such as "this read is in bounds" are per id, and the copy
+  // reads other points), keeping the types of the original.
+  NodeRef copy_typed(const NodeRef& n) {
+    NodeRef f = ir::fresh_copy(n);
+    std::function<void(const NodeRef&, const NodeRef&)> walk = [&](const NodeRef& a, const NodeRef& b) {
+      if (!a) return;
+      auto it = u_.types.find(a->id);
+      if (it != u_.types.end()) u_.types[b->id] = it->second;
+      for (size_t i = 0; i < a->kids.size(); ++i) walk(a->kids[i], b->kids[i]);
+    };
+    walk(n, f);
+    return f;
+  }
+
+  // n with every reference to d replaced by `by` (fresh nodes on the way, typed as before).
+  NodeRef substituted(const NodeRef& n, DefId d, const NodeRef& by) {
+    struct Sub : ir::Mutator {
+      DefId d;
+      NodeRef by;
+      NodeRef pre(const NodeRef& x) override { return x->kind == Kind::Name && x->def == d ? by : nullptr; }
+    } m;
+    m.d = d;
+    m.by = by;
+    return m.mutate(n);
+  }
+
+  NodeRef plan(const NodeRef& t) {
+    if (t->has(ir::kHasElem) || t->has(ir::kWindowed) || t->has(ir::kResume) || !t->aux.empty()) return nullptr;
+    const auto dt = static_cast<DType>(t->ival);
+    if (dt == DType::Bool) return nullptr;
+    NodeRef clause;
+    for (const NodeRef& k : ir::ltensor_stmts(t)) {
+      if (k->kind == Kind::LCheck) continue;
+      if (clause) return nullptr;  // piecewise clauses: each writes its own points
+      clause = k;
+    }
+    if (!clause) return nullptr;
+    std::vector<NodeRef> loops;
+    std::unordered_set<DefId> decl;
+    NodeRef cur = clause;
+    while (cur->kind == Kind::LFor) {
+      if (cur->has(ir::kSequential) || cur->has(ir::kReverse)) return nullptr;
+      loops.push_back(cur);
+      decl.insert(cur->def);
+      cur = ir::lfor_body(cur);
+    }
+    if (loops.empty() || cur->kind != Kind::LStore || cur->def != t->def || cur->has(ir::kWindowed)) return nullptr;
+    const NodeRef store = cur;
+    for (const NodeRef& l : loops)
+      for (DefId d : decl)
+        if (mentions(ir::lfor_lo(l), d) || mentions(ir::lfor_hi(l), d)) return nullptr;
+    const ir::Kids idx = ir::lstore_index(store);
+    if (idx.size() != loops.size()) return nullptr;
+    std::unordered_set<DefId> seen;
+    for (const NodeRef& x : idx)
+      if (x->kind != Kind::Name || !decl.count(x->def) || !seen.insert(x->def).second) return nullptr;
+    const NodeRef& r = ir::lstore_value(store);
+    if (r->kind != Kind::LReduce || r->name != "sum") return nullptr;
+    const ir::Kids items = ir::lreduce_items(r);
+    if (items.size() != 1 || items[0]->kind != Kind::LoopVar) return nullptr;
+    const NodeRef& kv = items[0];
+    // The range's end: `j` or `j + c` for a declaration index j, c free of every declaration
+    // index; its start free of j.
+    const NodeRef& hi = ir::loopvar_hi(*kv);
+    NodeRef jn, c;
+    if (hi->kind == Kind::Name && decl.count(hi->def)) {
+      jn = hi;
+    } else if (hi->kind == Kind::Binary && static_cast<ir::BinOp>(hi->ival) == ir::BinOp::Add) {
+      const NodeRef &a = ir::bin_lhs(hi), &b = ir::bin_rhs(hi);
+      if (a->kind == Kind::Name && decl.count(a->def)) jn = a, c = b;
+      else if (b->kind == Kind::Name && decl.count(b->def)) jn = b, c = a;
+    }
+    if (!jn) return nullptr;
+    const DefId j = jn->def;
+    if (c)
+      for (DefId d : decl)
+        if (mentions(c, d)) return nullptr;
+    if (mentions(ir::loopvar_lo(*kv), j) || mentions(ir::lreduce_body(r), j) || mentions(ir::lreduce_body(r), t->def) ||
+        mentions(ir::loopvar_lo(*kv), t->def))
+      return nullptr;
+    size_t jp = 0;
+    while (loops[jp]->def != j) ++jp;
+    const NodeRef& jl = loops[jp];
+
+    // Narrow float sums accumulate in f64 (docs/jit.md): the recurrence runs in an f64 scratch.
+    const bool scratch = dt == DType::F32 || dt == DType::F16 || dt == DType::BF16;
+    const DType acc_dt = scratch ? DType::F64 : dt;
+    DefId target = t->def;
+    std::string target_name = t->name;
+    const int rank = static_cast<int>(loops.size());
+    ir::TypeRef at = ir::t_array(ir::t_scalar(acc_dt), rank);
+    if (scratch) {
+      target = cx_.resolver.new_def(t->name + "_run", DefKind::Local, t->span);
+      target_name = t->name + "_run";
+      u_.def_types[target] = at;
+    }
+    auto store_into = [&](NodeRef value) {
+      std::vector<NodeRef> k{std::move(value)};
+      for (const NodeRef& x : idx) k.push_back(var_ref(x->name, x->def));
+      return ir::make({.kind = Kind::LStore, .span = store->span, .kids = std::move(k), .name = target_name, .def = target});
+    };
+    auto nest = [&](NodeRef body, const NodeRef& jlo, const NodeRef& jhi, uint32_t jflags) {
+      for (size_t a = loops.size(); a-- > 0;) {
+        const NodeRef& l = loops[a];
+        body = a == jp ? loop(l, jlo, jhi, body, jflags) : loop(l, ir::lfor_lo(l), ir::lfor_hi(l), body, l->flags);
+      }
+      return body;
+    };
+    auto reduce_over = [&](NodeRef body, NodeRef lo, NodeRef hi2) {
+      NodeRef lv = ir::make({.kind = Kind::LoopVar, .span = kv->span, .kids = {std::move(lo), std::move(hi2)},
+                             .name = kv->name, .def = kv->def});
+      NodeRef red = ir::make({.kind = Kind::LReduce, .span = r->span, .kids = {std::move(body), lv}, .name = r->name});
+      return typed(red, ir::t_scalar(acc_dt));
+    };
+    const NodeRef jlo = ir::lfor_lo(jl), jhi = ir::lfor_hi(jl);
+    const NodeRef j1 = irb::add(jlo, irb::lit(1));
+    // The first point along j, as written.
+    NodeRef first = nest(store_into(reduce_over(ir::lreduce_body(r), ir::loopvar_lo(*kv), hi)), jlo, irb::imin(j1, jhi), jl->flags);
+    // The rest: the previous point plus the one term its range gained, k = j + c - 1.
+    NodeRef jref = var_ref(jl->name, j);
+    NodeRef end = c ? typed(ir::make_binary(ir::BinOp::Add, jref, copy_typed(c), hi->span), u_.types.count(hi->id) ? u_.types.at(hi->id) : ir::t_i32())
+                    : jref;
+    // max(lo, end - 1)..end: one term, none while the range is still empty (`k in 0..j - 2`).
+    NodeRef start = irb::imax(typed(irb::sub(end, irb::lit(1)), ir::t_i32()), copy_typed(ir::loopvar_lo(*kv)));
+    std::vector<NodeRef> pk{var_ref(target_name, target)};
+    u_.types[pk[0]->id] = at;
+    for (const NodeRef& x : idx)
+      pk.push_back(x->def == j ? typed(irb::sub(var_ref(x->name, x->def), irb::lit(1)), ir::t_i32()) : var_ref(x->name, x->def));
+    NodeRef prev = typed(ir::make({.kind = Kind::Index, .span = store->span, .kids = std::move(pk)}), ir::t_scalar(acc_dt));
+    // A plain body whose new term always exists (j0 + c >= lo, known at compile time) is the
+    // term itself, k = j + c - 1: no inner loop, and the work is known statically. (prev + v is
+    // prev + (0 + v): the sum is never -0, so adding -0 or +0 gives the same.)
+    NodeRef term;
+    const NodeRef body = copy_typed(ir::lreduce_body(r));
+    auto j0 = fold_int(cx_, u_, jlo), kl = fold_int(cx_, u_, ir::loopvar_lo(*kv));
+    auto cc = c ? fold_int(cx_, u_, c) : std::optional<int64_t>(0);
+    bool plain = true;
+    ir::for_each_node(body, [&](const NodeRef& x) { plain = plain && x->kind != Kind::LGuard && x->kind != Kind::LLetIn; });
+    if (plain && j0 && kl && cc && *j0 + *cc >= *kl) {
+      term = substituted(body, kv->def, typed(irb::sub(end, irb::lit(1)), ir::t_i32()));
+      auto bt = u_.types.find(body->id);
+      const bool same = bt != u_.types.end() && ir::is_scalar(bt->second) && bt->second->dtype == acc_dt;
+      if (!same) {
+        NodeRef ty = ir::make({.kind = Kind::TyPrim, .span = body->span, .name = dtype_name(acc_dt)});
+        term = typed(ir::make({.kind = Kind::Cast, .span = body->span, .kids = {term, ty}}), ir::t_scalar(acc_dt));
+      }
+    } else {
+      term = reduce_over(body, start, end);
+    }
+    NodeRef next = typed(ir::make_binary(ir::BinOp::Add, prev, term, r->span), ir::t_scalar(acc_dt));
+    uint32_t seq = (jl->flags & ~ir::kParallel) | ir::kSequential;
+    NodeRef rest = nest(store_into(next), j1, jhi, seq);
+    std::string what = std::string("scan: the ") + r->name + " over a range growing with `" + jl->name +
+                       "` is the previous point plus the new term (a recurrence along `" + jl->name + "`)";
+    std::vector<NodeRef> replacement;
+    if (!scratch) {
+      replacement = {first, rest};
+    } else {
+      NodeRef S = ir::make({.kind = Kind::LTensor, .span = t->span, .kids = {ir::fresh_copy(ir::ltensor_shape(t)), first, rest},
+                            .name = target_name, .def = target, .ival = static_cast<int64_t>(acc_dt)});
+      u_.types[S->id] = at;
+      std::vector<NodeRef> rk{var_ref(target_name, target)};
+      u_.types[rk[0]->id] = at;
+      for (const NodeRef& x : idx) rk.push_back(var_ref(x->name, x->def));
+      NodeRef read = typed(ir::make({.kind = Kind::Index, .span = store->span, .kids = std::move(rk)}), ir::t_scalar(acc_dt));
+      std::vector<NodeRef> sk(store->kids.begin(), store->kids.end());
+      sk[0] = read;
+      NodeRef copy = ir::make({.kind = Kind::LStore, .span = store->span, .kids = std::move(sk), .name = t->name, .def = t->def});
+      for (size_t a = loops.size(); a-- > 0;) copy = loop(loops[a], ir::lfor_lo(loops[a]), ir::lfor_hi(loops[a]), copy, loops[a]->flags);
+      replacement = {S, copy};
+      what += " in the f64 scratch `" + target_name + "`, rounded once per point";
+    }
+    std::vector<NodeRef> kids{ir::ltensor_shape(t)};
+    for (const NodeRef& k : ir::ltensor_stmts(t)) {
+      if (k != clause) kids.push_back(k);
+      else kids.insert(kids.end(), replacement.begin(), replacement.end());
+    }
+    return ir::edited(t, [&](ir::Node& m) {
+      m.kids = std::move(kids);
+      m.aux = what;
+    });
+  }
+
+  CompileCtx& cx_;
+  Unit& u_;
+};
+
+}  // namespace
+
+void scan_plan(CompileCtx& cx) {
+  for (auto& up : cx.units) {
+    if (!up->lowered) continue;
+    Planner p(cx, *up);
+    up->lowered = p.mutate(up->lowered);
+  }
+}
+
+}  // namespace ein
