@@ -260,7 +260,9 @@ ir::DefId ResolveWalker::lookup(const std::string& name, Span span, bool report)
             "use a path: `" + name + "::item`");
     } else {
       // A standard-library function used without its `use` (SPEC §9, issue 12 row 20).
-      if (!mod.is_std && help.empty()) {
+      // The exact name in std outranks a near-miss local: `ln` beside an index `n` is
+      // almost always the missing import, not a typo.
+      if (!mod.is_std) {
         auto homes = R.std_homes(name);
         if (!homes.empty()) {
           help = "`" + name + "` is in `" + homes[0] + "`: add `use " + homes[0] + "::" + name + ";`";
