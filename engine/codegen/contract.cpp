@@ -42,6 +42,13 @@ std::vector<const ContractionPlan*> Gen::plans_at(const NodeRef& loop) {
 
 bool Gen::usable(const ContractionPlan& p) {
   for (auto& o : p.c.operands) {
+    // A computed operand's reads are plain: each must be proven in bounds, and none may be a
+    // fused producer or a windowed row.
+    if (o.value)
+      for (const NodeRef& x : operand_reads(o))
+        if ((!is_proven(*unit, x) && !assumed(x)) || fusion.producers.count(ir::index_base(x)->def) ||
+            buf_alias.count(def_key(ir::index_base(x)->def)) || x->has(ir::kWindowed))
+          return false;
     const NodeRef& r = o.read;
     // A read the range analysis could not prove (explicit ranges in a generic function:
     // `C[i in 0..len(A), j in 0..len(B[0])] = sum[k in 0..len(B)](A[i, k] * B[k, j])`) is fine
@@ -126,7 +133,14 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
   c.dt = dt;
   int level = 0;  // where every size exists
   for (DefId d : p.c.free) c.ext[def_key(d)] = extent_of(p, root, d);
-  for (DefId d : p.c.summed) c.ext[def_key(d)] = extent_of(p, root, d);
+  for (DefId d : p.c.summed) {
+    c.ext[def_key(d)] = extent_of(p, root, d);
+    if (int64_t lo = p.c.lo_of(d)) {
+      c.ext[def_key(d)].c = "(" + c.ext[def_key(d)].c + " - " + std::to_string(lo) + "LL)";
+      c.lo[def_key(d)] = lo;
+      c.guards.push_back("(" + c.ext[def_key(d)].c + " > 0)");  // an empty or reversed sum: the loops
+    }
+  }
   for (auto& [key, v] : c.ext) level = std::max(level, v.level);
   c.sizes_at_entry = level == 0;
   for (auto& o : p.c.operands) {
@@ -181,6 +195,10 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
   for (size_t i = 0; i < p.c.operands.size(); ++i) {
     const ContractionOperand& o = p.c.operands[i];
     if (!p.guarded && (is_proven(*unit, o.read) || assumed(o.read))) continue;
+    if (o.value) {  // (usable() wants each of its reads proven; under a branch it is not safe)
+      c.ok = false;
+      return c;
+    }
     if (o.gathered) {
       gathered_bounds(o, c, static_cast<int>(i));
       continue;
@@ -471,7 +489,8 @@ void Gen::gathered_bounds(const ContractionOperand& o, Contract& c, int i) {
   auto at = [&](DefId moved, const NodeRef& s) {
     size_t m = mark();
     for (DefId d : o.axes) {
-      Val v{d == moved ? "(" + ext(d) + " - 1)" : "0LL", DType::I64, 0, true};
+      std::string lo = std::to_string(c.lo.count(def_key(d)) ? c.lo.at(def_key(d)) : 0) + "LL";
+      Val v{d == moved ? "(" + ext(d) + " - 1 + " + lo + ")" : lo, DType::I64, 0, true};
       v.bits = kExtentBits;
       bind(d, v);
     }
@@ -502,12 +521,13 @@ void Gen::emit_gather(const ContractionOperand& o, const Contract& c, const Dest
     std::string v = em.fresh("gv");
     em.open("for (int64_t " + v + " = 0; " + v + " < " + c.ext.at(def_key(pk.axes[a])).c + "; ++" + v + ") {", false);
     if (a == 0) em.line("if (ein_stop(A, INT64_MAX)) break;");
-    Val x{v, DType::I64, em.depth(), true};
+    auto lo = c.lo.find(def_key(pk.axes[a]));
+    Val x{lo == c.lo.end() ? v : "(" + v + " + " + std::to_string(lo->second) + "LL)", DType::I64, em.depth(), true};
     x.bits = kExtentBits;
     bind(pk.axes[a], x);
     idx += (idx.empty() ? "" : " + ") + (pk.strides[a] == "1LL" ? v : "ein_imul(" + v + ", " + pk.strides[a] + ")");
   }
-  Val val = convert(value(o.read), c.dt);
+  Val val = convert(value(o.value ? o.value : o.read), c.dt);
   em.line(pk.base + "[" + (idx.empty() ? "0" : idx) + "] = " + val.c + ";");
   for (size_t a = 0; a < pk.axes.size(); ++a) em.close();
   unbind_to(m1);

@@ -175,6 +175,7 @@ class Gen {
     bool sizes_at_entry = false;     // every extent is known at kernel entry
     DType dt = DType::F32;
     std::map<std::string, Val> ext;  // def_key -> extent
+    std::map<std::string, int64_t> lo;  // def_key -> lower bound of a summed variable above 0
     std::vector<int> bufs;           // per operand
     std::vector<Dest> packs;         // per operand: its packed copy when gathered (base empty else)
     Dest dest;

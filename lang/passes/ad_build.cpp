@@ -71,7 +71,14 @@ NodeRef eq(const NodeRef& a, const NodeRef& b) { return ir::make_binary(ir::BinO
 bool may_be_infinite(const NodeRef& P) {
   bool inf = false;
   ir::for_each_node(P, [&](const NodeRef& n) {
-    if (n->kind == Kind::Call) inf = true;
+    // Intrinsics that are finite wherever their arguments are (their arguments are visited too).
+    if (n->kind == Kind::Call) {
+      auto b = builtin_of(ir::call_callee(*n)->def);
+      bool bounded = b && (*b == Builtin::Sign || *b == Builtin::Abs || *b == Builtin::Tanh || *b == Builtin::Sin ||
+                           *b == Builtin::Cos || *b == Builtin::Erf || *b == Builtin::Min2 || *b == Builtin::Max2 ||
+                           *b == Builtin::Floor || *b == Builtin::Ceil || *b == Builtin::Round || *b == Builtin::Trunc);
+      if (!bounded) inf = true;
+    }
     if (n->kind == Kind::Binary) {
       auto op = static_cast<ir::BinOp>(n->ival);
       inf = inf || op == ir::BinOp::Div || op == ir::BinOp::Pow;
@@ -143,9 +150,62 @@ NodeRef spanned(const NodeRef& n, Span s) {
   return ir::edited(m, [&](ir::Node& x) { x.span = s; });
 }
 
+namespace {
+
+// A value a let may rename without cost: a name, or a read at names and integer arithmetic.
+bool alias_value(const NodeRef& v) {
+  if (v->kind == Kind::Name) return true;
+  if (v->kind != Kind::Index || ir::index_base(v)->kind != Kind::Name) return false;
+  bool ok = true;
+  for (const NodeRef& s : ir::index_args(v))
+    ir::for_each_node(s, [&](const NodeRef& x) {
+      ok = ok && (x->kind == Kind::Name || x->kind == Kind::IntLit || x->kind == Kind::Binary || x->kind == Kind::Unary);
+    });
+  return ok;
+}
+
+NodeRef substitute_names(const NodeRef& n, const std::unordered_map<DefId, NodeRef>& sub) {
+  if (!n) return n;
+  if (n->kind == Kind::Name) {
+    auto it = sub.find(n->def);
+    return it == sub.end() ? n : it->second;
+  }
+  std::vector<NodeRef> kids;
+  bool changed = false;
+  for (auto& k : n->kids) {
+    kids.push_back(substitute_names(k, sub));
+    changed = changed || kids.back() != k;
+  }
+  return changed ? ir::with_kids(n, std::move(kids)) : n;
+}
+
+}  // namespace
+
 NodeRef block(std::vector<NodeRef> stmts, NodeRef tail) {
   stmts.push_back(std::move(tail));
   return ir::make({.kind = Kind::Block, .kids = std::move(stmts), .flags = ir::kHasTail});
+}
+
+// Lets that only rename a value (`let dx = dt;`, a tangent `let dt = X[n, k];`) are substituted:
+// a generated partial is then a plain product of reads, which the contraction plan can see as
+// one (a dense layer's weight gradient `sum[n](d_Z[n, j] * (1 - Z[n, j]^2) * X[n, k])`).
+NodeRef alias_block(std::vector<NodeRef> stmts, NodeRef tail) {
+  std::unordered_map<DefId, NodeRef> sub;
+  std::vector<NodeRef> kept;
+  for (auto& s : stmts) {
+    NodeRef s2 = sub.empty() ? s : substitute_names(s, sub);
+    if (s2 && s2->kind == Kind::Let && ir::let_pattern(*s2)->kind == Kind::PBind && alias_value(ir::let_value(*s2))) {
+      sub[ir::let_pattern(*s2)->def] = ir::let_value(*s2);
+      continue;
+    }
+    kept.push_back(s2);
+  }
+  if (!sub.empty()) tail = substitute_names(tail, sub);
+  // A block that is only its value (a rule's body `{ e }`) is that value.
+  while (tail && tail->kind == Kind::Block && tail->has(ir::kHasTail) && tail->kids.size() == 1) tail = tail->kids[0];
+  if (kept.empty()) return tail;
+  kept.push_back(std::move(tail));
+  return ir::make({.kind = Kind::Block, .kids = std::move(kept), .flags = ir::kHasTail});
 }
 
 // ---- facts --------------------------------------------------------------------------------------

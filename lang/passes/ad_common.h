@@ -113,6 +113,11 @@ class Forward {
   std::unordered_set<uint32_t> opened;
   std::unordered_map<DefId, NodeRef> tangents;
   const Unit* unit = nullptr;  // unit for call targets (nullptr: the cell)
+  // Calls whose result is already stored (the reverse sweep's clause value: the primal tensor at
+  // the point). A `@fn` rule that recomputes the function's own result (`1 - tanh(x)^2`,
+  // `sigmoid(x) * (1 - sigmoid(x))`) reads it instead, and its argument is then often not
+  // needed at all: an RNN step's pre-activation sum is not recomputed once per partial.
+  std::unordered_map<const ir::Node*, NodeRef> stored;
   NodeRef tangent(const NodeRef& e);
 
  private:
@@ -161,5 +166,8 @@ NodeRef let_typed(const std::string& n, DefId d, NodeRef v, const TypeRef& t);
 // the request it came from).
 NodeRef spanned(const NodeRef& n, Span s);
 NodeRef block(std::vector<NodeRef> stmts, NodeRef tail);
+// block() of lets local to a generated partial: those that only rename a name or a read are
+// substituted into the rest (nothing outside the partial may name them).
+NodeRef alias_block(std::vector<NodeRef> stmts, NodeRef tail);
 
 }  // namespace ein::ad

@@ -52,10 +52,10 @@ NodeRef zero_direction(CompileCtx& cx, Facts& facts, std::vector<NodeRef>& t, co
   }
   NodeRef r = rule();
   if (!r) return r;
-  if (nonzero || zero_tests.empty() || !may_be_infinite(r)) return lets.empty() ? r : ad::block(std::move(lets), r);
+  if (nonzero || zero_tests.empty() || !may_be_infinite(r)) return lets.empty() ? r : ad::alias_block(std::move(lets), r);
   NodeRef all_zero = zero_tests[0];
   for (size_t i = 1; i < zero_tests.size(); ++i) all_zero = ir::make_binary(BinOp::And, all_zero, zero_tests[i]);
-  return ad::block(std::move(lets), ifz(all_zero, flit(0.0), r));
+  return ad::alias_block(std::move(lets), ifz(all_zero, flit(0.0), r));
 }
 
 }  // namespace
@@ -291,6 +291,68 @@ NodeRef Forward::builtin_rule(int bi, const NodeRef& e, const std::vector<NodeRe
   }
 }
 
+namespace {
+
+// Does `e` read the local `d`?
+bool mentions(const NodeRef& e, DefId d) {
+  bool any = false;
+  ir::for_each_node(e, [&](const NodeRef& n) {
+    if (n->kind == Kind::Name && n->def == d) any = true;
+  });
+  return any;
+}
+
+// `body` (a rule's value) with every recomputation of the function's own result replaced by
+// `value`: a call of the function on exactly the rule's parameters, or the function's body
+// expression over them (`__tanh(x)` for `fn tanh(x) { __tanh(x) }`).
+NodeRef reuse_result(const NodeRef& body, const ir::Node& fn, ir::Kids rule_params, DefId fn_def,
+                     const NodeRef& value) {
+  ir::Kids fparams = ir::fn_params(fn);
+  if (fparams.size() != rule_params.size()) return body;
+  std::unordered_map<DefId, DefId> to_rule;
+  for (size_t i = 0; i < fparams.size(); ++i) to_rule[fparams[i]->def] = rule_params[i]->def;
+  NodeRef fb = ir::fn_body(fn);
+  if (fb && fb->kind == Kind::Block && fb->has(ir::kHasTail) && ir::block_stmts(fb).size() == 1)
+    fb = ir::block_stmts(fb)[0];
+  std::function<NodeRef(const NodeRef&)> rename = [&](const NodeRef& n) -> NodeRef {
+    if (!n) return n;
+    if (n->kind == Kind::Name) {
+      auto it = to_rule.find(n->def);
+      if (it == to_rule.end()) return n;
+      auto c = std::make_shared<ir::Node>(*n);
+      c->def = it->second;
+      return c;
+    }
+    std::vector<NodeRef> kids;
+    for (auto& k : n->kids) kids.push_back(rename(k));
+    return ir::with_kids(n, std::move(kids));
+  };
+  NodeRef own = fb ? rename(fb) : nullptr;
+  auto is_result = [&](const NodeRef& n) {
+    if (own && ir::structurally_equal(n, own)) return true;
+    if (n->kind != Kind::Call || ir::call_callee(n)->def != fn_def) return false;
+    ir::Kids a = ir::call_args(n);
+    if (a.size() != rule_params.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i]->kind != Kind::Name || a[i]->def != rule_params[i]->def) return false;
+    return true;
+  };
+  std::function<NodeRef(const NodeRef&)> walk = [&](const NodeRef& n) -> NodeRef {
+    if (!n) return n;
+    if (is_result(n)) return value;
+    std::vector<NodeRef> kids;
+    bool changed = false;
+    for (auto& k : n->kids) {
+      kids.push_back(walk(k));
+      changed = changed || kids.back() != k;
+    }
+    return changed ? ir::with_kids(n, std::move(kids)) : n;
+  };
+  return walk(body);
+}
+
+}  // namespace
+
 NodeRef Forward::call(const NodeRef& e) {
   std::vector<NodeRef> t;
   bool any = false;
@@ -346,7 +408,21 @@ NodeRef Forward::call_rule(const NodeRef& e, std::vector<NodeRef> t) {
       stmts.push_back(let_stmt("d" + p->name, dp, t[a] ? t[a] : flit(0.0), facts_.float_dtype(args[a])));
       dmap[p->def] = name("d" + p->name, dp);
     }
-    return ad::block(std::move(stmts), replace_diffs(ir::fn_body(*rule), dmap));
+    NodeRef rbody = replace_diffs(ir::fn_body(*rule), dmap);
+    auto st = stored.find(e.get());
+    if (st != stored.end() && fn && fn->kind == Kind::Fn) {
+      rbody = reuse_result(rbody, *fn, rule_params, callee->def, st->second);
+      // A parameter the rule no longer reads need not be evaluated (its let is the whole
+      // argument expression, e.g. a contraction).
+      std::vector<NodeRef> kept;
+      for (size_t i = 0; i < stmts.size(); ++i) {
+        bool param_let = i % 2 == 0;
+        if (param_let && !mentions(rbody, ir::let_pattern(*stmts[i])->def)) continue;
+        kept.push_back(stmts[i]);
+      }
+      stmts = std::move(kept);
+    }
+    return ad::alias_block(std::move(stmts), rbody);
   }
   // Otherwise differentiate the inlined body (JVP through the call).
   ir::Kids fn_params = fn->kind == Kind::Lambda ? ir::lambda_params(*fn) : ir::fn_params(*fn);

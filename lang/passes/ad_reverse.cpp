@@ -275,6 +275,22 @@ class Sweeper {
     return add(out, where(rest, {wguard(any)}));
   }
 
+  // The primal's stored value at the clause's point, when it is exactly the clause value (a
+  // scalar point of an f32/f64 tensor: narrower types round on store).
+  NodeRef stored_value(const Entry& c, const Clause& cl) const {
+    if (c.dt != DType::F32 && c.dt != DType::F64) return nullptr;
+    if (cl.value->kind != Kind::Call || facts_.float_dtype(cl.value) != c.dt) return nullptr;
+    std::vector<NodeRef> kids{name(c.name, c.def)};
+    for (auto& s : cl.slots) {
+      if (s->kind == Kind::IdxLit) kids.push_back(irb::lit(s->ival));
+      else if (s->kind == Kind::IdxVar || s->kind == Kind::IdxIn) kids.push_back(name(s->name, s->def));
+      else return nullptr;
+    }
+    if (static_cast<int>(kids.size()) - 1 != c.rank) return nullptr;
+    if (c.rank == 0) return kids[0];
+    return ir::make({.kind = Kind::Index, .kids = std::move(kids)});
+  }
+
   NodeRef contribution(const Adjoint& bar_b, const Entry& c, const Adjoint& bar_c, const Clause& cl,
                        const Occurrence& occ, int b_rank, bool* self, bool runtime_coefs,
                        std::vector<NodeRef>* invalid) {
@@ -283,6 +299,7 @@ class Sweeper {
     Forward fwd(cx_, facts_);
     fwd.marker = occ.node->id;
     for (auto& r : reduces) fwd.opened.insert(r->id);
+    if (NodeRef v = stored_value(c, cl)) fwd.stored[cl.value.get()] = v;
     NodeRef P = fwd.tangent(cl.value);
     if (!P) return nullptr;
     // The indices of the point: clause indices, then the indices of the opened reductions.

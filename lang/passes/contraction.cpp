@@ -26,6 +26,15 @@ bool is_len_call(const NodeRef& x) {
 
 bool ContractionOperand::uses(DefId d) const { return axis_of(d) >= 0; }
 
+std::vector<NodeRef> operand_reads(const ContractionOperand& o) {
+  if (!o.value) return {o.read};
+  std::vector<NodeRef> out;
+  ir::for_each_node(o.value, [&](const NodeRef& x) {
+    if (x->kind == Kind::Index) out.push_back(x);
+  });
+  return out;
+}
+
 int ContractionOperand::axis_of(DefId d) const {
   for (size_t a = 0; a < axes.size(); ++a)
     if (axes[a] == d) return static_cast<int>(a);
@@ -106,6 +115,93 @@ bool scalar_function(const Unit* callee) {
          ir::expression_body(callee->lowered, /*reads=*/false);
 }
 
+namespace {
+
+// A sum of a product whose factors read tensors over two sets of variables (each factor's reads
+// within one set) is a product of two computed operands: each set's factors multiplied, packed
+// over its variables, then one GEMM. `sum[n](d_Z[n, j] * (1 - Z[n, j]^2) * X[n, k])`, the weight
+// gradient of every dense layer with an activation, or a weighted `sum[n](A[n, i] * w[n] *
+// B[n, j])`, or an RNN's `sum[t](d_h[t, j] * (1 - h[t, j]^2) * h[t - 1, k])`.
+void computed_operands(Contraction& c, const std::vector<NodeRef>& factors) {
+  auto op_of = [&](const NodeRef& read) -> const ContractionOperand* {
+    for (auto& o : c.operands)
+      if (ir::structurally_equal(o.read, read)) return &o;
+    return nullptr;
+  };
+  struct Factor {
+    NodeRef e;
+    std::vector<DefId> vars;
+    NodeRef first;
+  };
+  std::vector<Factor> fs;
+  std::vector<NodeRef> scalars;
+  for (auto& f : factors) {
+    Factor x{f, {}, nullptr};
+    bool plain = true;
+    ir::for_each_node(f, [&](const NodeRef& n) {
+      if (n->kind != Kind::Index) return;
+      const ContractionOperand* o = op_of(n);
+      if (!o) {
+        plain = false;
+        return;
+      }
+      if (!x.first) x.first = n;
+      for (DefId d : o->axes)
+        if (d.valid() && !contains(x.vars, d)) x.vars.push_back(d);
+    });
+    if (!plain) return;
+    if (!x.first) scalars.push_back(f);
+    else fs.push_back(std::move(x));
+  }
+  auto subset = [](const std::vector<DefId>& a, const std::vector<DefId>& b) {
+    for (DefId d : a)
+      if (!contains(b, d)) return false;
+    return true;
+  };
+  // The two groups: the variable sets no other factor's set strictly contains.
+  std::vector<std::vector<DefId>> sets;
+  for (auto& f : fs) {
+    bool inside = false, dup = false;
+    for (auto& g : fs) inside = inside || (subset(f.vars, g.vars) && !subset(g.vars, f.vars));
+    for (auto& s : sets) dup = dup || (subset(s, f.vars) && subset(f.vars, s));
+    if (!inside && !dup) sets.push_back(f.vars);
+  }
+  if (sets.size() != 2) return;
+  for (DefId s : c.summed)
+    if (!contains(sets[0], s) || !contains(sets[1], s)) return;
+  std::vector<ContractionOperand> ops(2);
+  std::vector<int> count(2, 0);
+  DType dt = static_cast<DType>(c.reduce->dt);
+  for (auto& f : fs) {
+    size_t g = subset(f.vars, sets[0]) ? 0 : 1;
+    ContractionOperand& o = ops[g];
+    ++count[g];
+    if (!o.read) o.read = f.first;
+    if (!o.value) {
+      o.value = f.e;
+    } else {
+      auto m = std::make_shared<ir::Node>(*ir::make_binary(ir::BinOp::Mul, o.value, f.e));
+      m->dt = static_cast<int8_t>(dt);  // (planned after frame_layout typed the body's nodes)
+      o.value = m;
+    }
+  }
+  for (size_t g = 0; g < 2; ++g) {
+    ContractionOperand& o = ops[g];
+    if (!o.value || o.value->dt != static_cast<int8_t>(dt)) return;
+    if (count[g] == 1 && o.value->kind == Kind::Index) {  // a plain read stays one
+      o = *op_of(o.value);
+      continue;
+    }
+    o.gathered = true;
+    o.axes = sets[g];
+  }
+  c.operands = std::move(ops);
+  c.product = true;
+  c.scalars = std::move(scalars);
+}
+
+}  // namespace
+
 std::optional<Contraction> match_contraction(const NodeRef& r, const std::vector<DefId>& nest, const Unit* u,
                                              bool gather) {
   if (!r || r->kind != Kind::LReduce) return std::nullopt;
@@ -123,8 +219,10 @@ std::optional<Contraction> match_contraction(const NodeRef& r, const std::vector
   }
   if (c.summed.empty()) return std::nullopt;
   for (const NodeRef& v : ir::lreduce_items(r)) {
-    if (ir::loopvar_lo(v)->kind != Kind::IntLit || ir::loopvar_lo(v)->ival != 0 || !invariant_int(ir::loopvar_hi(v), inner))
+    const NodeRef& lo = ir::loopvar_lo(v);
+    if (lo->kind != Kind::IntLit || lo->ival < 0 || (lo->ival != 0 && !gather) || !invariant_int(ir::loopvar_hi(v), inner))
       return std::nullopt;
+    c.summed_lo.push_back(lo->ival);
   }
   const NodeRef& body = ir::lreduce_body(r);
   bool ok = true;
@@ -220,6 +318,13 @@ std::optional<Contraction> match_contraction(const NodeRef& r, const std::vector
     if (product && reads == c.operands.size()) {
       c.product = true;
       c.scalars = std::move(scalars);
+      // Three or more reads, some of them gathered or over a sum starting above 0: the
+      // factorised path takes plain reads only, two computed operands take these.
+      bool packed = c.offset();
+      for (auto& o : c.operands) packed = packed || o.gathered;
+      if (gather && packed && c.operands.size() > 2) computed_operands(c, fs);
+    } else if (gather) {
+      computed_operands(c, fs);
     }
   }
   return c;

@@ -26,6 +26,10 @@ struct ContractionOperand {
   // one axis per variable (any order the contraction plan picks), which codegen fills by
   // evaluating the read at every point before the BLAS call.
   bool gathered = false;
+  // A computed operand (match_contraction with `gather`): the product of the body's factors
+  // whose reads use only these variables (`d_Z[n, j] * (1 - Z[n, j] * Z[n, j])`, a dense
+  // layer's gradient), packed like a gathered read; `read` is its first read.
+  ir::NodeRef value;
   bool uses(ir::DefId d) const;
   int axis_of(ir::DefId d) const;  // -1 when absent
 };
@@ -39,6 +43,20 @@ struct Contraction {
   std::vector<ir::NodeRef> scalars;
   std::vector<ir::DefId> free;    // nest variables the operands use, outer to inner
   std::vector<ir::DefId> summed;  // the reduction's variables, in order
+  // Per summed variable, its constant lower bound (0 unless `gather`: a recurrence's parameter
+  // gradient sums over t from 1). A variable starting above 0 is read only through packed
+  // copies, which evaluate it at lo + their own index.
+  std::vector<int64_t> summed_lo;
+  bool offset() const {
+    for (int64_t l : summed_lo)
+      if (l != 0) return true;
+    return false;
+  }
+  int64_t lo_of(ir::DefId d) const {
+    for (size_t i = 0; i < summed.size() && i < summed_lo.size(); ++i)
+      if (summed[i] == d) return summed_lo[i];
+    return 0;
+  }
 };
 
 // Matches reduction `r` (an LReduce) evaluated inside a loop nest over `nest` (outer to inner):
@@ -89,6 +107,9 @@ struct StepGemm {
 // when the step lays out its result itself.
 std::optional<StepGemm> step_gemm(const std::vector<ir::DefId>& a, const std::vector<ir::DefId>& b,
                                   const std::vector<ir::DefId>& sum, const std::vector<ir::DefId>* dest);
+
+// Every tensor read an operand evaluates (its read, or each read of its computed value).
+std::vector<ir::NodeRef> operand_reads(const ContractionOperand& o);
 
 // The factors of a product tree `a * b * c` (a node that is no product is its own factor).
 void mul_factors(const ir::NodeRef& e, std::vector<ir::NodeRef>& out);

@@ -169,6 +169,21 @@ class Planner {
       if (partial_ok) partial(std::move(*c), loops, vars, guarded);
       return;
     }
+    // A sum starting above 0 (over t in 1..T) is read through packed copies only: every read
+    // that uses such a variable becomes one, and only a BLAS plan over them is kept.
+    if (c->offset()) {
+      if (c->operands.size() != 2 || !c->product) return;
+      for (auto& o : c->operands) {
+        bool uses_offset = false;
+        for (size_t i = 0; i < c->summed.size(); ++i) uses_offset = uses_offset || (c->summed_lo[i] != 0 && o.uses(c->summed[i]));
+        if (!uses_offset || o.gathered) continue;
+        std::vector<DefId> vs;
+        for (DefId d : o.axes)
+          if (d.valid()) vs.push_back(d);
+        o.axes = vs;
+        o.gathered = true;
+      }
+    }
     const bool many = c->operands.size() > 2;
     bool gathered = false;
     for (auto& o : c->operands) gathered = gathered || o.gathered;
@@ -225,7 +240,7 @@ class Planner {
     };
     // BLAS: a float product of two operands of the result's type with a GEMM layout.
     bool float_operands = rdt == DType::F32 || rdt == DType::F64;
-    for (auto& o : ops) float_operands = float_operands && o.read->dt == static_cast<int8_t>(rdt);
+    for (auto& o : ops) float_operands = float_operands && (o.value ? o.value : o.read)->dt == static_cast<int8_t>(rdt);
     for (auto& s : p->c.scalars) float_operands = float_operands && s->dt == static_cast<int8_t>(rdt);
     if (many) {
       if (gathered || !float_operands || !p->c.product) return;
@@ -305,7 +320,8 @@ class Planner {
   void partial(Contraction c, const std::vector<NodeRef>& loops, const std::vector<DefId>& vars, bool guarded,
                bool windows = false) {
     for (auto& o : c.operands)
-      if (o.gathered && !windows) return;
+      if ((o.gathered && !windows) || o.value) return;
+    if (c.offset()) return;
     DType rdt = c.reduce->dt >= 0 ? static_cast<DType>(c.reduce->dt) : DType::Bool;
     if (rdt == DType::Bool || rdt == DType::F16 || rdt == DType::BF16) return;
     auto p = std::make_shared<ContractionPlan>();
@@ -347,6 +363,7 @@ class Planner {
     const DefId j = c.free.back();
     bool hit = false, window = false, flat = true;  // flat: every read keeps a free variable last
     for (auto& o : c.operands) {
+      if (o.value) return false;
       if (o.gathered) {
         const auto args = ir::index_args(o.read);
         if (args.empty() || !unit_in(args.back(), j)) return false;
@@ -653,10 +670,11 @@ std::string names(const std::vector<DefId>& ds, const std::unordered_map<DefId, 
 std::unordered_map<DefId, std::string> variable_names(const Contraction& c) {
   std::unordered_map<DefId, std::string> nm;
   for (auto& o : c.operands)
-    for (const NodeRef& ix : ir::index_args(o.read))
-      ir::for_each_node(ix, [&](const NodeRef& x) {
-        if (x->kind == Kind::Name) nm[x->def] = x->name;
-      });
+    for (const NodeRef& r : operand_reads(o))
+      for (const NodeRef& ix : ir::index_args(r))
+        ir::for_each_node(ix, [&](const NodeRef& x) {
+          if (x->kind == Kind::Name) nm[x->def] = x->name;
+        });
   return nm;
 }
 
@@ -749,7 +767,8 @@ std::string describe_contractions(const Unit& u) {
       how = "register-tiled, columns from " + ir::index_base(p->c.operands[static_cast<size_t>(p->y)].read)->name;
     }
     for (auto& o : p->c.operands)
-      if (o.gathered) how += ", " + ir::index_base(o.read)->name + " gathered into [" + names(o.axes, nm) + "] first";
+      if (o.value) how += ", the factors over [" + names(o.axes, nm) + "] multiplied into a packed copy first";
+      else if (o.gathered) how += ", " + ir::index_base(o.read)->name + " gathered into [" + names(o.axes, nm) + "] first";
     out += ";;   contraction " + s + ": " + how + ", into " +
            (p->in_place ? std::string("the tensor") : "scratch [" + names(p->dest, nm) + "]") +
            (p->whole ? " (whole store value)" : ", then the loops") +
