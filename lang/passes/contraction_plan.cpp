@@ -442,37 +442,6 @@ class Planner {
     std::vector<DefId> all = vars_of(full);
     p.naive_cost = volume(all);
     p.path_cost = cost[full];
-    // Worth it when the multiply-adds drop at least 4x (scratch and the lost fusion cost
-    // something), or — when some step is one BLAS call — when they drop 2x counting a BLAS
-    // step's multiply-adds at a quarter: OpenBLAS runs them several times faster than the fused
-    // loop (a bilinear form x_b^T A y_b: the same 4000·256² multiply-adds as the loop, but
-    // 256² of them per sample as one GEMM X·A, then a row-wise dot).
-    if (p.path_cost * 4 > p.naive_cost) {
-      double weighted = 0;
-      bool blas = false;
-      std::function<void(uint32_t)> walk = [&](uint32_t s) {
-        if ((s & (s - 1)) == 0) return;
-        const uint32_t a = split[s], b = s & ~a;
-        walk(a);
-        walk(b);
-        std::vector<DefId> ka = kept(a), kb = kept(b), ks = kept(s), touched = ka;
-        for (DefId d : kb)
-          if (!contains(touched, d)) touched.push_back(d);
-        bool summed = false, batch = false, m = false, n = false;
-        for (DefId d : touched) {
-          const bool in_a = contains(ka, d), in_b = contains(kb, d), kept_here = contains(ks, d);
-          if (!kept_here) summed = summed || (in_a && in_b);
-          else if (in_a && in_b) batch = true;
-          else (in_a ? m : n) = true;
-        }
-        // codegen's gemm_step: a summed group in both, no batch variable, a row or column group.
-        const bool gemm = summed && !batch && (m || n);
-        blas = blas || gemm;
-        weighted += volume(touched) / (gemm ? 4.0 : 1.0);
-      };
-      walk(full);
-      if (!blas || weighted * 2 > p.naive_cost) return false;
-    }
     // Steps in post-order; a result's layout is the kept indices of its first operand, then
     // of its second, each in that operand's order (a matrix product's [m.., n..]).
     std::vector<std::vector<DefId>> layout;
@@ -482,6 +451,10 @@ class Planner {
         if (d.valid()) layout.back().push_back(d);
     }
     p.path.clear();
+    // What the steps cost counting a BLAS step's multiply-adds at a quarter; a step is BLAS when
+    // step_gemm (the matcher codegen's steps follow) takes its operands' layouts.
+    double weighted = 0;
+    bool blas = false;
     std::function<int(uint32_t)> build = [&](uint32_t s) -> int {
       if ((s & (s - 1)) == 0) {
         int i = 0;
@@ -500,11 +473,29 @@ class Planner {
       for (int x : {a, b})
         for (DefId d : layout[static_cast<size_t>(x)])
           if (!contains(keep, d) && !contains(st.sum, d)) st.sum.push_back(d);
+      std::vector<DefId> touched = kept(split[s]);
+      for (DefId d : kept(s & ~split[s]))
+        if (!contains(touched, d)) touched.push_back(d);
+      // The last step writes the tensor in its own order when in place, else its own `keep`.
+      const bool gemm = step_gemm(layout[static_cast<size_t>(a)], layout[static_cast<size_t>(b)], st.sum,
+                                  s == full && p.in_place ? &p.dest : nullptr)
+                            .has_value();
+      blas = blas || gemm;
+      weighted += volume(touched) / (gemm ? 4.0 : 1.0);
       p.path.push_back(st);
       layout.push_back(ordered);
       return static_cast<int>(layout.size()) - 1;
     };
     build(full);
+    // Worth it when the multiply-adds drop at least 4x (scratch and the lost fusion cost
+    // something), or — when some step is one BLAS call — when they drop 2x counting a BLAS
+    // step's multiply-adds at a quarter: OpenBLAS runs them several times faster than the fused
+    // loop (a bilinear form x_b^T A y_b: the same 4000·256² multiply-adds as the loop, but
+    // 256² of them per sample as one GEMM X·A, then a row-wise dot).
+    if (p.path_cost * 4 > p.naive_cost && (!blas || weighted * 2 > p.naive_cost)) {
+      p.path.clear();
+      return false;
+    }
     return true;
   }
 
