@@ -440,7 +440,7 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
   if (!g.m.empty() && !g.n.empty()) {
     std::string lda = g.ta ? sa(pos(A, g.k)) : sa(pos(A, g.m));
     std::string ldb = g.tb ? sb(pos(B, g.n)) : sb(pos(B, g.k));
-    call = f + "gemm(" + std::to_string(g.ta) + ", " + std::to_string(g.tb) + ", " + c.M + ", " + c.N + ", " + c.K +
+    call = "A->rt->" + f + "gemm(" + std::to_string(g.ta) + ", " + std::to_string(g.tb) + ", " + c.M + ", " + c.N + ", " + c.K +
            ", " + alpha.c + ", " + pa + ", " + lda + ", " + pb + ", " + ldb + ", 0, " + pc + ", " + dest_ld(g.m) + ")";
     what = f + "gemm";
     // One matrix against its own transpose (`sum[s](X[s, f] * X[s, g])`): a Gram matrix, half
@@ -448,23 +448,23 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
     if (g.ta != g.tb && ba == bb && packA.base.empty() && packB.base.empty()) {
       call = "(" + pa + " == " + pb + " && " + lda + " == " + ldb + " && " + c.M + " == " + c.N + ") ? A->rt->" + f +
              "syrk(" + std::to_string(g.ta) + ", " + c.M + ", " + c.K + ", " + alpha.c + ", " + pa + ", " + lda + ", " +
-             pc + ", " + dest_ld(g.m) + ") : A->rt->" + call;
+             pc + ", " + dest_ld(g.m) + ") : " + call;
       what += " (syrk when both sides are the same block)";
     }
   } else if (g.n.empty()) {  // y[m] = A(m, k) x(k)
     std::string lda = g.ta ? sa(pos(A, g.k)) : sa(pos(A, g.m));
     std::string rows = g.ta ? c.K : c.M, cols = g.ta ? c.M : c.K;
-    call = f + "gemv(" + std::to_string(g.ta) + ", " + rows + ", " + cols + ", " + alpha.c + ", " + pa + ", " + lda +
+    call = "A->rt->" + f + "gemv(" + std::to_string(g.ta) + ", " + rows + ", " + cols + ", " + alpha.c + ", " + pa + ", " + lda +
            ", " + pb + ", 0, " + pc + ")";
     what = f + "gemv";
   } else {  // y[n] = x(k) B(k, n) = Bᵀ x
     std::string ldb = g.tb ? sb(pos(B, g.n)) : sb(pos(B, g.k));
     std::string rows = g.tb ? c.N : c.K, cols = g.tb ? c.K : c.N;
-    call = f + "gemv(" + std::to_string(g.tb ? 0 : 1) + ", " + rows + ", " + cols + ", " + alpha.c + ", " + pb +
+    call = "A->rt->" + f + "gemv(" + std::to_string(g.tb ? 0 : 1) + ", " + rows + ", " + cols + ", " + alpha.c + ", " + pb +
            ", " + ldb + ", " + pa + ", 0, " + pc + ")";
     what = f + "gemv";
   }
-  em.line((call.rfind("(", 0) == 0 ? "" : "A->rt->") + call + ";");
+  em.line(call + ";");
   if (!g.batch.empty()) em.close();
   if (!bcond.empty()) em.line("if (" + bcond + ") A->rt->blas_threads(" + bprev + ");");
   unbind_to(m0);

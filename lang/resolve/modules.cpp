@@ -219,27 +219,25 @@ std::vector<std::string> Resolver::std_homes(const std::string& name) { return i
 std::vector<std::string> Resolver::Impl::std_homes(const std::string& name) {
   Impl& R = *this;
   if (!R.std_indexed) {
-    // A text scan for `pub fn NAME` / `pub const NAME` in share/std (only on the error path).
+    // Every `pub fn` / `pub const` of share/std, read from each file's syntax tree (only on the
+    // error path; parsed into a SourceMap of its own, so nothing is loaded or resolved).
     R.std_indexed = true;
     std::error_code ec;
     std::string root = R.opt.std_dir + "/std";
     for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
          it.increment(ec)) {
       if (it->path().extension() != ".ein") continue;
-      std::string rel = fs::relative(it->path(), root, ec).replace_extension("").string();
       std::string mod = "std";
-      std::stringstream parts(rel);
-      for (std::string seg; std::getline(parts, seg, '/');)
-        if (seg != "mod") mod += "::" + seg;
-      std::ifstream in(it->path());
-      for (std::string line; std::getline(in, line);) {
-        std::stringstream ls(line);
-        std::string pub, kw, rest;
-        ls >> pub >> kw >> rest;
-        if (pub != "pub" || (kw != "fn" && kw != "const")) continue;
-        std::string item = rest.substr(0, rest.find_first_of("(:= "));
-        if (!item.empty()) R.std_index[item].push_back(mod);
-      }
+      fs::path rel = fs::relative(it->path(), root, ec).replace_extension("");
+      for (const fs::path& seg : rel)
+        if (seg != "mod") mod += "::" + seg.string();
+      std::string text;
+      if (!read_user_file(it->path().string(), kMaxSourceBytes, text).empty()) continue;
+      SourceMap own;
+      ParseResult pr = parse_program(own, own.add(it->path().string(), std::move(text)));
+      for (const NodeRef& item : ir::program_stmts(*pr.program))
+        if ((item->kind == Kind::Fn || item->kind == Kind::Const) && item->has(ir::kPub))
+          R.std_index[item->name].push_back(mod);
     }
   }
   auto it = R.std_index.find(name);
