@@ -15,6 +15,7 @@
 #include "engine/session/session.h"
 #include "lang/syntax/source.h"
 #include "repl/file_interrupt.h"
+#include "repl/process_clock.h"
 #include "repl/repl.h"
 
 namespace {
@@ -29,7 +30,9 @@ constexpr const char* kUsage = R"(usage: ein [options] [FILE.ein | -]
   ein --dump-ir STAGE FILE print the IR of FILE at STAGE (ast, resolved, lowered, or a pass
                            name such as type_infer, range_analysis, lower_einstein)
   ein --timings FILE       run FILE, then print per-phase, per-pass and per-statement times to stderr
-                           (with --cells: after each cell, headed `timing: cell N`)
+                           (with --cells: after each cell, headed `timing: cell N`); the phases
+                           from `start` (exec to the first cell) to `exit` (the last cell's end
+                           to the process's last destructor) add up to the process's time
   ein --version            print the version
 Exit status: 0 on success, 1 on any error (diagnostics go to stderr).
 )";
@@ -50,8 +53,12 @@ bool cell_separator(const std::string& line) {
   return i != std::string::npos && line.compare(i, 2, "%%") == 0;
 }
 
-void print_timings(const ein::CellResult& r) {
-  std::string report = ein::cmd::timings_report(r);
+// `before` is "start" (exec to the first cell) or "gap" (the previous cell's end to this one:
+// its value and report printed); together with "exit" the rows add up to the process's time.
+void print_timings(const ein::CellResult& r, const char* before, double before_ms) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "timing: %s %.3f ms\n", before, before_ms);
+  std::string report = buf + ein::cmd::timings_report(r);
   std::fwrite(report.data(), 1, report.size(), stderr);
 }
 
@@ -66,13 +73,15 @@ int run_program(const std::string& text, const std::string& name, const std::str
   co.source_name = name;
   co.dump_stage = dump_stage;
   co.execute = dump_stage.empty();
+  const double start_ms = ein::proc::lap_ms();
   ein::CellResult r = session.run_cell(text, co);
+  if (timings) ein::proc::mark_cell_end();
   std::fflush(stdout);
   if (!r.dump.empty()) std::fputs(r.dump.c_str(), stdout);
   if (!r.rendered.empty()) std::fputs(r.rendered.c_str(), stderr);
   if (!dump_stage.empty() && r.dump.empty() && r.ok)
     std::fprintf(stderr, "ein: unknown IR stage `%s`\n", dump_stage.c_str());
-  if (timings) print_timings(r);
+  if (timings) print_timings(r, "start", start_ms);
   if (sigint.finish(r)) return 130;
   return r.ok ? 0 : 1;
 }
@@ -98,7 +107,9 @@ int run_cells(const std::string& text, const std::string& name, const std::strin
   }
   cells.emplace_back(start, cur);
   int failed = 0;
-  int n = 0;
+  int n = 0, first = 0;
+  for (size_t i = 0; i < cells.size() && !first; ++i)
+    if (cells[i].second.find_first_not_of(" \t\r\n") != std::string::npos) first = static_cast<int>(i) + 1;
   for (auto& [offset, body] : cells) {
     ++n;
     if (body.find_first_not_of(" \t\r\n") == std::string::npos) continue;
@@ -106,7 +117,9 @@ int run_cells(const std::string& text, const std::string& name, const std::strin
     ein::CellOptions co;
     co.source_name = name;
     co.line_offset = offset;
+    const double before_ms = ein::proc::lap_ms();
     ein::CellResult r = session.run_cell(body, co);
+    if (timings) ein::proc::mark_cell_end();
     std::fflush(stdout);
     if (r.value && r.value->tag != ein::Value::Tag::Unit)
       std::printf("Out[%d]: %s\n", n, ein::format_value(*r.value).c_str());
@@ -114,7 +127,7 @@ int run_cells(const std::string& text, const std::string& name, const std::strin
     if (!r.rendered.empty()) std::fputs(r.rendered.c_str(), stderr);
     if (timings) {
       std::fprintf(stderr, "timing: cell %d\n", n);
-      print_timings(r);
+      print_timings(r, n == first ? "start" : "gap", before_ms);
     }
     if (sigint.finish(r)) return 130;  // the later cells do not run
     if (!r.ok) ++failed;

@@ -36,12 +36,14 @@ struct Error : std::runtime_error {
 // (resolve .. check_match, their reruns over autodiff's rewrites included, and the driver's own
 // bookkeeping); lowering (lower_einstein .. contraction_plan); codegen (the native tier planning
 // kernels and writing their C++); compile (CellResult::compile_ms); load (finding kernels in the
-// cache, writing and loading the shared objects, the compiler aside); run. `unattributed` holds
+// cache, writing and loading the shared objects, the compiler aside); run; session (the cell's
+// time outside every phase: its thread, the text, releasing memory). `unattributed` holds
 // phases of no known name: always 0 unless a new phase was logged without a place here (a unit
 // test checks it).
 struct Phases {
-  double parse = 0, analysis = 0, lowering = 0, codegen = 0, compile = 0, load = 0, run = 0, unattributed = 0;
-  double total() const { return parse + analysis + lowering + codegen + compile + load + run + unattributed; }
+  double parse = 0, analysis = 0, lowering = 0, codegen = 0, compile = 0, load = 0, run = 0, session = 0,
+         unattributed = 0;
+  double total() const { return parse + analysis + lowering + codegen + compile + load + run + session + unattributed; }
 };
 Phases group_phases(const CellResult& r);
 // Every compiler pass (and resolve, codegen) with the total time it spent in the cell, runs over

@@ -24,6 +24,8 @@ Phases group_phases(const CellResult& r) {
       p.codegen += t.ms;
     } else if (t.phase == "load") {
       p.load += t.ms;
+    } else if (t.phase == "session") {
+      p.session += t.ms;
     } else if (auto it = std::find(passes.begin(), passes.end(), t.phase); it != passes.end()) {
       // Passes are ordered: everything before Einstein lowering analyses, the rest lowers.
       (it < lowering_begin ? p.analysis : p.lowering) += t.ms;
@@ -42,7 +44,7 @@ Phases group_phases(const CellResult& r) {
 std::vector<std::pair<std::string, double>> pass_times(const CellResult& r) {
   std::vector<std::pair<std::string, double>> out;
   for (auto& t : r.timings) {
-    if (t.phase == "parse" || t.phase == "run" || t.phase == "load") continue;
+    if (t.phase == "parse" || t.phase == "run" || t.phase == "load" || t.phase == "session") continue;
     auto it = std::find_if(out.begin(), out.end(), [&](auto& p) { return p.first == t.phase; });
     if (it == out.end()) out.emplace_back(t.phase, t.ms);
     else it->second += t.ms;
@@ -57,7 +59,7 @@ std::string timings_report(const CellResult& r) {
   const std::pair<const char*, double> rows[] = {{"parse", p.parse},     {"analysis", p.analysis},
                                                  {"lowering", p.lowering}, {"codegen", p.codegen},
                                                  {"compile", p.compile}, {"load", p.load},
-                                                 {"run", p.run}};
+                                                 {"run", p.run},         {"session", p.session}};
   for (auto& [name, ms] : rows) {
     std::snprintf(buf, sizeof buf, "timing: %s %.3f ms\n", name, ms);
     out += buf;
@@ -96,6 +98,7 @@ std::vector<std::vector<std::string>> phase_rows(const CellResult& r) {
           {"compile", ms(p.compile)},
           {"load", ms(p.load)},
           {"run", ms(p.run)},
+          {"session", ms(p.session)},
           {"total", ms(p.total())},
           {"kernels", std::to_string(r.kernel_hits) + " hits, " + std::to_string(r.kernel_misses) + " misses"}};
 }

@@ -101,7 +101,7 @@ TEST(PipelineTable, EveryLoggedPhaseHasAGroup) {
       type_infer_runs += tm.phase == "type_infer";
     }
     for (const std::string& name : pass_names()) EXPECT_TRUE(logged.count(name)) << jit << ": " << name;
-    for (const char* phase : {"parse", "resolve", "codegen", "load", "run", kDriverPhase})
+    for (const char* phase : {"parse", "resolve", "codegen", "load", "run", "session", kDriverPhase})
       EXPECT_TRUE(logged.count(phase)) << jit << ": " << phase;
     // The analyses ran again over autodiff's rewrite, under their own names.
     EXPECT_GE(type_infer_runs, 2) << jit;

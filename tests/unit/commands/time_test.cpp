@@ -45,6 +45,7 @@ TEST(CommandTime, TimingsReportFormat) {
             "timing: compile 256.000 ms\n"
             "timing: load 1024.000 ms\n"
             "timing: run 128.000 ms\n"
+            "timing: session 0.000 ms\n"
             "timing: pass resolve 2.000 ms\n"
             "timing: pass group_einstein 4.000 ms\n"
             "timing: pass check_match 8.500 ms\n"
