@@ -203,7 +203,7 @@ NodeRef Rewriter::quotient(const NodeRef& q) {
   }
   try {
     if (fixed_rows_.empty())
-      if (NodeRef r = shared(q, T->def, X)) return r;
+      if (NodeRef r = shared(T->def, X)) return r;
     return build(q, T, T->def, T->name, X, nullptr);
   } catch (const Unsupported& u) {
     return not_differentiable(q, u);
@@ -339,7 +339,7 @@ NodeRef Rewriter::jvp(const NodeRef& q, DefId target, const std::string& tname, 
 // Several requests of one scalar target in one statement list (`@loss / @W1`, `@loss / @W2`)
 // share one reverse sweep (thesis §6.4: shared bars): its statements are placed once, before the
 // first request, and every request reads its parameter's adjoint.
-NodeRef Rewriter::shared(const NodeRef& q, DefId target, const NodeRef& X) {
+NodeRef Rewriter::shared(DefId target, const NodeRef& X) {
   for (size_t l = levels_.size(); l-- > 0;) {
     auto& m = levels_[l].shared;
     if (auto t = m.find(target); t != m.end()) {

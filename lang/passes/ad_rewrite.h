@@ -68,7 +68,7 @@ class Rewriter {
                 const NodeRef& X, const NodeRef& synthetic);
   NodeRef jvp(const NodeRef& q, DefId target, const std::string& tname, const NodeRef& X, int ry,
               int rx, const Tape& tape, std::vector<NodeRef> pre);
-  NodeRef shared(const NodeRef& q, DefId target, const NodeRef& X);
+  NodeRef shared(DefId target, const NodeRef& X);
   NodeRef zeros(const NodeRef& q, const std::string& tname, DefId target, int ry, const NodeRef& X,
                 int rx, DType dt, std::vector<NodeRef> pre);
   NodeRef differential(const NodeRef& n);

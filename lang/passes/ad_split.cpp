@@ -154,7 +154,7 @@ bool active_value(const NodeRef& v, const std::unordered_set<DefId>& active) {
 }
 
 // The range of `slot` on its axis, when it folds.
-bool slot_range(CompileCtx& cx, Facts& facts, const NodeRef& s, int64_t* lo, int64_t* hi) {
+bool slot_range(Facts& facts, const NodeRef& s, int64_t* lo, int64_t* hi) {
   if (s->kind == Kind::IdxLit) {
     *lo = s->ival;
     *hi = s->ival + 1;
@@ -242,7 +242,7 @@ std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoin
   std::vector<int64_t> ext(rank);
   for (size_t a = 0; a < rank; ++a) {
     int64_t lo = 0;
-    if (!slot_range(cx, facts, t.slots[a], &lo, &ext[a]) || lo != 0 || ext[a] <= 0) return std::nullopt;
+    if (!slot_range(facts, t.slots[a], &lo, &ext[a]) || lo != 0 || ext[a] <= 0) return std::nullopt;
   }
   // A self-read of the same step through a summed index on an inner axis (`t̄[m0, j]`, j in
   // m1 + 1..: the step's later points) orders the points within a step. Cut into per-row
@@ -301,7 +301,7 @@ std::optional<AdjSplit> split_adjoint(CompileCtx& cx, Facts& facts, const Adjoin
       if (!active_value(cl.value, active)) continue;
       Box l = whole;
       bool known = cl.slots.size() == rank;
-      for (size_t a = 0; a < rank && known; ++a) known = slot_range(cx, facts, cl.slots[a], &l.lo[a], &l.hi[a]);
+      for (size_t a = 0; a < rank && known; ++a) known = slot_range(facts, cl.slots[a], &l.lo[a], &l.hi[a]);
       live.push_back(known ? l : whole);
     }
   } else {

@@ -186,7 +186,7 @@ class RecurrenceOrder : public ir::Mutator {
 
   // Classifies a read in the clause's loop order: -1 backward (carrier loop in *carrier),
   // 0 same point on loops, +1 forward.
-  int classify(const Clause& c, const std::vector<Comp>& v, const std::vector<int>& order,
+  int classify(const std::vector<Comp>& v, const std::vector<int>& order,
                int* carrier) {
     for (int l : order) {
       if (v[l].k == Comp::Unknown) {
@@ -336,7 +336,7 @@ class RecurrenceOrder : public ir::Mutator {
   bool legal(Clause& c, const std::vector<int>& order) {
     for (auto& r : c.reads) {
       int carrier;
-      if (!other_step(c, r) && classify(c, vector_of(c, r), order, &carrier) > 0) return false;
+      if (!other_step(c, r) && classify(vector_of(c, r), order, &carrier) > 0) return false;
     }
     return true;
   }
@@ -356,7 +356,7 @@ class RecurrenceOrder : public ir::Mutator {
     for (auto& r : c.reads) {
       if (other_step(c, r)) continue;
       int carrier;
-      int k = classify(c, vector_of(c, r), c.order, &carrier);
+      int k = classify(vector_of(c, r), c.order, &carrier);
       if (k > 0) {
         cx_.error("E012", "`" + cx_.sm.snippet(r.node->span) +
                               "` reads a point that is not computed yet",
@@ -500,7 +500,7 @@ class RecurrenceOrder : public ir::Mutator {
       for (auto& r : c.reads) {
         int carrier;
         if (other_step(c, r)) continue;
-        if (!c.order.empty() && classify(c, vector_of(c, r), c.order, &carrier) == 0 &&
+        if (!c.order.empty() && classify(vector_of(c, r), c.order, &carrier) == 0 &&
             !same_literals(c, r) && same_step_axis < 0)
           same_step_axis = axis_of(c, c.loops[c.order[0]]->def);
       }
