@@ -260,6 +260,9 @@ Readers Checkpoint::readers(size_t ip, size_t ia, DefId P, DefId A, int64_t T) {
   for (size_t j = 0; j < st.size() && rd.ok; ++j) {
     if (j == ip || j == ia || !st[j]) continue;
     const NodeRef& s = st[j];
+    // Another statement writing into P or A: the terms, moved into the sweep, would read rows
+    // it has not written yet.
+    if (s->kind == Kind::LTensor && (s->def == P || s->def == A)) rd.ok = false;
     if (!mentions(s, P) && !mentions(s, A)) continue;
     if (j > ia && s->kind == Kind::Let && ir::let_value(*s)->kind == Kind::LReduce &&
         ir::reduce_op(*ir::let_value(*s)) == ir::ReduceOp::Sum &&

@@ -166,8 +166,9 @@ bool Checkpoint::rewrite(size_t ip, size_t ia, const NodeRef& ploop, const NodeR
   if (!forced) {
     if (!over_budget && full <= 4 * kSegmentCache)
       return false;  // storing everything fits the cache
-    k = spacing(T, Lc, row_p, row_a,
-                static_cast<double>((e1 - e0 + Lc)) * row_p + (a.any() ? a.hi : 0) * row_a);
+    if (!stored_only_)  // (a stored primal takes blocks below, whatever the spacing)
+      k = spacing(T, Lc, row_p, row_a,
+                  static_cast<double>((e1 - e0 + Lc)) * row_p + (a.any() ? a.hi : 0) * row_a);
   }
   k = std::clamp<int64_t>(k, 1, T);
   int64_t S = (T + k - 1) / k;
