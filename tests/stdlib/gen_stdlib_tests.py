@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(HERE, "gen"))
 import common  # noqa: E402
 import gen_array  # noqa: E402
 import gen_autodiff  # noqa: E402
+import gen_forms  # noqa: E402
 import gen_grad  # noqa: E402
 import gen_io  # noqa: E402
 import gen_math  # noqa: E402
@@ -35,7 +36,7 @@ def main():
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
     for gen in (gen_math, gen_array, gen_ml, gen_ml_nn, gen_ml_tensor, gen_ml_ex, gen_ml_onnx, gen_numerics, gen_io,
-                gen_autodiff, gen_grad, gen_programs, gen_programs_fit):
+                gen_autodiff, gen_grad, gen_forms, gen_programs, gen_programs_fit):
         gen.generate()
     n = sum(len(fs) for _, _, fs in os.walk(common.CASES))
     print(f"wrote {n} test files to {os.path.relpath(common.CASES)}")
