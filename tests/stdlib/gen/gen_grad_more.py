@@ -340,6 +340,7 @@ def in_function():
         ("max_pool", "max_pool(X * 2.0, [2, 2], [2, 1], [0, 1, 1, 0])", {"X": X4},
          lambda X: pool_ref(2.0 * X, [2, 2], [2, 1], [0, 1, 1, 0], "max")),
     ]
+    fns += axis_helpers_in_function(X3)
     for name, call, ins, ref in fns:
         t = TestFile(os.path.join("..", "autodiff", "grad", f"in_fn_{name}.ein"),
                      f"gradient of {call} requested inside a generic function (extents known only "
@@ -358,3 +359,42 @@ def in_function():
         for x in ins:
             t.check(f"grad_{x}({params}, w_)", fd(ref, ins, x, w), "f64")
         t.write()
+
+
+def axis_helpers_in_function(X3):
+    """The operations along one axis (reductions, softmax, norms, gather, topk, pad, resize,
+    squeeze/unsqueeze, concatenation, flip) inside a generic function: they recursed over rows,
+    which reverse mode cannot follow there (E013); now each works on a [before, n, after]
+    reshape of its input."""
+    from gen_grad import rnd as rnd_
+    from gen_ml_onnx import resize_ref
+
+    def sm(x, ax):
+        e = np.exp(x - x.max(ax, keepdims=True))
+        return e / e.sum(ax, keepdims=True)
+    Y = rnd_(211, (2, 3, 2))
+    return [
+        ("sum_axis", "std::array::sum_axis(X * 2.0, 1)", {"X": X3}, lambda X: (2.0 * X).sum(1)),
+        ("mean_axis", "std::array::mean_axis(X * 2.0, -1)", {"X": X3}, lambda X: (2.0 * X).mean(-1)),
+        ("max_axis", "std::array::max_axis(X * 2.0, 0)", {"X": X3}, lambda X: (2.0 * X).max(0)),
+        ("min_axis", "std::array::min_axis(X * 2.0, 1)", {"X": X3}, lambda X: (2.0 * X).min(1)),
+        ("softmax_axis", "softmax_axis(X * 2.0, 1)", {"X": X3}, lambda X: sm(2.0 * X, 1)),
+        ("log_softmax_axis", "log_softmax_axis(X * 2.0, 0)", {"X": X3}, lambda X: np.log(sm(2.0 * X, 0))),
+        ("lp_normalization", "lp_normalization(X * 2.0, 1, 2)", {"X": X3},
+         lambda X: 2.0 * X / np.sqrt(((2.0 * X) ** 2).sum(1, keepdims=True))),
+        ("mean_variance_normalization", "mean_variance_normalization(X * 2.0, [0, 2])", {"X": X3},
+         lambda X: (2.0 * X - (2.0 * X).mean((0, 2), keepdims=True)) / (np.sqrt((2.0 * X).var((0, 2), keepdims=True)) + 1e-9)),
+        ("gather", "gather(X * 2.0, [[2, 0], [1, 1]], 1)", {"X": X3}, lambda X: np.take(2.0 * X, [[2, 0], [1, 1]], 1)),
+        ("gather_scalar", "gather(X * 2.0, 3, -1)", {"X": X3}, lambda X: np.take(2.0 * X, 3, -1)),
+        ("topk", "topk(X * 2.0, 2, 1).0", {"X": X3}, lambda X: -np.sort(-2.0 * X, 1)[:, :2]),
+        ("pad", "pad(X * 2.0, [0, 1, 0, 0, 0, 2], 0.5)", {"X": X3},
+         lambda X: np.pad(2.0 * X, ((0, 0), (1, 0), (0, 2)), constant_values=0.5)),
+        ("resize", "resize(X * 2.0, [1.0, 2.0, 1.0], \"linear\")", {"X": X3},
+         lambda X: resize_ref(2.0 * X, [1.0, 2.0, 1.0], "linear", False)),
+        ("unsqueeze_squeeze", "squeeze(unsqueeze(X * 2.0, 1), 2)", {"X": rnd_(212, (2, 1, 3))},
+         lambda X: 2.0 * X),
+        ("unsqueeze", "unsqueeze(X * 2.0, -1)", {"X": X3}, lambda X: (2.0 * X)[..., None]),
+        ("concatenate_axis", "std::array::concatenate_axis(X * 2.0, Y, 2)", {"X": X3[:, :, :2], "Y": Y},
+         lambda X, Y: np.concatenate([2.0 * X, Y], 2)),
+        ("flip", "flip(X * 2.0)", {"X": X3}, lambda X: np.flip(2.0 * X)),
+    ]
