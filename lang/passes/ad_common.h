@@ -118,10 +118,15 @@ class Forward {
   // `sigmoid(x) * (1 - sigmoid(x))`) reads it instead, and its argument is then often not
   // needed at all: an RNN step's pre-activation sum is not recomputed once per partial.
   std::unordered_map<const ir::Node*, NodeRef> stored;
+  // The value of an argument of the clause's call as a read of a primal intermediate the sweep
+  // stores on demand (nullptr: evaluate the argument): a rule that needs its argument (gelu's
+  // `x`) then does not recompute a contraction at every partial.
+  std::function<NodeRef(const NodeRef&)> stored_arg;
   NodeRef tangent(const NodeRef& e);
 
  private:
   NodeRef call(const NodeRef& e);
+  NodeRef arg_value(const NodeRef& arg);
   NodeRef call_rule(const NodeRef& e, std::vector<NodeRef> t);
   NodeRef builtin_rule(int builtin, const NodeRef& e, const std::vector<NodeRef>& t);
   NodeRef block(const NodeRef& b);

@@ -353,6 +353,15 @@ NodeRef reuse_result(const NodeRef& body, const ir::Node& fn, ir::Kids rule_para
 
 }  // namespace
 
+NodeRef Forward::arg_value(const NodeRef& arg) {
+  if (!stored_arg) return arg;
+  bool reduces = false;
+  ir::for_each_node(arg, [&](const NodeRef& n) { reduces = reduces || n->kind == Kind::Reduce; });
+  if (!reduces) return arg;
+  NodeRef v = stored_arg(arg);
+  return v ? v : arg;
+}
+
 NodeRef Forward::call(const NodeRef& e) {
   std::vector<NodeRef> t;
   bool any = false;
@@ -422,6 +431,15 @@ NodeRef Forward::call_rule(const NodeRef& e, std::vector<NodeRef> t) {
       }
       stmts = std::move(kept);
     }
+    // The parameters the rule still reads, from a stored intermediate when the sweep has one.
+    for (auto& st2 : stmts) {
+      if (st2->kind != Kind::Let) continue;
+      for (size_t a = 0; a < rule_params.size() && a < args.size(); ++a)
+        if (ir::let_pattern(*st2)->def == rule_params[a]->def) {
+          NodeRef v = arg_value(args[a]);
+          if (v != args[a]) st2 = let_typed(rule_params[a]->name, rule_params[a]->def, v, facts_.type(args[a]));
+        }
+    }
     return ad::alias_block(std::move(stmts), rbody);
   }
   // Otherwise differentiate the inlined body (JVP through the call).
@@ -431,7 +449,7 @@ NodeRef Forward::call_rule(const NodeRef& e, std::vector<NodeRef> t) {
   auto saved = tangents;
   for (size_t a = 0; a < fn_params.size() && a < t.size(); ++a) {
     const NodeRef& p = fn_params[a];
-    stmts.push_back(let_typed(p->name, p->def, args[a], facts_.type(args[a])));
+    stmts.push_back(let_typed(p->name, p->def, arg_value(args[a]), facts_.type(args[a])));
     if (t[a]) {
       DefId dp = cx_.resolver.new_def("d" + p->name, DefKind::Local, p->span);
       stmts.push_back(let_stmt("d" + p->name, dp, t[a], facts_.float_dtype(args[a])));

@@ -291,6 +291,43 @@ class Sweeper {
     return ir::make({.kind = Kind::Index, .kids = std::move(kids)});
   }
 
+  // An argument of the clause's call (`gelu(sum[k](X[n, k] * W[j, k]))`) as a read of a primal
+  // intermediate `pre_Z[n, j]`, declared once over the clause's own ranges and computed after
+  // the primal (a contraction is one GEMM there, instead of one per partial). Not for a clause
+  // that reads its own tensor: a recurrence's argument exists only during its sweep.
+  NodeRef stored_arg(const Entry& c, const Clause& cl, const NodeRef& arg) {
+    auto hit = pre_reads_.find(arg.get());
+    if (hit != pre_reads_.end()) return hit->second;
+    NodeRef& out = pre_reads_[arg.get()];
+    bool is_arg = false;
+    for (const NodeRef& a : ir::call_args(cl.value)) is_arg = is_arg || a == arg;
+    bool self_read = false;
+    ir::for_each_node(cl.value, [&](const NodeRef& n) {
+      self_read = self_read || (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name && ir::index_base(n)->def == c.def);
+    });
+    if (!is_arg || self_read || cl.slots.empty() || !facts_.float_dtype(arg)) return nullptr;
+    std::string nm = "pre_" + c.name;
+    Copier cp(cx_, facts_);
+    std::vector<NodeRef> slots, read{name(nm, DefId{})};
+    for (auto& s : cl.slots) {
+      if (s->kind != Kind::IdxVar && s->kind != Kind::IdxIn) return nullptr;
+      const RangeFact* rf = facts_.range(s->def);
+      if (!rf || !rf->lo || !rf->hi) return nullptr;
+      DefId nd = cx_.resolver.new_def(s->name, DefKind::Index, s->span);
+      slots.push_back(idx_in(s->name, nd, rf->lo, rf->hi));
+      cp.subst[s->def] = name(s->name, nd);
+      read.push_back(name(s->name, s->def));
+    }
+    DefId pd = cx_.resolver.new_def(nm, DefKind::Local, cl.value->span);
+    read[0] = name(nm, pd);
+    std::vector<NodeRef> kids{cp.copy(arg)};
+    for (auto& s : slots) kids.push_back(s);
+    NodeRef decl = ir::make({.kind = Kind::EinDecl, .kids = std::move(kids), .name = nm, .def = pd});
+    pre_stmts.push_back(ir::make({.kind = Kind::EinGroup, .kids = {decl}, .name = nm, .def = pd}));
+    out = ir::make({.kind = Kind::Index, .kids = std::move(read)});
+    return out;
+  }
+
   NodeRef contribution(const Adjoint& bar_b, const Entry& c, const Adjoint& bar_c, const Clause& cl,
                        const Occurrence& occ, int b_rank, bool* self, bool runtime_coefs,
                        std::vector<NodeRef>* invalid) {
@@ -299,7 +336,10 @@ class Sweeper {
     Forward fwd(cx_, facts_);
     fwd.marker = occ.node->id;
     for (auto& r : reduces) fwd.opened.insert(r->id);
-    if (NodeRef v = stored_value(c, cl)) fwd.stored[cl.value.get()] = v;
+    if (NodeRef v = stored_value(c, cl)) {
+      fwd.stored[cl.value.get()] = v;
+      fwd.stored_arg = [this, &c, &cl](const NodeRef& arg) { return stored_arg(c, cl, arg); };
+    }
     NodeRef P = fwd.tangent(cl.value);
     if (!P) return nullptr;
     // The indices of the point: clause indices, then the indices of the opened reductions.
@@ -590,6 +630,7 @@ class Sweeper {
   }
 
   DefId bar_b_primal_;
+  std::vector<NodeRef> pre_stmts;  // the intermediates stored_arg declared, to emit before the adjoints
 
  private:
   // Is [lo, hi) exactly 0..dim(base, axis)?
@@ -602,6 +643,7 @@ class Sweeper {
     return h && e && *h == *e;
   }
 
+  std::unordered_map<const ir::Node*, NodeRef> pre_reads_;
   CompileCtx& cx_;
   Facts& facts_;
 };
@@ -711,6 +753,8 @@ Sweep reverse_sweep(CompileCtx& cx, Facts& facts, const Tape& tape, DefId target
     out.stmts.push_back(ir::make({.kind = Kind::EinGroup, .kids = std::move(decls), .name = bb.name,
                                   .def = bb.def, .flags = (rev ? ir::kReverse : 0u) | ir::kAdjoint}));
   }
+  out.stmts.insert(out.stmts.begin() + static_cast<std::ptrdiff_t>(tape.emits().size()), sw.pre_stmts.begin(),
+                   sw.pre_stmts.end());
   for (auto& l : leaves) out.results.push_back(name(bars[l.def].name, bars[l.def].def));
   out.result = out.results.front();
   return out;
