@@ -81,7 +81,13 @@ bool may_be_infinite(const NodeRef& P) {
     }
     if (n->kind == Kind::Binary) {
       auto op = static_cast<ir::BinOp>(n->ival);
-      inf = inf || op == ir::BinOp::Div || op == ir::BinOp::Pow;
+      // A division by a non-zero literal (a scale, `/ 8.0`) and a power with a natural literal
+      // exponent (`x ** 2`) are finite at finite operands.
+      const NodeRef& r = ir::bin_rhs(n);
+      bool lit = r->kind == Kind::FloatLit || r->kind == Kind::IntLit;
+      double v = r->kind == Kind::FloatLit ? r->fval : static_cast<double>(r->ival);
+      if (op == ir::BinOp::Div) inf = inf || !lit || v == 0.0;
+      if (op == ir::BinOp::Pow) inf = inf || !lit || v < 0.0 || v != static_cast<double>(static_cast<int64_t>(v));
     }
   });
   return inf;
