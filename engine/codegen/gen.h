@@ -146,12 +146,16 @@ class Gen {
     // argmax/argmin over one variable in two vectorised passes (the extremum with a NaN flag,
     // then the first index holding it): 1 or 2 while that pass is generated, else 0.
     int arg_pass = 0;
+    // A guarded sum/max/min whose guards and value cannot fail: each point adds its value or
+    // the identity, chosen without a branch, so that the loop vectorises (Gen::reduce_here).
+    bool select = false;
   };
   RedVars red_vars(const ir::NodeRef& r);
   LoopSpec red_loop(const ir::NodeRef& r, const std::vector<ir::NodeRef>& vars, size_t j);
   void red_init(const RedVars& R);
   void red_step(const RedVars& R, const std::string& v, const std::string& first);
   void red_point(const RedVars& R, const ir::NodeRef& body, const std::string& first);
+  bool select_guards(const ir::NodeRef& r, const RedVars& R) const;
   Val red_result(const RedVars& R, const ir::NodeRef& r);
   Val reduce_here(const ir::NodeRef& r, const std::string& key);
   bool memo_allowed(const ir::NodeRef& r, int memo_at, int use_at);

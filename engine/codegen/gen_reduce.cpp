@@ -290,11 +290,45 @@ Gen::RedVars Gen::red_vars(const NodeRef& r) {
   return R;
 }
 
+// Guards (and where-bindings) over a float sum/max/min whose body cannot fail and calls
+// nothing (a guard may be there to skip an expensive call): evaluated at every point and
+// combined as a select, so the loop vectorises. Masked row means of 4096 x 1024 f32: 0.86 ->
+// 0.42 x NumPy (probes.py).
+bool Gen::select_guards(const NodeRef& r, const RedVars& R) const {
+  const NodeRef& body = ir::lreduce_body(r);
+  if (!innermost(r) || (body->kind != Kind::LGuard && body->kind != Kind::LLetIn)) return false;
+  if ((R.op != Op::Sum && !is_extremum(R.op)) || !is_float(R.dt) || in_simd || may_fail(body, *unit, 0)) return false;
+  bool calls = false;
+  ir::for_each_node(body, [&](const NodeRef& x) { calls = calls || x->kind == Kind::Call; });
+  return !calls;
+}
+
 // The body of one point: lets, guards (skip the point), then the accumulation.
 void Gen::red_point(const RedVars& R, const NodeRef& body, const std::string& first) {
   size_t m = mark();
   int opened = 0;
   NodeRef cur = body;
+  if (R.select) {
+    // Every guard is evaluated, then the value or the identity is taken: the same result, since
+    // a sum never holds -0 (adding +0 changes nothing) and max/min ignore -inf/+inf.
+    std::string cond;
+    while (cur->kind == Kind::LLetIn || cur->kind == Kind::LGuard) {
+      if (cur->kind == Kind::LLetIn) {
+        bind(cur->def, value(ir::lletin_value(cur)));
+        cur = ir::lletin_body(cur);
+      } else {
+        Val c = value(ir::lguard_cond(cur));
+        cond = cond.empty() ? c.c : "(" + cond + " && " + c.c + ")";
+        cur = ir::lguard_value(cur);
+      }
+    }
+    Val v = convert(value(cur), R.vt);
+    const char* inf = R.vt == DType::F32 ? "__builtin_inff()" : "__builtin_inf()";
+    const std::string id = R.op == Op::Sum ? "0" : R.op == Op::Max ? std::string("(-") + inf + ")" : std::string(inf);
+    red_step(R, cond.empty() ? v.c : "(" + cond + " ? " + v.c + " : (" + ctype(R.vt) + ")" + id + ")", first);
+    unbind_to(m);
+    return;
+  }
   while (true) {
     if (cur->kind == Kind::LLetIn) {
       bind(cur->def, value(ir::lletin_value(cur)));
@@ -338,6 +372,8 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
   if (simple && vars.size() == 1 && is_arg(op_of(r->name)) && !may_fail(body, *unit, 0) && !in_simd)
     return arg_reduce_simd(r, vars[0], key);
   RedVars R = red_vars(r);
+  R.select = select_guards(r, R);
+  simple = simple || R.select;
   bool simd = simple && !is_arg(R.op) && !ir::is_logical_reduce(R.op) && is_float(R.dt) && !may_fail(body, *unit, 0) && !in_simd;
   R.simd_max = simd && is_extremum(R.op);  // the same result without simd, too
   red_init(R);
@@ -436,7 +472,8 @@ Val Gen::reduce_parallel(const NodeRef& r) {
   // The innermost loop of each thread's share vectorises as in reduce_here (float sums and
   // products; max/min keep their scalar NaN rule here): without it a whole-array `sum[i, j]`
   // was one scalar chain of dependent f64 adds, 4096² f32 squares in 44 ms against NumPy's 10.
-  const bool simple = innermost(r) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
+  R.select = R.op == Op::Sum && select_guards(r, R);
+  const bool simple = (innermost(r) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn) || R.select;
   const bool simd = simple && is_additive(R.op) && is_float(R.dt) && !may_fail(body, *unit, 0) && !in_simd;
   std::string first;
   for (size_t j = 0; j < vars.size(); ++j) {
