@@ -147,11 +147,46 @@ std::string Gen::precheck(const NodeRef& stmt) {
     for (auto& o : own) c += " && " + o;
     return c;
   };
+  // e as a sum of ranged variables and invariants, each with its sign (`x[i + k - 3]`, a window
+  // read): its smallest and largest values are those of the terms, taken apart (a variable
+  // used twice is bounded per use, which can only widen the test).
+  using Terms = std::vector<std::pair<NodeRef, int>>;
+  std::function<bool(const NodeRef&, int, Terms&, Terms&)> linear = [&](const NodeRef& x, int sign, Terms& vars, Terms& invs) {
+    if (x->kind == Kind::Name && range_of(x)) {
+      vars.emplace_back(x, sign);
+      return true;
+    }
+    if (x->kind == Kind::Binary && (static_cast<BinOp>(x->ival) == BinOp::Add || static_cast<BinOp>(x->ival) == BinOp::Sub))
+      return linear(ir::bin_lhs(x), sign, vars, invs) &&
+             linear(ir::bin_rhs(x), static_cast<BinOp>(x->ival) == BinOp::Sub ? -sign : sign, vars, invs);
+    if (!invariant(x, local)) return false;
+    invs.emplace_back(x, sign);
+    return true;
+  };
+  auto linear_cond = [&](const NodeRef& e, const std::string& ext) -> std::string {
+    Terms vars, invs;
+    if (!linear(e, 1, vars, invs) || vars.empty()) return "";
+    std::string empty, lo = "(__int128)0", hi = "(__int128)0";
+    for (auto& [v, sign] : vars) {
+      const Range* r = range_of(v);
+      const std::string a = index(r->lo).c, b = index(r->hi).c;
+      empty += (empty.empty() ? "" : " || ") + a + " >= " + b;
+      lo += sign > 0 ? " + (__int128)" + a : " - ((__int128)" + b + " - 1)";
+      hi += sign > 0 ? " + ((__int128)" + b + " - 1)" : " - (__int128)" + a;
+    }
+    for (auto& [x, sign] : invs) {
+      const std::string c = std::string(sign > 0 ? " + " : " - ") + "(__int128)" + index(x).c;
+      lo += c;
+      hi += c;
+    }
+    return "(" + empty + " || ((" + lo + ") >= 0 && (" + hi + ") < " + ext + "))";
+  };
   axis_cond = [&](const NodeRef& e, const std::string& ext, bool gather) -> std::string {
     NodeRef var, off;
     bool neg = false;
     if (!affine(e, var, off, neg)) {
       if (invariant(e, local)) return "((uint64_t)" + index(e).c + " < (uint64_t)" + ext + ")";
+      if (std::string c = linear_cond(e, ext); !c.empty()) return c;
       if (!gather) return "";
       if (e->kind == Kind::Index) return gather_cond(e, ext, "");
       // A gather plus or minus an invariant (`x[idx[n] - 1]`).

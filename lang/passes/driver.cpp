@@ -23,6 +23,7 @@
 #include "lang/passes/range_analysis.h"
 #include "lang/passes/recurrence_cover.h"
 #include "lang/passes/recurrence_order.h"
+#include "lang/passes/guard_split.h"
 #include "lang/passes/scan_plan.h"
 #include "lang/passes/scatter_plan.h"
 #include "lang/passes/shape_analysis.h"
@@ -74,6 +75,7 @@ const std::vector<Pass>& passes() {
       {"checkpoint", "", checkpoint, true, Rerun::Never},
       {"scatter_plan", "", scatter_plan, true, Rerun::Never},
       {"scan_plan", "", scan_plan, true, Rerun::Never},
+      {"guard_split", "", guard_split, true, Rerun::Never},
       {"exec_facts", "", exec_facts, true, Rerun::Never},
       {"frame_layout", "", frame_layout, true, Rerun::Never},
       {"contraction_plan", "", contraction_plan, true, Rerun::Never},

@@ -59,6 +59,7 @@ class Planner : public ir::Mutator {
       if (!a) return;
       auto it = u_.types.find(a->id);
       if (it != u_.types.end()) u_.types[b->id] = it->second;
+      if (u_.proven.count(a->id)) u_.proven.insert(b->id);  // the copy reads a subset of the points
       for (size_t i = 0; i < a->kids.size(); ++i) walk(a->kids[i], b->kids[i]);
     };
     walk(n, f);
