@@ -113,24 +113,35 @@ class Planner : public ir::Mutator {
     const ir::Kids items = ir::lreduce_items(r);
     if (items.size() != 1 || items[0]->kind != Kind::LoopVar) return nullptr;
     const NodeRef& kv = items[0];
-    // The range's end: `j` or `j + c` for a declaration index j, c free of every declaration
-    // index; its start free of j.
+    // The range's end is `j` or `j + c` for a declaration index j (c free of every declaration
+    // index), its start free of j: a prefix, walked forward. Or the start is `j` / `j + c` and the
+    // end free of j: a suffix (the adjoint of a prefix sum), walked backward.
+    auto moving = [&](const NodeRef& e, NodeRef& jn, NodeRef& c) {
+      if (e->kind == Kind::Name && decl.count(e->def)) {
+        jn = e;
+      } else if (e->kind == Kind::Binary && static_cast<ir::BinOp>(e->ival) == ir::BinOp::Add) {
+        const NodeRef &x = ir::bin_lhs(e), &y = ir::bin_rhs(e);
+        if (x->kind == Kind::Name && decl.count(x->def)) jn = x, c = y;
+        else if (y->kind == Kind::Name && decl.count(y->def)) jn = y, c = x;
+      }
+      if (jn && c)
+        for (DefId d : decl)
+          if (mentions(c, d)) jn = nullptr;
+      return jn != nullptr;
+    };
     const NodeRef& hi = ir::loopvar_hi(*kv);
+    const NodeRef& klo = ir::loopvar_lo(*kv);
     NodeRef jn, c;
-    if (hi->kind == Kind::Name && decl.count(hi->def)) {
-      jn = hi;
-    } else if (hi->kind == Kind::Binary && static_cast<ir::BinOp>(hi->ival) == ir::BinOp::Add) {
-      const NodeRef &a = ir::bin_lhs(hi), &b = ir::bin_rhs(hi);
-      if (a->kind == Kind::Name && decl.count(a->def)) jn = a, c = b;
-      else if (b->kind == Kind::Name && decl.count(b->def)) jn = b, c = a;
+    bool reverse = false;
+    if (!moving(hi, jn, c)) {
+      c = nullptr;
+      if (!moving(klo, jn, c)) return nullptr;
+      reverse = true;
     }
-    if (!jn) return nullptr;
     const DefId j = jn->def;
-    if (c)
-      for (DefId d : decl)
-        if (mentions(c, d)) return nullptr;
-    if (mentions(ir::loopvar_lo(*kv), j) || mentions(ir::lreduce_body(r), j) || mentions(ir::lreduce_body(r), t->def) ||
-        mentions(ir::loopvar_lo(*kv), t->def))
+    const NodeRef& fixed = reverse ? hi : klo;
+    if (mentions(fixed, j) || mentions(ir::lreduce_body(r), j) || mentions(ir::lreduce_body(r), t->def) ||
+        mentions(fixed, t->def))
       return nullptr;
     size_t jp = 0;
     while (loops[jp]->def != j) ++jp;
@@ -167,45 +178,77 @@ class Planner : public ir::Mutator {
       return typed(red, ir::t_scalar(acc_dt));
     };
     const NodeRef jlo = ir::lfor_lo(jl), jhi = ir::lfor_hi(jl);
-    const NodeRef j1 = irb::add(jlo, irb::lit(1));
-    // The first point along j, as written.
-    NodeRef first = nest(store_into(reduce_over(ir::lreduce_body(r), ir::loopvar_lo(*kv), hi)), jlo, irb::imin(j1, jhi), jl->flags);
-    // The rest: the previous point plus the one term its range gained, k = j + c - 1.
+    // The first point along j (the last one for a suffix), as written; then the rest from the
+    // point before (after) it: prefix j in [j0 + 1, j1), suffix j in [j0, j1 - 1) walked down.
+    const NodeRef j1 = irb::add(jlo, irb::lit(1)), jm = irb::imax(irb::sub(jhi, irb::lit(1)), jlo);
+    // (Its range with j at that point: the one iteration of its loop, or none, so the work is
+    // known statically.)
+    const NodeRef jf = reverse ? jm : jlo;
+    NodeRef whole = reduce_over(ir::lreduce_body(r), substituted(klo, j, jf), substituted(hi, j, jf));
+    NodeRef first = reverse ? nest(store_into(whole), jm, jhi, jl->flags) : nest(store_into(whole), jlo, irb::imin(j1, jhi), jl->flags);
     NodeRef jref = var_ref(jl->name, j);
-    NodeRef end = c ? typed(ir::make_binary(ir::BinOp::Add, jref, copy_typed(c), hi->span), u_.types.count(hi->id) ? u_.types.at(hi->id) : ir::t_i32())
+    const NodeRef& moved = reverse ? klo : hi;
+    NodeRef end = c ? typed(ir::make_binary(ir::BinOp::Add, jref, copy_typed(c), moved->span),
+                            u_.types.count(moved->id) ? u_.types.at(moved->id) : ir::t_i32())
                     : jref;
-    // max(lo, end - 1)..end: one term, none while the range is still empty (`k in 0..j - 2`).
-    NodeRef start = irb::imax(typed(irb::sub(end, irb::lit(1)), ir::t_i32()), copy_typed(ir::loopvar_lo(*kv)));
+    // The one term the range gained: k = end - 1 for a prefix (none while the range is still
+    // empty, `k in 0..j - 2`), k = start for a suffix (none once it is empty).
+    NodeRef kt = reverse ? end : typed(irb::sub(end, irb::lit(1)), ir::t_i32());
+    NodeRef tlo = reverse ? end : irb::imax(kt, copy_typed(klo));
+    NodeRef thi = reverse ? irb::imin(typed(irb::add(end, irb::lit(1)), ir::t_i32()), copy_typed(hi)) : end;
     std::vector<NodeRef> pk{var_ref(target_name, target)};
     u_.types[pk[0]->id] = at;
     for (const NodeRef& x : idx)
-      pk.push_back(x->def == j ? typed(irb::sub(var_ref(x->name, x->def), irb::lit(1)), ir::t_i32()) : var_ref(x->name, x->def));
+      pk.push_back(x->def == j ? typed(reverse ? irb::add(var_ref(x->name, x->def), irb::lit(1))
+                                               : irb::sub(var_ref(x->name, x->def), irb::lit(1)),
+                                       ir::t_i32())
+                               : var_ref(x->name, x->def));
     NodeRef prev = typed(ir::make({.kind = Kind::Index, .span = store->span, .kids = std::move(pk)}), ir::t_scalar(acc_dt));
-    // A plain body whose new term always exists (j0 + c >= lo, known at compile time) is the
-    // term itself, k = j + c - 1: no inner loop, and the work is known statically. (prev + v is
-    // prev + (0 + v): the sum is never -0, so adding -0 or +0 gives the same.)
+    // When the new term always exists (known at compile time) it is the body at k, its guards
+    // a select of 0: no inner loop, and the work is known statically. (prev + v is prev +
+    // (0 + v), and prev + 0 is prev: the sum is never -0.)
     NodeRef term;
     const NodeRef body = copy_typed(ir::lreduce_body(r));
-    auto j0 = fold_int(cx_, u_, jlo), kl = fold_int(cx_, u_, ir::loopvar_lo(*kv));
+    auto j0 = fold_int(cx_, u_, jlo), jn1 = fold_int(cx_, u_, jhi), kl = fold_int(cx_, u_, klo), kh = fold_int(cx_, u_, hi);
     auto cc = c ? fold_int(cx_, u_, c) : std::optional<int64_t>(0);
+    const bool always = reverse ? (jn1 && kh && cc && *jn1 - 2 + *cc < *kh) : (j0 && kl && cc && *j0 + *cc >= *kl);
+    std::vector<NodeRef> conds;
+    NodeRef v = body;
+    while (v->kind == Kind::LGuard) {
+      conds.push_back(ir::lguard_cond(v));
+      v = ir::lguard_value(v);
+    }
     bool plain = true;
-    ir::for_each_node(body, [&](const NodeRef& x) { plain = plain && x->kind != Kind::LGuard && x->kind != Kind::LLetIn; });
-    if (plain && j0 && kl && cc && *j0 + *cc >= *kl) {
-      term = substituted(body, kv->def, typed(irb::sub(end, irb::lit(1)), ir::t_i32()));
-      auto bt = u_.types.find(body->id);
+    ir::for_each_node(v, [&](const NodeRef& x) { plain = plain && x->kind != Kind::LGuard && x->kind != Kind::LLetIn; });
+    for (const NodeRef& cd : conds)
+      ir::for_each_node(cd, [&](const NodeRef& x) { plain = plain && x->kind != Kind::LReduce; });
+    if (plain && always) {
+      auto at_k = [&](const NodeRef& e) { return substituted(e, kv->def, copy_typed(kt)); };
+      term = at_k(v);
+      auto bt = u_.types.find(v->id);
       const bool same = bt != u_.types.end() && ir::is_scalar(bt->second) && bt->second->dtype == acc_dt;
       if (!same) {
-        NodeRef ty = ir::make({.kind = Kind::TyPrim, .span = body->span, .name = dtype_name(acc_dt)});
-        term = typed(ir::make({.kind = Kind::Cast, .span = body->span, .kids = {term, ty}}), ir::t_scalar(acc_dt));
+        NodeRef ty = ir::make({.kind = Kind::TyPrim, .span = v->span, .name = dtype_name(acc_dt)});
+        term = typed(ir::make({.kind = Kind::Cast, .span = v->span, .kids = {term, ty}}), ir::t_scalar(acc_dt));
+      }
+      if (!conds.empty()) {
+        NodeRef cond = at_k(conds[0]);
+        for (size_t i = 1; i < conds.size(); ++i)
+          cond = typed(ir::make_binary(ir::BinOp::And, cond, at_k(conds[i]), conds[i]->span), ir::t_bool());
+        NodeRef zero = is_float(acc_dt) ? ir::make({.kind = Kind::FloatLit, .span = v->span, .fval = 0.0})
+                                        : ir::make({.kind = Kind::IntLit, .span = v->span, .ival = 0});
+        typed(zero, ir::t_scalar(acc_dt));
+        term = typed(ir::make({.kind = Kind::If, .span = v->span, .kids = {cond, term, zero}}), ir::t_scalar(acc_dt));
       }
     } else {
-      term = reduce_over(body, start, end);
+      term = reduce_over(body, tlo, thi);
     }
     NodeRef next = typed(ir::make_binary(ir::BinOp::Add, prev, term, r->span), ir::t_scalar(acc_dt));
-    uint32_t seq = (jl->flags & ~ir::kParallel) | ir::kSequential;
-    NodeRef rest = nest(store_into(next), j1, jhi, seq);
-    std::string what = std::string("scan: the ") + r->name + " over a range growing with `" + jl->name +
-                       "` is the previous point plus the new term (a recurrence along `" + jl->name + "`)";
+    uint32_t seq = (jl->flags & ~ir::kParallel) | ir::kSequential | (reverse ? ir::kReverse : 0u);
+    NodeRef rest = reverse ? nest(store_into(next), jlo, jm, seq) : nest(store_into(next), j1, jhi, seq);
+    std::string what = std::string("scan: the ") + r->name + " over a range " + (reverse ? "shrinking" : "growing") +
+                       " with `" + jl->name + "` is the " + (reverse ? "next" : "previous") +
+                       " point plus the new term (a recurrence along `" + jl->name + "`" + (reverse ? ", walked down" : "") + ")";
     std::vector<NodeRef> replacement;
     if (!scratch) {
       replacement = {first, rest};

@@ -10,11 +10,15 @@
 //     C[r, j0] = sum[k in lo..j0 + c](X[r, k])            // the first point, as written
 //     C[r, j]  = C[r, j - 1] + sum[k in j + c - 1..j + c](X[r, k])   // j > j0, sequential
 //
-// The rewrite is exact: every point adds the same terms in the same order as the reduction did
-// (a one-term sum is its term; skipped terms add nothing), integer sums wrap alike. A float sum
-// narrower than f64 accumulates in an f64 scratch tensor, as the reduction it replaces does,
-// rounded once per point. Only `sum` today; the range is `k in lo..j + c` with lo and c free of
-// j, one range variable, no run-time checks of its own, a body free of j and of the tensor.
+// A prefix rewrite is exact: every point adds the same terms in the same order as the reduction
+// did (a one-term sum is its term; skipped terms add nothing), integer sums wrap alike. A range
+// that shrinks instead (`k in j + c..hi`: a suffix sum, the adjoint autodiff writes for a
+// cumulative sum: 20 000 points, 84 s -> 22 ms) is walked down from its last point: the same
+// terms associated from the other end, so floats round differently, as any change of summation
+// order does (the kernels' vector sums already reassociate; docs/jit.md). A float sum narrower
+// than f64 accumulates in an f64 scratch tensor, as the reduction it replaces does, rounded once
+// per point. Only `sum` today; one range variable, no run-time checks of its own, a body free
+// of j and of the tensor.
 // %ir shows the rewrite on the tensor's line; the recurrence then gets the usual plan
 // (loop_plan's scalar carry: the previous point stays in a register).
 #pragma once
