@@ -10,6 +10,7 @@
 #include "lang/passes/context.h"
 #include "lang/passes/int_fold.h"
 #include "lang/passes/ir_build.h"
+#include "lang/passes/point_nest.h"
 
 namespace ein {
 
@@ -83,17 +84,7 @@ class Splitter : public ir::Mutator {
     return n;
   }
 
-  NodeRef copy_typed(const NodeRef& n) {
-    NodeRef f = ir::fresh_copy(n);
-    std::function<void(const NodeRef&, const NodeRef&)> walk = [&](const NodeRef& a, const NodeRef& b) {
-      auto it = u_.types.find(a->id);
-      if (it != u_.types.end()) u_.types[b->id] = it->second;
-      if (u_.proven.count(a->id)) u_.proven.insert(b->id);  // the copy reads a subset of the points
-      for (size_t i = 0; i < a->kids.size(); ++i) walk(a->kids[i], b->kids[i]);
-    };
-    walk(n, f);
-    return f;
-  }
+  NodeRef copy_typed(const NodeRef& n) { return copy_with_facts(u_, n); }
 
   static void split_and(const NodeRef& c, std::vector<NodeRef>& out) {
     if (c->kind == Kind::Binary && static_cast<BinOp>(c->ival) == BinOp::And) {
@@ -224,32 +215,12 @@ class Splitter : public ir::Mutator {
   }
 
   NodeRef plan(const NodeRef& t) {
-    if (t->has(ir::kHasElem) || t->has(ir::kWindowed) || t->has(ir::kResume) || !t->aux.empty()) return nullptr;
-    NodeRef clause;
-    for (const NodeRef& k : ir::ltensor_stmts(t)) {
-      if (k->kind == Kind::LCheck) continue;
-      if (clause) return nullptr;
-      clause = k;
-    }
-    if (!clause) return nullptr;
-    std::vector<NodeRef> loops;
-    std::unordered_set<DefId> decl;
-    NodeRef cur = clause;
-    while (cur->kind == Kind::LFor) {
-      if (cur->has(ir::kSequential) || cur->has(ir::kReverse)) return nullptr;
-      loops.push_back(cur);
-      decl.insert(cur->def);
-      cur = ir::lfor_body(cur);
-    }
-    if (loops.empty() || cur->kind != Kind::LStore || cur->def != t->def || cur->has(ir::kWindowed)) return nullptr;
-    for (const NodeRef& l : loops)
-      for (DefId d : decl) {
-        bool hit = false;
-        ir::for_each_node(ir::lfor_lo(l), [&](const NodeRef& x) { hit = hit || (x->kind == Kind::Name && x->def == d); });
-        ir::for_each_node(ir::lfor_hi(l), [&](const NodeRef& x) { hit = hit || (x->kind == Kind::Name && x->def == d); });
-        if (hit) return nullptr;
-      }
-    const NodeRef store = cur;
+    if (!t->aux.empty()) return nullptr;
+    auto pn = point_nest(t);
+    if (!pn) return nullptr;
+    const NodeRef clause = pn->clause, store = pn->store;
+    std::vector<NodeRef> loops = pn->loops;
+    const std::unordered_set<DefId>& decl = pn->decl;
     std::map<DefId, Cut> cuts = cuts_of(ir::lstore_value(store), decl);
     if (cuts.empty()) return nullptr;
     // Cut the axes outermost first; each interior is cut again along the next axis.
@@ -281,15 +252,7 @@ class Splitter : public ir::Mutator {
     out.push_back(copy_typed(nest(loops, inner_store, loops.size(), nullptr, nullptr)));
     out.insert(out.end(), back.rbegin(), back.rend());
     what += ": the interior box tests none of the guards that hold everywhere in it";
-    std::vector<NodeRef> kids{ir::ltensor_shape(t)};
-    for (const NodeRef& k : ir::ltensor_stmts(t)) {
-      if (k != clause) kids.push_back(k);
-      else kids.insert(kids.end(), out.begin(), out.end());
-    }
-    return ir::edited(t, [&](ir::Node& m) {
-      m.kids = std::move(kids);
-      m.aux = what;
-    });
+    return clause_replaced(t, clause, out, what);
   }
 
   CompileCtx& cx_;

@@ -7,6 +7,7 @@
 #include "lang/passes/context.h"
 #include "lang/passes/int_fold.h"
 #include "lang/passes/ir_build.h"
+#include "lang/passes/point_nest.h"
 
 namespace ein {
 
@@ -51,20 +52,7 @@ class Planner : public ir::Mutator {
                      .name = l->name, .def = l->def, .flags = flags});
   }
 
-  // A deep copy with fresh ids (facts such as "this read is in bounds" are per id, and the copy
-  // reads other points), keeping the types of the original.
-  NodeRef copy_typed(const NodeRef& n) {
-    NodeRef f = ir::fresh_copy(n);
-    std::function<void(const NodeRef&, const NodeRef&)> walk = [&](const NodeRef& a, const NodeRef& b) {
-      if (!a) return;
-      auto it = u_.types.find(a->id);
-      if (it != u_.types.end()) u_.types[b->id] = it->second;
-      if (u_.proven.count(a->id)) u_.proven.insert(b->id);  // the copy reads a subset of the points
-      for (size_t i = 0; i < a->kids.size(); ++i) walk(a->kids[i], b->kids[i]);
-    };
-    walk(n, f);
-    return f;
-  }
+  NodeRef copy_typed(const NodeRef& n) { return copy_with_facts(u_, n); }
 
   // n with every reference to d replaced by `by` (fresh nodes on the way, typed as before).
   NodeRef substituted(const NodeRef& n, DefId d, const NodeRef& by) {
@@ -79,35 +67,15 @@ class Planner : public ir::Mutator {
   }
 
   NodeRef plan(const NodeRef& t) {
-    if (t->has(ir::kHasElem) || t->has(ir::kWindowed) || t->has(ir::kResume) || !t->aux.empty()) return nullptr;
+    if (!t->aux.empty()) return nullptr;
     const auto dt = static_cast<DType>(t->ival);
     if (dt == DType::Bool) return nullptr;
-    NodeRef clause;
-    for (const NodeRef& k : ir::ltensor_stmts(t)) {
-      if (k->kind == Kind::LCheck) continue;
-      if (clause) return nullptr;  // piecewise clauses: each writes its own points
-      clause = k;
-    }
-    if (!clause) return nullptr;
-    std::vector<NodeRef> loops;
-    std::unordered_set<DefId> decl;
-    NodeRef cur = clause;
-    while (cur->kind == Kind::LFor) {
-      if (cur->has(ir::kSequential) || cur->has(ir::kReverse)) return nullptr;
-      loops.push_back(cur);
-      decl.insert(cur->def);
-      cur = ir::lfor_body(cur);
-    }
-    if (loops.empty() || cur->kind != Kind::LStore || cur->def != t->def || cur->has(ir::kWindowed)) return nullptr;
-    const NodeRef store = cur;
-    for (const NodeRef& l : loops)
-      for (DefId d : decl)
-        if (mentions(ir::lfor_lo(l), d) || mentions(ir::lfor_hi(l), d)) return nullptr;
+    auto pn = point_nest(t);
+    if (!pn) return nullptr;
+    const NodeRef clause = pn->clause, store = pn->store;
+    const std::vector<NodeRef>& loops = pn->loops;
+    const std::unordered_set<DefId>& decl = pn->decl;
     const ir::Kids idx = ir::lstore_index(store);
-    if (idx.size() != loops.size()) return nullptr;
-    std::unordered_set<DefId> seen;
-    for (const NodeRef& x : idx)
-      if (x->kind != Kind::Name || !decl.count(x->def) || !seen.insert(x->def).second) return nullptr;
     const NodeRef& r = ir::lstore_value(store);
     if (r->kind != Kind::LReduce || r->name != "sum") return nullptr;
     const ir::Kids items = ir::lreduce_items(r);
@@ -267,15 +235,7 @@ class Planner : public ir::Mutator {
       replacement = {S, copy};
       what += " in the f64 scratch `" + target_name + "`, rounded once per point";
     }
-    std::vector<NodeRef> kids{ir::ltensor_shape(t)};
-    for (const NodeRef& k : ir::ltensor_stmts(t)) {
-      if (k != clause) kids.push_back(k);
-      else kids.insert(kids.end(), replacement.begin(), replacement.end());
-    }
-    return ir::edited(t, [&](ir::Node& m) {
-      m.kids = std::move(kids);
-      m.aux = what;
-    });
+    return clause_replaced(t, clause, replacement, what);
   }
 
   CompileCtx& cx_;

@@ -8,6 +8,7 @@
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
+#include "lang/passes/point_nest.h"
 #include "lang/ir/reduce_op.h"
 
 namespace ein {
@@ -70,32 +71,15 @@ class Planner : public ir::Mutator {
 
  private:
   std::optional<Nest> nest_of(const NodeRef& t, NodeRef& clause) {
-    if (t->has(ir::kHasElem) || t->has(ir::kWindowed) || t->has(ir::kResume)) return std::nullopt;
     if (static_cast<DType>(t->ival) == DType::Bool) return std::nullopt;
-    for (const NodeRef& k : ir::ltensor_stmts(t)) {
-      if (k->kind == Kind::LCheck) continue;
-      if (clause) return std::nullopt;  // piecewise clauses: each writes its own points
-      clause = k;
-    }
-    if (!clause) return std::nullopt;
+    auto pn = point_nest(t);
+    if (!pn) return std::nullopt;
+    clause = pn->clause;
     Nest n;
-    NodeRef cur = clause;
-    while (cur->kind == Kind::LFor) {
-      if (cur->has(ir::kSequential) || cur->has(ir::kReverse)) return std::nullopt;
-      n.loops.push_back(cur);
-      n.decl.insert(cur->def);
-      n.loop_of[cur->def] = cur;
-      cur = ir::lfor_body(cur);
-    }
-    if (n.loops.empty() || cur->kind != Kind::LStore || cur->def != t->def || cur->has(ir::kWindowed)) return std::nullopt;
-    for (const NodeRef& l : n.loops)
-      if (mentions_any(ir::lfor_lo(l), n.decl) || mentions_any(ir::lfor_hi(l), n.decl)) return std::nullopt;
-    const ir::Kids idx = ir::lstore_index(cur);
-    if (idx.size() != n.loops.size()) return std::nullopt;
-    DefSet seen;
-    for (const NodeRef& x : idx)
-      if (x->kind != Kind::Name || !n.decl.count(x->def) || !seen.insert(x->def).second) return std::nullopt;
-    n.store = cur;
+    n.loops = pn->loops;
+    n.store = pn->store;
+    n.decl = pn->decl;
+    for (const NodeRef& l : n.loops) n.loop_of[l->def] = l;
     return n;
   }
 
@@ -325,21 +309,7 @@ class Planner : public ir::Mutator {
       replacement = {S, copy};
       what += " into the f64 scratch `" + target_name + "`, rounded once";
     }
-    return replaced(t, clause, replacement, what);
-  }
-
-  // t with `clause` replaced by `replacement`, and `what` on its %ir line.
-  static NodeRef replaced(const NodeRef& t, const NodeRef& clause, const std::vector<NodeRef>& replacement,
-                          const std::string& what) {
-    std::vector<NodeRef> kids{ir::ltensor_shape(t)};
-    for (const NodeRef& k : ir::ltensor_stmts(t)) {
-      if (k != clause) kids.push_back(k);
-      else kids.insert(kids.end(), replacement.begin(), replacement.end());
-    }
-    return ir::edited(t, [&](ir::Node& m) {
-      m.kids = std::move(kids);
-      m.aux = m.aux.empty() ? what : m.aux + "; " + what;
-    });
+    return clause_replaced(t, clause, replacement, what);
   }
 
   // The store of the declaration's nest with another value (and target), around its loops.
@@ -382,7 +352,7 @@ class Planner : public ir::Mutator {
                                    .fval = mx ? -std::numeric_limits<double>::infinity()
                                               : std::numeric_limits<double>::infinity()}),
                          ir::t_scalar(dt));
-      return replaced(t, clause, {nest_store(n, id, target, target_name), pass}, what + ")");
+      return clause_replaced(t, clause, {nest_store(n, id, target, target_name), pass}, what + ")");
     }
     const int64_t none = mx ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
     auto sentinel = [&] { return typed(irb::lit(none), ir::t_scalar(DType::I64)); };
@@ -409,7 +379,7 @@ class Planner : public ir::Mutator {
                              .kids = {check, ir::make({.kind = Kind::LStore, .span = n.store->span, .kids = std::move(stk),
                                                        .name = t->name, .def = t->def})}});
     for (auto it = n.loops.rbegin(); it != n.loops.rend(); ++it) body = relooped(*it, body, (*it)->flags);
-    return replaced(t, clause, {S, body}, what + "; i64 scratch `" + target_name + "`, E006 where no term arrives)");
+    return clause_replaced(t, clause, {S, body}, what + "; i64 scratch `" + target_name + "`, E006 where no term arrives)");
   }
 
   CompileCtx& cx_;
