@@ -106,6 +106,17 @@ void cmd_doc(Call& c) {
 
 std::string doc_text(Session& s, const std::string& name, int detail) {
   auto info = s.name_info(name);
+  if (!info && name.find("::") == std::string::npos) {
+    // A library function the session has not imported: its documentation, and the `use` that
+    // brings it in (a teaching session asks `?relu` before it knows where relu lives).
+    auto homes = s.std_homes(name);
+    if (!homes.empty()) {
+      std::string out = doc_text(s, homes[0] + "::" + name, detail);
+      out += "not imported: `use " + homes[0] + "::" + name + ";`";
+      if (homes.size() > 1) out += " (also in `" + homes[1] + "`)";
+      return out + "\n";
+    }
+  }
   if (!info) {
     // Module paths are not bindings; their items say what they are.
     auto items = name.find("::") != std::string::npos || name == "std" ? s.module_children(name)

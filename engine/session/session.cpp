@@ -448,6 +448,8 @@ std::vector<std::string> Session::session_names() const {
   return out;
 }
 
+std::vector<std::string> Session::std_homes(const std::string& name) { return impl_->resolver.std_homes(name); }
+
 std::vector<std::string> Session::module_children(const std::string& path) {
   std::set<std::string> out;
   for (auto& n : impl_->resolver.module_items(path)) out.insert(n);

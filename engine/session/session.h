@@ -154,6 +154,9 @@ class Session {
   // Public items and submodules of a module path ("std", "std::math"), including modules not
   // loaded yet (found on disk); for completion of `std::math::s<TAB>`.
   std::vector<std::string> module_children(const std::string& path);
+  // The standard-library modules that define a public item `name` ("std::ml", ...), for the
+  // help of a name the session has not imported.
+  std::vector<std::string> std_homes(const std::string& name);
   // Completion candidates for the word that ends at `cursor` in `text` (session names,
   // keywords, builtins, module paths after `::`, %commands and their arguments); *start gets
   // the offset where that word begins. Sorted, without duplicates.

@@ -45,6 +45,17 @@ TEST(CommandDoc, BindingsShowTypeAndDefinition) {
   EXPECT_EQ(r.text, "grid: [i32; 2, 2]\ndefined at cell[1]:1: let grid = [[1, 2], [3, 4]];\n");
 }
 
+TEST(CommandDoc, LibraryFunctionsNotImportedSayWhereTheyLive) {
+  TestSession t;
+  ExecuteResult r = t.term("?relu");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.text.rfind("fn relu(x)", 0), 0u) << r.text;
+  EXPECT_NE(r.text.find("not imported: `use std::ml::relu;`"), std::string::npos) << r.text;
+  // Once imported, the help is the function's own, without the hint.
+  ASSERT_TRUE(t.term("use std::ml::relu;").ok);
+  EXPECT_EQ(t.term("?relu").text.find("not imported"), std::string::npos);
+}
+
 TEST(CommandDoc, UnknownNamesAreErrors) {
   TestSession t;
   ExecuteResult r = t.term("?nothing_here");
