@@ -6,6 +6,7 @@
 // fills its slice of the input (the parts together: their concatenation), an einsum's is an
 // einsum per operand.
 #include <map>
+#include <set>
 
 #include "lang/passes/ad_reverse.h"
 #include "lang/passes/ir_build.h"
@@ -67,6 +68,56 @@ ir::Kids Tape::tuple_elements(const NodeRef& e) const {
   return ir::tuple_elems(cur);
 }
 
+// The equation q with each `...` replaced by letters q does not use (the operands' extra axes,
+// right-aligned as NumPy broadcasts them) and the output written out (implicit form: the
+// `...` axes, then the letters that occur once, in order); those letters go to `ell`.
+std::string Tape::expand_ellipsis(const std::string& q, const std::vector<NodeRef>& ops, std::set<char>& ell,
+                                  const NodeRef& e) {
+  size_t arrow = q.find("->");
+  std::string lhs = q.substr(0, arrow);
+  std::vector<std::string> terms(1);
+  for (char c : lhs) {
+    if (c == ',') terms.emplace_back();
+    else terms.back() += c;
+  }
+  if (terms.size() != ops.size())
+    unsupported("`" + q + "`: an einsum whose operands do not match its equation", e->span);
+  std::vector<int> extra(terms.size(), 0);
+  int most = 0;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    size_t at = terms[t].find("...");
+    if (at == std::string::npos) continue;
+    int letters = static_cast<int>(terms[t].size()) - 3;
+    extra[t] = ir::rank_of(facts_.type(ops[t])) - letters;
+    if (extra[t] < 0 || terms[t].find("...", at + 3) != std::string::npos)
+      unsupported("`" + q + "`: an einsum operand whose rank does not match its labels", e->span);
+    most = std::max(most, extra[t]);
+  }
+  std::string fresh;
+  for (char c : std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"))
+    if (static_cast<int>(fresh.size()) < most && q.find(c) == std::string::npos) fresh += c;
+  if (static_cast<int>(fresh.size()) < most) unsupported("`" + q + "`: an einsum with too many labels", e->span);
+  ell.insert(fresh.begin(), fresh.end());
+  std::string out_lhs;
+  std::map<char, int> count;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    std::string term = terms[t];
+    if (size_t at = term.find("..."); at != std::string::npos)
+      term.replace(at, 3, fresh.substr(static_cast<size_t>(most - extra[t])));
+    for (char c : term) count[c] += ell.count(c) ? 0 : 1;
+    out_lhs += (t ? "," : "") + term;
+  }
+  std::string out;
+  if (arrow != std::string::npos) {
+    out = q.substr(arrow + 2);
+    if (size_t at = out.find("..."); at != std::string::npos) out.replace(at, 3, fresh);
+  } else {
+    out = fresh;
+    for (auto& [c, n] : count) out += n == 1 ? std::string(1, c) : "";
+  }
+  return out_lhs + "->" + out;
+}
+
 // `__einsum("ij,jk->ik", (A, B))` at the point idx of its result: the sum over the labels not
 // in the output of the product of the operands at their labels' indices. nullptr when e is no
 // einsum; E013 for an equation or operands only known at run time, or `...`.
@@ -81,7 +132,8 @@ NodeRef Tape::einsum_point(const NodeRef& e, const std::vector<NodeRef>& idx) {
   if (ops.empty() && eq && eq->find(',') == std::string::npos && ir::rank_of(facts_.type(args[1])) > 0) {
     int labels = 0;
     for (char c : eq->substr(0, eq->find("->"))) labels += std::isalpha(static_cast<unsigned char>(c)) ? 1 : 0;
-    if (labels == ir::rank_of(facts_.type(args[1]))) ops.push_back(args[1]);
+    int rank = ir::rank_of(facts_.type(args[1]));
+    if (labels == rank || (eq->find("...") != std::string::npos && labels <= rank)) ops.push_back(args[1]);
   }
   if (!eq || ops.empty())
     unsupported("`" + cx_.sm.snippet(e->span) + "`: an einsum whose equation or operands are known only at run time "
@@ -89,6 +141,8 @@ NodeRef Tape::einsum_point(const NodeRef& e, const std::vector<NodeRef>& idx) {
   std::string q;
   for (char c : *eq)
     if (c != ' ') q += c;
+  std::set<char> ell_labels;
+  if (q.find("...") != std::string::npos) q = expand_ellipsis(q, ops, ell_labels, e);
   size_t arrow = q.find("->");
   std::string lhs = q.substr(0, arrow);
   std::vector<std::string> terms(1);
@@ -132,7 +186,12 @@ NodeRef Tape::einsum_point(const NodeRef& e, const std::vector<NodeRef>& idx) {
   NodeRef prod;
   for (size_t t = 0; t < terms.size(); ++t) {
     std::vector<NodeRef> pos;
-    for (char c : terms[t]) pos.push_back(at[c]);
+    for (size_t a = 0; a < terms[t].size(); ++a) {
+      char c = terms[t][a];
+      // An axis `...` stands for broadcasts when its extent is 1: read it at `i % extent`.
+      pos.push_back(ell_labels.count(c) ? bin(ir::BinOp::Mod, at[c], as_index(extent_of(ops[t], static_cast<int>(a))))
+                                        : at[c]);
+    }
     NodeRef r = pointwise(ops[t], pos);
     if (prod) {
       prod = bin(ir::BinOp::Mul, prod, r);

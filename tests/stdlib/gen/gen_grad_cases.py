@@ -15,7 +15,6 @@ SELU_A, SELU_G = 1.6732632423543772, 1.0507009873554805
 
 # name -> why its gradient cannot be taken yet (see /work/wt/FINDINGS.md, [autodiff])
 PENDING = {
-    "einsum_ellipsis": "autodiff: E013, an equation with `...` gives a result typed only at run time",
     "gather_nd": "autodiff: E013, the rank depends on the index tuples' length, known only at run time",
 }
 

@@ -137,5 +137,25 @@ def layer_forms():
     ]
 
 
+def ellipsis_forms():
+    """einsum with `...`: the operands' extra axes, right-aligned, extent-1 axes broadcast."""
+    P3, Q2 = rnd(440, (2, 2, 3)), rnd(441, (3, 2))
+    P4, Q3 = rnd(442, (2, 1, 2, 3)), rnd(443, (3, 3, 2))
+    V = rnd(444, (2, 3))
+    forms = [
+        ("implicit", "...ij,jk", (P3, Q2)), ("broadcast", "...ij,...jk->...ik", (P4, Q3)),
+        ("dot", "...i,...i->...", (V, V[::-1].copy())), ("leading", "i...->...i", (P3,)),
+        ("trailing", "...ij->...ji", (P3,)), ("middle", "i...j,j->i...", (P3, rnd(445, (3,)))),
+    ]
+    out = []
+    for name, eq, ops in forms:
+        names = ["P", "Q"][:len(ops)]
+        ins = dict(zip(names, ops))
+        arg = "(P, Q)" if len(ops) == 2 else "P"
+        out.append((f"forms_einsum_ellipsis_{name}", f'einsum("{eq}", {arg})', ins, names,
+                    lambda eq=eq, **kw: np.einsum(eq, *kw.values())))
+    return out
+
+
 def cases():
-    return math_forms() + axis_forms() + layer_forms()
+    return math_forms() + axis_forms() + layer_forms() + ellipsis_forms()
