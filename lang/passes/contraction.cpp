@@ -122,7 +122,8 @@ namespace {
 // over its variables, then one GEMM. `sum[n](d_Z[n, j] * (1 - Z[n, j]^2) * X[n, k])`, the weight
 // gradient of every dense layer with an activation, or a weighted `sum[n](A[n, i] * w[n] *
 // B[n, j])`, or an RNN's `sum[t](d_h[t, j] * (1 - h[t, j]^2) * h[t - 1, k])`.
-void computed_operands(Contraction& c, const std::vector<NodeRef>& factors) {
+void computed_operands(Contraction& orig, const std::vector<NodeRef>& factors) {
+  Contraction c = orig;  // (the grouped form is an alternative: orig stays as matched)
   auto op_of = [&](const NodeRef& read) -> const ContractionOperand* {
     for (auto& o : c.operands)
       if (ir::structurally_equal(o.read, read)) return &o;
@@ -198,6 +199,7 @@ void computed_operands(Contraction& c, const std::vector<NodeRef>& factors) {
   c.operands = std::move(ops);
   c.product = true;
   c.scalars = std::move(scalars);
+  orig.grouped = std::make_shared<Contraction>(std::move(c));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // exec_facts' strategy and %ir — so they cannot disagree about what a matrix product is.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ struct Contraction {
   // gradient sums over t from 1). A variable starting above 0 is read only through packed
   // copies, which evaluate it at lo + their own index.
   std::vector<int64_t> summed_lo;
+  // The same contraction as two computed operands (match_contraction with `gather`, when the
+  // product's factors read two sets of variables): tried first, as BLAS only; this one otherwise.
+  std::shared_ptr<Contraction> grouped;
   bool offset() const {
     for (int64_t l : summed_lo)
       if (l != 0) return true;

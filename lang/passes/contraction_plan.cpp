@@ -160,8 +160,23 @@ class Planner {
       if ((x->kind == Kind::Name || x->kind == Kind::Path) && contains(locals, x->def)) local = true;
     });
     if (local) return;
-    auto c = match_contraction(r, vars, &u_, /*gather=*/true);
-    if (!c) return;
+    auto m = match_contraction(r, vars, &u_, /*gather=*/true);
+    if (!m) return;
+    // Computed operands first, kept only when they make a BLAS call (plan_one leaves no plan
+    // otherwise: they are packed copies, for nothing else).
+    if (m->grouped) {
+      Contraction g = std::move(*m->grouped);
+      m->grouped.reset();
+      plan_one(std::move(g), tensor, loops, vars, parts, store, r, guarded);
+      if (u_.contractions.count(r->id)) return;
+    }
+    plan_one(std::move(*m), tensor, loops, vars, parts, store, r, guarded);
+  }
+
+  void plan_one(Contraction cm, const NodeRef& tensor, const std::vector<NodeRef>& loops,
+                const std::vector<DefId>& vars, const std::vector<NodeRef>& parts, const NodeRef& store,
+                const NodeRef& r, bool guarded) {
+    Contraction* c = &cm;
     // (A reduction using every variable of the nest gains nothing from being computed first;
     // one using none is hoisted by codegen's loop-invariant code motion.)
     const bool partial_ok = !c->free.empty() && (c->free.size() < vars.size() || columns(*c));
