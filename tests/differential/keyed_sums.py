@@ -124,6 +124,8 @@ def check(p, want):
         got = parse(p.stdout)
     except ValueError:
         return False
+    if want.size == 0:  # `[]` prints no inner axes: any empty array matches
+        return got.size == 0
     return got.shape == want.shape and np.array_equal(got, want.astype(np.float64))
 
 
