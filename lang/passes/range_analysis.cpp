@@ -504,6 +504,21 @@ class SiteSolver {
       const NodeRef& ix = ir::index_args(n)[i];
       if (mentions_guarded_derived(ix)) continue;
       bool plain = ix->kind == Kind::Name && is_var(ix->def);
+      // `x[i / c]` (c a positive literal: nearest upsampling) is in bounds where 0 <= i < c * dim,
+      // the access `i` into an axis c times as long. (Where i / c truncates a small negative to
+      // 0 this bound is narrower than needed: never wider.)
+      if (ix->kind == Kind::Binary && static_cast<ir::BinOp>(ix->ival) == ir::BinOp::Div &&
+          ir::bin_rhs(ix)->kind == Kind::IntLit && ir::bin_rhs(ix)->ival > 0 && ir::bin_rhs(ix)->ival < (1 << 20)) {
+        Affine num = affine(ir::bin_lhs(ix));
+        if (num.ok && !num.invariant()) {
+          NodeRef c = irb::lit(ir::bin_rhs(ix)->ival);
+          NodeRef scaled = ir::make_binary(ir::BinOp::Mul, ranges::wide(ext), c);
+          u_.types[c->id] = ir::t_scalar(DType::I64);
+          u_.types[scaled->id] = ir::t_scalar(DType::I64);
+          accesses_.push_back(Access{n, axis, num, scaled, self_read, point_local, false, self_bounded});
+          continue;
+        }
+      }
       accesses_.push_back(Access{n, axis, affine(ix), ext, self_read, point_local, plain, self_bounded});
     }
   }
