@@ -1,5 +1,7 @@
 #include "engine/codegen/emitter.h"
 
+#include <algorithm>
+
 namespace ein::codegen {
 
 Emitter::Emitter() { chain_.push_back(std::make_unique<Scope>()); }
@@ -23,6 +25,18 @@ const std::string* Emitter::find(const std::string& key) const {
 
 void Emitter::remember(int level, const std::string& key, const std::string& name) {
   chain_[static_cast<size_t>(level)]->cse[key] = name;
+}
+
+const Val* Emitter::planned(const std::string& key) const {
+  for (size_t i = chain_.size(); i-- > 0;) {
+    auto it = chain_[i]->planned.find(key);
+    if (it != chain_[i]->planned.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+void Emitter::keep(const std::string& key, const Val& v) {
+  chain_[static_cast<size_t>(std::clamp(v.level, 0, depth()))]->planned[key] = v;
 }
 
 int Emitter::innermost_cond() const {

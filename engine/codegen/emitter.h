@@ -41,6 +41,7 @@ struct Scope {
   std::string code;
   bool cond = false;
   std::unordered_map<std::string, std::string> cse;
+  std::unordered_map<std::string, Val> planned;  // values of cse_plan's groups (Gen::value)
 };
 
 class Emitter {
@@ -58,6 +59,10 @@ class Emitter {
   // Looks up an expression already defined in a visible scope.
   const std::string* find(const std::string& key) const;
   void remember(int level, const std::string& key, const std::string& name);
+  // A value of a planned common subexpression (lang/passes/cse_plan.h) visible here, by its key;
+  // keep() records one in the scope at its level.
+  const Val* planned(const std::string& key) const;
+  void keep(const std::string& key, const Val& v);
 
   // Scopes: `header` opens (e.g. "for (...) {"), close() appends "}" and moves the text into
   // the parent. Loop scopes bound loop variables; cond scopes are branches.

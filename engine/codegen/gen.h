@@ -93,6 +93,7 @@ class Gen {
   std::string finish();
 
   // ---- gen_expr.cpp ----
+  // A planned common subexpression (Unit::common) is computed once where it is visible.
   Val value(const ir::NodeRef& e);
   Val index(const ir::NodeRef& e);  // int64, the interpreter's eval_int rules
   bool int_ir(const ir::NodeRef& e) const;  // integer IR made by passes (no language type)
@@ -293,6 +294,7 @@ class Gen {
 
  private:
   Val load(const ir::NodeRef& e);
+  Val compute(const ir::NodeRef& e);  // value() without the plan's sharing
   Val load_fused(const ir::NodeRef& e, const ir::NodeRef& producer);
   Val binary(const ir::NodeRef& e);
   Val arith(ir::BinOp op, const Val& a, const Val& b, DType dt, const ir::NodeRef& e);

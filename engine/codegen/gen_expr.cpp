@@ -7,6 +7,7 @@
 #include "engine/codegen/gen.h"
 #include "engine/codegen/static_facts.h"
 #include "lang/ir/member_field.h"
+#include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 
 namespace ein::codegen {
@@ -109,6 +110,26 @@ const Val* Gen::lookup(ir::DefId d) const {
 }
 
 Val Gen::value(const NodeRef& e) {
+  auto g = unit->common.find(e->id);
+  if (g == unit->common.end()) return compute(e);
+  // The group and what its names and reads stand for here: a fused producer's body or an inlined
+  // function is printed once per use with other bindings, a register tile's body once per row
+  // with other values of its reads (read_subst_).
+  std::string key = "cse#" + std::to_string(g->second);
+  ir::for_each_node(e, [&](const NodeRef& x) {
+    if (x->kind == Kind::Index)
+      if (auto sub = read_subst_.find(x->id); sub != read_subst_.end()) key += "|=" + sub->second.c;
+    if (x->kind != Kind::Name) return;
+    const Val* v = lookup(x->def);
+    key += "|" + (v ? v->c : std::string());
+  });
+  if (const Val* hit = em.planned(key)) return *hit;
+  Val v = compute(e);
+  em.keep(key, v);
+  return v;
+}
+
+Val Gen::compute(const NodeRef& e) {
   switch (e->kind) {
     case Kind::IntLit: {
       DType dt = dtype_of(e);

@@ -14,6 +14,7 @@
 #include "lang/diag/diag.h"
 #include "lang/ir/node.h"
 #include "lang/ir/type.h"
+#include "lang/passes/cse_plan.h"
 #include "lang/passes/loop_plan.h"
 #include "lang/passes/tile_plan.h"
 #include "lang/resolve/resolver.h"
@@ -117,6 +118,8 @@ struct Unit {
   std::vector<FusionGroup> fusions;
   std::unordered_map<uint32_t, TileFact> tiles;  // outer LFor of a nest walked in cache blocks
   std::unordered_map<uint32_t, LoopFact> loops;  // LFor, LoopVar, LReduce: how native code runs it
+  std::unordered_map<uint32_t, int> common;      // expression node -> index in common_groups
+  std::vector<CseGroup> common_groups;           // computed once where codegen can (cse_plan)
   ir::NodeRef lowered;        // lowered body: Program (cell) or Block (fn/lambda)
   std::vector<ir::DefId> params;
   std::vector<ir::DefId> captures;

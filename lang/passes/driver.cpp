@@ -18,6 +18,7 @@
 #include "lang/passes/frame_layout.h"
 #include "lang/passes/group_einstein.h"
 #include "lang/passes/inline_literals.h"
+#include "lang/passes/cse_plan.h"
 #include "lang/passes/loop_plan.h"
 #include "lang/passes/lower_einstein.h"
 #include "lang/passes/range_analysis.h"
@@ -82,6 +83,7 @@ const std::vector<Pass>& passes() {
       {"fusion_plan", "", fusion_plan, true, Rerun::Never},
       {"tile_plan", "", tile_plan, true, Rerun::Never},
       {"loop_plan", "", loop_plan, true, Rerun::Never},
+      {"cse_plan", "", cse_plan, true, Rerun::Never},
   };
   return p;
 }

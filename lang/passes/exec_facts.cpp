@@ -88,7 +88,7 @@ std::string describe_exec_plan(const Unit& u) {
       out += ";;   tensor " + n->name + ": " +
              (n->has(ir::kWindowed) ? "window=" + std::to_string(ir::ltensor_window(n)) + " on axis 0"
                                     : std::string("whole tensor stored")) +
-             (n->aux.empty() ? "" : "\n;;     " + n->aux) + "\n";
+             (n->aux.empty() ? "" : "\n;;     " + n->aux) + "\n" + describe_common(u, n);
     } else if (n->kind == Kind::LFor) {
       std::string what;
       auto add = [&](const std::string& s) { what += (what.empty() ? "" : " ") + s; };

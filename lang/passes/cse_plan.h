@@ -1,0 +1,43 @@
+// The common-subexpression plan (a pass after loop_plan, on the lowered IR): which pure
+// subexpressions a statement writes more than once, so that native code computes each once.
+// `a[i] * b[j] + exp(a[i] * b[j])` has one group, `a[i] * b[j]`, used twice.
+//
+// Two occurrences are the same expression when they have the same structure, the same names
+// (DefIds, so a loop variable of one reduction never matches another's) and the same types.
+// Only expressions without effects or context take part: arithmetic, comparisons, casts and
+// reads of tensors the statement does not write (a recurrence's read of its own tensor sees a
+// value a store may change). Calls, reductions, branches and blocks do not: a reduction is
+// hoisted and memoised by its own rules (engine/codegen/gen_reduce.cpp).
+//
+// Codegen (Gen::value) computes a group's first occurrence and reuses it at each later one it
+// can see (an occurrence in another branch or an earlier loop's body is computed again), keyed
+// by the group and the values its names are bound to where it is printed — a fused producer's
+// body or an inlined function is printed once per use, each with its own bindings. The
+// interpreter ignores the plan. %ir shows each group on its statement's lines.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "lang/ir/node.h"
+
+namespace ein {
+
+struct CompileCtx;
+struct Unit;
+
+struct CseGroup {
+  ir::NodeRef first;      // its first occurrence (for %ir)
+  int uses = 0;           // occurrences in the statement
+  uint32_t statement = 0; // the top-level lowered statement (LTensor, ...) it is in
+  bool shown = true;      // false: each occurrence is inside an occurrence of one larger group
+};
+
+// Unit::common: node id -> group index in Unit::common_groups.
+void cse_plan(CompileCtx& cx);
+
+// ";;     common: <expr> x<uses>" lines for the groups of one top-level statement.
+std::string describe_common(const Unit& u, const ir::NodeRef& statement);
+
+}  // namespace ein

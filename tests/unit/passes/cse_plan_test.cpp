@@ -1,0 +1,83 @@
+// The common-subexpression plan (lang/passes/cse_plan.h): which expressions of a statement are
+// the same computation, read off the source by hand, and that the kernel computes each once.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "engine/codegen/codegen.h"
+#include "tests/unit/passes/pass_fixture.h"
+
+namespace ein::testing {
+namespace {
+
+// The shown groups of the statement that stores `name`, as "<sexpr> x<uses>".
+std::vector<std::string> groups(Compiled& c, const std::string& name) {
+  std::vector<std::string> out;
+  ir::NodeRef t = c.ltensor(name);
+  EXPECT_TRUE(t) << "no LTensor " << name;
+  if (!t) return out;
+  for (const CseGroup& g : c.cell().common_groups)
+    if (g.statement == t->id && g.shown)
+      out.push_back(ir::to_sexpr(g.first, ir::PrintOptions{false, false, 0}) + " x" + std::to_string(g.uses));
+  return out;
+}
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(CsePlan, ARepeatedProductIsOneGroupAndOneMultiplication) {
+  auto c = compile(
+      "use std::math::exp;\n"
+      "let a[i in 0..300] = i as f64 * 0.01;\n"
+      "let b[j in 0..200] = j as f64 * 0.02;\n"
+      "let c[i, j] = a[i] * b[j] + exp(a[i] * b[j]) / (a[i] * b[j] + 1.0);\n"
+      "print(c[3, 4]);\n",
+      {.whole_program = true});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  // Its reads are inside it: only the product is shown.
+  EXPECT_EQ(groups(*c, "c"), std::vector<std::string>{"(Binary * (Index (Name a) (Name i)) (Index (Name b) (Name j))) x3"});
+  codegen::PlanOptions o;
+  o.mode = codegen::PlanOptions::Mode::Always;
+  codegen::CellPlan p = codegen::plan_cell(*c->cx, o);
+  bool found = false;
+  for (auto& k : p.kernels) {
+    if (k.kind != codegen::KernelKind::Clause || k.tensor->name != "c") continue;
+    found = true;
+    // a[i] * b[j] once; the other multiplication is none (a division and additions remain).
+    size_t products = 0;
+    std::istringstream lines(k.source);
+    for (std::string l; std::getline(lines, l);) products += l.find("const double") != std::string::npos && count(l, " * ");
+    EXPECT_EQ(products, 1u) << k.source;
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(CsePlan, ReadsOfTheTensorBeingWrittenAreNotShared) {
+  // x[t - 1] twice: a store between two evaluations may change it, so it stays out of the plan.
+  auto c = compile(
+      "let w[t in 0..50] = t as f64;\n"
+      "let x[t in 0..50] = if t == 0 { 1.0 } else { x[t - 1] * 0.5 + x[t - 1] * (w[t] * 2.0) + w[t] * 2.0 };\n"
+      "print(x[49]);\n",
+      {.whole_program = true});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  // The index t - 1 is shared, the read x[t - 1] is not.
+  EXPECT_EQ(groups(*c, "x"), (std::vector<std::string>{"(Binary - (Name t) (IntLit 1)) x2",
+                                                        "(Binary * (Index (Name w) (Name t)) (FloatLit 2.0)) x2"}));
+}
+
+TEST(CsePlan, ReductionsOverDifferentIndicesAreDifferent) {
+  // a[k] and a[l] read the same tensor with different loop variables: not the same value.
+  auto c = compile(
+      "let a[k in 0..40] = k as f64;\n"
+      "let s[i in 0..10] = sum[k](a[k] * 2.0) + sum[l](a[l] * 2.0) + i as f64;\n"
+      "print(s[2]);\n",
+      {.whole_program = true});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_TRUE(groups(*c, "s").empty());
+}
+
+}  // namespace
+}  // namespace ein::testing
