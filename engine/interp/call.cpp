@@ -116,10 +116,35 @@ Value Interpreter::Impl::call(const NodeRef& e) {
   }
 }
 
+// A literal argument of a two-argument intrinsic beside a value whose type was only known at
+// run time (std::io::load_npy, unannotated) takes that value's element type, as it would have at
+// compile time: `relu(x)` is `__max2(x, 0)`, and 0 is a float beside a float array (as
+// np.maximum(x, 0)). Typed code never reaches here with differing types.
+void adapt_literal_args(const NodeRef& call, std::vector<Value>& args) {
+  ir::Kids nodes = ir::call_args(*call);
+  if (args.size() != 2 || nodes.size() != 2) return;
+  auto literal = [](const NodeRef& n) {
+    const NodeRef& m = n->kind == Kind::Unary ? ir::unary_operand(*n) : n;
+    return m->kind == Kind::IntLit || m->kind == Kind::FloatLit;
+  };
+  auto elem = [](const Value& v) -> std::optional<DType> {
+    if (v.tag == Value::Tag::Int || v.tag == Value::Tag::Float) return v.dt;
+    if (v.tag == Value::Tag::Tensor) return v.tensor_ref().dtype();
+    return std::nullopt;
+  };
+  auto da = elem(args[0]), db = elem(args[1]);
+  if (!da || !db || *da == *db || *da == DType::Bool || *db == DType::Bool) return;
+  if (literal(nodes[1]) && !literal(nodes[0]) && (is_float(*da) || !is_float(*db))) args[1] = cast_value(args[1], *da);
+  else if (literal(nodes[0]) && !literal(nodes[1]) && (is_float(*db) || !is_float(*da))) args[0] = cast_value(args[0], *db);
+}
+
 Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>& args) {
   if (is_math_intrinsic(b)) {
     MathFn f = math_fn_of(b);
-    if (is_binary_math_intrinsic(b)) return math2(f, args[0], args[1]);
+    if (is_binary_math_intrinsic(b)) {
+      adapt_literal_args(e, args);
+      return math2(f, args[0], args[1]);
+    }
     return math1(f, args[0]);
   }
   switch (b) {

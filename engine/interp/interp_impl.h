@@ -114,6 +114,10 @@ struct Interpreter::Impl {
   bool has_empty_reduction(const ir::NodeRef& e);  // any LReduce in e with reduce_empty
 };
 
+// A literal argument of a two-argument math intrinsic beside a value typed only at run time
+// takes that value's element type (call.cpp).
+void adapt_literal_args(const ir::NodeRef& call, std::vector<Value>& args);
+
 // NumPy .npy I/O intrinsics (builtins_io.cpp).
 Value io_builtin(Builtin b, std::vector<Value>& args);
 // The other std intrinsics (builtins_std.cpp): checks, files, reshape, cast, einsum.

@@ -225,7 +225,11 @@ class Vectorizer {
         Builtin b = *builtin_of(ir::call_callee(e)->def);
         MathFn f = math_fn_of(b);
         const ir::Kids args = ir::call_args(e);
-        if (is_binary_math_intrinsic(b)) return math2(f, eval(args[0]), eval(args[1]));
+        if (is_binary_math_intrinsic(b)) {
+          std::vector<Value> vs{eval(args[0]), eval(args[1])};
+          adapt_literal_args(e, vs);
+          return math2(f, vs[0], vs[1]);
+        }
         return math1(f, eval(args[0]));
       }
       case Kind::If: {

@@ -418,6 +418,9 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
                       show(args[0]) + "` and `" + show(args[1]) + "`",
           e->span);
     if (a->k == Type::K::Array) return args[0];
+    // (A run-time typed first argument, `__max2(x, 0)` with an unannotated load_npy x: the
+    // result is its kind of thing, unless the other argument is a known array.)
+    if (a->k == Type::K::Unknown && bb->k != Type::K::Array) return ir::t_unknown();
     return args[1];
   }
   switch (b) {
