@@ -77,7 +77,10 @@ class Lowerer : public ir::Mutator {
     (void)at;
     // Bounds shape analysis folded are literals for every tier (no run-time arithmetic).
     const RangeFact& f = it->second;
-    return {f.lo_const ? irb::lit(*f.lo_const) : f.lo, f.hi_const ? irb::lit(*f.hi_const) : f.hi};
+    // A bound written with a reduction (`e in 0..prod[k in 0..2](os[k])`) is lowered like
+    // any expression (it was E011 "cannot execute `Reduce`").
+    return {f.lo_const ? irb::lit(*f.lo_const) : (f.lo ? mutate(f.lo) : f.lo),
+            f.hi_const ? irb::lit(*f.hi_const) : (f.hi ? mutate(f.hi) : f.hi)};
   }
 
   NodeRef lower_group(const NodeRef& g) {
