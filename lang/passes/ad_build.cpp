@@ -68,31 +68,6 @@ NodeRef call_builtin(int b, std::vector<NodeRef> args, Span s) {
 
 NodeRef eq(const NodeRef& a, const NodeRef& b) { return ir::make_binary(ir::BinOp::Eq, a, b); }
 
-bool may_be_infinite(const NodeRef& P) {
-  bool inf = false;
-  ir::for_each_node(P, [&](const NodeRef& n) {
-    // Intrinsics that are finite wherever their arguments are (their arguments are visited too).
-    if (n->kind == Kind::Call) {
-      auto b = builtin_of(ir::call_callee(*n)->def);
-      bool bounded = b && (*b == Builtin::Sign || *b == Builtin::Abs || *b == Builtin::Tanh || *b == Builtin::Sin ||
-                           *b == Builtin::Cos || *b == Builtin::Erf || *b == Builtin::Min2 || *b == Builtin::Max2 ||
-                           *b == Builtin::Floor || *b == Builtin::Ceil || *b == Builtin::Round || *b == Builtin::Trunc);
-      if (!bounded) inf = true;
-    }
-    if (n->kind == Kind::Binary) {
-      auto op = static_cast<ir::BinOp>(n->ival);
-      // A division by a non-zero literal (a scale, `/ 8.0`) and a power with a natural literal
-      // exponent (`x ** 2`) are finite at finite operands.
-      const NodeRef& r = ir::bin_rhs(n);
-      bool lit = r->kind == Kind::FloatLit || r->kind == Kind::IntLit;
-      double v = r->kind == Kind::FloatLit ? r->fval : static_cast<double>(r->ival);
-      if (op == ir::BinOp::Div) inf = inf || !lit || v == 0.0;
-      if (op == ir::BinOp::Pow) inf = inf || !lit || v < 0.0 || v != static_cast<double>(static_cast<int64_t>(v));
-    }
-  });
-  return inf;
-}
-
 NodeRef land(const NodeRef& a, const NodeRef& b) {
   if (!a) return b;
   if (!b) return a;
@@ -211,6 +186,66 @@ NodeRef alias_block(std::vector<NodeRef> stmts, NodeRef tail) {
   while (tail && tail->kind == Kind::Block && tail->has(ir::kHasTail) && tail->kids.size() == 1) tail = tail->kids[0];
   if (kept.empty()) return tail;
   kept.push_back(std::move(tail));
+  return ir::make({.kind = Kind::Block, .kids = std::move(kept), .flags = ir::kHasTail});
+}
+
+// A partial as the contraction matcher can read it: the lets of inlined calls and rules (a
+// parameter bound to a read or a literal, a tangent used once, an unused `dalpha`) substituted,
+// so an elu or leaky_relu layer's weight gradient is a product of reads like tanh's. A value used
+// more than once stays bound (unless it is a read or a literal: no work is repeated), and so does
+// every let of a block that sums (a value substituted into a loop would be recomputed per term).
+NodeRef flatten_partial(const NodeRef& n) {
+  if (!n) return n;
+  std::vector<NodeRef> kids;
+  bool changed = false;
+  for (auto& k : n->kids) {
+    kids.push_back(flatten_partial(k));
+    changed = changed || kids.back() != k;
+  }
+  NodeRef b = changed ? ir::with_kids(n, std::move(kids)) : n;
+  if (b->kind != Kind::Block || !b->has(ir::kHasTail) || b->kids.empty()) return b;
+  if (b->kids.size() == 1) return b->kids[0];  // a block that is only its value
+  bool sums = false;
+  ir::for_each_node(b, [&](const NodeRef& x) { sums = sums || x->kind == Kind::Reduce; });
+  auto uses = [&](DefId d, size_t from, const std::vector<NodeRef>& ks) {
+    int c = 0;
+    for (size_t i = from; i < ks.size(); ++i)
+      ir::for_each_node(ks[i], [&](const NodeRef& x) { c += x->kind == Kind::Name && x->def == d; });
+    return c;
+  };
+  std::vector<NodeRef> ks(b->kids.begin(), b->kids.end());
+  std::vector<NodeRef> kept;
+  for (size_t i = 0; i + 1 < ks.size(); ++i) {
+    const NodeRef& s = ks[i];
+    if (s->kind != Kind::Let || ir::let_pattern(*s)->kind != Kind::PBind) {
+      kept.push_back(s);
+      continue;
+    }
+    DefId d = ir::let_pattern(*s)->def;
+    NodeRef v = ir::let_value(*s);
+    const NodeRef& ty = ir::let_type(*s);
+    bool float_ty = ty && ty->kind == Kind::TyPrim && dtype_from_name(ty->name) && is_float(*dtype_from_name(ty->name));
+    int u = uses(d, i + 1, ks);
+    NodeRef with;
+    if (u == 0) {
+      continue;
+    } else if (v->kind == Kind::FloatLit || alias_value(v)) {
+      with = v;
+    } else if (v->kind == Kind::IntLit) {
+      with = float_ty ? flit(static_cast<double>(v->ival)) : v;
+    } else if (u == 1 && !sums) {
+      with = ty && ty->kind == Kind::TyPrim ? ir::make({.kind = Kind::Cast, .kids = {v, ty}}) : v;
+    } else {
+      kept.push_back(s);
+      continue;
+    }
+    std::unordered_map<DefId, NodeRef> sub{{d, with}};
+    for (size_t j = i + 1; j < ks.size(); ++j) ks[j] = substitute_names(ks[j], sub);
+  }
+  NodeRef tail = ks.back();
+  if (kept.empty()) return tail;
+  if (kept.size() + 1 == ks.size()) return b;
+  kept.push_back(tail);
   return ir::make({.kind = Kind::Block, .kids = std::move(kept), .flags = ir::kHasTail});
 }
 

@@ -153,8 +153,10 @@ NodeRef neg(const NodeRef& a);
 NodeRef call_builtin(int builtin, std::vector<NodeRef> args, Span s = {});
 NodeRef name(const std::string& n, DefId d);
 NodeRef eq(const NodeRef& a, const NodeRef& b);
-// Can a local partial be infinite at finite primal values (a division, a power, a function)?
-bool may_be_infinite(const NodeRef& P);
+// Can a local partial be infinite or NaN at finite primal values (a division, a power, a function
+// that grows)? Intervals prove `exp(-x * x)` and `1 / (1 + exp(-x))` finite (ad_finite.cpp); with `cx`,
+// also through the bodies of the functions a rule calls.
+bool may_be_infinite(const NodeRef& P, const CompileCtx* cx = nullptr);
 NodeRef land(const NodeRef& a, const NodeRef& b);
 NodeRef ifz(const NodeRef& cond, const NodeRef& then, const NodeRef& zero);
 NodeRef where(NodeRef value, std::vector<NodeRef> items);
@@ -174,5 +176,7 @@ NodeRef block(std::vector<NodeRef> stmts, NodeRef tail);
 // block() of lets local to a generated partial: those that only rename a name or a read are
 // substituted into the rest (nothing outside the partial may name them).
 NodeRef alias_block(std::vector<NodeRef> stmts, NodeRef tail);
+// The partial with the lets of inlined calls substituted where that repeats no work (ad_build.cpp).
+NodeRef flatten_partial(const NodeRef& n);
 
 }  // namespace ein::ad

@@ -52,7 +52,7 @@ NodeRef zero_direction(CompileCtx& cx, Facts& facts, std::vector<NodeRef>& t, co
   }
   NodeRef r = rule();
   if (!r) return r;
-  if (nonzero || zero_tests.empty() || !may_be_infinite(r)) return lets.empty() ? r : ad::alias_block(std::move(lets), r);
+  if (nonzero || zero_tests.empty() || !may_be_infinite(r, &cx)) return lets.empty() ? r : ad::alias_block(std::move(lets), r);
   NodeRef all_zero = zero_tests[0];
   for (size_t i = 1; i < zero_tests.size(); ++i) all_zero = ir::make_binary(BinOp::And, all_zero, zero_tests[i]);
   return ad::alias_block(std::move(lets), ifz(all_zero, flit(0.0), r));

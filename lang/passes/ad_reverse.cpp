@@ -340,7 +340,7 @@ class Sweeper {
       fwd.stored[cl.value.get()] = v;
       fwd.stored_arg = [this, &c, &cl](const NodeRef& arg) { return stored_arg(c, cl, arg); };
     }
-    NodeRef P = fwd.tangent(cl.value);
+    NodeRef P = flatten_partial(fwd.tangent(cl.value));
     if (!P) return nullptr;
     // The indices of the point: clause indices, then the indices of the opened reductions.
     std::vector<NodeRef> W;
@@ -414,7 +414,7 @@ class Sweeper {
     NodeRef term = mul(cbar, P);
     // A point nobody reads has a zero adjoint and contributes nothing, even where its local
     // partial is infinite (`q = 1.0 / x` at x = 0): 0 * inf would be nan.
-    if (may_be_infinite(P))
+    if (may_be_infinite(P, &cx_))
       term = ifz(ir::make_binary(ir::BinOp::Ne, cbar, flit(0.0)), term, flit(0.0));
     // Solve the read's indices for the point's indices.
     Solver sv{wset, derived, locals, &wbound};

@@ -122,8 +122,28 @@ namespace {
 // over its variables, then one GEMM. `sum[n](d_Z[n, j] * (1 - Z[n, j]^2) * X[n, k])`, the weight
 // gradient of every dense layer with an activation, or a weighted `sum[n](A[n, i] * w[n] *
 // B[n, j])`, or an RNN's `sum[t](d_h[t, j] * (1 - h[t, j]^2) * h[t - 1, k])`.
-void computed_operands(Contraction& orig, const std::vector<NodeRef>& factors) {
+void computed_operands(Contraction& orig, const std::vector<NodeRef>& products) {
   Contraction c = orig;  // (the grouped form is an alternative: orig stays as matched)
+  // A quotient whose numerator and divisor read different variables (softplus' rule
+  // `X[n, k] / (1 + exp(-pre[n, j]))`) is the numerator's factors times the divisor's reciprocal,
+  // which joins the packed operand of its own variables (one rounding more than the quotient).
+  std::vector<NodeRef> factors;
+  std::function<void(const NodeRef&)> split = [&](const NodeRef& f) {
+    if (f->kind == Kind::Binary && static_cast<BinOp>(f->ival) == BinOp::Div && has_read(ir::bin_lhs(f)) &&
+        has_read(ir::bin_rhs(f))) {
+      std::vector<NodeRef> num;
+      mul_factors(ir::bin_lhs(f), num);
+      for (auto& x : num) split(x);
+      auto one = std::make_shared<ir::Node>(*ir::make({.kind = Kind::FloatLit, .name = "1.0", .fval = 1.0}));
+      one->dt = f->dt;
+      auto r = std::make_shared<ir::Node>(*ir::make_binary(BinOp::Div, one, ir::bin_rhs(f)));
+      r->dt = f->dt;
+      factors.push_back(r);
+      return;
+    }
+    factors.push_back(f);
+  };
+  for (auto& f : products) split(f);
   auto op_of = [&](const NodeRef& read) -> const ContractionOperand* {
     for (auto& o : c.operands)
       if (ir::structurally_equal(o.read, read)) return &o;
