@@ -295,12 +295,43 @@ class Sweeper {
   // intermediate `pre_Z[n, j]`, declared once over the clause's own ranges and computed after
   // the primal (a contraction is one GEMM there, instead of one per partial). Not for a clause
   // that reads its own tensor: a recurrence's argument exists only during its sweep.
+  bool nested_arg(const Clause& cl, const NodeRef& arg) {
+    bool call_arg = false, sums = false;
+    ir::for_each_node(cl.value, [&](const NodeRef& n) {
+      if (n->kind == Kind::Call)
+        for (const NodeRef& a : ir::call_args(n)) call_arg = call_arg || a == arg;
+    });
+    ir::for_each_node(arg, [&](const NodeRef& n) { sums = sums || n->kind == Kind::Reduce; });
+    if (!call_arg || !sums) return false;
+    auto binders = [](const NodeRef& root, const ir::Node* skip) {
+      std::unordered_set<DefId> out;
+      std::function<void(const NodeRef&)> walk = [&](const NodeRef& n) {
+        if (!n || n.get() == skip) return;
+        if (n->kind == Kind::IdxVar || n->kind == Kind::IdxIn || n->kind == Kind::PBind || n->kind == Kind::WBind ||
+            n->kind == Kind::WDerived || n->kind == Kind::CompGen || n->kind == Kind::CompLet)
+          out.insert(n->def);
+        for (auto& k : n->kids) walk(k);
+      };
+      walk(root);
+      return out;
+    };
+    std::unordered_set<DefId> outside = binders(cl.value, arg.get());
+    bool free = true;
+    ir::for_each_node(arg, [&](const NodeRef& n) { free = free && !(n->kind == Kind::Name && outside.count(n->def)); });
+    return free;
+  }
+
   NodeRef stored_arg(const Entry& c, const Clause& cl, const NodeRef& arg) {
     auto hit = pre_reads_.find(arg.get());
     if (hit != pre_reads_.end()) return hit->second;
     NodeRef& out = pre_reads_[arg.get()];
     bool is_arg = false;
-    for (const NodeRef& a : ir::call_args(cl.value)) is_arg = is_arg || a == arg;
+    if (cl.value->kind == Kind::Call)
+      for (const NodeRef& a : ir::call_args(cl.value)) is_arg = is_arg || a == arg;
+    // A call deeper in the value (a residual `X[n, j] + gelu(..)`, a gate `sigmoid(..) * h`)
+    // when its argument sums (else storing costs more than it saves) and reads no index or
+    // local the value binds outside the argument (a point of the clause determines it).
+    if (!is_arg && nested_arg(cl, arg)) is_arg = true;
     bool self_read = false;
     ir::for_each_node(cl.value, [&](const NodeRef& n) {
       self_read = self_read || (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name && ir::index_base(n)->def == c.def);
@@ -336,10 +367,8 @@ class Sweeper {
     Forward fwd(cx_, facts_);
     fwd.marker = occ.node->id;
     for (auto& r : reduces) fwd.opened.insert(r->id);
-    if (NodeRef v = stored_value(c, cl)) {
-      fwd.stored[cl.value.get()] = v;
-      fwd.stored_arg = [this, &c, &cl](const NodeRef& arg) { return stored_arg(c, cl, arg); };
-    }
+    if (NodeRef v = stored_value(c, cl)) fwd.stored[cl.value.get()] = v;
+    fwd.stored_arg = [this, &c, &cl](const NodeRef& arg) { return stored_arg(c, cl, arg); };
     NodeRef P = flatten_partial(fwd.tangent(cl.value));
     if (!P) return nullptr;
     // The indices of the point: clause indices, then the indices of the opened reductions.
