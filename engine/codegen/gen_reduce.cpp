@@ -150,6 +150,11 @@ bool Gen::memo_allowed(const NodeRef& r, int memo_at, int use_at) {
   for (const LoopInfo& L : loops)
     if (L.head_level > memo_at && !first_inside) first_inside = &L;
   if (!first_inside || first_inside->level > use_at) return false;
+  // Emitting into an ancestor scope (an Emitter::Detour hoisting an invariant value) sets the
+  // inner scopes aside: loops recorded deeper than the current chain have no header to edit
+  // (a reduction inside such a hoisted value crashed here: differential seed 1000197).
+  for (const LoopInfo& L : loops)
+    if (L.head_level > memo_at && L.level > em.depth()) return false;
   const std::string saved_ord = ord_, saved_stop = stop_ord_;
   const bool saved_par = in_parallel;
   context_at(memo_at);
