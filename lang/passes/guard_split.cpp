@@ -261,12 +261,6 @@ class Splitter : public ir::Mutator {
 
 }  // namespace
 
-void guard_split(CompileCtx& cx) {
-  for (auto& up : cx.units) {
-    if (!up->lowered) continue;
-    Splitter s(cx, *up);
-    up->lowered = s.mutate(up->lowered);
-  }
-}
+void guard_split(CompileCtx& cx) { rewrite_lowered<Splitter>(cx); }
 
 }  // namespace ein

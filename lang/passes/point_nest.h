@@ -32,4 +32,15 @@ ir::NodeRef copy_with_facts(Unit& u, const ir::NodeRef& n);
 ir::NodeRef clause_replaced(const ir::NodeRef& tensor, const ir::NodeRef& clause,
                             const std::vector<ir::NodeRef>& replacement, const std::string& what);
 
+// Runs a per-unit rewriter (constructed from the context and a unit, with ir::Mutator's
+// mutate) over every lowered unit: the whole body of the clause-nest passes' entry points.
+template <class Pass, class Ctx>
+void rewrite_lowered(Ctx& cx) {
+  for (auto& up : cx.units) {
+    if (!up->lowered) continue;
+    Pass pass(cx, *up);
+    up->lowered = pass.mutate(up->lowered);
+  }
+}
+
 }  // namespace ein

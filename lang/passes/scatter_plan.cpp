@@ -388,12 +388,6 @@ class Planner : public ir::Mutator {
 
 }  // namespace
 
-void scatter_plan(CompileCtx& cx) {
-  for (auto& up : cx.units) {
-    if (!up->lowered) continue;
-    Planner p(cx, *up);
-    up->lowered = p.mutate(up->lowered);
-  }
-}
+void scatter_plan(CompileCtx& cx) { rewrite_lowered<Planner>(cx); }
 
 }  // namespace ein
