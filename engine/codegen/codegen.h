@@ -69,6 +69,9 @@ struct Kernel {
   std::vector<std::string> plan;  // facts for `%ir kernel`
   std::string strategy;           // vectorized | scalar | recurrence | gemm | gemv | einsum
   double work = -1;               // static estimate of points executed (-1: unknown)
+  // What one point costs the interpreter, in units of a whole-array (vectorised) point: the
+  // tier compares work × interp_cost with the threshold (interpreted_work below).
+  double interp_cost = 1;
   std::vector<ir::NodeRef> fused; // producer LTensors computed inside this kernel (not stored)
   // Allocation shape and checks of `tensor` with fused producers' extents substituted
   // (the interpreter evaluates them before calling the kernel).
@@ -99,6 +102,13 @@ struct CellPlan {
 };
 
 PlanOptions::Mode parse_mode(const std::string& s);
+
+// Tiering by estimated interpreted time, not by points: a clause the interpreter runs point by
+// point (a recurrence, a self-read, a call per point) costs it several times what a whole-array
+// point costs, a scatter pass far more (docs/performance.md "Tiering" has the measurements).
+double interp_point_cost(const Unit& u, const Kernel& k);
+// work × interp_cost: what auto mode compares with PlanOptions::threshold (-1 when unknown).
+inline double interpreted_work(const Kernel& k) { return k.work < 0 ? -1 : k.work * k.interp_cost; }
 
 // Plans every unit of a compiled cell.
 CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt);

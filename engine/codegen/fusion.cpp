@@ -52,7 +52,7 @@ FusionPlan fused_kernels(const CompileCtx& cx, const Unit& u, const PlanOptions&
     std::string why;
     auto k = gen_clause(cx, u, c, clause, fm, &why);
     if (!k) continue;
-    if (opt.mode == PlanOptions::Mode::Auto && !(k->work >= opt.threshold)) continue;
+    if (opt.mode == PlanOptions::Mode::Auto && !(interpreted_work(*k) >= opt.threshold)) continue;
     k->fused = order;
     k->shape = substitute_extents(ir::ltensor_shape(c), fm);
     k->checks.clear();

@@ -63,7 +63,7 @@ std::optional<Kernel> gen_loop(const CompileCtx& cx, const Unit& u, const NodeRe
         if (!part) unsupported(w);
         // Scratch blocks return to the pool only when the call ends: not once per iteration.
         if (part->source.find("rt->alloc") != std::string::npos) unsupported("a clause with scratch memory inside a loop kernel");
-        work += part->work > 0 ? part->work : 0;
+        work += part->work > 0 ? part->work * part->interp_cost : 0;  // already weighted
         k.parts.push_back(std::move(*part));
       }
     // The union of the clauses' arguments, the loop variable excepted (the driver sets it).

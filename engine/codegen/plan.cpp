@@ -41,6 +41,28 @@ std::string strategy_of(const Kernel& k, const NodeRef& stmt) {
 
 }  // namespace
 
+// Calibrated on this machine (docs/performance.md "Tiering"): a whole-array point costs the
+// interpreter 50-200 ns, a point of a clause it steps through one by one (strategy=scalar: a
+// recurrence, a self-read, a user call) 400-900 ns, a scatter's accumulation ~6 us. Loading a
+// cell's cached kernels costs ~1-2 ms, which 32768 whole-array points (the default threshold)
+// roughly match; the factors keep that break-even for the slower strategies.
+constexpr double kScalarPointCost = 8;
+constexpr double kScatterPointCost = 64;
+
+double interp_point_cost(const Unit& u, const Kernel& k) {
+  bool accum = false, calls = false;
+  ir::for_each_node(k.stmt, [&](const NodeRef& x) {
+    accum = accum || x->kind == Kind::LAccum;
+    calls = calls || (x->kind == Kind::Call && u.call_targets.count(x->id));
+  });
+  if (accum) return kScatterPointCost;
+  if (k.kind == KernelKind::Clause) {
+    auto s = u.strategies.find(k.stmt->id);
+    if (s != u.strategies.end()) return s->second == LoopStrategy::Scalar ? kScalarPointCost : 1;
+  }
+  return calls ? kScalarPointCost : 1;
+}
+
 std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const NodeRef& tensor,
                                  const NodeRef& clause, const FusionMap& fusion, std::string* why) {
   Kernel k;
@@ -74,6 +96,7 @@ std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const Node
   }
   auto pts = static_points(cx, u, clause, std::nullopt);
   k.work = pts ? *pts : -1;
+  k.interp_cost = interp_point_cost(u, k);
   return k;
 }
 
@@ -101,27 +124,25 @@ std::optional<Kernel> gen_expr(const CompileCtx& cx, const Unit& u, const NodeRe
   }
   auto pts = static_points(cx, u, expr_kernel_value(let), std::nullopt);
   k.work = pts ? *pts : -1;
+  k.interp_cost = interp_point_cost(u, k);
   return k;
 }
 
 CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
   CellPlan plan;
   if (opt.mode == PlanOptions::Mode::Never) return plan;
+  // Clauses worth an eighth of the threshold: compiled when the cell loads kernels anyway, or
+  // when together they reach the threshold. A cell's kernels share one object (one compiler
+  // run, one load), so a further kernel costs a cache-key lookup (~0.1 ms) where interpreting it
+  // costs 0.3 ms or more; the load itself (~1-2 ms) is what the threshold pays for. A cold
+  // compile grows by those functions, not by another compiler run.
+  std::vector<Kernel> medium;
   for (auto& up : cx.units) {
     const Unit& u = *up;
     if (!u.lowered) continue;
     FusionPlan fp = opt.fusion ? fused_kernels(cx, u, opt) : FusionPlan{};
-    // A scatter's pass (LAccum, lang/passes/scatter_plan.h) is one scalar step per point in the
-    // interpreter, which cannot run it whole-array: it is worth a kernel 64 times sooner (an
-    // embedding gradient's 16 000-term pass took 98 ms interpreted, 3.6 ms native).
-    auto scalar_only = [](const Kernel& k) {
-      bool acc = false;
-      ir::for_each_node(k.stmt, [&](const NodeRef& x) { acc = acc || x->kind == Kind::LAccum; });
-      return acc;
-    };
     auto big = [&](const Kernel& k) {
-      return opt.mode == PlanOptions::Mode::Always || !k.fused.empty() || k.work >= opt.threshold ||
-             (k.work >= opt.threshold / 64 && scalar_only(k));
+      return opt.mode == PlanOptions::Mode::Always || !k.fused.empty() || interpreted_work(k) >= opt.threshold;
     };
     auto admit = [&](std::optional<Kernel> k, const NodeRef& stmt, const std::string& why, bool with_group = false) {
       if (!k) {
@@ -132,6 +153,8 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
         plan.kernels.push_back(std::move(*k));
       } else if (k->work < 0) {
         plan.deferred.push_back(std::move(*k));
+      } else if (interpreted_work(*k) >= opt.threshold / 8) {
+        medium.push_back(std::move(*k));
       }
     };
     NodeRef tail;
@@ -188,6 +211,10 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
       tail = u.lowered->kids.back();
     walk(u.lowered);
   }
+  double together = 0;
+  for (auto& k : medium) together += interpreted_work(k);
+  if (!plan.kernels.empty() || together >= opt.threshold)
+    for (auto& k : medium) plan.kernels.push_back(std::move(k));
   return plan;
 }
 
@@ -207,7 +234,12 @@ std::string describe(const CompileCtx& cx, const CellPlan& plan, bool with_sourc
     out += "\n";
     for (auto& p : k.plan) out += "  " + p + "\n";
     out += "  reads: " + std::to_string(k.accesses) + ", bounds-checked: " + std::to_string(k.checked) + "\n";
-    if (k.work >= 0) out += "  points: " + std::to_string(static_cast<int64_t>(k.work)) + "\n";
+    if (k.work >= 0)
+      out += "  points: " + std::to_string(static_cast<int64_t>(k.work)) +
+             (k.interp_cost != 1 ? " (interpreted, each costs ~" + std::to_string(static_cast<int>(k.interp_cost)) +
+                                       " whole-array points)"
+                                 : "") +
+             "\n";
     if (!k.fused.empty()) {
       std::string f;
       for (auto& t : k.fused) f += (f.empty() ? "" : ", ") + t->name;

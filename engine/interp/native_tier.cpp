@@ -156,7 +156,7 @@ bool NativeTier::ready(Interpreter::Impl& in, NativeKernel& nk) {
   if (!nk.deferred) return false;
   // Auto mode, size unknown before the run: measure the outer loops now.
   double pts = runtime_points(in, nk.k.stmt);
-  if (pts < popt_.threshold) return false;
+  if (pts * nk.k.interp_cost < popt_.threshold) return false;
   nk.deferred = false;
   auto t0 = std::chrono::steady_clock::now();
   jit::BatchResult r = load({nk.k.source}, opt_);

@@ -335,6 +335,38 @@ TEST(CodegenTiering, ClausesOfOneTensorAreTieredTogether) {
   EXPECT_EQ(kernel_for(p, "small"), nullptr);
 }
 
+TEST(CodegenTiering, PointByPointClausesCompileSoonerThanWholeArrayOnes) {
+  // 5000 points: a whole-array clause alone is not worth loading kernels for; a recurrence of
+  // 5000 steps (interpreted point by point, ~8x the cost) is, and a 5000-point clause then joins
+  // the cell's kernels; a 100-point clause stays interpreted either way.
+  auto alone = compile("let x[i in 0..5000] = (i % 7) as f64;\nprint(x[3]);\n");
+  CellPlan a = plan(*alone, PlanOptions::Mode::Auto);
+  EXPECT_TRUE(a.kernels.empty());
+  auto c = compile(
+      "let x[i in 0..5000] = (i % 7) as f64;\n"
+      "let tiny[i in 0..100] = i * 2;\n"
+      "let s[t in 0..5000] = if t == 0 { x[0] } else { s[t - 1] * 0.5 + x[t] };\n"
+      "print(s[4999], tiny[3]);\n");
+  CellPlan p = plan(*c, PlanOptions::Mode::Auto);
+  const Kernel* s = kernel_for(p, "s");
+  ASSERT_NE(s, nullptr);
+  EXPECT_GT(s->interp_cost, 1);
+  EXPECT_NE(describe(*c->cx, p, false).find("interpreted, each costs"), std::string::npos);
+  EXPECT_NE(kernel_for(p, "x"), nullptr);
+  EXPECT_EQ(kernel_for(p, "tiny"), nullptr);
+}
+
+TEST(CodegenTiering, MediumClausesCompileWhenTogetherWorthALoad) {
+  // Eight 5000-point clauses: none reaches the threshold, together they do.
+  std::string src = "let x[i in 0..5000] = (i % 7) as f64;\n";
+  for (int j = 1; j < 8; ++j)
+    src += "let x" + std::to_string(j) + "[i in 0..5000] = x[i] * " + std::to_string(j) + ".0;\n";
+  src += "print(x7[3]);\n";
+  auto c = compile(src);
+  CellPlan p = plan(*c, PlanOptions::Mode::Auto);
+  EXPECT_EQ(p.kernels.size(), 8u);
+}
+
 TEST(CodegenSupport, UnsupportedClausesStayInterpretedWithAReason) {
   auto c = compile(
       "fn fact(n: i32) -> i32 { if n <= 1 { 1 } else { n * fact(n - 1) } }\n"
