@@ -374,7 +374,14 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
   }
   const NodeRef& body = ir::lreduce_body(r);
   bool simple = innermost(r) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
-  if (simple && vars.size() == 1 && is_arg(op_of(r->name)) && !may_fail(body, *unit, 0) && !in_simd)
+  // Short rows known before the run (a class axis of 10) take the one-pass loop: the two
+  // vectorised passes and their block bookkeeping cost more than they save below ~32 values.
+  auto short_row = [&](const NodeRef& v) {
+    auto trip = static_trip(cx, *unit, ir::loopvar_lo(*v), ir::loopvar_hi(*v));
+    return trip && *trip <= 32;
+  };
+  if (simple && vars.size() == 1 && is_arg(op_of(r->name)) && !may_fail(body, *unit, 0) && !in_simd &&
+      !short_row(vars[0]))
     return arg_reduce_simd(r, vars[0], key);
   RedVars R = red_vars(r);
   R.select = select_guards(r, R);
