@@ -18,6 +18,7 @@
 #include "engine/interp/interp.h"
 #include "engine/session/env_view.h"
 #include "engine/session/release.h"
+#include "engine/session/staging.h"
 #include "engine/value/value.h"
 #include "lang/ir/type.h"
 #include "lang/passes/context.h"
@@ -119,6 +120,10 @@ struct Session::Impl {
   std::string progress_label;
   ir::DefId last_result;          // the DefId `_` names (Session::set_last_result)
   bool last_result_read = false;  // a cell mentioned `_` since it was bound
+  // Set by run() when its cell failed to compile after a binding typed only at run time
+  // (staging.h); run_in_stages() then runs the two parts.
+  std::optional<StagePlan> stages;
+  bool may_stage = true;  // false while the first part of a staged cell runs
 
   explicit Impl(SessionOptions o)
       : opt(std::move(o)),
@@ -132,6 +137,7 @@ struct Session::Impl {
   }
 
   CellResult run(const std::string& text, const CellOptions& copt);
+  CellResult run_in_stages(const std::string& text, const CellOptions& copt);
 };
 
 Session::Session(SessionOptions opt) : impl_(std::make_unique<Impl>(std::move(opt))) {}
@@ -140,7 +146,7 @@ Session::~Session() = default;
 CellResult Session::run_cell(const std::string& text, const CellOptions& opt) {
   CellResult r;
   const auto t0 = std::chrono::steady_clock::now();
-  run_on_big_stack([&] { r = impl_->run(text, opt); });
+  run_on_big_stack([&] { r = impl_->run_in_stages(text, opt); });
   // The cell's time outside its phases is the session's own: starting the cell's thread,
   // recording the text, releasing earlier cells and, once the cell is done, freeing its compile
   // context and interpreter (their IR, frames and kernels' handles).
@@ -215,10 +221,19 @@ CellResult Session::Impl::run(const std::string& code, const CellOptions& copt) 
   popt.dumped_fns = &res.dumped_fns;
   bool ok = run_pipeline(cx, resolved, popt);
   for (auto& t : cx.timings) res.timings.push_back({t.pass, t.ms});
+  if (may_stage && copt.execute && copt.dump_stage.empty() && !copt.as_block)
+    stages = plan_stages(text, static_cast<uint32_t>(std::max(0, copt.line_offset)), fid, pr.program,
+                         resolved, cx, diags.all());
   if (!ok) {
     // A compile error changes nothing: forget the names this cell introduced.
     resolver.rollback_cell();
     return finish_compile_error();
+  }
+  if (stages) {
+    // Compiled, but with generic code typed over values it will know once they exist: the
+    // cell runs in parts instead (run_in_stages); this compile is dropped.
+    resolver.rollback_cell();
+    return res;
   }
   std::string jit_mode = opt.jit;
   if (jit_mode.empty()) {
@@ -285,6 +300,42 @@ CellResult Session::Impl::run(const std::string& code, const CellOptions& copt) 
   if (!opt.whole_program) releaser.sweep(resolver, env, facts);
   for (auto& s : interp.stmt_timings()) res.stmt_ms.emplace_back(s.line - copt.line_offset, s.ms);
   return res;
+}
+
+// The first part runs as an ordinary cell (not a whole program: the rest still reads its
+// bindings); the rest is staged again if it fails after another dynamic binding. Both parts
+// keep the cell's name, lines and execution number.
+CellResult Session::Impl::run_in_stages(const std::string& code, const CellOptions& copt) {
+  stages.reset();
+  CellResult res = run(code, copt);
+  if (!stages) return res;
+  StagePlan plan = std::move(*stages);
+  stages.reset();
+  const int number = res.number;
+  CellOptions part = copt;
+  if (part.source_name.empty()) part.source_name = "cell[" + std::to_string(number) + "]";
+  CellResult first;
+  {
+    // The first part ends where the cell first needed a run-time type: it is not staged.
+    struct Restore {
+      Impl& m;
+      bool whole;
+      ~Restore() { m.opt.whole_program = whole, m.may_stage = true; }
+    } restore{*this, opt.whole_program};
+    opt.whole_program = false;
+    may_stage = false;
+    first = run(plan.first, part);
+  }
+  first.number = number;
+  if (!first.ok) return first;
+  CellResult rest = run_in_stages(plan.rest, part);
+  rest.number = count = number;
+  rest.timings.insert(rest.timings.begin(), first.timings.begin(), first.timings.end());
+  rest.stmt_ms.insert(rest.stmt_ms.begin(), first.stmt_ms.begin(), first.stmt_ms.end());
+  rest.kernel_hits += first.kernel_hits;
+  rest.kernel_misses += first.kernel_misses;
+  rest.compile_ms += first.compile_ms;
+  return rest;
 }
 
 std::string Session::is_complete(const std::string& text) const { return completeness(text); }
