@@ -159,8 +159,12 @@ NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoin
   for (auto& r : reduces) fwd.opened.insert(r->id);
   if (NodeRef v = stored_value(c, cl)) fwd.stored[cl.value.get()] = v;
   fwd.stored_arg = [this, &c, &cl](const NodeRef& arg) { return stored_arg(c, cl, arg); };
-  NodeRef P = flatten_partial(fwd.tangent(cl.value));
+  NodeRef P = fwd.tangent(cl.value);
+  if (P) P = flatten_partial(reuse_args(c, cl, P));
   if (!P) return nullptr;
+  // (Judged before stored_factors: a stored factor reads as finite whatever its values.)
+  const bool infinite = may_be_infinite(P, &cx_);
+  P = stored_factors(c, cl, occ, P);
   // The indices of the point: clause indices, then the indices of the opened reductions.
   std::vector<NodeRef> W;
   for (auto& s : cl.slots)
@@ -234,7 +238,7 @@ NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoin
   NodeRef term = mul(cbar, P);
   // A point nobody reads has a zero adjoint and contributes nothing, even where its local
   // partial is infinite (`q = 1.0 / x` at x = 0): 0 * inf would be nan.
-  if (may_be_infinite(P, &cx_))
+  if (infinite)
     term = ifz(ir::make_binary(ir::BinOp::Ne, cbar, flit(0.0)), term, flit(0.0));
   // Solve the read's indices for the point's indices.
   Solver sv{wset, derived, locals, &wbound};

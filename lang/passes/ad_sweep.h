@@ -5,7 +5,9 @@
 // a summing argument of an activation), it reads a stored value instead (ad_stored.cpp), so a
 // layer's gradient stays as cheap as its primal.
 #pragma once
+#include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "lang/passes/ad_reverse.h"
@@ -40,10 +42,23 @@ class Sweeper {
   NodeRef stored_value(const Entry& c, const Clause& cl) const;
   bool nested_arg(const Clause& cl, const NodeRef& arg);
   NodeRef stored_arg(const Entry& c, const Clause& cl, const NodeRef& arg);
+  bool recurrence_budget(const Entry& c, const Clause& cl, DType dt);
+  bool reads_itself(const Entry& c, const Clause& cl);
+  bool stored_slots(const Clause& cl) const;
+  NodeRef stored_before(const Clause& cl, const NodeRef& e) const;
+  NodeRef store(const Entry& c, const Clause& cl, const NodeRef& e);
+  NodeRef with_args(const Clause& cl, const NodeRef& e) const;
+  NodeRef stored_factors(const Entry& c, const Clause& cl, const Occurrence& occ, const NodeRef& partial);
+  // The partial with the primal values of stored arguments (a gate `sigmoid(..)` the product
+  // rule leaves beside the other factor's tangent) read from their intermediates.
+  NodeRef reuse_args(const Entry& c, const Clause& cl, const NodeRef& partial);
   // Is [lo, hi) exactly 0..dim(base, axis)?
   bool covers_axis(const NodeRef& lo, const NodeRef& hi, const NodeRef& base, int axis);
 
   std::unordered_map<const ir::Node*, NodeRef> pre_reads_;
+  std::vector<std::tuple<const ir::Node*, NodeRef, NodeRef>> pre_args_;  // clause value, argument, read
+  std::unordered_set<DefId> budgeted_;  // recurrences whose arguments are stored (recurrence_budget)
+  double stored_bytes_ = 0;
   CompileCtx& cx_;
   Facts& facts_;
 };
