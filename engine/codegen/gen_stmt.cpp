@@ -16,6 +16,30 @@ using ir::NodeRef;
 
 namespace {
 
+// A reduction inside the point loop that walks the contiguous (last) axis of what it reads: a
+// row sum, a row max, an exp-sum over a class axis. Vectorising the point loop around it
+// (outer-loop simd) would gather with a run-time stride, which GCC refuses, and leaves the
+// reduction's own loop scalar too; without the outer `omp simd` the reduction vectorises along
+// the row. Column reductions (the point variable contiguous) keep the outer simd.
+bool has_row_reduction(const NodeRef& body) {
+  bool found = false;
+  ir::for_each_node(body, [&](const NodeRef& r) {
+    if (found || r->kind != Kind::LReduce) return;
+    std::vector<ir::DefId> vars;
+    for (const NodeRef& k : ir::lreduce_items(r))
+      if (k->kind == Kind::LoopVar) vars.push_back(k->def);
+    ir::for_each_node(ir::lreduce_body(r), [&](const NodeRef& x) {
+      if (found || x->kind != Kind::Index || x->kids.size() < 2) return;
+      const NodeRef& last = x->kids.back();
+      ir::for_each_node(last, [&](const NodeRef& n) {
+        if (n->kind == Kind::Name)
+          for (ir::DefId d : vars) found = found || n->def == d;
+      });
+    });
+  });
+  return found;
+}
+
 }  // namespace
 
 void Gen::emit_check(const NodeRef& s) {
@@ -178,7 +202,7 @@ void Gen::stmt(const NodeRef& s) {
       sp.loop = s;
       sp.innermost = innermost(s);
       sp.parallel = s->has(ir::kParallel) && allow_parallel;
-      sp.simd = sp.innermost && s->has(ir::kParallel) && !s->has(ir::kSequential);
+      sp.simd = sp.innermost && s->has(ir::kParallel) && !s->has(ir::kSequential) && !has_row_reduction(body);
       sp.inner_work = loop_work(s);
       if (s->flags & ~(ir::kParallel | ir::kSequential | ir::kReverse))
         unsupported("a loop with unknown flags");

@@ -367,6 +367,20 @@ TEST(CodegenTiering, MediumClausesCompileWhenTogetherWorthALoad) {
   EXPECT_EQ(p.kernels.size(), 8u);
 }
 
+TEST(CodegenVectorise, RowReductionsVectoriseAlongTheRow) {
+  // A sum along the contiguous axis: the reduction's own loop carries `omp simd`, the point loop
+  // around it does not (outer-loop simd would gather with a run-time stride, and GCC then
+  // vectorises neither loop).
+  auto c = compile(
+      "let X[n in 0..200, c in 0..10] = ((n * 7 + c * 3) % 23) as f32 * 0.2;\n"
+      "let r[n] = sum[c](X[n, c] * X[n, c]);\n"
+      "print(r[1]);\n");
+  CellPlan p = plan(*c);
+  const Kernel* r = kernel_for(p, "r");
+  ASSERT_NE(r, nullptr);
+  EXPECT_NE(r->source.find("#pragma omp simd reduction(+"), std::string::npos) << r->source;
+}
+
 TEST(CodegenSupport, UnsupportedClausesStayInterpretedWithAReason) {
   auto c = compile(
       "fn fact(n: i32) -> i32 { if n <= 1 { 1 } else { n * fact(n - 1) } }\n"
