@@ -66,6 +66,32 @@ class Planner : public ir::Mutator {
     return m.mutate(n);
   }
 
+  // One step of a max/min/prod fold: `prev` holds the points already folded, `term` the new one.
+  // A product multiplies in the reduction's order (prefix) or from the other end (suffix, as
+  // the sum). max/min keep the reduction's exact result: the first NaN wins, and among equal
+  // values the one at the lowest k (so a walk down takes the new term on ties, a walk up keeps
+  // the old point; 0.0 and -0.0 stay apart as in the reduction). The term is bound once.
+  NodeRef step(const std::string& op, const NodeRef& prev, const NodeRef& term, bool reverse, DType dt, Span sp) {
+    const ir::TypeRef st = ir::t_scalar(dt), bt = ir::t_bool();
+    if (op == "prod") return typed(ir::make_binary(ir::BinOp::Mul, prev, term, sp), st);
+    DefId d = cx_.resolver.new_def("scan_term", DefKind::Local, sp);
+    u_.def_types[d] = st;
+    auto tv = [&] { return typed(irb::ref("scan_term", d), st); };
+    auto pv = [&] { return copy_typed(prev); };
+    auto bin = [&](ir::BinOp o, NodeRef a, NodeRef b) { return typed(ir::make_binary(o, std::move(a), std::move(b), sp), bt); };
+    const bool mx = op == "max";
+    const ir::BinOp beats = reverse ? (mx ? ir::BinOp::Ge : ir::BinOp::Le) : (mx ? ir::BinOp::Gt : ir::BinOp::Lt);
+    NodeRef take = bin(beats, tv(), pv());
+    if (is_float(dt)) {
+      NodeRef tnan = bin(ir::BinOp::Ne, tv(), tv()), pok = bin(ir::BinOp::Eq, pv(), pv());
+      // Walking up: the old point's NaN came first; walking down: the new term's does.
+      take = reverse ? bin(ir::BinOp::Or, tnan, bin(ir::BinOp::And, pok, take))
+                     : bin(ir::BinOp::And, pok, bin(ir::BinOp::Or, tnan, take));
+    }
+    NodeRef pick = typed(ir::make({.kind = Kind::If, .span = sp, .kids = {take, tv(), pv()}}), st);
+    return typed(ir::make({.kind = Kind::LLetIn, .span = sp, .kids = {term, pick}, .name = "scan_term", .def = d}), st);
+  }
+
   NodeRef plan(const NodeRef& t) {
     if (!t->aux.empty()) return nullptr;
     const auto dt = static_cast<DType>(t->ival);
@@ -77,7 +103,10 @@ class Planner : public ir::Mutator {
     const std::unordered_set<DefId>& decl = pn->decl;
     const ir::Kids idx = ir::lstore_index(store);
     const NodeRef& r = ir::lstore_value(store);
-    if (r->kind != Kind::LReduce || r->name != "sum") return nullptr;
+    if (r->kind != Kind::LReduce) return nullptr;
+    // max/min/prod: a fold whose step is not `+` (cumulative maxima, running products).
+    const bool additive = r->name == "sum";
+    if (!additive && r->name != "max" && r->name != "min" && r->name != "prod") return nullptr;
     const ir::Kids items = ir::lreduce_items(r);
     if (items.size() != 1 || items[0]->kind != Kind::LoopVar) return nullptr;
     const NodeRef& kv = items[0];
@@ -116,7 +145,7 @@ class Planner : public ir::Mutator {
     const NodeRef& jl = loops[jp];
 
     // Narrow float sums accumulate in f64 (docs/jit.md): the recurrence runs in an f64 scratch.
-    const bool scratch = dt == DType::F32 || dt == DType::F16 || dt == DType::BF16;
+    const bool scratch = additive && (dt == DType::F32 || dt == DType::F16 || dt == DType::BF16);
     const DType acc_dt = scratch ? DType::F64 : dt;
     DefId target = t->def;
     std::string target_name = t->name;
@@ -208,15 +237,20 @@ class Planner : public ir::Mutator {
         typed(zero, ir::t_scalar(acc_dt));
         term = typed(ir::make({.kind = Kind::If, .span = v->span, .kids = {cond, term, zero}}), ir::t_scalar(acc_dt));
       }
-    } else {
+    } else if (additive) {
       term = reduce_over(body, tlo, thi);
+    } else {
+      return nullptr;  // a possibly empty or guarded new term has no identity to fall back on (E006)
     }
-    NodeRef next = typed(ir::make_binary(ir::BinOp::Add, prev, term, r->span), ir::t_scalar(acc_dt));
+    if (!additive && !conds.empty()) return nullptr;
+    NodeRef next = additive ? typed(ir::make_binary(ir::BinOp::Add, prev, term, r->span), ir::t_scalar(acc_dt))
+                            : step(r->name, prev, term, reverse, acc_dt, r->span);
     uint32_t seq = (jl->flags & ~ir::kParallel) | ir::kSequential | (reverse ? ir::kReverse : 0u);
     NodeRef rest = reverse ? nest(store_into(next), jlo, jm, seq) : nest(store_into(next), j1, jhi, seq);
     std::string what = std::string("scan: the ") + r->name + " over a range " + (reverse ? "shrinking" : "growing") +
-                       " with `" + jl->name + "` is the " + (reverse ? "next" : "previous") +
-                       " point plus the new term (a recurrence along `" + jl->name + "`" + (reverse ? ", walked down" : "") + ")";
+                       " with `" + jl->name + "` is the " + (reverse ? "next" : "previous") + " point " +
+                       (additive ? "plus" : "combined with") + " the new term (a recurrence along `" + jl->name + "`" +
+                       (reverse ? ", walked down" : "") + ")";
     std::vector<NodeRef> replacement;
     if (!scratch) {
       replacement = {first, rest};

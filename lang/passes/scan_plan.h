@@ -17,8 +17,11 @@
 // terms associated from the other end, so floats round differently, as any change of summation
 // order does (the kernels' vector sums already reassociate; docs/jit.md). A float sum narrower
 // than f64 accumulates in an f64 scratch tensor, as the reduction it replaces does, rounded once
-// per point. Only `sum` today; one range variable, no run-time checks of its own, a body free
-// of j and of the tensor.
+// per point. `max`, `min` and `prod` fold the same way when the new term always exists and is
+// unguarded (an empty or filtered term has no identity for integers: the reduction stays):
+// max/min exactly (first NaN, lowest index on ties, also walking down), prod in the
+// reduction's order forward and from the other end for a suffix. One range variable, no
+// run-time checks of its own, a body free of j and of the tensor.
 // %ir shows the rewrite on the tensor's line; the recurrence then gets the usual plan
 // (loop_plan's scalar carry: the previous point stays in a register).
 #pragma once
