@@ -159,6 +159,7 @@ class Gen {
   bool select_guards(const ir::NodeRef& r, const RedVars& R) const;
   Val red_result(const RedVars& R, const ir::NodeRef& r);
   Val reduce_here(const ir::NodeRef& r, const std::string& key);
+  bool speculate(const ir::NodeRef& r, int lvl) const;
   bool memo_allowed(const ir::NodeRef& r, int memo_at, int use_at);
   Val reduce_memo(const ir::NodeRef& r, const std::string& key, int memo_at);
   Val arg_reduce_simd(const ir::NodeRef& r, const ir::NodeRef& var, const std::string& key);

@@ -83,9 +83,15 @@ bool Gen::may_fail(const NodeRef& n, const Unit& u, int depth) const {
       }
       case Kind::LCheck: fail = true; break;
       case Kind::LReduce: {
+        // Only an empty range fails (E006): not when every range is known to hold a value.
         Op op = op_of(x->name);
         bool int_val = x->dt >= 0 && is_int(static_cast<DType>(x->dt));
-        if (is_arg(op) || ((op == Op::Max || op == Op::Min) && int_val)) fail = true;
+        if (is_arg(op) || ((op == Op::Max || op == Op::Min) && int_val))
+          for (const NodeRef& k : ir::lreduce_items(x))
+            if (k->kind == Kind::LoopVar) {
+              auto trip = static_trip(cx, u, ir::loopvar_lo(*k), ir::loopvar_hi(*k));
+              fail = fail || !trip || *trip < 1;
+            }
         break;
       }
       case Kind::Call: {
@@ -116,7 +122,8 @@ Val Gen::reduce(const NodeRef& r) {
   int lvl = free_level(r, &key);
   if (const std::string* hit = em.find(key)) return Val{*hit, dtype_of(r), em.depth()};
   int target = em.depth();
-  if (lvl < target && !may_fail(r, *unit, 0)) target = std::max(lvl, em.innermost_cond());
+  if (lvl < target && !may_fail(r, *unit, 0))
+    target = speculate(r, lvl) ? lvl : std::max(lvl, em.innermost_cond());
   if (assume_) target = std::max(target, assume_level_);
   const int memo_at = assume_ ? std::max(lvl, assume_level_) : lvl;
   if (memo_at < target && memo_allowed(r, memo_at, target)) return reduce_memo(r, key, memo_at);
@@ -133,6 +140,32 @@ Val Gen::reduce(const NodeRef& r) {
   stop_ord_ = saved_stop;
   in_parallel = saved_par;
   return v;
+}
+
+// A reduction that cannot fail may be computed before a branch that guards it (speculated) when
+// it is hoisted out of at least one loop whose static trip count is no smaller than its own
+// number of terms: at worst it doubles that loop's work, and the loop is left without the
+// reduction's loop and branch inside, so it can vectorise (the adjoint of a row max reads the
+// row's argmax under a branch at every point of the row).
+bool Gen::speculate(const NodeRef& r, int lvl) const {
+  double terms = 1;
+  for (const NodeRef& k : ir::lreduce_items(r)) {
+    if (k->kind != Kind::LoopVar) continue;
+    auto trip = static_trip(cx, *unit, ir::loopvar_lo(*k), ir::loopvar_hi(*k));
+    if (!trip) return false;
+    terms *= static_cast<double>(*trip);
+  }
+  auto lit = [](const std::string& c) -> std::optional<int64_t> {
+    std::string t = c.size() > 2 && c.compare(c.size() - 2, 2, "LL") == 0 ? c.substr(0, c.size() - 2) : c;
+    if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos || t.size() > 15) return std::nullopt;
+    return std::stoll(t);
+  };
+  for (const LoopInfo& L : loops) {
+    if (L.head_level <= lvl || L.level > em.depth()) continue;
+    auto lo = lit(L.lo), hi = lit(L.hi);
+    if (lo && hi && static_cast<double>(*hi - *lo) >= terms) return true;
+  }
+  return false;
 }
 
 // A reduction that does not move with a loop it sits in, but may not be hoisted out of it (it

@@ -21,10 +21,17 @@ namespace {
 // (outer-loop simd) would gather with a run-time stride, which GCC refuses, and leaves the
 // reduction's own loop scalar too; without the outer `omp simd` the reduction vectorises along
 // the row. Column reductions (the point variable contiguous) keep the outer simd.
-bool has_row_reduction(const NodeRef& body) {
+bool mentions_def(const NodeRef& n, ir::DefId d) {
+  bool found = false;
+  ir::for_each_node(n, [&](const NodeRef& x) { found = found || (x->kind == Kind::Name && x->def == d); });
+  return found;
+}
+
+bool has_row_reduction(const NodeRef& body, ir::DefId point) {
   bool found = false;
   ir::for_each_node(body, [&](const NodeRef& r) {
-    if (found || r->kind != Kind::LReduce) return;
+    // (One that does not move with the point loop is computed outside it.)
+    if (found || r->kind != Kind::LReduce || !mentions_def(r, point)) return;
     std::vector<ir::DefId> vars;
     for (const NodeRef& k : ir::lreduce_items(r))
       if (k->kind == Kind::LoopVar) vars.push_back(k->def);
@@ -202,7 +209,7 @@ void Gen::stmt(const NodeRef& s) {
       sp.loop = s;
       sp.innermost = innermost(s);
       sp.parallel = s->has(ir::kParallel) && allow_parallel;
-      sp.simd = sp.innermost && s->has(ir::kParallel) && !s->has(ir::kSequential) && !has_row_reduction(body);
+      sp.simd = sp.innermost && s->has(ir::kParallel) && !s->has(ir::kSequential) && !has_row_reduction(body, s->def);
       sp.inner_work = loop_work(s);
       if (s->flags & ~(ir::kParallel | ir::kSequential | ir::kReverse))
         unsupported("a loop with unknown flags");

@@ -381,6 +381,26 @@ TEST(CodegenVectorise, RowReductionsVectoriseAlongTheRow) {
   EXPECT_NE(r->source.find("#pragma omp simd reduction(+"), std::string::npos) << r->source;
 }
 
+TEST(CodegenVectorise, RowArgmaxUnderABranchIsComputedOncePerRowBeforeTheRow) {
+  // The argmax over a row of 10 values cannot fail and costs no more than the row loop it
+  // leaves: it is computed before that loop (not memoised inside it behind a branch), and the
+  // row loop keeps its simd hint. Over a range that may be empty it stays behind the branch.
+  auto c = compile(
+      "let X[n in 0..200, c in 0..10] = ((n * 7 + c * 3) % 23) as f32 * 0.2 - 2.0;\n"
+      "let Y[n, c] = if X[n, c] > 0.0 { (c == argmax[k](X[n, k])) as f32 } else { 0.0 };\n"
+      "fn f(Z, m: i32) { let W[n in 0..200, c in 0..10] = if Z[n, c] > 0.0 { argmax[k in 0..m](Z[n, k]) } "
+      "else { 0 }; W }\n"
+      "print(Y[3, 4], f(X, 0 + 3)[1, 1]);\n");
+  CellPlan p = plan(*c);
+  const Kernel* y = kernel_for(p, "Y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(y->source.find("memo"), std::string::npos) << y->source;
+  EXPECT_NE(y->source.find("#pragma omp simd"), std::string::npos) << y->source;
+  const Kernel* w = kernel_for(p, "W");
+  ASSERT_NE(w, nullptr);
+  EXPECT_NE(w->source.find("memo"), std::string::npos) << w->source;
+}
+
 TEST(CodegenSupport, UnsupportedClausesStayInterpretedWithAReason) {
   auto c = compile(
       "fn fact(n: i32) -> i32 { if n <= 1 { 1 } else { n * fact(n - 1) } }\n"
