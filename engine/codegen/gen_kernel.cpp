@@ -5,6 +5,7 @@
 #include "engine/codegen/gen.h"
 #include "engine/codegen/static_facts.h"
 #include "lang/ir/kid_families.h"
+#include "lang/ir/visitor.h"
 
 namespace ein::codegen {
 
@@ -142,10 +143,18 @@ int Gen::site(Span span, const std::string& code, const std::string& message, co
 void Gen::note_read(int b, const NodeRef& read) {
   BufArg& B = k.bufs[static_cast<size_t>(b)];
   if (read->has(ir::kWindowed) != B.windowed) {
-    // A windowed tensor of an earlier statement: its window size comes with the value.
+    // A windowed tensor of an earlier statement: its window size comes with the value, or is
+    // the window its allocation in this unit declares (then a constant: `x % 8192` is a mask,
+    // `x % b_w` a division at every read of a scalar recurrence's previous row, checked at entry).
     if (b == out_buf || k.accesses_of(b) > 0) unsupported("a tensor read both windowed and not");
     B.windowed = true;
     B.window = -1;
+    if (unit && unit->lowered)
+      ir::for_each_node(unit->lowered, [&](const NodeRef& t) {
+        if (B.window < 0 && t->kind == Kind::LTensor && t->def == ir::index_base(read)->def &&
+            !t->has(ir::kResume) && t->has(ir::kWindowed) && ir::ltensor_window(t) > 0)
+          B.window = ir::ltensor_window(t);
+      });
   }
   ++B.reads;
 }
@@ -318,6 +327,8 @@ std::string Gen::finish() {
     if (B.windowed) head += "  const int64_t " + b + "_l0 = " + src + ".logical0;\n";
     if (B.windowed && B.window < 0)
       head += "  const int64_t " + b + "_w = " + src + ".window;\n  if (" + b + "_w <= 0) return EIN_MISMATCH;\n";
+    if (B.windowed && B.window > 0 && !B.output)
+      head += "  if (" + src + ".window != " + std::to_string(B.window) + ") return EIN_MISMATCH;\n";
     for (int a = B.rank - 2; a >= 0; --a) {
       std::string next = a == B.rank - 2 ? b + "_e" + std::to_string(a + 1)
                                          : b + "_s" + std::to_string(a + 1) + " * " + b + "_e" + std::to_string(a + 1);

@@ -239,6 +239,15 @@ NodeRef Rewriter::build(const NodeRef& q, const NodeRef& T, DefId target, const 
   if (synthetic) tp.add_visible(target, synthetic);
   bool active = dty && dtx && tp.build(target, X->def);
   if (!active) return zeros(q, tname, target, ry, X, rx, dt, pre);
+  if (ry == 0 && rx == 0 && fixed_rows_.empty() && tangent_first(target, X, tp)) {
+    try {
+      Tangents t = forward_sweep(cx_, facts_, tp, target, X->def, flit(1.0));
+      for (auto& s : t.stmts) pre.push_back(s);
+      return with_span(block(std::move(pre), t.result), q->span);
+    } catch (const Unsupported&) {
+      // no forward rule for a construct: the reverse sweep below
+    }
+  }
   if (ry == 0) {
     Sweep s = reverse_sweep(cx_, facts_, tp, target, X->def, X->name, rx, dt, nullptr);
     for (auto& p : pre) s.stmts.insert(s.stmts.begin(), p);
@@ -349,6 +358,14 @@ NodeRef Rewriter::shared(DefId target, const NodeRef& X) {
   }
   if (levels_.empty() || ir::rank_of(facts_.def_type(target)) != 0 || !facts_.float_dtype_of_def(target))
     return nullptr;
+  // Scalar parameters through a long recurrence take forward tangents (tangent_first): left
+  // out of the shared reverse sweep, whose steps then need not read the primal for them.
+  auto forward = [&](const NodeRef& w) {
+    if (ir::rank_of(facts_.def_type(w->def)) != 0) return false;
+    Tape t = tape();
+    return t.build(target, w->def) && tangent_first(target, w, t);
+  };
+  if (forward(X)) return nullptr;
   std::vector<NodeRef> wrts;
   std::unordered_set<DefId> seen;
   for (auto& s : levels_.back().remaining)
@@ -359,7 +376,7 @@ NodeRef Rewriter::shared(DefId target, const NodeRef& X) {
       const NodeRef& w = quotient_by(n);
 
       if (facts_.float_dtype_of_def(w->def) && ir::rank_of(facts_.def_type(w->def)) >= 0 &&
-          level_of_def(w->def) < levels_.size() && seen.insert(w->def).second)
+          level_of_def(w->def) < levels_.size() && seen.insert(w->def).second && !forward(w))
         wrts.push_back(w);
     });
   if (wrts.size() < 2 || !seen.count(X->def)) return nullptr;
@@ -378,6 +395,74 @@ NodeRef Rewriter::shared(DefId target, const NodeRef& X) {
   auto& res = levels_[l].shared[target];
   for (size_t i = 0; i < wrts.size(); ++i) res[wrts[i]->def] = s.results[i];
   return ir::fresh_copy(res[X->def]);
+}
+
+// Whether `v` is affine in the reads of `d` (sums, differences and products by factors not
+// reading d): then the adjoint of a step reads no row of d.
+static bool affine_in(const NodeRef& v, DefId d) {
+  auto reads = [&](const NodeRef& n) {
+    bool hit = false;
+    ir::for_each_node(n, [&](const NodeRef& x) { hit = hit || ((x->kind == Kind::Name || x->kind == Kind::Path) && x->def == d); });
+    return hit;
+  };
+  if (!reads(v)) return true;
+  if (v->kind == Kind::Index && (ir::index_base(*v)->kind == Kind::Name || ir::index_base(*v)->kind == Kind::Path) &&
+      ir::index_base(*v)->def == d) {
+    for (size_t i = 1; i < v->kids.size(); ++i)
+      if (reads(v->kids[i])) return false;
+    return true;
+  }
+  if (v->kind == Kind::Unary && static_cast<ir::UnOp>(v->ival) == ir::UnOp::Neg) return affine_in(v->kids[0], d);
+  if (v->kind != Kind::Binary) return false;
+  auto op = static_cast<ir::BinOp>(v->ival);
+  const NodeRef &a = ir::bin_lhs(*v), &b = ir::bin_rhs(*v);
+  if (op == ir::BinOp::Add || op == ir::BinOp::Sub) return affine_in(a, d) && affine_in(b, d);
+  if (op == ir::BinOp::Mul) return reads(a) ? !reads(b) && affine_in(a, d) : affine_in(b, d);
+  return false;
+}
+
+// A scalar parameter x of a scalar target through a long recurrence (an active definition
+// reading its own earlier rows, of at least kTangentPoints points): forward mode, one tangent
+// beside each active definition, instead of a term per step of the reverse sweep. Those terms
+// need every row of the primal during the reverse sweep (stored, or recomputed from
+// checkpoints), while a tangent recurrence only reads the primal's previous rows as they are
+// made: the checkpoint pass runs both time loops in one (lang/passes/checkpoint.h) and the
+// primal keeps its window (the 10^3 x 10^4 heat stencil's `@loss / @k`: 4 sweeps over the
+// rows, and 160 MiB stored or 10 MiB of checkpoints, become 2 and a 2-row window). Each such
+// parameter costs one more sweep, so only up to kTangentParams of them per target. Rows of at
+// least kTangentRow points: a scalar chain's tangent runs as a second latency-bound chain after
+// each block of the primal's (the two do not interleave), while its reverse terms are one
+// vectorised pass over a block of stored rows in cache (10^6 steps: 3.4 against 3.7 primals).
+bool Rewriter::tangent_first(DefId target, const NodeRef& X, const Tape& tp) const {
+  constexpr int64_t kTangentPoints = int64_t{1} << 16, kTangentRow = 64, kTangentParams = 2;
+  if (!facts_.float_dtype_of_def(X->def) || ir::rank_of(facts_.def_type(X->def)) != 0) return false;
+  bool long_recurrence = false;
+  for (const Entry& e : tp.entries()) {
+    if (e.rank < 1 || e.def == X->def) continue;
+    bool self = false, linear = true;
+    for (const Clause& c : e.clauses) {
+      ir::for_each_node(c.value, [&](const NodeRef& n) {
+        self = self || ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def == e.def);
+      });
+      linear = linear && affine_in(c.value, e.def);
+    }
+    // A step nonlinear in its own rows has a reverse sweep that reads them anyway (checkpointed
+    // with the terms beside it): no tangent then.
+    if (self && !linear) return false;
+    auto points = numel(facts_, name(e.name, e.def), e.rank);
+    auto steps = facts_.fold(irb::dim_of(name(e.name, e.def), 0));
+    long_recurrence = long_recurrence || (self && points && steps && *steps > 0 &&
+                                          *points >= kTangentPoints && *points / *steps >= kTangentRow);
+  }
+  if (!long_recurrence || levels_.empty()) return long_recurrence;
+  std::unordered_set<DefId> scalars;
+  for (auto& s : levels_.back().remaining)
+    ir::for_each_node(s, [&](const NodeRef& n) {
+      if (is_quotient(n) && quotient_of(n)->kind == Kind::Name && quotient_of(n)->def == target &&
+          quotient_by(n)->kind == Kind::Name && ir::rank_of(facts_.def_type(quotient_by(n)->def)) == 0)
+        scalars.insert(quotient_by(n)->def);
+    });
+  return static_cast<int64_t>(scalars.size()) <= kTangentParams;
 }
 
 // ∂y/∂x = 0 with the right shape and type (y does not depend on x, or is not a float).

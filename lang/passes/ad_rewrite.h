@@ -69,6 +69,7 @@ class Rewriter {
   NodeRef jvp(const NodeRef& q, DefId target, const std::string& tname, const NodeRef& X, int ry,
               int rx, const Tape& tape, std::vector<NodeRef> pre);
   NodeRef shared(DefId target, const NodeRef& X);
+  bool tangent_first(DefId target, const NodeRef& X, const Tape& tp) const;
   NodeRef zeros(const NodeRef& q, const std::string& tname, DefId target, int ry, const NodeRef& X,
                 int rx, DType dt, std::vector<NodeRef> pre);
   NodeRef differential(const NodeRef& n);

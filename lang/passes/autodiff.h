@@ -21,7 +21,11 @@ struct CompileCtx;
 //    a target point `@h[t] / @x` is a scalar target. A Jacobian observed whole is built by
 //    forward mode (ad_jvp.cpp: tangent declarations in definition order, tangent recurrences
 //    run forward; one sweep per element of x) when both sizes are known and x has fewer
-//    elements than y, else row by row in reverse mode.
+//    elements than y, else row by row in reverse mode. A scalar parameter of a scalar target
+//    through a wide, long recurrence affine in its own rows (at most two such parameters per
+//    target) also takes forward mode: its tangent runs in the primal's time loop (the
+//    checkpoint pass), so the reverse sweep of the other parameters needs no row of the primal
+//    (ad_request.cpp `tangent_first`).
 //  - custom rules (`@fn`) and every math intrinsic have derivative rules; integer and bool
 //    bindings have zero derivative.
 //  - anything else (an unnamed target, a comprehension, ...) is E013 naming the construct.

@@ -74,6 +74,7 @@ void Checkpoint::run() {
     bool hit = false;
     for (size_t i = 0; i < u_.lowered->kids.size() && !hit; ++i) hit = try_primal(i);
     for (size_t i = 0; i < u_.lowered->kids.size() && !hit; ++i) hit = try_adjoint(i);
+    for (size_t i = 0; i < u_.lowered->kids.size() && !hit; ++i) hit = try_fuse(i);
     if (!hit) break;
     any = true;
   }
@@ -154,16 +155,7 @@ bool Checkpoint::try_primal(size_t ip) {
   const int64_t T = (*ext)[0];
   if (!b || !hi || *hi != T || *b < L || *b >= T || T > INT32_MAX / 2) return false;
   // Base rows below the loop; the loop writes whole rows (a recomputed row is complete).
-  for (auto& k : ir::ltensor_stmts(*P)) {
-    if (k == ploop) continue;
-    bool ok = true;
-    ir::for_each_node(k, [&](const NodeRef& x) {
-      if (x->kind != Kind::LStore || x->def != P->def) return;
-      auto r = fold_int(cx_, u_, ir::lstore_index(*x)[0]);
-      ok = ok && r && *r >= 0 && *r < *b;
-    });
-    if (!ok) return false;
-  }
+  if (!rows_below(P, ploop, *b)) return false;
   if (!writes_whole_rows(cx_, u_, ploop, P->def, *ext)) return false;
   // The adjoint sweep: the first later recurrence swept downwards that reads P or is read
   // with P by a reduction (a linear step's adjoint reads only itself: `@loss / @w` reads both).

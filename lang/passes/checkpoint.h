@@ -31,5 +31,11 @@ struct CompileCtx;
 // reductions (the same partial sums), nothing recomputed; the plan is the aux of the adjoint. Resumed tensors (a later statement that
 // writes into a tensor allocated earlier) are LTensors with the kResume flag; the plan is the aux
 // text of the checkpoint tensor, only printed by %ir.
+// Time loops run together (checkpoint_fuse.cpp): a later forward recurrence Q over the same steps
+// that reads P only at its current and earlier rows (the forward tangent autodiff writes for a
+// scalar parameter through a wide recurrence, ad_request.cpp `tangent_first`) moves into P's time
+// loop, in blocks of steps whose rows of P fit kBlockCache, when every other reader of P reads
+// its last rows only: P then keeps a window (a power of two, at least a block and Q's lookback)
+// instead of every row, and the plan is the aux of P.
 void checkpoint(CompileCtx& cx);
 }  // namespace ein

@@ -80,6 +80,13 @@ class Checkpoint {
 
   bool try_primal(size_t ip);
 
+  // Time loops run together (checkpoint_fuse.cpp): P at ip and the recurrences beside it.
+  bool try_fuse(size_t ip);
+  std::optional<int64_t> beside(size_t ip, size_t iq, int64_t b, int64_t T,
+                                const std::unordered_map<DefId, size_t>& defined_at);
+  // Every store of `t` outside its time loop writes a row below b (its base rows).
+  bool rows_below(const NodeRef& t, const NodeRef& tloop, int64_t b);
+
   // The statements other than P's (at ip; none when ip is npos) and A's (at ia) that read P or
   // A: reductions whose terms can be added per segment, and the rows the others read.
   Readers readers(size_t ip, size_t ia, DefId P, DefId A, int64_t T);

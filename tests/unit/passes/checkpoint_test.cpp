@@ -18,12 +18,15 @@ const char* kHeat =
     "let u[t in 1..T, i in 1..6] = u[t - 1, i] + k * (u[t - 1, i - 1] - 2.0 * u[t - 1, i] + u[t - 1, i + 1]);\n"
     "let loss = sum[i](u[T - 1, i] * u[T - 1, i]);\nlet g = @loss / @u0;\nlet gk = @loss / @k;\nprint(gk, g[3]);\n";
 
-// The heat gradient of kHeat over T steps and X points (zero boundary columns).
-std::string heat_src(int T, int X) {
+// The heat gradient of kHeat over T steps and X points (zero boundary columns). `nonlinear` adds
+// a decay term quadratic in the state: then `@loss / @k` is a term of the reverse sweep (whose
+// adjoint reads the state anyway), not a forward tangent (ad_request.cpp `tangent_first`).
+std::string heat_src(int T, int X, bool nonlinear = true) {
   const std::string t = std::to_string(T), x = std::to_string(X), last = std::to_string(X - 1);
   return "let T = " + t + ";\nlet u0[i in 0.." + x + "] = i as f64 * 0.001;\nlet k: f64 = 0.2;\nlet u[0, i in 0.." + x +
          "] = u0[i];\nlet u[t in 1..T, 0] = 0.0;\nlet u[t in 1..T, " + last + "] = 0.0;\nlet u[t in 1..T, i in 1.." + last +
-         "] = u[t - 1, i] + k * (u[t - 1, i - 1] - 2.0 * u[t - 1, i] + u[t - 1, i + 1]);\n"
+         "] = u[t - 1, i] + k * (u[t - 1, i - 1] - 2.0 * u[t - 1, i] + u[t - 1, i + 1])" +
+         (nonlinear ? " - 0.01 * u[t - 1, i] * u[t - 1, i]" : "") + ";\n"
          "let loss = sum[i](u[T - 1, i] * u[T - 1, i]);\nlet g = @loss / @u0;\nlet gk = @loss / @k;\nprint(gk, g[3]);\n";
 }
 
@@ -91,6 +94,28 @@ TEST(Checkpoint, DefaultSpacingKeepsASegmentInCache) {
   ASSERT_TRUE(ck);
   EXPECT_NE(ck->aux.find("every 8 steps"), std::string::npos) << ck->aux;
   EXPECT_EQ(window(*c, "d_u"), 8);
+}
+
+// The linear heat stencil's `@loss / @k` is a forward tangent: it runs in the time loop of `u`
+// (checkpoint_fuse.cpp), the reverse sweep of `@loss / @u0` reads only the last row of `u`, and
+// nothing is checkpointed: `u`, its tangent and the adjoint keep two rows each.
+TEST(Checkpoint, ScalarParameterTangentRunsBesideThePrimal) {
+  auto c = compile(heat_src(1000, 10000, false), {.whole_program = true});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_FALSE(c->ltensor("u_ckpt"));
+  EXPECT_EQ(window(*c, "u"), 2);
+  EXPECT_EQ(window(*c, "t_u"), 2);
+  EXPECT_EQ(window(*c, "d_u"), 2);
+  bool planned = false;
+  ir::for_each_node(c->cell().lowered, [&](const ir::NodeRef& n) {
+    planned = planned || (n->kind == Kind::LTensor && n->name == "u" &&
+                          n->aux.find("`t_u` run(s) in the time loop of `u`") != std::string::npos);
+  });
+  EXPECT_TRUE(planned);
+  // Another reader of every row of `u` (here the whole state printed) keeps it whole: no window.
+  auto whole = compile(heat_src(1000, 10000, false) + "print(u);\n", {.whole_program = true});
+  ASSERT_TRUE(whole->ok) << whole->rendered();
+  EXPECT_EQ(window(*whole, "u"), 0);
 }
 
 TEST(Checkpoint, VectorParameterGradientsAddPerSegment) {
