@@ -22,7 +22,7 @@ struct CompileCtx;
 //    forward mode (ad_jvp.cpp: tangent declarations in definition order, tangent recurrences
 //    run forward; one sweep per element of x) when both sizes are known and x has fewer
 //    elements than y, else row by row in reverse mode. A scalar parameter of a scalar target
-//    through a wide, long recurrence affine in its own rows (at most two such parameters per
+//    through a wide, long f64 recurrence affine in its own rows (at most two such parameters per
 //    target) also takes forward mode: its tangent runs in the primal's time loop (the
 //    checkpoint pass), so the reverse sweep of the other parameters needs no row of the primal
 //    (ad_request.cpp `tangent_first`).

@@ -118,6 +118,19 @@ TEST(Checkpoint, ScalarParameterTangentRunsBesideThePrimal) {
   EXPECT_EQ(window(*whole, "u"), 0);
 }
 
+// An f32 state keeps the reverse terms (summed in f64): an f32 tangent of a slowly decaying step
+// settles eps / (1 - w) away from the derivative (ad_request.cpp `tangent_first`).
+TEST(Checkpoint, SinglePrecisionStatesKeepTheReverseTerms) {
+  auto c = compile(
+      "let T = 1000;\nlet x[i in 0..1000] = ((i * 7) % 13) as f32 * 0.001;\nlet w: f32 = 0.999;\n"
+      "let h[0, i in 0..1000] = x[i];\nlet h[t in 1..T, i in 0..1000] = w * h[t - 1, i] + 0.001 * x[i];\n"
+      "let loss = sum[i](h[T - 1, i]);\nlet gw = @loss / @w;\nprint(gw);\n",
+      {.whole_program = true});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_FALSE(c->ltensor("t_h"));
+  EXPECT_TRUE(c->ltensor("d_h"));
+}
+
 TEST(Checkpoint, VectorParameterGradientsAddPerSegment) {
   // `@loss / @W` is a tensor of sums over time: allocated before the reverse sweep, each segment
   // adds its terms (a resumed clause of d_W inside the loop over segments), so the state is
