@@ -147,16 +147,12 @@ bool Checkpoint::try_primal(size_t ip) {
   // A global of a session cell is not moved (a later cell may read every row): its gradient
   // can only run in blocks over the stored rows.
   stored_only_ = !movable(P->def);
-  int64_t L = 0;
-  NodeRef ploop = time_loop(P, false, &L);
-  auto ext = extents(P);
-  if (!ploop || !ext || L < 1 || ir::ltensor_stmts(*P).back() != ploop) return false;
-  auto b = fold_int(cx_, u_, ir::lfor_lo(*ploop)), hi = fold_int(cx_, u_, ir::lfor_hi(*ploop));
-  const int64_t T = (*ext)[0];
-  if (!b || !hi || *hi != T || *b < L || *b >= T || T > INT32_MAX / 2) return false;
-  // Base rows below the loop; the loop writes whole rows (a recomputed row is complete).
-  if (!rows_below(P, ploop, *b)) return false;
-  if (!writes_whole_rows(cx_, u_, ploop, P->def, *ext)) return false;
+  auto pr = primal_recurrence(P);
+  if (!pr) return false;
+  const NodeRef& ploop = pr->loop;
+  const int64_t L = pr->L, T = pr->T;
+  const std::vector<int64_t>* ext = &pr->ext;
+  const int64_t* b = &pr->b;
   // The adjoint sweep: the first later recurrence swept downwards that reads P or is read
   // with P by a reduction (a linear step's adjoint reads only itself: `@loss / @w` reads both).
   size_t ia = 0;
@@ -240,15 +236,7 @@ bool Checkpoint::try_primal(size_t ip) {
 Readers Checkpoint::readers(size_t ip, size_t ia, DefId P, DefId A, int64_t T) {
   const auto& st = u_.lowered->kids;
   Readers rd;
-  std::unordered_map<DefId, size_t> defined_at;
-  for (size_t j = 0; j < st.size(); ++j) {
-    if (!st[j]) continue;
-    if (st[j]->kind == Kind::LTensor) defined_at[st[j]->def] = j;
-    if (st[j]->kind == Kind::Let)
-      ir::for_each_node(ir::let_pattern(*st[j]), [&](const NodeRef& p) {
-        if (p->kind == Kind::PBind) defined_at[p->def] = j;
-      });
-  }
+  const std::unordered_map<DefId, size_t> defined_at = definitions();
   for (size_t j = 0; j < st.size() && rd.ok; ++j) {
     if (j == ip || j == ia || !st[j]) continue;
     const NodeRef& s = st[j];

@@ -70,33 +70,50 @@ std::optional<int64_t> Checkpoint::beside(size_t ip, size_t iq, int64_t b, int64
   return cmin;
 }
 
+std::optional<Checkpoint::Primal> Checkpoint::primal_recurrence(const NodeRef& P) {
+  Primal p;
+  p.loop = time_loop(P, false, &p.L);
+  auto ext = extents(P);
+  if (!p.loop || !ext || p.L < 1 || ir::ltensor_stmts(*P).back() != p.loop) return std::nullopt;
+  p.ext = *ext;
+  p.T = p.ext[0];
+  auto b = fold_int(cx_, u_, ir::lfor_lo(*p.loop)), hi = fold_int(cx_, u_, ir::lfor_hi(*p.loop));
+  if (!b || !hi || *hi != p.T || *b < p.L || *b >= p.T || p.T > INT32_MAX / 2) return std::nullopt;
+  p.b = *b;
+  if (!rows_below(P, p.loop, p.b) || !writes_whole_rows(cx_, u_, p.loop, P->def, p.ext))
+    return std::nullopt;
+  return p;
+}
+
+std::unordered_map<DefId, size_t> Checkpoint::definitions() {
+  const auto& st = u_.lowered->kids;
+  std::unordered_map<DefId, size_t> at;
+  for (size_t j = 0; j < st.size(); ++j) {
+    if (!st[j]) continue;
+    if (st[j]->kind == Kind::LTensor) at[st[j]->def] = j;  // the last: a resumed tensor is written there
+    if (st[j]->kind == Kind::Let)
+      ir::for_each_node(ir::let_pattern(*st[j]), [&](const NodeRef& p) {
+        if (p->kind == Kind::PBind) at[p->def] = j;
+      });
+  }
+  return at;
+}
+
 bool Checkpoint::try_fuse(size_t ip) {
   const auto& st = u_.lowered->kids;
   const NodeRef& P = st[ip];
   if (!P || P->kind != Kind::LTensor || P->has(ir::kResume) || P->has(ir::kWindowed) ||
       P->has(ir::kHasElem) || P->has(ir::kReverse) || !movable(P->def))
     return false;
-  int64_t L = 0;
-  NodeRef ploop = time_loop(P, false, &L);
-  auto ext = extents(P);
-  if (!ploop || !ext || L < 1 || ir::ltensor_stmts(*P).back() != ploop) return false;
-  auto b = fold_int(cx_, u_, ir::lfor_lo(*ploop)), hi = fold_int(cx_, u_, ir::lfor_hi(*ploop));
-  const int64_t T = (*ext)[0];
-  if (!b || !hi || *hi != T || *b < L || *b >= T || T > INT32_MAX / 2) return false;
-  if (!rows_below(P, ploop, *b) || !writes_whole_rows(cx_, u_, ploop, P->def, *ext)) return false;
-  std::unordered_map<DefId, size_t> defined_at;
-  for (size_t j = 0; j < st.size(); ++j) {
-    if (!st[j]) continue;
-    if (st[j]->kind == Kind::LTensor) defined_at.emplace(st[j]->def, j);
-    if (st[j]->kind == Kind::Let)
-      ir::for_each_node(ir::let_pattern(*st[j]), [&](const NodeRef& p) {
-        if (p->kind == Kind::PBind) defined_at.emplace(p->def, j);
-      });
-  }
+  auto pr = primal_recurrence(P);
+  if (!pr) return false;
+  const NodeRef& ploop = pr->loop;
+  const int64_t T = pr->T, L = pr->L;
+  const std::unordered_map<DefId, size_t> defined_at = definitions();
   std::vector<size_t> qs;
   int64_t cmin = 0;
   for (size_t j = ip + 1; j < st.size(); ++j)
-    if (auto c = beside(ip, j, *b, T, defined_at)) {
+    if (auto c = beside(ip, j, pr->b, T, defined_at)) {
       qs.push_back(j);
       cmin = std::min(cmin, *c);
     }
@@ -118,14 +135,14 @@ bool Checkpoint::try_fuse(size_t ip) {
   // Blocks of B steps (P's rows of a block in kBlockCache), the window a power of two (an index
   // modulo it is a mask).
   double row_p = dtype_storage_bytes(static_cast<DType>(P->ival));
-  for (size_t x = 1; x < ext->size(); ++x) row_p *= static_cast<double>((*ext)[x]);
+  for (size_t x = 1; x < pr->ext.size(); ++x) row_p *= static_cast<double>(pr->ext[x]);
   const int64_t B0 = std::clamp<int64_t>(static_cast<int64_t>(kBlockCache / row_p), 1, T);
   int64_t W = 1;
   while (W < B0 - cmin) W *= 2;
   const int64_t B = std::max<int64_t>(1, W + cmin);
   W = std::max({W, L + 1, T - end_min});
   if (W >= T) return false;
-  const int64_t S = (T - *b + B - 1) / B;
+  const int64_t S = (T - pr->b + B - 1) / B;
 
   span_ = P->span;
   std::vector<NodeRef> out(st.begin(), st.begin() + static_cast<std::ptrdiff_t>(ip));
@@ -144,8 +161,8 @@ bool Checkpoint::try_fuse(size_t ip) {
                      " instead of every step";
   DefId s = new_index("s");
   NodeRef sr = seg_ref(s);
-  NodeRef lo = irb::add(irb::lit(*b), irb::mul(sr, B));
-  NodeRef top = irb::imin(irb::lit(T), irb::add(irb::lit(*b + B), irb::mul(sr, B)));
+  NodeRef lo = irb::add(irb::lit(pr->b), irb::mul(sr, B));
+  NodeRef top = irb::imin(irb::lit(T), irb::add(irb::lit(pr->b + B), irb::mul(sr, B)));
   NodeRef P_alloc = alloc(P, ploop, plan);
   out.push_back(P_alloc);
   std::vector<NodeRef> body{resumed(P_alloc, {loop(ploop->def, ploop->name, lo, top,

@@ -86,6 +86,16 @@ class Checkpoint {
                                 const std::unordered_map<DefId, size_t>& defined_at);
   // Every store of `t` outside its time loop writes a row below b (its base rows).
   bool rows_below(const NodeRef& t, const NodeRef& tloop, int64_t b);
+  // A forward recurrence P: base rows below b, then one time loop [b, T) writing whole rows (so a
+  // recomputed or windowed row is complete), lookback L.
+  struct Primal {
+    NodeRef loop;
+    std::vector<int64_t> ext;
+    int64_t L = 0, b = 0, T = 0;
+  };
+  std::optional<Primal> primal_recurrence(const NodeRef& P);
+  // Where each top-level tensor and let binding of the unit is last written (statement index).
+  std::unordered_map<DefId, size_t> definitions();
 
   // The statements other than P's (at ip; none when ip is npos) and A's (at ia) that read P or
   // A: reductions whose terms can be added per segment, and the rows the others read.

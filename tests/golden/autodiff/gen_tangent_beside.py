@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 
+import gen_checkpoints
 from gen_reverse_windows import fd, fmt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -40,20 +41,12 @@ WAVE_P = ((0, 0), (5, 7), (12, 12), (22, 3))  # g[x, y] checked
 
 
 def wave(p, T=WAVE_T, X=WAVE_X, Y=WAVE_Y):
-    """p = [c, deltas of u0[x, y] for WAVE_P]."""
-    c = p[0]
+    """p = [c, deltas of u0[x, y] for WAVE_P]: the 2-D wave of gen_checkpoints.py from this u0."""
     x, y = np.meshgrid(np.arange(X), np.arange(Y), indexing="ij")
     u0 = ((x * 5 + y * 3) % 11) * 0.01
     for (a, b), dv in zip(WAVE_P, p[1:]):
         u0[a, b] += dv
-    us = [u0.copy(), u0.copy()]
-    for _ in range(2, T):
-        a, b = us[-1], us[-2]
-        v = np.zeros((X, Y))
-        v[1:X - 1, 1:Y - 1] = (2 * a[1:X - 1, 1:Y - 1] - b[1:X - 1, 1:Y - 1] + c * (
-            a[2:X, 1:Y - 1] + a[0:X - 2, 1:Y - 1] + a[1:X - 1, 2:Y] + a[1:X - 1, 0:Y - 2] - 4 * a[1:X - 1, 1:Y - 1]))
-        us.append(v)
-    return float((us[-1] ** 2 * (1 + np.arange(X))[:, None]).sum())
+    return gen_checkpoints.wave([p[0]] + list(u0.flatten()), T=T, X=X, Y=Y)
 
 
 def main():
