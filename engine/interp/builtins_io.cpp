@@ -324,8 +324,7 @@ class FortranWalk {
 
 Value scalar_of(const Tensor& t) { return tensor_get(t, 0); }
 
-Value load_npy(const std::string& path) {
-  InFile in(path);  // regular files only: E009 for a directory, FIFO or device
+Header read_header(InFile& in, const std::string& path) {
   char pre[kMagicLen + 2];
   if (in.read(pre, sizeof pre) != sizeof pre || std::memcmp(pre, kMagic, kMagicLen) != 0)
     malformed(path, "not an .npy file (missing the \\x93NUMPY magic)");
@@ -340,7 +339,12 @@ Value load_npy(const std::string& path) {
   if (hlen > kMaxHeader) malformed(path, "header of " + std::to_string(hlen) + " bytes is too large");
   std::string text(hlen, '\0');
   if (in.read(text.data(), hlen) != hlen) malformed(path, "truncated header");
-  Header h = DictParser(text, path).parse();
+  return DictParser(text, path).parse();
+}
+
+Value load_npy(const std::string& path) {
+  InFile in(path);  // regular files only: E009 for a directory, FIFO or device
+  Header h = read_header(in, path);
   FileType ft = parse_descr(h.descr, path);
 
   // Tensor::alloc accepts any extents next to a zero one, but the engine later multiplies all
@@ -473,6 +477,18 @@ void save_npy(const std::string& path, const Value& v) {
 }
 
 }  // namespace
+
+ir::TypeRef npy_file_type(const std::string& path) {
+  try {
+    InFile in(path);
+    Header h = read_header(in, path);
+    const DType dt = dtype_for(parse_descr(h.descr, path));
+    if (h.shape.empty()) return ir::t_scalar(dt);  // a 0-d array loads as a scalar
+    return ir::t_array(ir::t_scalar(dt), static_cast<int>(h.shape.size()));
+  } catch (const Fault&) {
+    return nullptr;  // missing or malformed: the load reports it when it runs
+  }
+}
 
 Value io_builtin(Builtin b, std::vector<Value>& args) {
   auto path_arg = [&]() -> const std::string& {

@@ -138,6 +138,21 @@ void adapt_literal_args(const NodeRef& call, std::vector<Value>& args) {
   else if (literal(nodes[0]) && !literal(nodes[1]) && (is_float(*db) || !is_float(*da))) args[0] = cast_value(args[0], *db);
 }
 
+// A load the compiler typed from the file or from a save in the same cell
+// (lang/passes/type_infer_npy.cpp) must find that type: a file changed since is an error, never
+// an array of another type read as if it had the compiled one.
+void Interpreter::Impl::check_loaded_type(const NodeRef& e, const Value& v, const std::string& path) {
+  auto it = unit->types.find(e->id);
+  if (it == unit->types.end() || !it->second || it->second->k == ir::Type::K::Unknown) return;
+  const ir::TypeRef& t = it->second;
+  const ir::TypeRef el = ir::elem_of(t);
+  const int have_rank = v.tag == Value::Tag::Tensor ? v.tensor_ref().rank() : 0;
+  const std::optional<DType> have = value_dtype(v);
+  if (el && el->k == ir::Type::K::Scalar && have && *have == el->dtype && have_rank == ir::rank_of(t)) return;
+  fault("E002", path + " holds " + type_string(v) + ", but it held " + ir::type_name(t) +
+                    " when the program was compiled (the file changed in between)");
+}
+
 Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>& args) {
   if (is_math_intrinsic(b)) {
     MathFn f = math_fn_of(b);
@@ -270,7 +285,11 @@ Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>
       for (auto& n : names) vals.push_back(Value::string(n));
       return Value::list(std::move(vals));
     }
-    case Builtin::LoadNpy:
+    case Builtin::LoadNpy: {
+      Value v = io_builtin(b, args);
+      check_loaded_type(e, v, args[0].str());
+      return v;
+    }
     case Builtin::SaveNpy: return io_builtin(b, args);
     case Builtin::Check:
     case Builtin::FsTest:

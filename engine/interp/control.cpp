@@ -73,6 +73,23 @@ Value Interpreter::Impl::reduce(const NodeRef& r) {
   }
   if (a.op == Op::All) a.b = true;
   const NodeRef& body = ir::lreduce_body(*r);
+  // Terms typed only at run time (an unannotated load_npy's elements): the accumulator takes
+  // the type of the terms, widening when a wider one comes (a sum of i64 stays i64).
+  const bool dynamic = runtime_typed(r);
+  bool typed = false;
+  auto retype = [&](const Value& v) {
+    if (v.tag != Value::Tag::Int && v.tag != Value::Tag::Float) return;
+    const DType to = typed ? widen(a.dt, v.dt) : v.dt;
+    if (typed && to == a.dt) return;
+    if (typed && !a.is_float && is_float(to)) {
+      a.f = static_cast<double>(a.i);
+      a.f32 = static_cast<float>(a.i);
+    }
+    a.dt = to;
+    a.is_float = is_float(to);
+    a.is_f32 = to == DType::F32 || to == DType::F16 || to == DType::BF16;
+    typed = true;
+  };
   auto accumulate = [&](const Value& v, int64_t first_index) {
     a.any = true;
     switch (a.op) {
@@ -90,6 +107,7 @@ Value Interpreter::Impl::reduce(const NodeRef& r) {
         return;
       default: break;
     }
+    if (dynamic) retype(v);
     if (v.tag == Value::Tag::Tensor || a.arr.tag == Value::Tag::Tensor) {
       if (a.arr.tag != Value::Tag::Tensor) a.arr = v;
       else a.arr = binary_op(a.op == Op::Prod ? ir::BinOp::Mul : ir::BinOp::Add, a.arr, v);
@@ -267,7 +285,8 @@ Value Interpreter::Impl::comp(const NodeRef& c) {
     scalars = scalars && v.is_scalar();
     tensors = tensors && v.tag == Value::Tag::Tensor;
   }
-  if (out.empty() || scalars || tensors) return make_array(out, dtype_of(c, DType::F32));
+  if (out.empty() || scalars || tensors)
+    return make_array(out, runtime_typed(c) ? widest_dtype(out, DType::F32) : dtype_of(c, DType::F32));
   return Value::list(std::move(out));
 }
 

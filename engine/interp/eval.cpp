@@ -62,21 +62,27 @@ bool fast_int(BinOp op, DType dt, int64_t a, int64_t b, Value& out) {
 
 }  // namespace
 
-DType Interpreter::Impl::dtype_of(const NodeRef& e, DType fallback) {
-  if (e->dt >= 0) return static_cast<DType>(e->dt);
+ir::TypeRef Interpreter::Impl::static_elem(const NodeRef& e) {
   auto it = unit->types.find(e->id);
-  if (it != unit->types.end()) {
-    ir::TypeRef el = ir::elem_of(it->second);
-    if (el && el->k == ir::Type::K::Scalar) return el->dtype;
-  }
+  if (it != unit->types.end()) return ir::elem_of(it->second);
   for (auto& u : cx.units) {  // consts are typed in the cell unit
     auto jt = u->types.find(e->id);
-    if (jt != u->types.end()) {
-      ir::TypeRef el = ir::elem_of(jt->second);
-      if (el && el->k == ir::Type::K::Scalar) return el->dtype;
-    }
+    if (jt != u->types.end()) return ir::elem_of(jt->second);
   }
+  return nullptr;
+}
+
+DType Interpreter::Impl::dtype_of(const NodeRef& e, DType fallback) {
+  if (e->dt >= 0) return static_cast<DType>(e->dt);
+  ir::TypeRef el = static_elem(e);
+  if (el && el->k == ir::Type::K::Scalar) return el->dtype;
   return fallback;
+}
+
+bool Interpreter::Impl::runtime_typed(const NodeRef& e) {
+  if (e->dt >= 0) return false;
+  ir::TypeRef el = static_elem(e);
+  return el && el->k == ir::Type::K::Unknown;
 }
 
 Value Interpreter::Impl::eval(const NodeRef& e) {
@@ -406,7 +412,7 @@ Value Interpreter::Impl::eval_inner(const NodeRef& e) {
       vals.reserve(e->kids.size());
       for (auto& k : e->kids) vals.push_back(eval(k));
       if (e->has(ir::kJagged)) return Value::list(std::move(vals));
-      return make_array(vals, dtype_of(e, DType::F32));
+      return make_array(vals, runtime_typed(e) ? widest_dtype(vals, DType::F32) : dtype_of(e, DType::F32));
     }
     case Kind::TupleLit: {
       if (e->kids.empty()) return Value::unit();

@@ -332,6 +332,8 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
   }
   set_def(t, v);
   pending_shapes[t->def] = shape;
+  if (runtime_typed(t)) runtime_typed_tensors.insert(t->def);
+  else runtime_typed_tensors.erase(t->def);
   const std::vector<NodeRef>* checks = native ? native->checks_of(t) : nullptr;
   try {
     if (checks)
@@ -397,16 +399,31 @@ void Interpreter::Impl::exec_store(const NodeRef& s) {
   int64_t idx[16];
   if (n > 16) fault("E011", "tensors of rank above 16 are not supported");
   for (size_t i = 0; i < n; ++i) idx[i] = eval_int(index[i]);
+  const bool dynamic = runtime_typed_tensors.count(s->def) > 0;
   if (target.tag != Value::Tag::Tensor) {
-    // First store into a tensor with array elements: now the element shape is known.
-    if (v.tag != Value::Tag::Tensor) fault("E004", "tensor elements must all have the same shape");
+    // First store into a tensor with array elements, or elements whose type only the values
+    // tell (`x[i, 0]` of an unannotated load_npy): now the element shape and type are known.
+    std::optional<DType> vdt = value_dtype(v);
+    if (!vdt || (v.tag != Value::Tag::Tensor && !dynamic))
+      fault("E004", "tensor elements must all have the same shape");
     std::vector<int64_t> shape = pending_shapes[s->def];
     int64_t window = target.window.rows, logical0 = target.window.logical0;
     if (window > 0 && !shape.empty()) shape[0] = std::min(window, shape[0]);
-    for (auto d : v.tensor_ref().shape()) shape.push_back(d);
-    target = Value::tensor(Tensor::alloc(v.tensor_ref().dtype(), shape));
+    if (v.tag == Value::Tag::Tensor)
+      for (auto d : v.tensor_ref().shape()) shape.push_back(d);
+    target = Value::tensor(Tensor::alloc(*vdt, shape));
     target.window.rows = window;
     target.window.logical0 = logical0;
+  } else if (dynamic) {
+    // A later value of a wider type (an i64 after an i32 literal in `if .. { z[i] } else { 0 }`)
+    // widens what is stored so far instead of being narrowed into it.
+    std::optional<DType> vdt = value_dtype(v);
+    const DType have = target.tensor_ref().dtype();
+    if (vdt && widen(have, *vdt) != have) {
+      Value wider = Value::tensor(target.tensor_ref().cast(widen(have, *vdt)));
+      wider.window = target.window;
+      target = std::move(wider);
+    }
   }
   Tensor& t = const_cast<Tensor&>(target.tensor_ref());
   int64_t flat = flat_index(t, idx, n, s->has(ir::kWindowed) ? target.window.rows : 0, target.window.logical0);

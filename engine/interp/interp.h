@@ -69,4 +69,8 @@ class Interpreter {
   Impl* impl_;
 };
 
+// The type of the array in an .npy file, from its header (nullptr when the file cannot be
+// read or is not an .npy file): the compiler's CompileOptions::npy_probe (builtins_io.cpp).
+ir::TypeRef npy_file_type(const std::string& path);
+
 }  // namespace ein

@@ -2,6 +2,7 @@
 #pragma once
 #include "engine/interp/interp.h"
 #include "lang/resolve/builtins.h"
+#include <unordered_set>
 
 namespace ein {
 
@@ -44,6 +45,7 @@ struct Interpreter::Impl {
   std::vector<StmtTiming> timings;
   std::unordered_map<ir::DefId, Value> fn_values;  // cached function values
   std::unordered_map<ir::DefId, std::vector<int64_t>> pending_shapes;  // kHasElem tensors
+  std::unordered_set<ir::DefId> runtime_typed_tensors;  // element type from the stored values
   std::shared_ptr<NativeTier> native;  // native kernels of this cell (native_tier.h)
 
   Impl(CompileCtx& c, RuntimeEnv& e, ExecOptions o) : cx(c), env(e), opt(std::move(o)) {}
@@ -90,6 +92,10 @@ struct Interpreter::Impl {
   Value literal_dtype_fix(const ir::NodeRef& e, Value v);
   Value cast_array(const Value& v, const ir::NodeRef& ty);  // `a as [T; ...]`, shape checked
   DType dtype_of(const ir::NodeRef& e, DType fallback);
+  ir::TypeRef static_elem(const ir::NodeRef& e);
+  // The compiler typed `e` from a value known only at run time (an unannotated load_npy):
+  // what it computes is stored at its values' own element type (value_dtype), never narrowed.
+  bool runtime_typed(const ir::NodeRef& e);
 
   // call.cpp: calls, closures, builtins
   Value call(const ir::NodeRef& e);
@@ -97,6 +103,7 @@ struct Interpreter::Impl {
   Value make_lambda(const ir::NodeRef& l);
   Value fn_value(ir::DefId d);
   Value builtin(Builtin b, const ir::NodeRef& e, std::vector<Value>& args);
+  void check_loaded_type(const ir::NodeRef& e, const Value& v, const std::string& path);
 
   // control.cpp: reductions, comprehensions, match
   Value reduce(const ir::NodeRef& r);

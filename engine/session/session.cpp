@@ -211,6 +211,7 @@ CellResult Session::Impl::run(const std::string& code, const CellOptions& copt) 
   // quarter of the process's memory limit; EIN_AD_CHECKPOINT forces a spacing.
   cx.opt.ad_memory = config::bytes(config::Env::AdMemory).value_or(std::min<int64_t>(int64_t{64} << 20, memory_limit() / 4));
   cx.opt.ad_checkpoint = config::count(config::Env::AdCheckpoint).value_or(0);
+  cx.opt.npy_probe = npy_file_type;
   cx.persist = &facts;
   PipelineOptions popt;
   std::string stage = copt.dump_stage;

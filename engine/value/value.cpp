@@ -329,6 +329,33 @@ Value numeric_rows(const Value& v, DType dt) {
 
 }  // namespace
 
+std::optional<DType> value_dtype(const Value& v) {
+  using T = Value::Tag;
+  if (v.tag == T::Int || v.tag == T::Float) return v.dt;
+  if (v.tag == T::Bool) return DType::Bool;
+  if (v.tag == T::Tensor) return v.tensor_ref().dtype();
+  return std::nullopt;
+}
+
+DType widen(DType a, DType b) {
+  if (a == b) return a;
+  if (is_float(a) != is_float(b)) {
+    const DType f = is_float(a) ? a : b, i = is_float(a) ? b : a;
+    return i == DType::I64 ? DType::F64 : f;
+  }
+  // Within integers and within floats the enumeration is ordered by width; bf16 and f16 meet
+  // in f32, which holds both.
+  if ((a == DType::F16 && b == DType::BF16) || (a == DType::BF16 && b == DType::F16)) return DType::F32;
+  return a > b ? a : b;
+}
+
+DType widest_dtype(const std::vector<Value>& elems, DType fallback) {
+  std::optional<DType> out;
+  for (const Value& e : elems)
+    if (auto d = value_dtype(e)) out = out ? widen(*out, *d) : *d;
+  return out ? *out : fallback;
+}
+
 Value make_array(const std::vector<Value>& elems0, DType dt) {
   using T = Value::Tag;
   if (elems0.empty()) return Value::tensor(Tensor::alloc(dt, {0}));

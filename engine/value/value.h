@@ -202,6 +202,14 @@ bool value_contains(const Value& container, const Value& x);
 // `dt` is the element dtype the type checker decided (used for the empty literal too).
 Value make_array(const std::vector<Value>& elems, DType dt);
 
+// Values whose type the compiler could not know (computed from an unannotated load_npy) are
+// stored at the type their values have: the element type of a number, bool or tensor, and the
+// type that holds both of two (NumPy's promotion: wider wins, i64 with a float needs f64).
+std::optional<DType> value_dtype(const Value& v);
+DType widen(DType a, DType b);
+// The widest element type of `elems`, `fallback` if none has one.
+DType widest_dtype(const std::vector<Value>& elems, DType fallback);
+
 // Elementwise math used by std::math intrinsics; scalar or tensor of floats (integers are
 // converted to f32 first only where the intrinsic allows it). Results keep the input dtype.
 enum class MathFn : uint8_t {

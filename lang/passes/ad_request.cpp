@@ -230,7 +230,11 @@ NodeRef Rewriter::build(const NodeRef& q, const NodeRef& T, DefId target, const 
   // A zero derivative needs a proof (a known integer or bool type), never a missing fact.
   for (const TypeRef& t : {ty, tx}) {
     TypeRef el = ir::elem_of(t);
-    if (!el || el->k != ir::Type::K::Scalar) unsupported("a value whose type is not known here", q->span);
+    if (el && el->k == ir::Type::K::Scalar) continue;
+    // A target computed from a value typed only at run time: the tape stops at that value,
+    // which is the place to annotate (`load_npy(..) as [f64; ?]`), not the request.
+    if (t == ty && dtx && !synthetic) (void)tape().build(target, X->def);
+    unsupported("a value whose type is not known here", q->span);
   }
   DType dt = dty.value_or(dtx.value_or(DType::F32));
   std::vector<NodeRef> pre;

@@ -3,6 +3,7 @@
 // through this context (thesis §4.1); IR nodes carry no mutable analysis fields.
 #pragma once
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -162,6 +163,9 @@ struct CompileOptions {
   // recurrences are checkpointed, and a forced spacing (0: chosen from the extents).
   int64_t ad_memory = int64_t{64} << 20;
   int64_t ad_checkpoint = 0;
+  // The type of the array an .npy file holds now, from its header (nullptr when it cannot be
+  // read): `load_npy("data.npy")` is typed from it at compile time (type_infer_npy.cpp).
+  std::function<ir::TypeRef(const std::string&)> npy_probe;
 };
 
 struct CompileCtx {
@@ -180,6 +184,11 @@ struct CompileCtx {
   std::unordered_map<ir::DefId, int64_t> const_ints;       // known integer constants
   std::vector<ir::NodeRef> consts;  // Const items to evaluate before the cell runs (dep order)
   std::vector<PassTiming> timings;
+  // .npy files this cell writes with a literal path (type_infer_npy.cpp): the type written at
+  // the latest save typed so far, and whether the cell may write files it does not name.
+  std::unordered_map<std::string, ir::TypeRef> npy_saved;
+  std::optional<std::unordered_set<std::string>> npy_written;
+  bool npy_unnamed_writes = false;
   // Autodiff: function bodies rewritten per specialisation (by Unit::key; type inference uses
   // them when it specialises again), and the number of rewrites (the driver analyses again).
   std::unordered_map<std::string, ir::NodeRef> ad_bodies;

@@ -116,7 +116,10 @@ class Lowerer : public ir::Mutator {
     for (auto& c : g->kids) kids.push_back(lower_clause(c, g->def));
     --in_group_;
     group_locals_ = std::move(saved_locals);
-    uint32_t flags = ir::rank_of(t) > static_cast<int>(nslots) ? ir::kHasElem : 0;
+    // Elements whose type is known only at run time (read from an unannotated load_npy) are
+    // allocated at the first store, with that value's type and shape, like array elements.
+    const bool runtime_elem = !el || el->k == ir::Type::K::Unknown;
+    uint32_t flags = ir::rank_of(t) > static_cast<int>(nslots) || runtime_elem ? ir::kHasElem : 0;
     flags |= g->flags & (ir::kReverse | ir::kAdjoint);
     NodeRef lt = ir::make({.kind = Kind::LTensor, .span = g->span, .kids = std::move(kids),
                            .name = g->name, .def = g->def, .ival = static_cast<int64_t>(dt),

@@ -486,10 +486,13 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
     case Builtin::MaxFloat:
     case Builtin::MinFloat: arity(0, 0); return ts.fresh(ir::VarKind::Float);
     case Builtin::LoadNpy:
-      if (arity(1, 1)) expect(ir::t_str(), args[0], arg_span(0), "a path");
-      return ir::t_unknown();
+      if (!arity(1, 1)) return ir::t_unknown();
+      expect(ir::t_str(), args[0], arg_span(0), "a path");
+      return npy_load(e);
     case Builtin::SaveNpy:
-      if (arity(2, 2)) expect(ir::t_str(), args[0], arg_span(0), "a path");
+      if (!arity(2, 2)) return ir::t_unit();
+      expect(ir::t_str(), args[0], arg_span(0), "a path");
+      npy_save(e, args[1]);
       return ir::t_unit();
     case Builtin::ReadFile:
       if (arity(1, 1)) expect(ir::t_str(), args[0], arg_span(0), "a path");

@@ -115,7 +115,7 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
         err("E002", "`if` and `else` have incompatible types: `" + show(a) + "` and `" + show(b) + "`",
             ir::if_else(e)->span, "this is `" + show(b) + "`");
       }
-      return a;
+      return join_runtime(a, b);
     }
     case Kind::Block: return block(e);
     case Kind::Match: return match(e);
@@ -125,6 +125,17 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
     case Kind::Where: return where(e);
     default: return ir::t_unknown();
   }
+}
+
+// A literal beside a value typed only at run time takes that value's type when it runs
+// (engine/interp/eval.cpp), and so does the other branch of an `if`: typing the result as the
+// literal's default narrowed f64 data to f32 and i64 to i32 without a word.
+TypeRef Infer::join_runtime(const TypeRef& a, const TypeRef& b) {
+  const TypeRef ra = resolved(a), rb = resolved(b);
+  if (ra->k != Type::K::Unknown && rb->k != Type::K::Unknown) return a;
+  const TypeRef& other = ra->k == Type::K::Unknown ? b : a;
+  const Type::K ko = resolved(other)->k;
+  return ko == Type::K::Var || ko == Type::K::Unknown ? ir::t_unknown() : other;
 }
 
 // `x as T` converts numbers and bools; `a as [T]` / `a as [T; 2, ?]` / `a as [T; *]` converts
@@ -356,7 +367,7 @@ TypeRef Infer::binary(const NodeRef& e) {
         e->span, "", op == BinOp::Add ? "both sides must be strings to concatenate" : "");
     return ir::t_unknown();
   }
-  if (unknown()) return ra->k == Type::K::Unknown ? b : a;
+  if (unknown()) return join_runtime(a, b);
   bool A = ra->k == Type::K::Array, B = rb->k == Type::K::Array;
   TypeRef ea = A ? ra->elem : ra, eb = B ? rb->elem : rb;
   if (A && B && ra->rank >= 0 && rb->rank >= 0 && ra->rank != rb->rank) {

@@ -50,6 +50,9 @@ class Infer {
   ir::TypeRef expr(const ir::NodeRef& e);
   ir::TypeRef expr_inner(const ir::NodeRef& e);
   ir::TypeRef binary(const ir::NodeRef& e);
+  // The type of two values one expression may give (if/else, match arms, `x + 1` beside a
+  // run-time typed x): a value typed only at run time makes a literal's type run-time too.
+  ir::TypeRef join_runtime(const ir::TypeRef& a, const ir::TypeRef& b);
   ir::TypeRef cast(const ir::NodeRef& e);
   ir::TypeRef index(const ir::NodeRef& e);
   ir::TypeRef member(const ir::NodeRef& e);
@@ -70,6 +73,9 @@ class Infer {
   bool only_literal_vars(const ir::TypeRef& t);
   bool is_open(const Unit& spec);  // parameters or result still hold inference variables
   ir::NodeRef literal_arg(const ir::NodeRef& a) const;
+  // type_infer_npy.cpp: `load_npy` / `save_npy` with a literal path.
+  ir::TypeRef npy_load(const ir::NodeRef& call);
+  void npy_save(const ir::NodeRef& call, const ir::TypeRef& value);
   // Does t (through arrays, tuples and bound variables) contain the unknown type of an error?
   bool mentions_unknown(const ir::TypeRef& t, int depth = 0) const;
   Unit* specialize(const ir::TypeRef& callee, std::vector<ir::TypeRef> args,

@@ -89,6 +89,8 @@ TypeRef Infer::match(const NodeRef& e) {
     } else if (!ts.unify(result, bt)) {
       err("E002", "match arms have incompatible types: `" + show(result) + "` and `" + show(bt) + "`",
           ir::arm_body(arm)->span, "this arm is `" + show(bt) + "`");
+    } else {
+      result = join_runtime(result, bt);
     }
   }
   return result ? result : ir::t_unit();
