@@ -128,6 +128,8 @@ class Forward {
   NodeRef call(const NodeRef& e);
   NodeRef arg_value(const NodeRef& arg);
   NodeRef call_rule(const NodeRef& e, std::vector<NodeRef> t);
+  // A call of a function with an `@fn` rule (ad_rules.cpp).
+  NodeRef custom_rule(const NodeRef& e, const std::vector<NodeRef>& t, const NodeRef& rule, const NodeRef& fn);
   NodeRef builtin_rule(int builtin, const NodeRef& e, const std::vector<NodeRef>& t);
   NodeRef block(const NodeRef& b);
   NodeRef where(const NodeRef& w);

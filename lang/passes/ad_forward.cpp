@@ -17,18 +17,6 @@ thread_local int g_inline_depth = 0;
 
 NodeRef ty_prim(DType d) { return ir::make({.kind = Kind::TyPrim, .name = dtype_name(d)}); }
 
-// Replaces `@p` (Diff of a rule parameter) by the parameter's tangent.
-NodeRef replace_diffs(const NodeRef& n, const std::unordered_map<DefId, NodeRef>& t) {
-  if (!n) return n;
-  if (n->kind == Kind::Diff && ir::diff_expr(n)->kind == Kind::Name) {
-    auto it = t.find(ir::diff_expr(n)->def);
-    if (it != t.end()) return it->second;
-    return flit(0.0);
-  }
-  std::vector<NodeRef> kids;
-  for (auto& k : n->kids) kids.push_back(replace_diffs(k, t));
-  return ir::with_kids(n, std::move(kids));
-}
 
 // A rule that can be infinite where its arguments' tangents are exactly 0 (`sqrt` at 0, `a / b`
 // at b = 0): the tangent is then 0 (a zero direction), as finite differences see it, and not
@@ -291,67 +279,6 @@ NodeRef Forward::builtin_rule(int bi, const NodeRef& e, const std::vector<NodeRe
   }
 }
 
-namespace {
-
-// Does `e` read the local `d`?
-bool mentions(const NodeRef& e, DefId d) {
-  bool any = false;
-  ir::for_each_node(e, [&](const NodeRef& n) {
-    if (n->kind == Kind::Name && n->def == d) any = true;
-  });
-  return any;
-}
-
-// `body` (a rule's value) with every recomputation of the function's own result replaced by
-// `value`: a call of the function on exactly the rule's parameters, or the function's body
-// expression over them (`__tanh(x)` for `fn tanh(x) { __tanh(x) }`).
-NodeRef reuse_result(const NodeRef& body, const ir::Node& fn, ir::Kids rule_params, DefId fn_def,
-                     const NodeRef& value) {
-  ir::Kids fparams = ir::fn_params(fn);
-  if (fparams.size() != rule_params.size()) return body;
-  std::unordered_map<DefId, DefId> to_rule;
-  for (size_t i = 0; i < fparams.size(); ++i) to_rule[fparams[i]->def] = rule_params[i]->def;
-  NodeRef fb = ir::fn_body(fn);
-  if (fb && fb->kind == Kind::Block && fb->has(ir::kHasTail) && ir::block_stmts(fb).size() == 1)
-    fb = ir::block_stmts(fb)[0];
-  std::function<NodeRef(const NodeRef&)> rename = [&](const NodeRef& n) -> NodeRef {
-    if (!n) return n;
-    if (n->kind == Kind::Name) {
-      auto it = to_rule.find(n->def);
-      if (it == to_rule.end()) return n;
-      auto c = std::make_shared<ir::Node>(*n);
-      c->def = it->second;
-      return c;
-    }
-    std::vector<NodeRef> kids;
-    for (auto& k : n->kids) kids.push_back(rename(k));
-    return ir::with_kids(n, std::move(kids));
-  };
-  NodeRef own = fb ? rename(fb) : nullptr;
-  auto is_result = [&](const NodeRef& n) {
-    if (own && ir::structurally_equal(n, own)) return true;
-    if (n->kind != Kind::Call || ir::call_callee(n)->def != fn_def) return false;
-    ir::Kids a = ir::call_args(n);
-    if (a.size() != rule_params.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-      if (a[i]->kind != Kind::Name || a[i]->def != rule_params[i]->def) return false;
-    return true;
-  };
-  std::function<NodeRef(const NodeRef&)> walk = [&](const NodeRef& n) -> NodeRef {
-    if (!n) return n;
-    if (is_result(n)) return value;
-    std::vector<NodeRef> kids;
-    bool changed = false;
-    for (auto& k : n->kids) {
-      kids.push_back(walk(k));
-      changed = changed || kids.back() != k;
-    }
-    return changed ? ir::with_kids(n, std::move(kids)) : n;
-  };
-  return walk(body);
-}
-
-}  // namespace
 
 NodeRef Forward::arg_value(const NodeRef& arg) {
   if (!stored_arg) return arg;
@@ -407,40 +334,7 @@ NodeRef Forward::call_rule(const NodeRef& e, std::vector<NodeRef> t) {
   if (info && info->diff_rule) {
     NodeRef rule = info->diff_rule;  // a copy: new_def below may move the DefInfo table
     info = nullptr;
-    std::vector<NodeRef> stmts;
-    std::unordered_map<DefId, NodeRef> dmap;
-    ir::Kids rule_params = ir::fn_params(*rule);
-    for (size_t a = 0; a < rule_params.size() && a < t.size(); ++a) {
-      const NodeRef& p = rule_params[a];
-      stmts.push_back(let_typed(p->name, p->def, args[a], facts_.type(args[a])));
-      DefId dp = cx_.resolver.new_def("d" + p->name, DefKind::Local, p->span);
-      stmts.push_back(let_stmt("d" + p->name, dp, t[a] ? t[a] : flit(0.0), facts_.float_dtype(args[a])));
-      dmap[p->def] = name("d" + p->name, dp);
-    }
-    NodeRef rbody = replace_diffs(ir::fn_body(*rule), dmap);
-    auto st = stored.find(e.get());
-    if (st != stored.end() && fn && fn->kind == Kind::Fn) {
-      rbody = reuse_result(rbody, *fn, rule_params, callee->def, st->second);
-      // A parameter the rule no longer reads need not be evaluated (its let is the whole
-      // argument expression, e.g. a contraction).
-      std::vector<NodeRef> kept;
-      for (size_t i = 0; i < stmts.size(); ++i) {
-        bool param_let = i % 2 == 0;
-        if (param_let && !mentions(rbody, ir::let_pattern(*stmts[i])->def)) continue;
-        kept.push_back(stmts[i]);
-      }
-      stmts = std::move(kept);
-    }
-    // The parameters the rule still reads, from a stored intermediate when the sweep has one.
-    for (auto& st2 : stmts) {
-      if (st2->kind != Kind::Let) continue;
-      for (size_t a = 0; a < rule_params.size() && a < args.size(); ++a)
-        if (ir::let_pattern(*st2)->def == rule_params[a]->def) {
-          NodeRef v = arg_value(args[a]);
-          if (v != args[a]) st2 = let_typed(rule_params[a]->name, rule_params[a]->def, v, facts_.type(args[a]));
-        }
-    }
-    return ad::alias_block(std::move(stmts), rbody);
+    return custom_rule(e, t, rule, fn);
   }
   // Otherwise differentiate the inlined body (JVP through the call).
   ir::Kids fn_params = fn->kind == Kind::Lambda ? ir::lambda_params(*fn) : ir::fn_params(*fn);
