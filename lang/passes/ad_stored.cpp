@@ -83,6 +83,19 @@ bool unconditional(const NodeRef& root, const ir::Node* target) {
   return found && !under;
 }
 
+// n with every subtree `f` gives a replacement for (non-null) replaced, outermost first.
+NodeRef replaced(const NodeRef& n, const std::function<NodeRef(const NodeRef&)>& f) {
+  if (!n) return n;
+  if (NodeRef v = f(n)) return v;
+  std::vector<NodeRef> kids;
+  bool changed = false;
+  for (auto& k : n->kids) {
+    kids.push_back(replaced(k, f));
+    changed = changed || kids.back() != k;
+  }
+  return changed ? ir::with_kids(n, std::move(kids)) : n;
+}
+
 }  // namespace
 
 // An argument of the clause's call (`gelu(sum[k](X[n, k] * W[j, k]))`) as a read of a primal
@@ -225,19 +238,9 @@ NodeRef Sweeper::reuse_args(const Entry& c, const Clause& cl, const NodeRef& par
     }
   });
   if (args.empty()) return partial;
-  std::function<NodeRef(const NodeRef&)> walk = [&](const NodeRef& n) -> NodeRef {
-    if (!n) return n;
-    if (args.count(n.get()))
-      if (NodeRef v = stored_arg(c, cl, n)) return v;
-    std::vector<NodeRef> kids;
-    bool changed = false;
-    for (auto& k : n->kids) {
-      kids.push_back(walk(k));
-      changed = changed || kids.back() != k;
-    }
-    return changed ? ir::with_kids(n, std::move(kids)) : n;
-  };
-  return walk(partial);
+  return replaced(partial, [&](const NodeRef& n) -> NodeRef {
+    return args.count(n.get()) ? stored_arg(c, cl, n) : nullptr;
+  });
 }
 
 // e with the reads of this clause's stored arguments replaced by the arguments themselves: a
@@ -245,19 +248,11 @@ NodeRef Sweeper::reuse_args(const Entry& c, const Clause& cl, const NodeRef& par
 // sums like the primal's step and is tiered like it (a pointwise declaration below
 // EIN_JIT_THRESHOLD points runs interpreted at ~1-3 us a point: 50-90 ms for a GRU's 25600).
 NodeRef Sweeper::with_args(const Clause& cl, const NodeRef& e) const {
-  std::function<NodeRef(const NodeRef&)> walk = [&](const NodeRef& n) -> NodeRef {
-    if (!n) return n;
+  return replaced(e, [&](const NodeRef& n) -> NodeRef {
     for (auto& [clause, arg, read] : pre_args_)
       if (clause == cl.value.get() && n == read) return arg;
-    std::vector<NodeRef> kids;
-    bool changed = false;
-    for (auto& k : n->kids) {
-      kids.push_back(walk(k));
-      changed = changed || kids.back() != k;
-    }
-    return changed ? ir::with_kids(n, std::move(kids)) : n;
-  };
-  return walk(e);
+    return nullptr;
+  });
 }
 
 // In a recurrence's own adjoint, a read's term sums over the clause indices its subscript does
