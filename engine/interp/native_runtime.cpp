@@ -11,6 +11,7 @@
 #include "engine/interp/interp_impl.h"
 #include "engine/jit/blas_core.h"
 #include "lang/ir/kid_families.h"
+#include "lang/ir/visitor.h"
 
 namespace ein {
 
@@ -291,6 +292,25 @@ double runtime_points(Interpreter::Impl& in, const NodeRef& stmt, bool* past_i64
       } else if (cur->kind == Kind::LReduce) {
         for (const NodeRef& v : ir::lreduce_items(cur))
           if (v->kind == Kind::LoopVar) pts *= extent(v);
+        break;
+      } else if (cur->kind == Kind::LStore && ir::lstore_value(*cur)->kind != Kind::LReduce) {
+        // A reduction inside the stored value (`sum[i](x[b, i] * W[o, i]) + bias[o]`, an
+        // activation around a contraction): its terms count as the point's work, the largest
+        // one if there are several (a library `linear` on a few rows stayed interpreted:
+        // 1 x 256 x 1024, 85 ms against 0.04 ms native).
+        double most = 1;
+        ir::for_each_node(ir::lstore_value(*cur), [&](const NodeRef& r) {
+          if (r->kind != Kind::LReduce) return;
+          double terms = 1;
+          try {
+            for (const NodeRef& v : ir::lreduce_items(r))
+              if (v->kind == Kind::LoopVar) terms *= extent(v);
+          } catch (...) {
+            terms = 1;  // bounds that move with the points: not counted
+          }
+          most = std::max(most, terms);
+        });
+        pts *= most;
         break;
       } else if (cur->kind == Kind::LStore || cur->kind == Kind::LSeq || cur->kind == Kind::LIf) {
         NodeRef next;
