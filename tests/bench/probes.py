@@ -328,5 +328,61 @@ def np_upsample(reps):
     return ms, (U[3, 5], U[4095, 4095])
 
 
+@probe("cumsum_grad_20k", "recurrence", """
+// Gradient of sum(cumsum(x)^2) over 20 000 f64 points: a prefix sum and its adjoint (a suffix
+// sum), both recurrences below the old 32768-point tiering threshold.
+let x[i in 0..20000] = ((i * 7) % 11) as f64 * 0.01 - 0.05;
+// bench: begin
+let c[i] = sum[k in 0..i + 1](x[k]);
+let L = sum[i](c[i] * c[i]);
+let g = @L / @x;
+// bench: end
+print(L, g[0], g[19999]);
+""")
+def np_cumsum_grad(reps):
+    x = ((np.arange(20000) * 7) % 11).astype(f64) * 0.01 - 0.05
+
+    def f():
+        c = np.cumsum(x)
+        return (c * c).sum(), np.cumsum((2.0 * c)[::-1])[::-1]
+    ms, (L, g) = bench.best_of(reps, f)
+    return ms, (L, g[0], g[19999])
+
+
+@probe("running_max_f64", "recurrence", """
+// Running maximum written as a reduction over a growing range, 10^6 f64 (np.maximum.accumulate).
+let x[i in 0..1000000] = ((i * 7919) % 10007) as f64 * 0.001;
+// bench: begin
+let m[i] = max[k in 0..i + 1](x[k]);
+// bench: end
+print(m[3], m[999999]);
+""")
+def np_running_max(reps):
+    x = ((np.arange(1000000) * 7919) % 10007).astype(f64) * 0.001
+    ms, m = bench.best_of(reps, lambda: np.maximum.accumulate(x))
+    return ms, (m[3], m[999999])
+
+
+@probe("ar1_filter_5k", "recurrence", """
+// A first-order IIR filter over 5000 f64 samples (a short recurrence; NumPy loops in Python).
+let x[i in 0..5000] = ((i * 13) % 17) as f64 * 0.1 - 0.8;
+// bench: begin
+let s[t in 0..5000] = if t == 0 { x[0] } else { 0.9 * s[t - 1] + x[t] };
+// bench: end
+print(s[3], s[4999]);
+""")
+def np_ar1(reps):
+    x = ((np.arange(5000) * 13) % 17).astype(f64) * 0.1 - 0.8
+
+    def f():
+        s = np.empty_like(x)
+        s[0] = x[0]
+        for t in range(1, len(x)):
+            s[t] = 0.9 * s[t - 1] + x[t]
+        return s
+    ms, s = bench.best_of(reps, f)
+    return ms, (s[3], s[4999])
+
+
 if __name__ == "__main__":
     variants.main(P)
