@@ -83,15 +83,21 @@ bool Gen::may_fail(const NodeRef& n, const Unit& u, int depth) const {
       }
       case Kind::LCheck: fail = true; break;
       case Kind::LReduce: {
-        // Only an empty range fails (E006): not when every range is known to hold a value.
+        // Only an empty domain fails (E006): not when every range is known to hold a value and
+        // no `where` filters it (a guard may leave nothing: differential seed 42000000000083).
         Op op = op_of(x->name);
         bool int_val = x->dt >= 0 && is_int(static_cast<DType>(x->dt));
-        if (is_arg(op) || ((op == Op::Max || op == Op::Min) && int_val))
-          for (const NodeRef& k : ir::lreduce_items(x))
-            if (k->kind == Kind::LoopVar) {
-              auto trip = static_trip(cx, u, ir::loopvar_lo(*k), ir::loopvar_hi(*k));
-              fail = fail || !trip || *trip < 1;
+        if (is_arg(op) || ((op == Op::Max || op == Op::Min) && int_val)) {
+          ir::for_each_node(ir::lreduce_body(x), [&](const NodeRef& g) { fail = fail || g->kind == Kind::LGuard; });
+          for (const NodeRef& k : ir::lreduce_items(x)) {
+            if (k->kind != Kind::LoopVar) {
+              fail = true;
+              continue;
             }
+            auto trip = static_trip(cx, u, ir::loopvar_lo(*k), ir::loopvar_hi(*k));
+            fail = fail || !trip || *trip < 1;
+          }
+        }
         break;
       }
       case Kind::Call: {
