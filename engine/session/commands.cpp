@@ -24,17 +24,7 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
-bool is_identifier_path(std::string_view s) {
-  if (s.empty()) return false;
-  size_t i = 0;
-  while (true) {
-    if (i >= s.size() || !(std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_')) return false;
-    while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
-    if (i == s.size()) return true;
-    if (s.compare(i, 2, "::") != 0) return false;
-    i += 2;
-  }
-}
+bool is_identifier_path(std::string_view s) { return ir::ModPath::parse(s).has_value(); }
 
 std::string help_query(std::string_view text, int* detail) {
   std::string t = trim(text);
@@ -297,7 +287,7 @@ ExecuteResult execute_single(Session& session, const std::string& input, const E
       // `?` followed by something that is not a name still asks for help: say how to ask.
       r.is_command = true;
       if (query.empty()) throw cmd::Error("usage: ?NAME, NAME?, NAME?? (or %doc NAME)");
-      r.text = cmd::doc_text(session, query, detail);
+      r.text = cmd::doc_text(session, *ir::ModPath::parse(query), detail);
       return r;
     }
     r.cell = session.run_cell(input, opt.cell);

@@ -106,7 +106,7 @@ void cmd_plot(Call& c);
 void cmd_doc(Call& c);
 // What %doc NAME shows; detail 1 (NAME??) adds the whole defining source. Throws Error for an
 // unknown name.
-std::string doc_text(Session& s, const std::string& name, int detail);
+std::string doc_text(Session& s, const ir::ModPath& path, int detail);
 
 // Builtins' signatures and docs (SPEC §8), for %doc and ?name.
 struct BuiltinDoc {

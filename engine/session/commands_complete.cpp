@@ -2,6 +2,7 @@
 // what the REPL's Tab and continuation prompt, and Jupyter's complete/is_complete, ask for.
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "engine/session/commands.h"
@@ -70,20 +71,21 @@ std::vector<std::string> members(Session& s, const std::string& before, size_t d
   return {"length", "shape", "size"};
 }
 
-// The module path of an unclosed `use PATH::{...` group that the word at `b` is in, else "".
-std::string use_group_path(const std::string& before, size_t b) {
+// The module path of an unclosed `use PATH::{...` group that the word at `b` is in, else none.
+std::optional<ir::ModPath> use_group_path(const std::string& before, size_t b) {
   size_t open = before.rfind("::{", b);
-  if (open == std::string::npos) return "";
+  if (open == std::string::npos) return std::nullopt;
   for (size_t i = open + 3; i < b; ++i) {
     char c = before[i];
-    if (!(word_char(c) || c == ',' || c == ' ' || c == '\t' || c == '\n' || c == ':')) return "";
+    if (!(word_char(c) || c == ',' || c == ' ' || c == '\t' || c == '\n' || c == ':')) return std::nullopt;
   }
   size_t p = open;
   while (p > 0 && (word_char(before[p - 1]) || before[p - 1] == ':')) --p;
   std::string path = before.substr(p, open - p);
   size_t kw = before.find_last_not_of(" \t\n", p == 0 ? std::string::npos : p - 1);
-  if (path.empty() || p == 0 || kw == std::string::npos || kw < 2 || before.compare(kw - 2, 3, "use") != 0) return "";
-  return path;
+  if (path.empty() || p == 0 || kw == std::string::npos || kw < 2 || before.compare(kw - 2, 3, "use") != 0)
+    return std::nullopt;
+  return ir::ModPath::parse(path);
 }
 
 }  // namespace
@@ -104,13 +106,13 @@ std::vector<std::string> Session::complete(const std::string& text, size_t curso
     command = cmd::find_command(lead.substr(1, e - 1));
   }
   std::string word = before.substr(b);
-  std::string group_path = use_group_path(before, b);
+  std::optional<ir::ModPath> group_path = use_group_path(before, b);
   if (!is_command_name && b > 0 && before[b - 1] == '.' && word.find(':') == std::string::npos) {
     // `A.sh<TAB>`: the members of the value before the dot, not every name in scope.
     pool = members(*this, before, b - 1);
-  } else if (!group_path.empty()) {
+  } else if (group_path) {
     // `use std::math::{si<TAB>`: the items of the group's module.
-    for (auto& item : module_children(group_path)) pool.push_back(item);
+    for (auto& item : module_children(*group_path)) pool.push_back(item);
   } else if (is_command_name) {
     --b;  // include the '%'
     word = "%" + word;
@@ -120,10 +122,10 @@ std::vector<std::string> Session::complete(const std::string& text, size_t curso
     b = before.find_last_of(" \t=") == std::string::npos ? 0 : before.find_last_of(" \t=") + 1;
     word = before.substr(b);
     pool = files(word);
-  } else if (word.find("::") != std::string::npos) {
-    size_t sep = word.rfind("::");
-    std::string path = word.substr(0, sep);
-    for (auto& item : module_children(path)) pool.push_back(path + "::" + item);
+  } else if (size_t sep = word.rfind("::"); sep != std::string::npos) {
+    // `std::math::s<TAB>`: the typed module path, then the segment being written.
+    if (auto path = ir::ModPath::parse(word.substr(0, sep)))
+      for (auto& item : module_children(*path)) pool.push_back((*path / item).text());
   } else {
     if (command && lead.find_first_of(" \t") == std::string::npos) {
       // First argument of a command with a fixed vocabulary.

@@ -100,27 +100,28 @@ void cmd_doc(Call& c) {
   std::string name = trim(c.args);
   int detail = 0;
   if (std::string q = help_query(name, &detail); !q.empty()) name = q;  // `%doc f??`
-  if (!is_identifier_path(name)) throw Error("usage: %doc NAME   (or ?NAME, NAME?, NAME?\?)");
-  c.out.text = doc_text(c.session, name, detail);
+  auto path = ir::ModPath::parse(name);
+  if (!path) throw Error("usage: %doc NAME   (or ?NAME, NAME?, NAME?\?)");
+  c.out.text = doc_text(c.session, *path, detail);
 }
 
-std::string doc_text(Session& s, const std::string& name, int detail) {
-  auto info = s.name_info(name);
-  if (!info && name.find("::") == std::string::npos) {
+std::string doc_text(Session& s, const ir::ModPath& path, int detail) {
+  auto info = s.name_info(path);
+  const std::string name = path.text();
+  if (!info && path.size() == 1) {
     // A library function the session has not imported: its documentation, and the `use` that
     // brings it in (a teaching session asks `?relu` before it knows where relu lives).
     auto homes = s.std_homes(name);
     if (!homes.empty()) {
-      std::string out = doc_text(s, homes[0] + "::" + name, detail);
-      out += "not imported: `use " + homes[0] + "::" + name + ";`";
-      if (homes.size() > 1) out += " (also in `" + homes[1] + "`)";
+      std::string out = doc_text(s, homes[0] / name, detail);
+      out += "not imported: `use " + (homes[0] / name).text() + ";`";
+      if (homes.size() > 1) out += " (also in `" + homes[1].text() + "`)";
       return out + "\n";
     }
   }
   if (!info) {
     // Module paths are not bindings; their items say what they are.
-    auto items = name.find("::") != std::string::npos || name == "std" ? s.module_children(name)
-                                                                       : std::vector<std::string>{};
+    auto items = path.size() > 1 || path.is_std() ? s.module_children(path) : std::vector<std::string>{};
     if (items.empty()) throw Error("`" + name + "` is not defined in this session");
     Session::NameInfo m;
     m.name = name;
@@ -139,7 +140,7 @@ std::string doc_text(Session& s, const std::string& name, int detail) {
     out = "module " + name + "\n";
     // Items wrapped to lines of about 72 columns.
     std::string text, line;
-    for (auto& it : s.module_children(name)) {
+    for (auto& it : s.module_children(path)) {
       if (!line.empty() && line.size() + it.size() + 2 > 72) {
         text += line + ",\n";
         line.clear();

@@ -365,7 +365,7 @@ void Session::interrupt() {
 // new DefId, so what that cell saw stays as it was (SPEC §11).
 void Session::set_last_result(const Value& v) {
   Impl& m = *impl_;
-  if (m.last_result.valid() && !m.last_result_read && m.resolver.lookup_session("_") == m.last_result) {
+  if (m.last_result.valid() && !m.last_result_read && m.resolver.lookup_session(ir::ModPath::name("_")) == m.last_result) {
     m.env.globals[m.last_result] = v;
     return;
   }
@@ -401,12 +401,13 @@ std::optional<Value> Session::value_of(const std::string& name) const {
   return std::nullopt;
 }
 
-std::vector<std::string> Session::module_items(const std::string& path) {
+std::vector<std::string> Session::module_items(const ir::ModPath& path) {
   return impl_->resolver.module_items(path);
 }
 
 std::string Session::doc_of(const std::string& name) {
-  ir::DefId d = impl_->resolver.lookup_session(name);
+  auto path = ir::ModPath::parse(name);
+  ir::DefId d = path ? impl_->resolver.lookup_session(*path) : ir::DefId{};
   if (!d.valid()) return "";
   return impl_->resolver.info(d).doc;
 }
@@ -454,12 +455,17 @@ const char* Session::name_kind_word(NameKind k) {
   return "local";
 }
 
-std::optional<Session::NameInfo> Session::name_info(const std::string& name) {
+std::optional<Session::NameInfo> Session::name_info(const std::string& typed) {
+  auto path = ir::ModPath::parse(typed);
+  return path ? name_info(*path) : std::nullopt;
+}
+
+std::optional<Session::NameInfo> Session::name_info(const ir::ModPath& name) {
   ir::DefId d = impl_->resolver.lookup_session(name);
   if (!d.valid()) return std::nullopt;
   const DefInfo& di = impl_->resolver.info(d);
   NameInfo ni;
-  ni.name = name;
+  ni.name = name.text();
   ni.doc = di.doc;
   ni.node = di.node;
   ni.in_session = d.crate == ir::kUserCrate && di.module.empty();
@@ -500,24 +506,14 @@ std::vector<std::string> Session::session_names() const {
   return out;
 }
 
-std::vector<std::string> Session::std_homes(const std::string& name) { return impl_->resolver.std_homes(name); }
+std::vector<ir::ModPath> Session::std_homes(const std::string& name) { return impl_->resolver.std_homes(name); }
 
-std::vector<std::string> Session::module_children(const std::string& path) {
+std::vector<std::string> Session::module_children(const ir::ModPath& path) {
   std::set<std::string> out;
   for (auto& n : impl_->resolver.module_items(path)) out.insert(n);
   for (auto& n : impl_->resolver.submodules(path)) out.insert(n);
-  // Modules not loaded yet exist only as files: std::a::b is share/std/a/b(.ein | /mod.ein),
-  // other paths live under the session's root directory.
-  std::string base = path.rfind("std", 0) == 0 && (path.size() == 3 || path.compare(3, 2, "::") == 0)
-                         ? (impl_->opt.share_dir.empty() ? default_share_dir() : impl_->opt.share_dir)
-                         : (impl_->opt.root_dir.empty() ? "." : impl_->opt.root_dir);
-  std::filesystem::path dir(base);
-  for (size_t b = 0; b <= path.size();) {
-    size_t e = path.find("::", b);
-    if (e == std::string::npos) e = path.size();
-    dir /= path.substr(b, e - b);
-    b = e + 2;
-  }
+  // Modules not loaded yet exist only as files, where the resolver would look for them.
+  std::filesystem::path dir(impl_->resolver.module_dir(path));
   std::error_code ec;
   if (!path.empty() && std::filesystem::is_directory(dir, ec)) {
     for (auto& ent : std::filesystem::directory_iterator(dir, ec)) {

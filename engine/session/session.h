@@ -115,7 +115,7 @@ class Session {
   // Introspection used by commands, completion and inspection.
   std::vector<std::pair<std::string, std::string>> bindings() const;  // name -> type string
   std::optional<Value> value_of(const std::string& name) const;
-  std::vector<std::string> module_items(const std::string& path);
+  std::vector<std::string> module_items(const ir::ModPath& path);
   std::string doc_of(const std::string& name);
   int execution_count() const;
   // Execution tier (SPEC-independent, ARCHITECTURE "Tiering"): "auto" | "always" | "never".
@@ -148,15 +148,17 @@ class Session {
     int line = 0;             // first line of `source` there
     ir::NodeRef node;         // fn / const: the resolved item
   };
-  std::optional<NameInfo> name_info(const std::string& name_or_path);
+  std::optional<NameInfo> name_info(const ir::ModPath& name_or_path);
+  // The same for text a user typed (`x`, `std::math::sin`); nullopt if it is not a path.
+  std::optional<NameInfo> name_info(const std::string& typed);
   // Every name visible at session level (newest binding of each; items, imports, globals).
   std::vector<std::string> session_names() const;
-  // Public items and submodules of a module path ("std", "std::math"), including modules not
+  // Public items and submodules of a module path (std, std::math), including modules not
   // loaded yet (found on disk); for completion of `std::math::s<TAB>`.
-  std::vector<std::string> module_children(const std::string& path);
-  // The standard-library modules that define a public item `name` ("std::ml", ...), for the
+  std::vector<std::string> module_children(const ir::ModPath& path);
+  // The standard-library modules that define a public item `name` (std::ml, ...), for the
   // help of a name the session has not imported.
-  std::vector<std::string> std_homes(const std::string& name);
+  std::vector<ir::ModPath> std_homes(const std::string& name);
   // Completion candidates for the word that ends at `cursor` in `text` (session names,
   // keywords, builtins, module paths after `::`, %commands and their arguments); *start gets
   // the offset where that word begins. Sorted, without duplicates.

@@ -210,6 +210,7 @@ NodeRef make(NodeInit init) {
   n->kids = std::move(init.kids);
   n->name = std::move(init.name);
   n->aux = std::move(init.aux);
+  n->path = std::move(init.path);
   n->def = init.def;
   n->ival = init.ival;
   n->fval = init.fval;
@@ -287,7 +288,7 @@ std::string to_sexpr(const NodeRef& n, const PrintOptions& opt) {
 bool structurally_equal(const NodeRef& a, const NodeRef& b) {
   if (a == b) return true;
   if (!a || !b) return false;
-  if (a->kind != b->kind || a->name != b->name || a->aux != b->aux || a->def != b->def ||
+  if (a->kind != b->kind || a->name != b->name || a->aux != b->aux || a->path != b->path || a->def != b->def ||
       a->ival != b->ival || a->flags != b->flags || a->slot != b->slot || a->kids.size() != b->kids.size())
     return false;
   if (std::memcmp(&a->fval, &b->fval, sizeof(double)) != 0) return false;
@@ -301,6 +302,7 @@ uint64_t structural_hash(const NodeRef& n) {
   uint64_t h = static_cast<uint64_t>(n->kind) + 1;
   h = mix(h, hash_str(n->name));
   h = mix(h, hash_str(n->aux));
+  for (const std::string& seg : n->path.segs) h = mix(h, hash_str(seg));
   h = mix(h, (static_cast<uint64_t>(n->def.crate) << 32) | n->def.index);
   h = mix(h, static_cast<uint64_t>(n->ival));
   uint64_t fb;

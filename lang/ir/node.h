@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lang/ir/mod_path.h"
 #include "lang/syntax/source.h"
 
 namespace ein::ir {
@@ -42,7 +43,7 @@ inline constexpr uint32_t kStdCrate = 2;
   X(Interp)       /* kids: (StrLit | InterpHole)...  an interpolated string                 */   \
   X(InterpHole)   /* kids: expr   aux = format spec after ':' ("" if none), e.g. ".4f"      */   \
   X(Name)         /* name = identifier; def = resolved DefId (after resolution)             */   \
-  X(Path)         /* name = "a::b::c" (>= 2 segments); def = resolved item                  */   \
+  X(Path)         /* path = segments (>= 2); name = their spelling; def = resolved item     */   \
   X(ArrayLit)     /* kids: element...                                                        */   \
   X(TupleLit)     /* kids: element... (>= 2, or 0 for unit "()")                            */   \
   X(RangeLit)     /* kids: lo, hi   flags: kInclusive for "..="                             */   \
@@ -99,8 +100,8 @@ inline constexpr uint32_t kStdCrate = 2;
   X(Const)        /* name; kids: type?, value       flags: kPub                             */   \
   X(Fn)           /* name; kids: ret_type?, body(Block), Param...    flags: kPub            */   \
   X(DiffFn)       /* "@fn": same layout as Fn                                                */   \
-  X(Use)          /* name = path; ival = UseKind; aux = alias (UsePath); kids: UseItem...   */   \
-  X(UseItem)      /* name = item; aux = alias or ""                                          */   \
+  X(Use)          /* path; name = its spelling; ival = UseKind; aux = alias; kids: UseItem...*/   \
+  X(UseItem)      /* path below the Use; name = its spelling; aux = alias or ""            */   \
   X(Mod)          /* name; kids: item... (inline) ; ival = 1 if inline  flags: kPub         */   \
   X(StructDecl)   /* name (parsed only; E011 later)                                          */   \
   X(EnumDecl)     /* name (parsed only; E011 later)                                          */   \
@@ -178,6 +179,7 @@ struct Node {
   std::vector<NodeRef> kids;
   std::string name;
   std::string aux;
+  ModPath path;  // Path, Use, UseItem: the written module path (resolution reads only this)
   DefId def;
   int64_t ival = 0;
   double fval = 0.0;
@@ -199,6 +201,7 @@ struct NodeInit {
   std::vector<NodeRef> kids{};
   std::string name{};
   std::string aux{};
+  ModPath path{};
   DefId def{};
   int64_t ival = 0;
   double fval = 0.0;

@@ -17,24 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> split_path(const std::string& p) {
-  std::vector<std::string> out;
-  size_t b = 0;
-  while (true) {
-    size_t e = p.find("::", b);
-    out.push_back(p.substr(b, e == std::string::npos ? std::string::npos : e - b));
-    if (e == std::string::npos) break;
-    b = e + 2;
-  }
-  return out;
-}
-
-std::string join_path(const std::vector<std::string>& segs, size_t from, size_t to) {
-  std::string s;
-  for (size_t i = from; i < to; ++i) s += (i > from ? "::" : "") + segs[i];
-  return s;
-}
-
 // What a module may contain: items, and top-level `let` bindings (SPEC §6).
 bool is_module_stmt(Kind k) {
   return k == Kind::Fn || k == Kind::DiffFn || k == Kind::Const || k == Kind::Use ||
@@ -47,89 +29,76 @@ bool is_module_stmt(Kind k) {
 bool visible_from(const ModuleInfo& m, const ModuleInfo& from) {
   if (&m == &from) return true;
   if (m.is_std != from.is_std) return false;
-  return m.path.empty() || from.path.rfind(m.path + "::", 0) == 0;
+  return m.path.empty() || from.path.below(m.path);
 }
 
 }  // namespace
 
-std::string Resolver::Impl::module_file(const std::string& path) const {
-  auto segs = split_path(path);
-  std::string base;
-  size_t first = 0;
-  if (segs[0] == "std") {
-    base = opt.std_dir + "/std";
-    first = 1;
-  } else {
-    base = opt.root_dir.empty() ? "." : opt.root_dir;
-  }
-  std::string rel;
-  for (size_t i = first; i < segs.size(); ++i) rel += "/" + segs[i];
+std::string Resolver::Impl::module_dir(const ir::ModPath& path) const {
+  std::string dir = path.is_std() ? opt.std_dir + "/std" : opt.root_dir.empty() ? "." : opt.root_dir;
+  for (size_t i = path.is_std() ? 1 : 0; i < path.size(); ++i) dir += "/" + path.segs[i];
+  return dir;
+}
+
+std::string Resolver::Impl::module_file(const ir::ModPath& path) const {
+  std::string dir = module_dir(path);
   std::error_code ec;
-  if (!rel.empty() && fs::is_regular_file(base + rel + ".ein", ec)) return base + rel + ".ein";
-  if (fs::is_regular_file(base + rel + "/mod.ein", ec)) return base + rel + "/mod.ein";
+  // `std` itself and the program's root are only directories with a mod.ein.
+  if (path.size() > (path.is_std() ? 1u : 0u) && fs::is_regular_file(dir + ".ein", ec)) return dir + ".ein";
+  if (fs::is_regular_file(dir + "/mod.ein", ec)) return dir + "/mod.ein";
   return "";
 }
 
-bool Resolver::Impl::module_exists(const std::string& path) const {
+bool Resolver::Impl::module_exists(const ir::ModPath& path) const {
   return path.empty() || modules.count(path) || !module_file(path).empty();
 }
 
-std::string Resolver::Impl::canonical_module(const ModuleInfo& from,
-                                             const std::string& written) const {
-  auto segs = split_path(written);
-  std::string head;
-  size_t rest = 1;
-  if (segs[0] == "self") {
+ir::ModPath Resolver::Impl::canonical_module(const ModuleInfo& from, const ir::ModPath& written) const {
+  if (written.empty()) return written;
+  const std::string& first = written.front();
+  ir::ModPath head;
+  if (first == "self") {
     head = from.path;
-  } else if (segs[0] == "super") {
-    size_t p = from.path.rfind("::");
-    head = p == std::string::npos ? "" : from.path.substr(0, p);
-  } else if (segs[0] == "crate") {
-    head = "";
-  } else if (auto it = from.modules.find(segs[0]); it != from.modules.end()) {
+  } else if (first == "super") {
+    head = from.path.parent();
+  } else if (first == "crate") {
+    head = ir::ModPath{};
+  } else if (auto it = from.modules.find(first); it != from.modules.end()) {
     head = it->second;
-  } else if (segs[0] != "std" && !from.path.empty() &&
-             module_exists(from.path + "::" + segs[0])) {
-    head = from.path + "::" + segs[0];
+  } else if (first != "std" && !from.path.empty() && module_exists(from.path / first)) {
+    head = from.path / first;
   } else {
-    head = segs[0];
+    head = ir::ModPath::name(first);
   }
-  std::string tail = join_path(segs, rest, segs.size());
-  if (head.empty()) return tail;
-  return tail.empty() ? head : head + "::" + tail;
+  return head / written.suffix(1);
 }
 
-ModuleInfo* Resolver::Impl::load_module(const std::string& path, Span at, DiagSink& diags) {
+ModuleInfo* Resolver::Impl::load_module(const ir::ModPath& path, Span at, DiagSink& diags) {
   if (path.empty()) return &session;  // `super::f` / `crate::f` reaching the program itself
   touched.insert(path);
   if (!loader.empty() && loader.back()->path != path) loader.back()->deps.push_back(path);
   if (auto it = modules.find(path); it != modules.end()) return it->second.get();
   if (failed.count(path)) return nullptr;  // reported where it failed; no cascade of E010s
   for (size_t i = 0; i < loading.size(); ++i) {
-    const std::string& l = loading[i];
+    const ir::ModPath& l = loading[i];
     // A child reaching its parent (`use super::f`) is not a cycle: the parent's items already
     // have DefIds (hoist_items loads submodules last), as in Rust. Its module-level `let`s are
     // not bound yet, so importing one of those is an "unresolved import", never a stale value.
-    if (l == path && !loader.empty() && loader.back()->path.rfind(path + "::", 0) == 0 &&
+    if (l == path && !loader.empty() && loader.back()->path.below(path) &&
         i < loader.size())
       return loader[i];
     if (l == path) {
       std::string chain;
-      for (auto& x : loading) chain += x + " -> ";
-      diags.report(make_diag("E010", "circular import: " + chain + path, at, "cycle closes here"));
+      for (auto& x : loading) chain += x.text() + " -> ";
+      diags.report(make_diag("E010", "circular import: " + chain + path.text(), at, "cycle closes here"));
       return nullptr;
     }
   }
   std::string file = module_file(path);
   if (file.empty()) {
-    Diagnostic d = make_diag("E010", "unresolved import: module `" + path + "` not found", at,
+    Diagnostic d = make_diag("E010", "unresolved import: module `" + path.text() + "` not found", at,
                              "no such module");
-    auto segs = split_path(path);
-    std::string where = segs[0] == "std" ? opt.std_dir + "/std" : (opt.root_dir.empty() ? "." : opt.root_dir);
-    d.help = "looked for " + where + "/" + join_path(segs, segs[0] == "std" ? 1 : 0, segs.size()) +
-             ".ein and .../mod.ein";
-    for (auto& c : d.help)
-      if (c == ':') c = '/';
+    d.help = "looked for " + module_dir(path) + ".ein and .../mod.ein";
     diags.report(std::move(d));
     return nullptr;
   }
@@ -139,19 +108,19 @@ ModuleInfo* Resolver::Impl::load_module(const std::string& path, Span at, DiagSi
     return nullptr;
   }
   uint32_t fid = sm.add(file, std::move(text));
-  if (path == "std" || path.rfind("std::", 0) == 0) std_files.insert(fid);
+  if (path.is_std()) std_files.insert(fid);
   ParseResult pr = parse_program(sm, fid);
   size_t before = diags.error_count();
   for (auto& d : pr.diags) diags.report(d);
   if (!pr.diags.empty()) {
     failed.insert(path);
-    diags.report(make_diag("E010", "module `" + path + "` has syntax errors", at));
+    diags.report(make_diag("E010", "module `" + path.text() + "` has syntax errors", at));
     return nullptr;
   }
   auto mi = std::make_unique<ModuleInfo>();
   mi->path = path;
   mi->file = file;
-  mi->is_std = path == "std" || path.rfind("std::", 0) == 0;
+  mi->is_std = path.is_std();
   mi->crate = mi->is_std ? ir::kStdCrate : ir::kUserCrate;
   loading.push_back(path);
   loader.push_back(mi.get());
@@ -169,7 +138,7 @@ ModuleInfo* Resolver::Impl::load_module(const std::string& path, Span at, DiagSi
   loading.pop_back();
   if (diags.error_count() > before) {
     failed.insert(path);
-    diags.report(make_diag("E010", "failed to load module `" + path + "`", at));
+    diags.report(make_diag("E010", "failed to load module `" + path.text() + "`", at));
     return nullptr;
   }
   ModuleInfo* raw = mi.get();
@@ -197,10 +166,10 @@ void Resolver::Impl::collect_inits(const ModuleInfo& m, const NodeRef& prog) {
 }
 
 std::vector<NodeRef> Resolver::Impl::inits_for_cell() const {
-  std::set<std::string> need;
-  std::vector<std::string> todo(touched.begin(), touched.end());
+  std::set<ir::ModPath> need;
+  std::vector<ir::ModPath> todo(touched.begin(), touched.end());
   while (!todo.empty()) {
-    std::string m = todo.back();
+    ir::ModPath m = todo.back();
     todo.pop_back();
     if (!need.insert(m).second) continue;
     if (auto it = modules.find(m); it != modules.end())
@@ -212,11 +181,32 @@ std::vector<NodeRef> Resolver::Impl::inits_for_cell() const {
   return out;
 }
 
+std::vector<std::string> Resolver::module_items(const ir::ModPath& path) {
+  DiagSink sink;
+  ModuleInfo* m = impl_->load_module(path, Span{}, sink);
+  std::vector<std::string> out;
+  if (!m) return out;
+  for (auto& [n, e] : m->names)
+    if (e.pub) out.push_back(n);
+  for (auto& n : m->pub_modules) out.push_back(n);
+  return out;
+}
+
+std::vector<std::string> Resolver::submodules(const ir::ModPath& path) const {
+  std::vector<std::string> out;
+  auto it = impl_->modules.find(path);
+  if (it != impl_->modules.end())
+    for (auto& [n, p] : it->second->modules) out.push_back(n);
+  return out;
+}
+
+std::string Resolver::module_dir(const ir::ModPath& path) const { return impl_->module_dir(path); }
+
 bool Resolver::is_library_file(uint32_t file_id) const { return impl_->std_files.count(file_id) > 0; }
 
-std::vector<std::string> Resolver::std_homes(const std::string& name) { return impl_->std_homes(name); }
+std::vector<ir::ModPath> Resolver::std_homes(const std::string& name) { return impl_->std_homes(name); }
 
-std::vector<std::string> Resolver::Impl::std_homes(const std::string& name) {
+std::vector<ir::ModPath> Resolver::Impl::std_homes(const std::string& name) {
   Impl& R = *this;
   if (!R.std_indexed) {
     // Every `pub fn` / `pub const` of share/std, read from each file's syntax tree (only on the
@@ -227,10 +217,10 @@ std::vector<std::string> Resolver::Impl::std_homes(const std::string& name) {
     for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
          it.increment(ec)) {
       if (it->path().extension() != ".ein") continue;
-      std::string mod = "std";
+      ir::ModPath mod = ir::ModPath::name("std");
       fs::path rel = fs::relative(it->path(), root, ec).replace_extension("");
       for (const fs::path& seg : rel)
-        if (seg != "mod") mod += "::" + seg.string();
+        if (seg != "mod") mod = mod / seg.string();
       std::string text;
       if (!read_user_file(it->path().string(), kMaxSourceBytes, text).empty()) continue;
       SourceMap own;
@@ -243,12 +233,10 @@ std::vector<std::string> Resolver::Impl::std_homes(const std::string& name) {
   auto it = R.std_index.find(name);
   if (it == R.std_index.end()) return {};
   // The shortest path that exports it: `std::math` re-exports `std::math::basic::sqrt`.
-  std::vector<std::string> homes;
-  for (const std::string& def : it->second) {
-    std::string best = def;
-    for (std::string up = def; up.rfind("::") != std::string::npos && up != "std";) {
-      up = up.substr(0, up.rfind("::"));
-      if (up == "std") break;
+  std::vector<ir::ModPath> homes;
+  for (const ir::ModPath& def : it->second) {
+    ir::ModPath best = def;
+    for (ir::ModPath up = def.parent(); up.size() > 1; up = up.parent()) {
       DiagSink quiet;
       ModuleInfo* m = R.load_module(up, Span{}, quiet);
       if (!m) continue;
@@ -257,8 +245,9 @@ std::vector<std::string> Resolver::Impl::std_homes(const std::string& name) {
     }
     if (std::find(homes.begin(), homes.end(), best) == homes.end()) homes.push_back(best);
   }
-  std::sort(homes.begin(), homes.end(), [](const std::string& a, const std::string& b) {
-    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  std::sort(homes.begin(), homes.end(), [](const ir::ModPath& a, const ir::ModPath& b) {
+    const std::string x = a.text(), y = b.text();
+    return x.size() != y.size() ? x.size() < y.size() : x < y;
   });
   return homes;
 }
@@ -289,7 +278,7 @@ void ResolveWalker::process_use(const NodeRef& use, std::unordered_map<std::stri
     else
       scopes.back().names[name] = d;
   };
-  auto bind_module = [&](const std::string& name, const std::string& path, Span at) {
+  auto bind_module = [&](const std::string& name, const ir::ModPath& path, Span at) {
     auto& table = scopes.empty() ? mod.modules : scopes.back().modules;
     if (auto it = mods.find(name); it != mods.end()) {
       auto cur = table.find(name);
@@ -307,7 +296,7 @@ void ResolveWalker::process_use(const NodeRef& use, std::unordered_map<std::stri
     const std::string& local = alias.empty() ? item : alias;
     if (auto it = m.names.find(item); it != m.names.end()) {
       if (!it->second.pub && !visible_from(m, mod)) {
-        error("E010", "`" + item + "` is private to module `" + m.path + "`", at,
+        error("E010", "`" + item + "` is private to module `" + m.path.text() + "`", at,
               "private item", "mark it `pub fn " + item + "` in " + m.file);
         return;
       }
@@ -318,32 +307,31 @@ void ResolveWalker::process_use(const NodeRef& use, std::unordered_map<std::stri
       bind_module(local, it->second, at);
       return;
     }
-    std::string sub = m.path.empty() ? item : m.path + "::" + item;
+    ir::ModPath sub = m.path / item;
     if (R.module_exists(sub)) {
       bind_module(local, sub, at);
       return;
     }
-    error("E010", "unresolved import: no `" + item + "` in module `" + m.path + "`", at,
-          "not found in `" + m.path + "`");
+    error("E010", "unresolved import: no `" + item + "` in module `" + m.path.text() + "`", at,
+          "not found in `" + m.path.text() + "`");
   };
 
   // `use a::b::c [as d]`: a module, a value, or both (separate namespaces).
-  auto import_path = [&](const std::string& written, const std::string& alias, Span at) {
-    std::string full = canonical(written);
-    auto segs = split_path(written);
-    std::string local = alias.empty() ? segs.back() : alias;
+  auto import_path = [&](const ir::ModPath& written, const std::string& alias, Span at) {
+    ir::ModPath full = canonical(written);
+    std::string local = alias.empty() ? written.back() : alias;
     if (R.module_exists(full)) {
       if (!R.load_module(full, at, diags)) return;
       bind_module(local, full, at);
       // Modules and values live in separate namespaces (as in Rust): `use std::math::exp;` also
       // imports the function `exp` that std::math re-exports beside its submodule `exp`.
-      if (segs.size() >= 2) {
-        std::string parent = canonical(join_path(segs, 0, segs.size() - 1));
+      if (written.size() >= 2) {
+        ir::ModPath parent = canonical(written.parent());
         if (R.module_exists(parent)) {
           DiagSink quiet;
           ModuleInfo* m = R.load_module(parent, at, quiet);
           if (m) {
-            auto it = m->names.find(segs.back());
+            auto it = m->names.find(written.back());
             if (it != m->names.end() && (it->second.pub || m == &mod))
               bind_value(local, it->second.def, at);
           }
@@ -351,20 +339,19 @@ void ResolveWalker::process_use(const NodeRef& use, std::unordered_map<std::stri
       }
       return;
     }
-    if (segs.size() < 2) {
-      error("E010", "unresolved import: module `" + full + "` not found", at, "no such module");
+    if (written.size() < 2) {
+      error("E010", "unresolved import: module `" + full.text() + "` not found", at, "no such module");
       return;
     }
-    std::string parent = canonical(join_path(segs, 0, segs.size() - 1));
-    ModuleInfo* m = R.load_module(parent, at, diags);
-    if (m) import_item(*m, segs.back(), alias, at);
+    ModuleInfo* m = R.load_module(canonical(written.parent()), at, diags);
+    if (m) import_item(*m, written.back(), alias, at);
   };
 
   if (use->ival == ir::UsePath) {
-    import_path(use->name, use->aux, use->span);
+    import_path(use->path, use->aux, use->span);
     return;
   }
-  std::string path = canonical(use->name);
+  ir::ModPath path = canonical(use->path);
   ModuleInfo* m = R.load_module(path, use->span, diags);
   if (!m) return;
   if (use->ival == ir::UseList) {
@@ -373,10 +360,8 @@ void ResolveWalker::process_use(const NodeRef& use, std::unordered_map<std::stri
     for (const ir::NodeRef& item : ir::use_items(use)) {
       switch (item->ival) {
         case UseItemSelf:
-          import_path(item->name.empty() ? use->name : use->name + "::" + item->name, item->aux, item->span);
-          break;
-        case UseItemPath: import_path(use->name + "::" + item->name, item->aux, item->span); break;
-        default: import_item(*m, item->name, item->aux, item->span); break;
+        case UseItemPath: import_path(use->path / item->path, item->aux, item->span); break;
+        default: import_item(*m, item->path.back(), item->aux, item->span); break;
       }
     }
     return;
@@ -386,25 +371,23 @@ void ResolveWalker::process_use(const NodeRef& use, std::unordered_map<std::stri
   for (auto& n : m->pub_modules) bind_module(n, m->modules[n], use->span);
 }
 
-std::string ResolveWalker::canonical(const std::string& written) const {
-  size_t e = written.find("::");
-  std::string head = written.substr(0, e);
-  for (size_t i = scopes.size(); i-- > 0;) {
-    auto it = scopes[i].modules.find(head);
-    if (it != scopes[i].modules.end())
-      return e == std::string::npos ? it->second : it->second + written.substr(e);
+ir::ModPath ResolveWalker::canonical(const ir::ModPath& written) const {
+  for (size_t i = scopes.size(); i-- > 0 && !written.empty();) {
+    auto it = scopes[i].modules.find(written.front());
+    if (it != scopes[i].modules.end()) return it->second / written.suffix(1);
   }
   return R.canonical_module(mod, written);
 }
 
-ir::DefId ResolveWalker::lookup_path(const std::string& path, Span span) {
-  auto segs = split_path(path);
-  std::string item = segs.back();
-  std::string modpath = canonical(join_path(segs, 0, segs.size() - 1));
+ir::DefId ResolveWalker::lookup_path(const ir::ModPath& path, Span span) {
+  if (path.size() < 2) return {};
+  const std::string& item = path.back();
+  const ir::ModPath written = path.parent();
+  ir::ModPath modpath = canonical(written);
   if (!R.module_exists(modpath)) {
     // A path whose module is neither imported here nor a file is an undefined name (a `use`
     // inside another function does not reach this one).
-    error("E003", "cannot find module `" + join_path(segs, 0, segs.size() - 1) + "` in this scope",
+    error("E003", "cannot find module `" + written.text() + "` in this scope",
           span, "not found in this scope",
           "import it with `use` in this scope, or write the full path (`std::...`, or a module "
           "file beside the program)");
@@ -415,18 +398,19 @@ ir::DefId ResolveWalker::lookup_path(const std::string& path, Span span) {
   auto it = m->names.find(item);
   if (it == m->names.end() && R.module_exists(canonical(path))) {
     // `std::math` typed where a value goes: the path exists, it is just not a value.
-    error("E003", "`" + path + "` is a module, not a value", span, "a module",
-          "name one of its items (`" + path + "::NAME`) or import some with `use " + path +
-              "::{...};`; `?" + path + "` lists them");
+    const std::string p = path.text();
+    error("E003", "`" + p + "` is a module, not a value", span, "a module",
+          "name one of its items (`" + p + "::NAME`) or import some with `use " + p +
+              "::{...};`; `?" + p + "` lists them");
     return {};
   }
   if (it == m->names.end()) {
-    error("E003", "cannot find `" + item + "` in module `" + modpath + "`", span,
-          "not found in `" + modpath + "`");
+    error("E003", "cannot find `" + item + "` in module `" + modpath.text() + "`", span,
+          "not found in `" + modpath.text() + "`");
     return {};
   }
   if (!it->second.pub && !visible_from(*m, mod)) {
-    error("E010", "`" + item + "` is private to module `" + modpath + "`", span, "private item");
+    error("E010", "`" + item + "` is private to module `" + modpath.text() + "`", span, "private item");
     return {};
   }
   return it->second.def;

@@ -26,7 +26,7 @@ NodeRef ResolveWalker::expr(const NodeRef& e) {
       return d.valid() ? ir::with_def(e, d) : e;
     }
     case Kind::Path: {
-      ir::DefId d = lookup_path(e->name, e->span);
+      ir::DefId d = lookup_path(e->path, e->span);
       return d.valid() ? ir::with_def(e, d) : e;
     }
     case Kind::RestIdx: {

@@ -14,7 +14,6 @@ using ir::NodeRef;
 // ---- Impl basics ------------------------------------------------------------------------------
 
 Resolver::Impl::Impl(SourceMap& s, ResolverOptions o) : sm(s), opt(std::move(o)) {
-  session.path = "";
   for (size_t i = 0; i < static_cast<size_t>(Builtin::Count_); ++i) {
     DefInfo d;
     d.name = builtin_info(static_cast<Builtin>(i)).name;
@@ -88,30 +87,12 @@ std::vector<std::pair<std::string, ir::DefId>> Resolver::session_names() const {
   return out;
 }
 
-std::vector<std::string> Resolver::module_items(const std::string& path) {
-  DiagSink sink;
-  ModuleInfo* m = impl_->load_module(path, Span{}, sink);
-  std::vector<std::string> out;
-  if (!m) return out;
-  for (auto& [n, e] : m->names)
-    if (e.pub) out.push_back(n);
-  for (auto& n : m->pub_modules) out.push_back(n);
-  return out;
-}
-
-std::vector<std::string> Resolver::submodules(const std::string& path) const {
-  std::vector<std::string> out;
-  auto it = impl_->modules.find(path);
-  if (it != impl_->modules.end())
-    for (auto& [n, p] : it->second->modules) out.push_back(n);
-  return out;
-}
-
-ir::DefId Resolver::lookup_session(const std::string& name) {
+ir::DefId Resolver::lookup_session(const ir::ModPath& name) {
   DiagSink sink;
   ResolveWalker w(*impl_, impl_->session, sink, true);
-  if (name.find("::") != std::string::npos) return w.lookup_path(name, Span{});
-  return w.lookup(name, Span{}, false);
+  if (name.empty()) return {};
+  if (name.size() > 1) return w.lookup_path(name, Span{});
+  return w.lookup(name.front(), Span{}, false);
 }
 
 ir::DefId Resolver::bind_session_global(const std::string& name) {
@@ -265,8 +246,9 @@ ir::DefId ResolveWalker::lookup(const std::string& name, Span span, bool report)
       if (!mod.is_std) {
         auto homes = R.std_homes(name);
         if (!homes.empty()) {
-          help = "`" + name + "` is in `" + homes[0] + "`: add `use " + homes[0] + "::" + name + ";`";
-          if (homes.size() > 1) help += " (also in `" + homes[1] + "`)";
+          const std::string item = (homes[0] / name).text();
+          help = "`" + name + "` is in `" + homes[0].text() + "`: add `use " + item + ";`";
+          if (homes.size() > 1) help += " (also in `" + homes[1].text() + "`)";
         }
       }
       error("E003", "cannot find value `" + name + "` in this scope", span,
@@ -333,7 +315,7 @@ void ResolveWalker::hoist_items(const std::vector<NodeRef>& stmts, bool module_l
   // Two items of one name in one block/module are an error (SPEC §6), never a silent
   // replacement; `defined` holds the value names made here, `mods` the module names.
   std::unordered_map<std::string, Span> defined, mods;
-  std::vector<std::pair<NodeRef, std::string>> submodules;
+  std::vector<std::pair<NodeRef, ir::ModPath>> submodules;
   for (auto& s : stmts) {
     if (!s) continue;
     if (s->kind == Kind::Fn || s->kind == Kind::Const) {
@@ -354,7 +336,7 @@ void ResolveWalker::hoist_items(const std::vector<NodeRef>& stmts, bool module_l
         continue;
       }
       mods[s->name] = s->span;
-      std::string path = mod.path.empty() ? s->name : mod.path + "::" + s->name;
+      ir::ModPath path = mod.path / s->name;
       mod.modules[s->name] = path;
       if (s->has(ir::kPub)) mod.pub_modules.insert(s->name);
       submodules.push_back({s, path});
@@ -460,7 +442,7 @@ std::vector<NodeRef> ResolveWalker::resolve_stmts(const std::vector<NodeRef>& st
 
 // `mod name { items }`: a module whose items are resolved in their own scope, reachable by path
 // and `use` like a file module.
-void ResolveWalker::define_inline_module(const NodeRef& m, const std::string& path) {
+void ResolveWalker::define_inline_module(const NodeRef& m, const ir::ModPath& path) {
   auto mi = std::make_unique<ModuleInfo>();
   mi->path = path;
   mi->file = R.sm.file(m->span.file).name;

@@ -34,7 +34,7 @@ struct DefInfo {
   Span span;
   ir::NodeRef node;       // Fn/Const: the resolved item node
   ir::NodeRef diff_rule;  // Fn: the resolved "@fn" rule, if any
-  std::string module;     // owning module path ("" = the session)
+  ir::ModPath module;     // owning module path (empty = the session)
   std::string doc;        // doc comment of an item (the // lines right above it)
 };
 
@@ -63,17 +63,20 @@ class Resolver {
 
   // For completion and %who: visible session names (newest binding of each name).
   std::vector<std::pair<std::string, ir::DefId>> session_names() const;
-  // Public items of a module path such as "std::math" (loads it if needed; empty on error).
-  std::vector<std::string> module_items(const std::string& path);
-  std::vector<std::string> submodules(const std::string& path) const;
+  // Public items of a module path such as std::math (loads it if needed; empty on error).
+  std::vector<std::string> module_items(const ir::ModPath& path);
+  std::vector<std::string> submodules(const ir::ModPath& path) const;
+  // The directory where a module's submodule files would be (share/std/a/b for std::a::b).
+  std::string module_dir(const ir::ModPath& path) const;
   // Is this source file part of the standard library (errors there are the caller's to fix)?
   bool is_library_file(uint32_t file_id) const;
   // Where the standard library exports a value of this name, as the shortest module path
-  // (`sqrt` -> "std::math"); empty if nowhere. For the help of E003.
-  std::vector<std::string> std_homes(const std::string& name);
+  // (`sqrt` -> std::math); empty if nowhere. For the help of E003.
+  std::vector<ir::ModPath> std_homes(const std::string& name);
 
-  // Looks up a name or path in the session scope (for %doc, inspect); invalid if none.
-  ir::DefId lookup_session(const std::string& name_or_path);
+  // Looks up a name (one segment) or path in the session scope (for %doc, inspect); invalid if
+  // none.
+  ir::DefId lookup_session(const ir::ModPath& name_or_path);
 
   // Cell transactions. begin_cell() remembers the session scope; rollback_cell() restores it
   // (a cell that failed to compile); settle_cell() keeps the cell's names except globals that

@@ -19,21 +19,21 @@ struct Entry {
 };
 
 struct ModuleInfo {
-  std::string path;  // "" = the session, "std::math", "geometry", "util::stats"
+  ir::ModPath path;  // empty = the session; {"std", "math"}, {"geometry"}, {"util", "stats"}
   std::string file;  // source file ("" for the session and inline modules)
   uint32_t crate = ir::kUserCrate;
   bool is_std = false;
   std::map<std::string, Entry> names;                // items, imports, session globals
-  std::map<std::string, std::string> modules;        // local module name -> module path
+  std::map<std::string, ir::ModPath> modules;        // local module name -> module path
   std::set<std::string> pub_modules;                 // which of `modules` are re-exported
-  std::vector<std::string> deps;                     // modules it imports (their lets run first)
+  std::vector<ir::ModPath> deps;                     // modules it imports (their lets run first)
 };
 
 // A module-level `let` that has not run yet (SPEC §6: module lets run once, in order, when the
 // module is first imported). It is prepended to the first cell that imports the module and
 // stays pending until the bindings it makes have values.
 struct PendingInit {
-  std::string module;
+  ir::ModPath module;
   ir::NodeRef stmt;               // resolved Let or EinDecl
   std::vector<ir::DefId> defs;    // what it binds
 };
@@ -44,35 +44,38 @@ struct Resolver::Impl {
   // Per crate; index = DefId.index - 1. By pointer: a long session releases the DefInfo of
   // definitions nothing reaches any more (Resolver::release), leaving a null pointer.
   std::vector<std::unique_ptr<DefInfo>> defs[3];
-  std::map<std::string, std::unique_ptr<ModuleInfo>> modules;
+  std::map<ir::ModPath, std::unique_ptr<ModuleInfo>> modules;
   ModuleInfo session;
-  std::vector<std::string> loading;  // import stack, for cycle detection (E010)
+  std::vector<ir::ModPath> loading;  // import stack, for cycle detection (E010)
   std::unordered_map<uint32_t, std::vector<ir::DefId>> captures;
   std::vector<DefInfo> builtin_infos;
   std::map<std::string, Entry> saved_names;  // session scope at begin_cell()
   std::map<std::string, std::vector<ir::DefId>> cell_defs;  // top-level defs of the cell, in order
-  std::map<std::string, std::string> saved_modules;
+  std::map<std::string, ir::ModPath> saved_modules;
   std::vector<PendingInit> pending_inits;     // in load order (a module's imports first)
   std::set<uint32_t> std_files;               // SourceMap ids of loaded std modules
-  std::map<std::string, std::vector<std::string>> std_index;  // pub fn name -> defining modules
+  std::map<std::string, std::vector<ir::ModPath>> std_index;  // pub fn name -> defining modules
   bool std_indexed = false;
-  std::set<std::string> touched;              // modules this cell imports or names
+  std::set<ir::ModPath> touched;              // modules this cell imports or names
   std::vector<ModuleInfo*> loader;            // modules being loaded (for ModuleInfo::deps)
-  std::set<std::string> failed;               // modules that failed this cell (reported once)
+  std::set<ir::ModPath> failed;               // modules that failed this cell (reported once)
 
   Impl(SourceMap& s, ResolverOptions o);
   ir::DefId alloc(uint32_t crate, DefInfo info);
   DefInfo& info(ir::DefId d);
 
   // Module loading (modules.cpp). Returns nullptr after reporting E010 at `at`.
-  ModuleInfo* load_module(const std::string& path, Span at, DiagSink& diags);
-  std::string module_file(const std::string& path) const;  // "" if no file
-  bool module_exists(const std::string& path) const;
+  ModuleInfo* load_module(const ir::ModPath& path, Span at, DiagSink& diags);
+  // Where a module's file and submodules live: std::a::b under share/std/a/b, other paths
+  // under the program's directory.
+  std::string module_dir(const ir::ModPath& path) const;
+  std::string module_file(const ir::ModPath& path) const;  // "" if no file
+  bool module_exists(const ir::ModPath& path) const;
   // Resolve a module path as written inside `from` (aliases, submodules, relative, absolute).
-  std::string canonical_module(const ModuleInfo& from, const std::string& written) const;
+  ir::ModPath canonical_module(const ModuleInfo& from, const ir::ModPath& written) const;
   // Records the module-level lets of a freshly resolved module body as pending inits.
   void collect_inits(const ModuleInfo& m, const ir::NodeRef& resolved_program);
-  std::vector<std::string> std_homes(const std::string& name);  // see Resolver::std_homes
+  std::vector<ir::ModPath> std_homes(const std::string& name);  // see Resolver::std_homes
   // Pending inits of the modules this cell touched (and what they import), in load order.
   std::vector<ir::NodeRef> inits_for_cell() const;
 };
@@ -84,7 +87,7 @@ struct ResolveWalker {
     ScopeKind kind;
     std::unordered_map<std::string, ir::DefId> names;
     uint32_t lambda_id = 0;
-    std::map<std::string, std::string> modules;  // `use m as q;` inside a body
+    std::map<std::string, ir::ModPath> modules;  // `use m as q;` inside a body
   };
 
   // The Resolver's friend, so these reach its state for lang/resolve/release.h.
@@ -105,9 +108,9 @@ struct ResolveWalker {
   uint32_t crate() const { return mod.crate; }
   ir::DefId define(const std::string& name, DefKind kind, Span span);
   ir::DefId lookup(const std::string& name, Span span, bool report = true);
-  ir::DefId lookup_path(const std::string& path, Span span);
+  ir::DefId lookup_path(const ir::ModPath& path, Span span);
   // A module path as written here: aliases of enclosing blocks first, then the module's.
-  std::string canonical(const std::string& written) const;
+  ir::ModPath canonical(const ir::ModPath& written) const;
   void error(const std::string& code, const std::string& msg, Span span,
              const std::string& label = "", const std::string& help = "");
   std::string suggest(const std::string& name) const;
@@ -122,7 +125,7 @@ struct ResolveWalker {
   void process_use(const ir::NodeRef& use, std::unordered_map<std::string, Span>& defined,
                    std::unordered_map<std::string, Span>& mods);
   void report_twice(const std::string& name, Span first, Span again, bool module);
-  void define_inline_module(const ir::NodeRef& m, const std::string& path);
+  void define_inline_module(const ir::NodeRef& m, const ir::ModPath& path);
   ir::NodeRef resolve_fn(const ir::NodeRef& fn);
   ir::NodeRef resolve_let(const ir::NodeRef& let);
   ir::NodeRef resolve_ein_decl(const ir::NodeRef& decl, ir::DefId group_def);

@@ -110,7 +110,7 @@ class Parser {
   NodeRef param();
   NodeRef fn_item(uint32_t lo, bool pub, bool diff);
   NodeRef use_stmt(uint32_t lo, bool pub);
-  void use_group(const std::string& prefix, std::vector<NodeRef>& items);
+  void use_group(const ir::ModPath& prefix, std::vector<NodeRef>& items);
   NodeRef mod_item(uint32_t lo, bool pub);
   NodeRef skipped_decl(uint32_t lo, ir::Kind kind, bool pub);
 

@@ -290,15 +290,16 @@ NodeRef Parser::ident_primary() {
   }
   advance();
   if (!at(Tok::ColonColon)) return mk({.kind = Kind::Name, .span = tok_span(t), .name = name});
+  ir::ModPath path = ir::ModPath::name(std::move(name));
   while (eat(Tok::ColonColon)) {
     const Token& seg = peek();
     // SPEC §1: after `::` any word is a name, keywords included (`std::ml::where(c, a, b)`).
     if (seg.kind != Tok::Ident && !is_keyword_tok(seg.kind))
       fail_expected("identifier after `::`", seg);
     advance();
-    name += "::" + std::string(text_of(seg));
+    path = path / std::string(text_of(seg));
   }
-  return mk({.kind = Kind::Path, .span = span_from(t.lo), .name = std::move(name)});
+  return mk({.kind = Kind::Path, .span = span_from(t.lo), .name = path.text(), .path = std::move(path)});
 }
 
 // `()` unit, `(e)` grouping, `(a, b, ...)` tuples.

@@ -307,34 +307,30 @@ static bool is_word(Tok k) { return k == Tok::Ident || is_keyword_tok(k); }
 // The `{...}` of `use path::{...}`. Nested groups flatten into items whose names are paths
 // below the `use` path (`use std::ml::{activations::{relu, gelu}, where}` has the items
 // `activations::relu`, `activations::gelu`, `where`), as in Rust; `self` names the path itself.
-void Parser::use_group(const std::string& prefix, std::vector<NodeRef>& items) {
+void Parser::use_group(const ir::ModPath& prefix, std::vector<NodeRef>& items) {
   DepthGuard guard(*this);
   const Token opener = expect(Tok::LBrace);
   while (!at(Tok::RBrace)) {
     const uint32_t lo = peek().lo;
-    std::vector<std::string> segs{std::string(text_of(is_word(peek().kind) ? advance() : expect(Tok::Ident)))};
+    ir::ModPath segs = ir::ModPath::name(std::string(text_of(is_word(peek().kind) ? advance() : expect(Tok::Ident))));
     bool group = false;
     while (eat(Tok::ColonColon)) {
       if (at(Tok::LBrace)) {
-        std::string below = prefix;
-        for (auto& s : segs) below += s + "::";
-        use_group(below, items);
+        use_group(prefix / segs, items);
         group = true;
         break;
       }
-      segs.emplace_back(text_of(is_word(peek().kind) ? advance() : expect(Tok::Ident, "or `{`")));
+      segs = segs / std::string(text_of(is_word(peek().kind) ? advance() : expect(Tok::Ident, "or `{`")));
     }
     if (!group) {
       std::string item_alias;
       if (eat(Tok::KwAs)) item_alias = std::string(text_of(expect(Tok::Ident)));
       const bool self = segs.back() == "self";
-      if (self) segs.pop_back();
-      std::string item = prefix;  // "" or "a::b::" inside a nested group
-      for (auto& s : segs) item += s + "::";
-      if (!item.empty()) item.resize(item.size() - 2);
+      if (self) segs = segs.parent();
       const bool below = !prefix.empty() || segs.size() > 1;
-      items.push_back(mk({.kind = Kind::UseItem, .span = span_from(lo), .name = std::move(item),
-                          .aux = std::move(item_alias),
+      ir::ModPath item = prefix / segs;  // below the `use` path; empty for a plain `self`
+      items.push_back(mk({.kind = Kind::UseItem, .span = span_from(lo), .name = item.text(),
+                          .aux = std::move(item_alias), .path = std::move(item),
                           .ival = self ? UseItemSelf : below ? UseItemPath : UseItemName}));
     }
     if (!eat(Tok::Comma)) break;
@@ -343,7 +339,7 @@ void Parser::use_group(const std::string& prefix, std::vector<NodeRef>& items) {
 }
 
 NodeRef Parser::use_stmt(uint32_t lo, bool pub) {
-  std::string path(text_of(expect(Tok::Ident, "(a module path)")));
+  ir::ModPath path = ir::ModPath::name(std::string(text_of(expect(Tok::Ident, "(a module path)"))));
   int64_t kind = ir::UsePath;
   std::vector<NodeRef> items;
   std::string alias;
@@ -354,16 +350,15 @@ NodeRef Parser::use_stmt(uint32_t lo, bool pub) {
     }
     if (at(Tok::LBrace)) {
       kind = ir::UseList;
-      use_group("", items);
+      use_group(ir::ModPath{}, items);
       break;
     }
-    path += "::" + std::string(text_of(is_word(peek().kind) ? advance()
-                                                             : expect(Tok::Ident, "or `{` or `*`")));
+    path = path / std::string(text_of(is_word(peek().kind) ? advance() : expect(Tok::Ident, "or `{` or `*`")));
   }
   if (kind == ir::UsePath && eat(Tok::KwAs)) alias = std::string(text_of(expect(Tok::Ident)));
   end_stmt();
-  return mk({.kind = Kind::Use, .span = span_from(lo), .kids = std::move(items),
-             .name = std::move(path), .aux = std::move(alias), .ival = kind,
+  return mk({.kind = Kind::Use, .span = span_from(lo), .kids = std::move(items), .name = path.text(),
+             .aux = std::move(alias), .path = std::move(path), .ival = kind,
              .flags = pub ? ir::kPub : 0u});
 }
 

@@ -15,7 +15,8 @@ namespace {
 std::vector<std::string> homes(const std::string& name) {
   SourceMap sm;
   Resolver r(sm, ResolverOptions{default_share_dir(), "."});
-  auto h = r.std_homes(name);
+  std::vector<std::string> h;
+  for (const ir::ModPath& p : r.std_homes(name)) h.push_back(p.text());
   std::sort(h.begin(), h.end());
   return h;
 }
