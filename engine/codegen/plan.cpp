@@ -19,17 +19,6 @@ PlanOptions::Mode parse_mode(const std::string& s) {
 
 namespace {
 
-bool has_reduce(const NodeRef& n) {
-  bool found = false;
-  std::function<void(const NodeRef&)> walk = [&](const NodeRef& x) {
-    if (!x || found || x->kind == Kind::Lambda) return;
-    if (x->kind == Kind::LReduce) found = true;
-    for (auto& k : x->kids) walk(k);
-  };
-  walk(n);
-  return found;
-}
-
 std::string strategy_of(const Kernel& k, const NodeRef& stmt) {
   bool seq = false;
   ir::for_each_node(stmt, [&](const NodeRef& x) {
@@ -100,11 +89,7 @@ std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const Node
   return k;
 }
 
-const NodeRef& expr_kernel_value(const NodeRef& stmt) {
-  if (stmt->kind == Kind::Let) return ir::let_value(*stmt);
-  if (stmt->kind == Kind::ExprStmt) return ir::stmt_expr(stmt);
-  return stmt;
-}
+const NodeRef& expr_kernel_value(const NodeRef& stmt) { return statement_value(stmt); }
 
 std::optional<Kernel> gen_expr(const CompileCtx& cx, const Unit& u, const NodeRef& let, std::string* why) {
   Kernel k;
@@ -190,10 +175,7 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
         bool group = false;
         for (auto& cd : cands) group = group || (cd.k && big(*cd.k));
         for (auto& cd : cands) admit(std::move(cd.k), cd.stmt, cd.why, group && cd.k && cd.k->work >= 0);
-      } else if ((n->kind == Kind::Let ||
-                  ((n->kind == Kind::ExprStmt || n == tail) && expr_kernel_value(n)->kind != Kind::Call)) &&
-                 has_reduce(expr_kernel_value(n))) {
-        // (Calls as statements — `print(sum(..))` — keep their reductions in the interpreter.)
+      } else if (kernel_statement(n, tail)) {
         std::string why;
         admit(gen_expr(cx, u, n, &why), n, why);
       } else if (is_resume_loop(n)) {

@@ -1,6 +1,7 @@
 #include "lang/passes/cse_plan.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_set>
 
 #include "lang/ir/visitor.h"
@@ -119,18 +120,62 @@ class Planner {
 
 }  // namespace
 
+const NodeRef& statement_value(const NodeRef& stmt) {
+  if (stmt->kind == Kind::Let) return ir::let_value(*stmt);
+  if (stmt->kind == Kind::ExprStmt) return ir::stmt_expr(stmt);
+  return stmt;
+}
+
+bool kernel_statement(const NodeRef& stmt, const NodeRef& tail) {
+  if (!stmt || !(stmt->kind == Kind::Let || stmt->kind == Kind::ExprStmt || stmt == tail)) return false;
+  const NodeRef& v = statement_value(stmt);
+  // (Calls as statements — `print(sum(..))` — keep their reductions in the interpreter.)
+  if (stmt->kind != Kind::Let && v->kind == Kind::Call) return false;
+  bool reduces = false;
+  std::function<void(const NodeRef&)> walk = [&](const NodeRef& x) {
+    if (!x || reduces || x->kind == Kind::Lambda) return;
+    reduces = x->kind == Kind::LReduce;
+    for (auto& k : x->kids) walk(k);
+  };
+  walk(v);
+  return reduces;
+}
+
 void cse_plan(CompileCtx& cx) {
   for (auto& up : cx.units) {
     Unit& u = *up;
     u.common.clear();
     u.common_groups.clear();
     if (!u.lowered) continue;
+    const NodeRef tail = u.kind == Unit::Kind::Cell && u.lowered->has(ir::kHasTail) && !u.lowered->kids.empty()
+                             ? u.lowered->kids.back()
+                             : nullptr;
+    // Tensors wherever they are; scalar statements outside tensors (a `let` in a clause's block
+    // is part of its tensor's plan) and lambdas, as codegen's cell plan finds them.
     std::vector<NodeRef> statements;
-    ir::for_each_node(u.lowered, [&](const NodeRef& n) {
-      if (n->kind == Kind::LTensor) statements.push_back(n);
-    });
+    std::function<void(const NodeRef&, bool)> walk = [&](const NodeRef& n, bool scalars) {
+      if (!n) return;
+      const bool scalar = scalars && n->kind != Kind::LTensor && kernel_statement(n, tail);
+      if (n->kind == Kind::LTensor || scalar) statements.push_back(n);
+      // Below a planned statement, its own plan covers the nested ones.
+      for (const NodeRef& k : n->kids) walk(k, scalars && !scalar && n->kind != Kind::LTensor && n->kind != Kind::Lambda);
+    };
+    walk(u.lowered, true);
     for (const NodeRef& s : statements) Planner(u, s).run();
   }
+}
+
+std::string describe_common_scalar(const Unit& u) {
+  std::unordered_set<uint32_t> planned;
+  for (const CseGroup& g : u.common_groups)
+    if (g.shown) planned.insert(g.statement);
+  std::string out;
+  ir::for_each_node(u.lowered, [&](const NodeRef& n) {
+    if (n->kind == Kind::LTensor || !planned.count(n->id)) return;
+    const NodeRef& pat = n->kind == Kind::Let ? ir::let_pattern(*n) : nullptr;
+    out += std::string(";;   ") + (pat ? "let " + pat->name : "expression") + ":\n" + describe_common(u, n);
+  });
+  return out;
 }
 
 std::string describe_common(const Unit& u, const NodeRef& statement) {

@@ -1,5 +1,8 @@
 // The common-subexpression plan (a pass after loop_plan, on the lowered IR): which pure
 // subexpressions a statement writes more than once, so that native code computes each once.
+// The statements are those codegen compiles on its own: every tensor declaration (LTensor), and
+// outside them each scalar statement with a reduction (`kernel_statement`) — a `let`, an
+// expression statement or a cell's trailing expression, each an expression kernel.
 // `a[i] * b[j] + exp(a[i] * b[j])` has one group, `a[i] * b[j]`, used twice.
 //
 // Two occurrences are the same expression when they have the same structure, the same names
@@ -37,7 +40,17 @@ struct CseGroup {
 // Unit::common: node id -> group index in Unit::common_groups.
 void cse_plan(CompileCtx& cx);
 
+// The value a scalar statement computes: a let's value, an expression statement's expression, or
+// the statement itself (a trailing expression).
+const ir::NodeRef& statement_value(const ir::NodeRef& stmt);
+// Whether `stmt` (not inside a tensor declaration) is a scalar statement codegen may compile as
+// an expression kernel: a `let`, or an expression statement or the cell's trailing expression
+// `tail` that is not a call, whose value has a reduction (engine/codegen/plan.cpp tiers these).
+bool kernel_statement(const ir::NodeRef& stmt, const ir::NodeRef& tail);
+
 // ";;     common: <expr> x<uses>" lines for the groups of one top-level statement.
 std::string describe_common(const Unit& u, const ir::NodeRef& statement);
+// The same for every planned scalar statement that has groups, each under a heading line.
+std::string describe_common_scalar(const Unit& u);
 
 }  // namespace ein

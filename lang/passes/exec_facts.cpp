@@ -106,7 +106,7 @@ std::string describe_exec_plan(const Unit& u) {
       out += ";;     loop " + n->name + (what.empty() ? "" : ": " + what) + "\n";
     }
   });
-  return out + describe_contractions(u) + describe_fusion(u);
+  return out + describe_common_scalar(u) + describe_contractions(u) + describe_fusion(u);
 }
 
 }  // namespace ein

@@ -79,5 +79,58 @@ TEST(CsePlan, ReductionsOverDifferentIndicesAreDifferent) {
   EXPECT_TRUE(groups(*c, "s").empty());
 }
 
+TEST(CsePlan, ALetBoundToAReductionIsPlannedAsItsOwnStatement) {
+  // The expression kernel of `let s = ...` (not a tensor): (x[i] - m) twice per term, by hand.
+  auto c = compile(
+      "let x[i in 0..1000] = i as f64 * 0.5;\n"
+      "let m = 3.0;\n"
+      "let s = sum[i]((x[i] - m) * (x[i] - m));\n"
+      "print(s);\n",
+      {.whole_program = true});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  std::vector<std::string> shown;
+  uint32_t statement = 0;
+  for (const CseGroup& g : c->cell().common_groups) {
+    if (!g.shown) continue;
+    shown.push_back(ir::to_sexpr(g.first, ir::PrintOptions{false, false, 0}) + " x" + std::to_string(g.uses));
+    statement = g.statement;
+  }
+  EXPECT_EQ(shown, std::vector<std::string>{"(Binary - (Index (Name x) (Name i)) (Name m)) x2"});
+  // The group belongs to the let (its statement is no tensor) and %ir's plan names it.
+  ir::NodeRef let;
+  ir::for_each_node(c->cell().lowered, [&](const ir::NodeRef& n) {
+    if (n->id == statement) let = n;
+  });
+  ASSERT_TRUE(let);
+  EXPECT_EQ(let->kind, ir::Kind::Let);
+  EXPECT_NE(describe_common_scalar(c->cell()).find(";;   let s:\n;;     common: (Binary - "), std::string::npos)
+      << describe_common_scalar(c->cell());
+  // The kernel subtracts once per term.
+  codegen::PlanOptions o;
+  o.mode = codegen::PlanOptions::Mode::Always;
+  codegen::CellPlan p = codegen::plan_cell(*c->cx, o);
+  bool found = false;
+  for (auto& k : p.kernels) {
+    if (k.kind != codegen::KernelKind::Expr) continue;
+    found = true;
+    size_t differences = 0;
+    std::istringstream lines(k.source);
+    for (std::string l; std::getline(lines, l);) differences += l.find("const double") != std::string::npos && count(l, " - ");
+    EXPECT_EQ(differences, 1u) << k.source;
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(CsePlan, CallStatementsStayUnplanned) {
+  // `print(sum(..))` keeps its reduction in the interpreter (engine/codegen/plan.cpp), so
+  // nothing is planned for it.
+  auto c = compile(
+      "let x[i in 0..100] = i as f64;\n"
+      "print(sum[i](x[i] * 2.0 + x[i] * 2.0));\n",
+      {.whole_program = true});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_TRUE(c->cell().common_groups.empty());
+}
+
 }  // namespace
 }  // namespace ein::testing
