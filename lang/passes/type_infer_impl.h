@@ -67,7 +67,7 @@ class Infer {
   ir::TypeRef index_slots(ir::Kids slots);
   void pattern(const ir::NodeRef& p, const ir::TypeRef& scrut);
 
-  // type_infer_call.cpp
+  // type_infer_call.cpp (builtin_call: type_infer_builtin.cpp)
   ir::TypeRef call(const ir::NodeRef& e);
   ir::TypeRef builtin_call(Builtin b, const ir::NodeRef& e, std::vector<ir::TypeRef>& args);
   bool only_literal_vars(const ir::TypeRef& t);
