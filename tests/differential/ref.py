@@ -259,6 +259,11 @@ class Evaluator:
                 if isinstance(it.over, Range):
                     lo, hi = self.explicit(it.over, local)
                     vals = [(INDEX, x, 0.0) for x in range(lo, hi)]
+                    # A generator over a range is an outer index with an explicit range for
+                    # the reductions inside: an access `v[c + k]` bounds k at c's current
+                    # value (SPEC 5.2's dependent ranges), as in a declaration's body.
+                    local[IDX] = local.get(IDX, frozenset()) | {it.name}
+                    local[EXPL] = local.get(EXPL, frozenset()) | {it.name}
                 else:
                     arr = local[it.over]
                     vals = [(arr.dt, v, er) for v, er in zip(arr.vals, arr.errs)]
@@ -561,6 +566,9 @@ class Evaluator:
             idx = env.get(IDX, frozenset())
             local = {k: v for k, v in env.items() if k not in idx}
             local[IDX] = frozenset(vals)
+            for k in env.get(EXPL, ()):     # outer indices with explicit ranges have values
+                if k in env:
+                    local[k] = env[k]
             for k, x in vals.items():
                 local[k] = (INDEX, x, 0.0)
             try:
