@@ -61,13 +61,20 @@ class SiteSolver {
  public:
   SiteSolver(CompileCtx& cx, Unit& u) : cx_(cx), u_(u) {}
 
-  void solve(const NodeRef& root, DefId self, std::vector<NodeRef> self_extents = {}) {
+  void solve(const NodeRef& root, DefId self, std::vector<NodeRef> self_extents = {}, bool single_clause = false) {
     self_ = self;
+    single_clause_ = single_clause;
     self_extents_ = std::move(self_extents);
     collect_vars(root, true);
     collect_accesses(root);
-    // Self-reads of a recurrence only raise the start (x[t - 1] needs t >= 1).
+    // Self-reads of a recurrence only raise the start (x[t - 1] needs t >= 1), so that a
+    // second clause supplies the points below it (`let p[0] = ..; let p[i] = p[i - 1] + ..;`).
+    // Not a read under an `if`/`match` branch of a definition with one clause: with no other
+    // clause the raised start could never be covered, and the branch is how such a program
+    // writes its base case (`if t == 0 { x[0] } else { s[t - 1] + x[t] }`); a branch that does
+    // read below the start stops at the read (E005), never reads a silent zero.
     for (auto& a : accesses_) {
+      if (a.self && single_clause_ && conditional_.count(a.node->id)) continue;
       if (!a.self || !a.aff.ok || a.aff.vars.size() != 1 || !a.aff.syms.empty() || a.aff.k >= 0) continue;
       auto& [v, c] = a.aff.vars[0];
       if (c.c == 1 && !c.s && is_var(v) && a.aff.k != INT64_MIN) self_lo_[v].push_back(irb::lit(-a.aff.k));
@@ -465,10 +472,19 @@ class SiteSolver {
     return ok;
   }
 
-  void collect_accesses(const NodeRef& n) {
+  void collect_accesses(const NodeRef& n, bool cond = false) {
     if (!n || n->kind == Kind::Lambda) return;
-    if (n->kind == Kind::Index) add_access(n);
-    for (auto& k : n->kids) collect_accesses(k);
+    if (n->kind == Kind::Index) {
+      if (cond) conditional_.insert(n->id);
+      add_access(n);
+    }
+    size_t first_conditional = n->kids.size();  // kids from here on run only sometimes
+    if (n->kind == Kind::If || n->kind == Kind::Match) first_conditional = 1;
+    if (n->kind == Kind::Binary && (static_cast<ir::BinOp>(n->ival) == ir::BinOp::And ||
+                                    static_cast<ir::BinOp>(n->ival) == ir::BinOp::Or))
+      first_conditional = 1;
+    size_t i = 0;
+    for (auto& k : n->kids) collect_accesses(k, cond || i++ >= first_conditional);
   }
 
   void add_access(const NodeRef& n) {
@@ -550,6 +566,8 @@ class SiteSolver {
   std::unordered_map<DefId, std::vector<uint32_t>> chain_;   // index -> binders down to its own
   std::vector<Access> accesses_;
   std::unordered_map<DefId, std::vector<NodeRef>> self_lo_;
+  std::unordered_set<uint32_t> conditional_;  // accesses under an if/match branch or && / ||
+  bool single_clause_ = false;                // the site is the only clause of its definition
   std::unordered_set<size_t> contributed_;
   std::unordered_map<uint32_t, size_t> access_arity_;
 };
@@ -562,7 +580,7 @@ class SiteFinder : public ir::RecursiveVisitor {
   bool pre(const NodeRef& n) override {
     if (n->kind == Kind::EinGroup) {
       std::vector<NodeRef> ext = explicit_extents(n);
-      for (auto& clause : n->kids) solve(clause, n->def, ext);
+      for (auto& clause : n->kids) solve(clause, n->def, ext, n->kids.size() == 1);
       // Nested sites inside clause bodies (blocks with their own definitions) are still visited.
       return true;
     }
@@ -600,7 +618,7 @@ class SiteFinder : public ir::RecursiveVisitor {
     return out;
   }
 
-  void solve(const NodeRef& root, DefId self, std::vector<NodeRef> self_extents = {}) {
+  void solve(const NodeRef& root, DefId self, std::vector<NodeRef> self_extents = {}, bool single_clause = false) {
     SiteSolver s(cx_, u_);
     // Where-bound locals inside the site are per-point values, never range sources.
     ir::for_each_node(root, [&](const NodeRef& n) {
@@ -612,7 +630,7 @@ class SiteFinder : public ir::RecursiveVisitor {
       if (n->kind == Kind::PBind) s.note_site_local(n->def);  // tuple patterns, match arms
       if (n->kind == Kind::Reduce) covered_.insert(n->id);
     });
-    s.solve(root, self, std::move(self_extents));
+    s.solve(root, self, std::move(self_extents), single_clause);
     // Every index of the site must have a range now (nested definitions are their own sites,
     // solved when the walk reaches them).
     std::function<void(const NodeRef&, bool)> check = [&](const NodeRef& n, bool is_root) {
