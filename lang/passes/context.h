@@ -102,6 +102,9 @@ struct Unit {
   // Parameters whose argument at the one call of this specialisation is a literal shape or
   // equation (`[2, 3]`, `"ij,jk->ik"`): builtins read it to type their result statically.
   std::unordered_map<ir::DefId, ir::NodeRef> literal_args;
+  // Unannotated bindings of this unit whose value is such a literal (`let axes = [0, 2];`):
+  // bindings never change, so a call reading one sees the literal as if written there.
+  std::unordered_map<ir::DefId, ir::NodeRef> literal_lets;
   // rest expansion
   std::unordered_map<ir::DefId, std::vector<ir::DefId>> rest_defs;
   // range and shape analysis

@@ -191,6 +191,11 @@ void Infer::let(const NodeRef& s) {
     ts.require_int(t, true);
   }
   bind_pattern(ir::let_pattern(*s), t, ir::let_value(*s)->span);
+  // `let axes = [0, 2];` passed to squeeze, reshape, split or einsum types their result as
+  // the literal written at the call would (gradients through them need the rank).
+  const NodeRef& pat = ir::let_pattern(*s);
+  if (!ir::let_type(*s) && pat && pat->kind == Kind::PBind && pat->def.valid())
+    if (NodeRef lit = literal_arg(ir::let_value(*s))) u.literal_lets[pat->def] = lit;
 }
 
 void Infer::bind_pattern(const NodeRef& pat, const TypeRef& t, Span at) {

@@ -128,12 +128,14 @@ static bool counts_parts(const NodeRef& body, ir::DefId p) {
 }
 
 // A literal shape (an array literal of integer literals, `-1` included) or a string literal,
-// written at the call or passed on from the caller's own literal parameter.
+// written at the call, bound by an unannotated `let` of this unit, or passed on from the
+// caller's own literal parameter.
 NodeRef Infer::literal_arg(const NodeRef& a) const {
   if (!a) return nullptr;
   if (a->kind == Kind::Name && a->def.valid()) {
-    auto it = u.literal_args.find(a->def);
-    return it == u.literal_args.end() ? nullptr : it->second;
+    if (auto it = u.literal_args.find(a->def); it != u.literal_args.end()) return it->second;
+    auto it = u.literal_lets.find(a->def);
+    return it == u.literal_lets.end() ? nullptr : it->second;
   }
   if (a->kind == Kind::StrLit) return a;
   if (a->kind != Kind::ArrayLit || a->kids.empty()) return nullptr;
