@@ -10,42 +10,19 @@
 #include <map>
 
 #include "engine/interp/interp_impl.h"
+#include "lang/syntax/einsum_eq.h"
 
 namespace ein {
 
 namespace {
 
-constexpr int kEllipsisBase = 1000;  // label codes for the axes `...` stands for
+using einsum_eq::kEllipsisBase;
 
-struct Term {
-  std::vector<int> labels;  // letters, or kEllipsisBase + k for ellipsis axis k (from the left)
-  bool ellipsis = false;
-  int ellipsis_at = 0;      // position of `...` among the labels
-};
-
-[[noreturn]] void bad(const std::string& eq, const std::string& why) {
-  fault("E006", "einsum `" + eq + "`: " + why);
+[[noreturn]] void bad(const std::string& eq, const einsum_eq::Error& err) {
+  fault(err.code, "einsum `" + eq + "`: " + err.why);
 }
 
-Term parse_term(const std::string& eq, const std::string& s) {
-  Term t;
-  for (size_t i = 0; i < s.size();) {
-    if (s.compare(i, 3, "...") == 0) {
-      if (t.ellipsis) bad(eq, "`...` twice in one operand");
-      t.ellipsis = true;
-      t.ellipsis_at = static_cast<int>(t.labels.size());
-      i += 3;
-    } else if (std::isalpha(static_cast<unsigned char>(s[i]))) {
-      t.labels.push_back(static_cast<unsigned char>(s[i]));
-      ++i;
-    } else {
-      bad(eq, std::string("unexpected character `") + s[i] + "`");
-    }
-  }
-  return t;
-}
-
-std::vector<Tensor> operands(const Value& inputs, size_t n_terms, const Term& first) {
+std::vector<Tensor> operands(const Value& inputs, size_t n_terms, const einsum_eq::Term& first) {
   std::vector<Tensor> ops;
   auto take = [&](const Value& v) {
     if (v.is_tensor()) {
@@ -63,8 +40,7 @@ std::vector<Tensor> operands(const Value& inputs, size_t n_terms, const Term& fi
   } else if (inputs.is_tensor()) {
     const Tensor& t = inputs.tensor_ref();
     // One operand given directly (its rank is what the term needs) or a stack of operands.
-    bool direct = n_terms == 1 && (first.ellipsis ? t.rank() >= static_cast<int>(first.labels.size())
-                                                  : t.rank() == static_cast<int>(first.labels.size()));
+    bool direct = n_terms == 1 && first.fits(t.rank());
     if (direct) {
       ops.push_back(t);
     } else {
@@ -80,48 +56,27 @@ std::vector<Tensor> operands(const Value& inputs, size_t n_terms, const Term& fi
 }  // namespace
 
 Value einsum(const std::string& equation, const Value& inputs, const std::atomic<bool>* interrupt) {
-  std::string eq;
-  for (char c : equation)
-    if (c != ' ') eq += c;
-  size_t arrow = eq.find("->");
-  std::string lhs = arrow == std::string::npos ? eq : eq.substr(0, arrow);
-  std::vector<Term> terms;
-  for (size_t b = 0;;) {
-    size_t e = lhs.find(',', b);
-    terms.push_back(parse_term(equation, lhs.substr(b, e == std::string::npos ? std::string::npos : e - b)));
-    if (e == std::string::npos) break;
-    b = e + 1;
-  }
-  std::vector<Tensor> ops = operands(inputs, terms.size(), terms[0]);
-  if (ops.size() != terms.size())
-    bad(equation, std::to_string(terms.size()) + " operands in the equation, " + std::to_string(ops.size()) + " given");
+  einsum_eq::Parsed parsed = einsum_eq::parse_einsum(equation);
+  if (!parsed.eq) bad(equation, parsed.error);
+  const einsum_eq::Equation& eq = *parsed.eq;
+  std::vector<Tensor> ops = operands(inputs, eq.operands.size(), eq.operands[0]);
+  std::vector<int> ranks;
+  for (auto& o : ops) ranks.push_back(o.rank());
+  // A wrong number of operands (E006) is reported before their types, a wrong rank (E004) after.
+  einsum_eq::Labelled labelled = einsum_eq::label_axes(eq, ranks);
+  if (!labelled.axes && ranks.size() != eq.operands.size()) bad(equation, labelled.error);
   DType dt = ops[0].dtype();
   for (auto& o : ops)
     if (o.dtype() != dt || dt == DType::Bool) fault("E002", "einsum: the operands must be numbers of one type");
+  if (!labelled.axes) bad(equation, labelled.error);
+  const std::vector<std::vector<int>>& labels = labelled.axes->operands;
+  const std::vector<int>& out = labelled.axes->output;
+  int ell_rank = labelled.axes->ellipsis_rank;
   // Extents of each label; the ellipsis axes broadcast right-aligned.
   std::map<int, int64_t> extent;
-  int ell_rank = 0;
-  for (size_t k = 0; k < terms.size(); ++k) {
-    int named = static_cast<int>(terms[k].labels.size());
-    if (terms[k].ellipsis ? ops[k].rank() < named : ops[k].rank() != named)
-      fault("E004", "einsum `" + equation + "`: operand " + std::to_string(k) + " has rank " +
-                        std::to_string(ops[k].rank()) + ", the equation gives it " + std::to_string(named) + " axes");
-    if (terms[k].ellipsis) ell_rank = std::max(ell_rank, ops[k].rank() - named);
-  }
-  // Expand each term's `...` into ellipsis labels (right-aligned: the last axes line up).
-  for (size_t k = 0; k < terms.size(); ++k) {
-    Term& t = terms[k];
-    if (!t.ellipsis) continue;
-    int m = ops[k].rank() - static_cast<int>(t.labels.size());
-    std::vector<int> ls(t.labels.begin(), t.labels.begin() + t.ellipsis_at);
-    for (int a = 0; a < m; ++a) ls.push_back(kEllipsisBase + ell_rank - m + a);
-    ls.insert(ls.end(), t.labels.begin() + t.ellipsis_at, t.labels.end());
-    t.labels = ls;
-  }
-  std::map<int, int> count;
-  for (size_t k = 0; k < terms.size(); ++k) {
-    for (size_t a = 0; a < terms[k].labels.size(); ++a) {
-      int l = terms[k].labels[a];
+  for (size_t k = 0; k < labels.size(); ++k) {
+    for (size_t a = 0; a < labels[k].size(); ++a) {
+      int l = labels[k][a];
       int64_t d = ops[k].dim(static_cast<int>(a));
       auto it = extent.find(l);
       if (it == extent.end() || (l >= kEllipsisBase && it->second == 1)) {
@@ -131,32 +86,13 @@ Value einsum(const std::string& equation, const Value& inputs, const std::atomic
                           (l >= kEllipsisBase ? std::string("the `...` axes") : "label `" + std::string(1, static_cast<char>(l)) + "`") +
                           " has extents " + std::to_string(it->second) + " and " + std::to_string(d));
       }
-      ++count[l];
     }
   }
-  std::vector<int> out;
-  if (arrow != std::string::npos) {
-    Term o = parse_term(equation, eq.substr(arrow + 2));
-    for (size_t a = 0; a < o.labels.size(); ++a) {
-      if (o.ellipsis && static_cast<int>(a) == o.ellipsis_at)
-        for (int e = 0; e < ell_rank; ++e) out.push_back(kEllipsisBase + e);
-      if (!extent.count(o.labels[a])) bad(equation, std::string("output label `") + static_cast<char>(o.labels[a]) + "` is not an input label");
-      if (std::count(out.begin(), out.end(), o.labels[a])) bad(equation, "an output label repeats");
-      out.push_back(o.labels[a]);
-    }
-    if (o.ellipsis && o.ellipsis_at == static_cast<int>(o.labels.size()))
-      for (int e = 0; e < ell_rank; ++e) out.push_back(kEllipsisBase + e);
-    if (!o.ellipsis && ell_rank > 0) {
-      // NumPy requires `...` in the output when the inputs broadcast over unlabelled axes,
-      // unless they are all of extent 1 (summed away).
-      for (int e = 0; e < ell_rank; ++e)
-        if (extent[kEllipsisBase + e] != 1) bad(equation, "the output must contain `...`");
-    }
-  } else {
-    for (int e = 0; e < ell_rank; ++e) out.push_back(kEllipsisBase + e);
-    for (auto& [l, c] : count)
-      if (l < kEllipsisBase && c == 1) out.push_back(l);
-  }
+  // NumPy requires `...` in the output when the inputs broadcast over unlabelled axes, unless
+  // they are all of extent 1 (summed away).
+  if (!eq.output_ellipsis())
+    for (int e = 0; e < ell_rank; ++e)
+      if (extent[kEllipsisBase + e] != 1) bad(equation, {"E006", "the output must contain `...`"});
   std::vector<int> inner;
   for (auto& [l, d] : extent)
     if (!std::count(out.begin(), out.end(), l)) inner.push_back(l);
@@ -169,9 +105,9 @@ Value einsum(const std::string& equation, const Value& inputs, const std::atomic
   std::vector<std::vector<int64_t>> stride(ops.size(), std::vector<int64_t>(all.size(), 0));
   for (size_t k = 0; k < ops.size(); ++k) {
     auto st = ops[k].strides();
-    for (size_t a = 0; a < terms[k].labels.size(); ++a)
-      if (ops[k].dim(static_cast<int>(a)) != 1 || extent[terms[k].labels[a]] == 1)
-        stride[k][slot[terms[k].labels[a]]] += st[a];
+    for (size_t a = 0; a < labels[k].size(); ++a)
+      if (ops[k].dim(static_cast<int>(a)) != 1 || extent[labels[k][a]] == 1)
+        stride[k][slot[labels[k][a]]] += st[a];
   }
   std::vector<int64_t> oshape, dims;
   for (int l : out) oshape.push_back(extent[l]);

@@ -61,8 +61,6 @@ class Tape {
   NodeRef pointwise(const NodeRef& e, const std::vector<NodeRef>& idx);
   NodeRef reshaped_read(const NodeRef& v, const NodeRef& y, const std::vector<NodeRef>& idx);
   NodeRef einsum_point(const NodeRef& e, const std::vector<NodeRef>& idx);
-  std::string expand_ellipsis(const std::string& q, const std::vector<NodeRef>& ops, std::set<char>& ell,
-                              const NodeRef& e);
   NodeRef split_part(const NodeRef& e, const std::vector<NodeRef>& idx);
   std::optional<std::pair<std::vector<int64_t>, int>> split_layout(const NodeRef& call) const;
   ir::Kids tuple_elements(const NodeRef& e) const;

@@ -6,11 +6,11 @@
 // fills its slice of the input (the parts together: their concatenation), an einsum's is an
 // einsum per operand.
 #include <map>
-#include <set>
 
 #include "lang/passes/ad_reverse.h"
 #include "lang/passes/ir_build.h"
 #include "lang/resolve/builtins.h"
+#include "lang/syntax/einsum_eq.h"
 
 namespace ein::ad {
 
@@ -68,56 +68,6 @@ ir::Kids Tape::tuple_elements(const NodeRef& e) const {
   return ir::tuple_elems(cur);
 }
 
-// The equation q with each `...` replaced by letters q does not use (the operands' extra axes,
-// right-aligned as NumPy broadcasts them) and the output written out (implicit form: the
-// `...` axes, then the letters that occur once, in order); those letters go to `ell`.
-std::string Tape::expand_ellipsis(const std::string& q, const std::vector<NodeRef>& ops, std::set<char>& ell,
-                                  const NodeRef& e) {
-  size_t arrow = q.find("->");
-  std::string lhs = q.substr(0, arrow);
-  std::vector<std::string> terms(1);
-  for (char c : lhs) {
-    if (c == ',') terms.emplace_back();
-    else terms.back() += c;
-  }
-  if (terms.size() != ops.size())
-    unsupported("`" + q + "`: an einsum whose operands do not match its equation", e->span);
-  std::vector<int> extra(terms.size(), 0);
-  int most = 0;
-  for (size_t t = 0; t < terms.size(); ++t) {
-    size_t at = terms[t].find("...");
-    if (at == std::string::npos) continue;
-    int letters = static_cast<int>(terms[t].size()) - 3;
-    extra[t] = ir::rank_of(facts_.type(ops[t])) - letters;
-    if (extra[t] < 0 || terms[t].find("...", at + 3) != std::string::npos)
-      unsupported("`" + q + "`: an einsum operand whose rank does not match its labels", e->span);
-    most = std::max(most, extra[t]);
-  }
-  std::string fresh;
-  for (char c : std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"))
-    if (static_cast<int>(fresh.size()) < most && q.find(c) == std::string::npos) fresh += c;
-  if (static_cast<int>(fresh.size()) < most) unsupported("`" + q + "`: an einsum with too many labels", e->span);
-  ell.insert(fresh.begin(), fresh.end());
-  std::string out_lhs;
-  std::map<char, int> count;
-  for (size_t t = 0; t < terms.size(); ++t) {
-    std::string term = terms[t];
-    if (size_t at = term.find("..."); at != std::string::npos)
-      term.replace(at, 3, fresh.substr(static_cast<size_t>(most - extra[t])));
-    for (char c : term) count[c] += ell.count(c) ? 0 : 1;
-    out_lhs += (t ? "," : "") + term;
-  }
-  std::string out;
-  if (arrow != std::string::npos) {
-    out = q.substr(arrow + 2);
-    if (size_t at = out.find("..."); at != std::string::npos) out.replace(at, 3, fresh);
-  } else {
-    out = fresh;
-    for (auto& [c, n] : count) out += n == 1 ? std::string(1, c) : "";
-  }
-  return out_lhs + "->" + out;
-}
-
 // `__einsum("ij,jk->ik", (A, B))` at the point idx of its result: the sum over the labels not
 // in the output of the product of the operands at their labels' indices. nullptr when e is no
 // einsum; E013 for an equation or operands only known at run time, or `...`.
@@ -126,71 +76,55 @@ NodeRef Tape::einsum_point(const NodeRef& e, const std::vector<NodeRef>& idx) {
   if (!b || *b != Builtin::Einsum || ir::call_args_count(e) != 2) return nullptr;
   ir::Kids args = ir::call_args(e);
   std::optional<std::string> eq = fold_str(args[0], 0, nullptr);
+  einsum_eq::Parsed parsed = eq ? einsum_eq::parse_einsum(*eq) : einsum_eq::Parsed{};
   ir::Kids elems = tuple_elements(args[1]);
   std::vector<NodeRef> ops(elems.begin(), elems.end());
   // One operand may be given directly (`einsum("ij->ji", A)`), not as a stack of operands.
-  if (ops.empty() && eq && eq->find(',') == std::string::npos && ir::rank_of(facts_.type(args[1])) > 0) {
-    int labels = 0;
-    for (char c : eq->substr(0, eq->find("->"))) labels += std::isalpha(static_cast<unsigned char>(c)) ? 1 : 0;
-    int rank = ir::rank_of(facts_.type(args[1]));
-    if (labels == rank || (eq->find("...") != std::string::npos && labels <= rank)) ops.push_back(args[1]);
-  }
+  if (int rank = ir::rank_of(facts_.type(args[1]));
+      ops.empty() && parsed.eq && parsed.eq->operands.size() == 1 && rank > 0 && parsed.eq->operands[0].fits(rank))
+    ops.push_back(args[1]);
   if (!eq || ops.empty())
     unsupported("`" + cx_.sm.snippet(e->span) + "`: an einsum whose equation or operands are known only at run time "
                 "(write the equation as a literal and the operands as a tuple)", e->span);
-  std::string q;
-  for (char c : *eq)
-    if (c != ' ') q += c;
-  std::set<char> ell_labels;
-  if (q.find("...") != std::string::npos) q = expand_ellipsis(q, ops, ell_labels, e);
-  size_t arrow = q.find("->");
-  std::string lhs = q.substr(0, arrow);
-  std::vector<std::string> terms(1);
-  for (char c : lhs) {
-    if (c == ',') terms.emplace_back();
-    else if (std::isalpha(static_cast<unsigned char>(c))) terms.back() += c;
-    else unsupported("`" + *eq + "`: an einsum with `...` or other characters than letters", e->span);
-  }
-  std::string out;
-  if (arrow != std::string::npos) {
-    out = q.substr(arrow + 2);
-  } else {
-    std::map<char, int> count;
-    for (char c : lhs) count[c] += std::isalpha(static_cast<unsigned char>(c)) ? 1 : 0;
-    for (auto& [c, n] : count) out += n == 1 ? std::string(1, c) : "";
-  }
-  if (terms.size() != ops.size() || out.size() != idx.size())
-    unsupported("`" + *eq + "`: an einsum whose operands or result do not match its equation", e->span);
+  if (!parsed.eq) unsupported("`" + *eq + "`: an einsum equation that is not well formed: " + parsed.error.why, e->span);
+  std::vector<int> ranks;
+  for (const NodeRef& o : ops) ranks.push_back(ir::rank_of(facts_.type(o)));
+  einsum_eq::Labelled labelled = einsum_eq::label_axes(*parsed.eq, ranks);
+  if (!labelled.axes) unsupported("`" + *eq + "`: an einsum whose operands do not match its equation: " + labelled.error.why, e->span);
+  const einsum_eq::Axes& axes = *labelled.axes;
+  if (axes.output.size() != idx.size())
+    unsupported("`" + *eq + "`: an einsum whose result does not match its equation", e->span);
+  // The axes `...` stands for are named by letters the equation does not use (index names
+  // `es.A`, ...), the k-th such axis by the k-th unused letter.
+  std::string fresh;
+  for (char c : std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"))
+    if (static_cast<int>(fresh.size()) < axes.ellipsis_rank && eq->find(c) == std::string::npos) fresh += c;
+  if (static_cast<int>(fresh.size()) < axes.ellipsis_rank) unsupported("`" + *eq + "`: an einsum with too many labels", e->span);
+  auto letter = [&](int l) { return l < einsum_eq::kEllipsisBase ? static_cast<char>(l) : fresh[static_cast<size_t>(l - einsum_eq::kEllipsisBase)]; };
   // Each label's index: the result's for output labels, a new summed index for the others
   // (its extent from the first operand that has it; the primal checked the others agree).
-  std::map<char, NodeRef> at;
-  for (size_t k = 0; k < out.size(); ++k) {
-    if (!std::isalpha(static_cast<unsigned char>(out[k])) || at.count(out[k]))
-      unsupported("`" + *eq + "`: an einsum output with `...` or a repeated label", e->span);
-    at[out[k]] = idx[k];
-  }
+  std::map<int, NodeRef> at;
+  for (size_t k = 0; k < axes.output.size(); ++k) at[axes.output[k]] = idx[k];
   std::vector<NodeRef> slots;
-  for (size_t t = 0; t < terms.size(); ++t) {
-    if (ir::rank_of(facts_.type(ops[t])) != static_cast<int>(terms[t].size()))
-      unsupported("`" + *eq + "`: an einsum operand whose rank does not match its labels", e->span);
-    for (size_t a = 0; a < terms[t].size(); ++a) {
-      char c = terms[t][a];
-      if (at.count(c)) continue;
-      std::string nm = std::string("es.") + c;
+  for (size_t t = 0; t < ops.size(); ++t) {
+    for (size_t a = 0; a < axes.operands[t].size(); ++a) {
+      int l = axes.operands[t][a];
+      if (at.count(l)) continue;
+      std::string nm = std::string("es.") + letter(l);
       DefId d = cx_.resolver.new_def(nm, DefKind::Index, e->span);
       slots.push_back(idx_in(nm, d, irb::lit(0), as_index(extent_of(ops[t], static_cast<int>(a)))));
-      at[c] = name(nm, d);
+      at[l] = name(nm, d);
     }
   }
   TypeRef el = ir::elem_of(facts_.type(e));
   NodeRef prod;
-  for (size_t t = 0; t < terms.size(); ++t) {
+  for (size_t t = 0; t < ops.size(); ++t) {
     std::vector<NodeRef> pos;
-    for (size_t a = 0; a < terms[t].size(); ++a) {
-      char c = terms[t][a];
+    for (size_t a = 0; a < axes.operands[t].size(); ++a) {
+      int l = axes.operands[t][a];
       // An axis `...` stands for broadcasts when its extent is 1: read it at `i % extent`.
-      pos.push_back(ell_labels.count(c) ? bin(ir::BinOp::Mod, at[c], as_index(extent_of(ops[t], static_cast<int>(a))))
-                                        : at[c]);
+      pos.push_back(l >= einsum_eq::kEllipsisBase ? bin(ir::BinOp::Mod, at[l], as_index(extent_of(ops[t], static_cast<int>(a))))
+                                               : at[l]);
     }
     NodeRef r = pointwise(ops[t], pos);
     if (prod) {

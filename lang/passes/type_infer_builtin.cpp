@@ -1,9 +1,9 @@
 // The types of builtin calls (Infer::builtin_call): per builtin, its result type from its
 // arguments' types and, where a literal argument fixes it, that literal (an einsum equation, the
 // sizes of a split).
-#include <cctype>
 
 #include "lang/passes/type_infer_impl.h"
+#include "lang/syntax/einsum_eq.h"
 
 namespace ein {
 
@@ -211,42 +211,28 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       }
       if (!eq || eq->kind != Kind::StrLit || !el) return ir::t_unknown();
       if (TypeRef r = resolved(el); !ir::is_scalar(r) && r->k != Type::K::Var) return ir::t_unknown();
-      const std::string& q = eq->name;
-      size_t arrow = q.find("->");
+      einsum_eq::Parsed parsed = einsum_eq::parse_einsum(eq->name);
+      if (!parsed.eq) return ir::t_unknown();  // the run reports the malformed equation (E006)
       // `...` stands for the axes an operand has beyond its letters; the result has as many as
       // the operand with the most (right-aligned broadcasting), which the operands' ranks fix.
       int ell = 0;
-      if (q.find('.') != std::string::npos) {
+      if (parsed.eq->has_ellipsis()) {
         std::vector<TypeRef> each;
         if (ops->k == Type::K::Tuple) {
           for (auto& o : ops->elems) each.push_back(resolved(o));
         } else {
           each.push_back(ops);
         }
-        std::string lhs = q.substr(0, arrow);
-        size_t t = 0, start = 0;
-        for (size_t i = 0; i <= lhs.size(); ++i) {
-          if (i < lhs.size() && lhs[i] != ',') continue;
-          std::string term = lhs.substr(start, i - start);
-          start = i + 1;
-          if (t >= each.size() || each[t]->k != Type::K::Array || each[t]->rank < 0) return ir::t_unknown();
-          int letters = 0;
-          for (unsigned char c : term) letters += std::isalpha(c) ? 1 : 0;
-          if (term.find("...") != std::string::npos) ell = std::max(ell, each[t]->rank - letters);
-          ++t;
+        std::vector<int> ranks;
+        for (const TypeRef& t : each) {
+          if (t->k != Type::K::Array || t->rank < 0) return ir::t_unknown();
+          ranks.push_back(t->rank);
         }
-        if (t != each.size()) return ir::t_unknown();
+        einsum_eq::Labelled axes = einsum_eq::label_axes(*parsed.eq, ranks);
+        if (!axes.axes) return ir::t_unknown();
+        ell = axes.axes->ellipsis_rank;
       }
-      int rank = 0;
-      if (arrow != std::string::npos) {
-        for (size_t i = arrow + 2; i < q.size(); ++i) rank += std::isalpha(static_cast<unsigned char>(q[i])) ? 1 : 0;
-        if (q.find("...", arrow) != std::string::npos) rank += ell;
-      } else {
-        int count[256] = {};
-        for (unsigned char c : q) count[c] += std::isalpha(c) ? 1 : 0;
-        for (int c = 0; c < 256; ++c) rank += count[c] == 1 ? 1 : 0;
-        rank += ell;
-      }
+      int rank = parsed.eq->output_rank(ell);
       return rank == 0 ? el : ir::t_array(el, rank);
     }
     case Builtin::Split: {
