@@ -1,0 +1,279 @@
+// Calls of functions over arrays on the primal tape. extract_calls walks a definition's value:
+// a call over arrays is inlined (the callee's body with its parameters substituted, its
+// statements hoisted onto the tape, the copied nodes typed by the specialisation they came
+// from); a scalar call or one with a `@fn` rule stays a call, differentiated per point. A tuple
+// let whose inlined value is a tuple literal becomes one let per name. ad_tape.cpp builds the
+// tape and normalises each definition through these.
+#include <algorithm>
+
+#include "lang/passes/ad_reverse.h"
+#include "lang/passes/ir_build.h"
+#include "lang/resolve/builtins.h"
+
+namespace ein::ad {
+
+using ir::Kind;
+
+NodeRef Tape::extract_calls(const NodeRef& e) {
+  if (!e || e->kind == Kind::Lambda) return e;
+  if (e->kind == Kind::Comp)
+    if (NodeRef lit = unroll_rows(e)) return extract_calls(lit);
+  std::vector<NodeRef> kids;
+  for (auto& k : e->kids) {
+    kids.push_back(extract_calls(k));
+    // A comprehension of scalars inside an expression (`[flip(x[n - 1 - i]) | i in 0..n]` as
+    // one row of an unrolled comprehension, an inlined call's value) has no entry of its own.
+    if (kids.back() && kids.back()->kind == Kind::Comp)
+      if (NodeRef lit = unroll_rows(kids.back(), true)) kids.back() = extract_calls(lit);
+  }
+  NodeRef n = ir::with_kids(e, std::move(kids));
+  // `f(..).0` of an inlined call whose value is a tuple literal (`topk(x, 2, 1).0`).
+  if (n->kind == Kind::Member && ir::member_base(*n)->kind == Kind::TupleLit && n->has(ir::kTupleField)) {
+    auto k = static_cast<size_t>(n->ival);
+    ir::Kids elems = ir::tuple_elems(ir::member_base(*n));
+    if (k < elems.size()) return elems[k];
+  }
+  if (n->kind != Kind::Call) return n;
+  const NodeRef& callee = ir::call_callee(n);
+  // The arguments as rewritten (n) and as analysed (e: their types are recorded there).
+  ir::Kids args = ir::call_args(n), orig_args = ir::call_args(e);
+  if (auto b = builtin_of(callee->def)) {
+    // `__convert(c, X)` of a scalar c is `c as T` (X only lends its float type): the whole
+    // array X must not look like a value the point reads.
+    if (*b == Builtin::Convert && args.size() == 2 && ir::rank_of(facts_.type(orig_args[0])) == 0)
+      if (auto dt = facts_.float_dtype(orig_args[1])) {
+        NodeRef c = ir::make({.kind = Kind::Cast, .span = n->span,
+                              .kids = {args[0], ir::make({.kind = Kind::TyPrim, .name = dtype_name(*dt)})}});
+        facts_.note_type(c->id, facts_.type(e));
+        return c;
+      }
+    return n;
+  }
+  // A tuple of arrays is arrays too (`einsum("i,i->", (a, b))` returns a number).
+  auto has_array = [](const TypeRef& t) {
+    if (ir::rank_of(t) > 0) return true;
+    if (!t || t->k != ir::Type::K::Tuple) return false;
+    for (auto& el : t->elems)
+      if (ir::rank_of(el) > 0) return true;
+    return false;
+  };
+  bool arrays = ir::rank_of(facts_.type(e)) > 0;
+  for (const NodeRef& a : orig_args) arrays = arrays || has_array(facts_.type(a));
+  if (!arrays) {  // a scalar call: differentiated per point by forward mode
+    // Forward mode looks its target up without knowing which specialisation's body this call
+    // was copied from (they share nodes: `flip(x[..])` is rank 1 -> 0 in one, 2 -> 1 in another).
+    if (within_)
+      if (const Unit* spec = facts_.call_target(n, within_)) facts_.pin_call_target(n->id, spec);
+    return n;
+  }
+  TypeRef ct = facts_.type(callee);
+  if (ct && ct->k == ir::Type::K::FnItem && cx_.resolver.info(ct->def).diff_rule)
+    return n;  // elementwise with a custom rule: stays a call, applied per point
+  return inline_call(n);
+}
+
+NodeRef Tape::inline_call(const NodeRef& call) {
+  if (++inline_depth_ > 32) unsupported("deeply nested or recursive calls", call->span);
+  TypeRef ct = facts_.type(ir::call_callee(call));
+  ir::Kids args = ir::call_args(call);
+  NodeRef fn;
+  const Unit* spec = facts_.call_target(call, within_);
+  if (spec && spec->body && (spec->body->kind == Kind::Fn || spec->body->kind == Kind::Lambda))
+    fn = spec->body;  // the specialised body: rest patterns already expanded
+  if (!fn && ct && ct->k == ir::Type::K::FnItem) fn = cx_.resolver.info(ct->def).node;
+  if (!fn && ct && ct->k == ir::Type::K::Lambda) fn = ct->node;
+  if (!fn) unsupported("a call whose function cannot be resolved statically", call->span);
+  bool lambda = fn->kind == Kind::Lambda;
+  ir::Kids params = lambda ? ir::lambda_params(*fn) : ir::fn_params(*fn);
+  Copier cp(cx_, facts_);
+  size_t emitted = emits_.size();
+  auto mentions_bound = [&](const NodeRef& n) {
+    bool any = false;
+    ir::for_each_node(n, [&](const NodeRef& k) {
+      any = any || ((k->kind == Kind::Name || k->kind == Kind::Path) && bound_.count(k->def));
+    });
+    return any;
+  };
+  for (size_t a = 0; a < params.size() && a < args.size(); ++a) {
+    const NodeRef& p = params[a];
+    // A tuple of names (einsum's operands `(A, B)`) stands in place: the body's builtin sees the
+    // operands, and no tuple-valued binding stands between them and the derivative. So does a
+    // string (the equation): re-analysis types the builtin from the literal.
+    bool names_tuple = args[a]->kind == Kind::TupleLit;
+    for (const NodeRef& el : names_tuple ? ir::tuple_elems(args[a]) : ir::Kids{})
+      names_tuple = names_tuple && (el->kind == Kind::Name || el->kind == Kind::Path);
+    if (mentions_bound(args[a]) || names_tuple || args[a]->kind == Kind::StrLit) {
+      // An argument that varies per point of the enclosing clause or reduction (`f(v, n as
+      // f64)` in `w[n in 3..6]`) cannot be a statement before it: the body reads it in place.
+      cp.subst[p->def] = args[a];
+      continue;
+    }
+    DefId pf = cx_.resolver.new_def(p->name, DefKind::Local, p->span);
+    facts_.note_def_origin(pf, p->def);
+    if (spec && fn == spec->body) pin_def_type(pf, p->def, spec);
+    // The specialisation's parameter type is the argument's (a lookup by the argument's node
+    // may find another specialisation's type: they share nodes).
+    TypeRef at = facts_.type(args[a]);
+    if (spec && fn == spec->body)
+      if (auto it = spec->def_types.find(p->def); it != spec->def_types.end()) at = it->second;
+    NodeRef let = let_typed(p->name, pf, args[a], at);
+    visible_[pf] = let;
+    emits_.push_back(let);
+    cp.subst[p->def] = name(p->name, pf);
+  }
+  NodeRef body = cp.copy(lambda ? ir::lambda_body(*fn) : ir::fn_body(*fn));
+  --inline_depth_;
+  // The copied indices keep their ranges, with the names inside them copied too
+  // (`j in 0..dim(e)` of the inlined `e`).
+  // Specialisations of one function share its DefIds: a copy takes this one's types.
+  if (spec && fn == spec->body) {
+    for (auto& [orig, copy] : cp.renamed) pin_def_type(copy, orig, spec);
+    pin_node_types(lambda ? ir::lambda_body(*fn) : ir::fn_body(*fn), body, spec);
+  }
+  std::unordered_map<DefId, NodeRef> to_copy = cp.subst;  // parameters -> their lets
+  for (auto& [orig, copy] : cp.renamed) to_copy[orig] = name(cx_.resolver.info(copy).name, copy);
+  for (auto& [orig, copy] : cp.renamed) {
+    // Specialisations share the body's index DefIds but not their ranges (`sum[j](x[..b, j])`
+    // runs over axis 0 of a vector, axis 1 of a matrix): the inlined one's come first.
+    const RangeFact* rf = nullptr;
+    if (spec && fn == spec->body)
+      if (auto it = spec->ranges.find(orig); it != spec->ranges.end()) rf = &it->second;
+    if (!rf) rf = facts_.range(orig);
+    if (!rf || !rf->lo || !rf->hi) continue;
+    Copier rc(cx_, facts_);
+    rc.subst = to_copy;
+    RangeFact f = *rf;
+    f.lo = rc.copy(rf->lo);
+    f.hi = rc.copy(rf->hi);
+    facts_.add_range(copy, f);
+  }
+  // The value may itself be a block (a branch chosen per specialisation leaves its block in
+  // tail position) and may call further functions over arrays: both are unfolded here, or the
+  // caller would treat a non-elementwise call as elementwise.
+  const Unit* saved_within = within_;
+  if (spec && fn == spec->body) within_ = spec;
+  NodeRef v = hoist_block(body);
+  // Statements that read a per-point argument stay at the point: the value becomes a block
+  // (scalar lets only; forward mode differentiates it per point).
+  std::vector<NodeRef> local;
+  for (size_t i = emitted; i < emits_.size(); ++i) {
+    if (!mentions_bound(emits_[i]) && local.empty()) continue;
+    for (size_t j = i; j < emits_.size(); ++j) {
+      const NodeRef& st = emits_[j];
+      bool scalar_let = st->kind == Kind::Let && ir::let_pattern(*st)->kind == Kind::PBind &&
+                        ir::rank_of(facts_.def_type(ir::let_pattern(*st)->def)) == 0;
+      if (!scalar_let)
+        unsupported("`" + cx_.sm.snippet(call->span) +
+                        "`: a call whose body defines arrays from the indices around the call",
+                    call->span);
+      visible_.erase(ir::let_pattern(*st)->def);
+      local.push_back(st);
+    }
+    emits_.resize(i);
+    break;
+  }
+  if (!local.empty()) {
+    local.push_back(v);
+    TypeRef vt = facts_.type(v);
+    v = ir::make({.kind = Kind::Block, .span = call->span, .kids = std::move(local), .flags = ir::kHasTail});
+    facts_.note_type(v->id, vt);
+  }
+  ++inline_depth_;
+  v = extract_calls(v);
+  --inline_depth_;
+  within_ = saved_within;
+  // A reshaped value (`expand(x, [2, 1, 3])` inside an expression) is read through its own
+  // extents, so it becomes a named statement of the tape.
+  auto b = v->kind == Kind::Call ? builtin_of(ir::call_callee(v)->def) : std::nullopt;
+  if (b && *b == Builtin::Reshape && ir::rank_of(facts_.type(v)) > 0 && !mentions_bound(v)) {
+    DefId t = cx_.resolver.new_def("reshaped", DefKind::Local, call->span);
+    facts_.note_def_type(t, facts_.type(v));
+    NodeRef let = let_typed("reshaped", t, v, facts_.type(v));
+    if (within_) stmt_within_[let->id] = within_;
+    visible_[t] = let;
+    emits_.push_back(let);
+    v = name("reshaped", t);
+    facts_.note_type(v->id, facts_.type(ir::let_value(*let)));
+  }
+  return v;
+}
+
+// The statements of a block become tape statements; its value (through nested tail blocks)
+// is returned.
+NodeRef Tape::hoist_block(const NodeRef& body) {
+  if (body->kind != Kind::Block) return body;
+  bool tail = body->has(ir::kHasTail);
+  ir::Kids stmts = ir::block_stmts(body);
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const NodeRef& s = stmts[i];
+    if (!s) continue;
+    if (tail && i + 1 == stmts.size()) {
+      NodeRef t = s;
+      for (NodeRef br; (br = taken_branch(t));) t = br;
+      return hoist_block(t);
+    }
+    if (s->kind == Kind::Let && ir::let_pattern(*s)->kind == Kind::PTuple && split_tuple_let(s)) continue;
+    if (s->kind == Kind::Let && ir::let_pattern(*s)->kind == Kind::PBind)
+      visible_[ir::let_pattern(*s)->def] = s;
+    else if (s->kind == Kind::EinGroup)
+      visible_[s->def] = s;
+    if (s->kind != Kind::Fn && s->kind != Kind::DiffFn && s->kind != Kind::Use) emits_.push_back(s);
+    if (within_) stmt_within_[s->id] = within_;
+  }
+  return flit(0.0);  // a body without a value
+}
+
+void Tape::pin_def_type(DefId copy, DefId orig, const Unit* spec) {
+  if (auto it = spec->def_types.find(orig); it != spec->def_types.end()) facts_.note_def_type(copy, it->second);
+}
+
+// Specialisations share the nodes of their function: a copied node's type is looked up in the
+// specialisation it was inlined from, not in whichever one has the node first (`Y` of
+// `lp_first` is rank 2 in one and rank 1 in another). The copy has the original's structure
+// except where a parameter was substituted, which ends the walk of that subtree.
+void Tape::pin_node_types(const NodeRef& orig, const NodeRef& copy, const Unit* spec) {
+  if (!orig || !copy) return;
+  if (auto it = spec->types.find(orig->id); it != spec->types.end()) facts_.note_type(copy->id, it->second);
+  if (orig->kind != copy->kind || orig->kids.size() != copy->kids.size()) return;
+  auto c = copy->kids.begin();  // a parallel walk of the two trees: every child alike
+  for (const NodeRef& o : orig->kids) pin_node_types(o, *c++, spec);
+}
+
+// `let (x, y) = f(a, b);` whose value, once f is inlined, is a tuple literal `(e1, e2)`:
+// `let x = e1; let y = e2;` (the library's `broadcast_pair`). False when the value is not a
+// literal of the pattern's arity (the names stay undefined for the tape: E013).
+bool Tape::split_tuple_let(const NodeRef& s) {
+  const NodeRef& pat = ir::let_pattern(*s);
+  ir::Kids names = ir::ptuple_elems(pat);
+  for (auto& p : names)
+    if (p->kind != Kind::PBind) return false;
+  size_t emitted = emits_.size();
+  int depth = inline_depth_;
+  NodeRef v;
+  try {
+    v = hoist_block(extract_calls(ir::let_value(*s)));
+  } catch (const Unsupported&) {
+    v = nullptr;  // the let stays whole: its names are E013 only if a derivative needs them
+    inline_depth_ = depth;
+  }
+  // `let (a, b) = split(x, [2, 3], 1)`: the parts are `__split(..).0` and `.1`.
+  auto lay = v ? split_layout(v) : std::nullopt;
+  bool parts = lay && lay->first.size() == names.size();
+  if (!parts && (!v || v->kind != Kind::TupleLit || ir::tuple_elems_count(v) != names.size())) {
+    emits_.resize(emitted);
+    return false;
+  }
+  for (size_t k = 0; k < names.size(); ++k) {
+    const NodeRef& p = names[k];
+    NodeRef part = parts ? ir::make({.kind = Kind::Member, .span = v->span, .kids = {v},
+                                     .ival = static_cast<int64_t>(k), .flags = ir::kTupleField})
+                         : ir::tuple_elems(v)[k];
+    if (parts) facts_.note_type(part->id, facts_.def_type(p->def));
+    NodeRef let = let_typed(p->name, p->def, part, facts_.def_type(p->def));
+    visible_[p->def] = let;
+    emits_.push_back(let);
+  }
+  return true;
+}
+
+}  // namespace ein::ad

@@ -1,0 +1,525 @@
+#include "lang/passes/range_site.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "lang/ir/kid_families.h"
+#include "lang/ir/visitor.h"
+#include "lang/passes/ir_build.h"
+
+namespace ein::ranges {
+
+using ir::Kind;
+
+namespace {
+
+// Extent of axis `axis` of a literal `[[1, 2], [3, 4]]`: its shape does not depend on the
+// values inside, so `[1, 2, 3][i]` bounds i like an array does (SPEC §5.2).
+
+NodeRef literal_extent(const NodeRef& lit, int axis) {
+  NodeRef cur = lit;
+  for (int a = 0; a < axis; ++a) {
+    if (!cur || cur->kind != Kind::ArrayLit || cur->kids.empty()) return nullptr;
+    cur = ir::array_elems(cur)[0];
+  }
+  if (!cur || cur->kind != Kind::ArrayLit) return nullptr;
+  return irb::lit(static_cast<int64_t>(cur->kids.size()));
+}
+
+}  // namespace
+
+// The exclusive end of a range literal `a..b` / `a..=b`.
+NodeRef range_end(const NodeRef& r) {
+  return r->has(ir::kInclusive) ? irb::add(ir::range_hi(r), irb::lit(1)) : ir::range_hi(r);
+}
+
+void SiteSolver::solve(const NodeRef& root, DefId self, std::vector<NodeRef> self_extents, bool single_clause) {
+  self_ = self;
+  single_clause_ = single_clause;
+  self_extents_ = std::move(self_extents);
+  collect_vars(root, true);
+  collect_accesses(root);
+  // Self-reads of a recurrence only raise the start (x[t - 1] needs t >= 1), so that a
+  // second clause supplies the points below it (`let p[0] = ..; let p[i] = p[i - 1] + ..;`).
+  // Not a read under an `if`/`match` branch of a definition with one clause: with no other
+  // clause the raised start could never be covered, and the branch is how such a program
+  // writes its base case (`if t == 0 { x[0] } else { s[t - 1] + x[t] }`); a branch that does
+  // read below the start stops at the read (E005), never reads a silent zero.
+  for (auto& a : accesses_) {
+    if (a.self && single_clause_ && conditional_.count(a.node->id)) continue;
+    if (!a.self || !a.aff.ok || a.aff.vars.size() != 1 || !a.aff.syms.empty() || a.aff.k >= 0) continue;
+    auto& [v, c] = a.aff.vars[0];
+    if (c.c == 1 && !c.s && is_var(v) && a.aff.k != INT64_MIN) self_lo_[v].push_back(irb::lit(-a.aff.k));
+  }
+  // An index is solved once every use of it has its other indices solved (they are then
+  // taken over their whole ranges: SPEC §5.2 "for every value of the indices nested inside
+  // it"). When no index is complete, the innermost one that has some usable use is solved
+  // from those uses alone, and the others follow.
+  std::vector<DefId> pending;
+  for (auto& v : order_)
+    if (!explicit_.count(v)) pending.push_back(v);
+  while (!pending.empty()) {
+    bool progress = false;
+    for (size_t i = 0; i < pending.size();) {
+      if (complete(pending[i])) {
+        settle(pending[i]);
+        pending.erase(pending.begin() + static_cast<long>(i));
+        progress = true;
+      } else {
+        ++i;
+      }
+    }
+    if (progress) continue;
+    for (size_t i = pending.size(); i-- > 0;) {
+      if (!has_usable(pending[i])) continue;
+      settle(pending[i]);
+      pending.erase(pending.begin() + static_cast<long>(i));
+      progress = true;
+      break;
+    }
+    if (!progress) break;
+  }
+  // Accesses proven in bounds: every axis was used to solve an index of it.
+  std::map<uint32_t, std::pair<int, bool>> per_node;  // id -> (axes, all ok)
+  for (size_t i = 0; i < accesses_.size(); ++i) {
+    const Access& a = accesses_[i];
+    if (a.self || ir::index_base(a.node)->kind != Kind::Name) continue;
+    auto& e = per_node[a.node->id];
+    if (e.first == 0) e.second = true;
+    e.first++;
+    e.second = e.second && contributed_.count(i) > 0;
+  }
+  for (auto& [id, e] : per_node)
+    if (e.second && e.first == static_cast<int>(rank_of_access(id))) u_.proven.insert(id);
+}
+
+size_t SiteSolver::rank_of_access(uint32_t id) const {
+  auto it = access_arity_.find(id);
+  return it == access_arity_.end() ? 0 : it->second;
+}
+
+// Can access `a` bound index `v`: a non-self use mentioning v whose base may bound it.
+bool SiteSolver::bounds(const Access& a, DefId v) const {
+  if (!a.aff.ok || !(a.aff.coef_of(v) || through_inner_range(a, v))) return false;
+  // A self-read bounds only a reduction index written plainly (`sum[k](x[t - 1, k])`) that
+  // no other array bounds, and only on an axis every clause gives an explicit extent (the
+  // allocation is known). With another source the self-read is no use of it: a state read
+  // on part of its axis (`R[j, k] * S[t - 1, n, k]`, S twice as wide) is fine.
+  if (a.self) return a.self_bounded && a.written_plain && reduce_vars_.count(v) > 0 && !other_source(v);
+  return !a.point_local || reduce_vars_.count(v);
+}
+
+// Does `a` reach v through an inner index whose explicit range is written in v
+// (`c[i] = sum[j in 0..i + 1](x[j])`)? Then x[j] in bounds for every j bounds i
+// (SPEC §5.2: "for every value of the indices nested inside it"); `extreme` substitutes the
+// range's ends, so the candidate is an affine form in v like a direct use.
+bool SiteSolver::through_inner_range(const Access& a, DefId v) const {
+  for (auto& [u, c] : a.aff.vars) {
+    if (u == v || !explicit_.count(u) || !outer_to(v, u)) continue;
+    auto it = u_.ranges.find(u);
+    if (it == u_.ranges.end()) continue;
+    bool found = false;
+    for (const NodeRef& end : {it->second.lo, it->second.hi})
+      ir::for_each_node(end, [&](const NodeRef& x) { found = found || (x->kind == Kind::Name && x->def == v); });
+    if (found) return true;
+  }
+  return false;
+}
+
+bool SiteSolver::other_source(DefId v) const {
+  for (auto& b : accesses_)
+    if (!b.self && b.aff.ok && b.aff.coef_of(v) && (!b.point_local || reduce_vars_.count(v))) return true;
+  return false;
+}
+
+bool SiteSolver::others_solved(const Access& a, DefId v) const {
+  for (auto& [u, c] : a.aff.vars)
+    if (u != v && (!is_var(u) || !solved(u))) return false;
+  return true;
+}
+
+bool SiteSolver::complete(DefId v) const {
+  bool any = false;
+  for (auto& a : accesses_) {
+    if (!bounds(a, v)) continue;
+    if (!others_solved(a, v)) return false;
+    any = true;
+  }
+  return any;
+}
+
+bool SiteSolver::has_usable(DefId v) const {
+  for (auto& a : accesses_)
+    if (bounds(a, v) && others_solved(a, v)) return true;
+  return false;
+}
+
+// Gives v its range from every use whose other indices are solved.
+void SiteSolver::settle(DefId v) {
+  std::vector<Candidate> cands;
+  std::vector<size_t> used;
+  for (size_t i = 0; i < accesses_.size(); ++i) {
+    Access& a = accesses_[i];
+    if (!bounds(a, v) || !others_solved(a, v)) continue;
+    Candidate cand;
+    cand.span = a.node->span;
+    cand.what = cx_.sm.snippet(a.node->span);
+    if (a.written_plain && a.aff.coef_of(v)) {
+      // Only the written form `X[i]` is a plain use; `X[i + 0]` is an offset use (SPEC §5.2).
+      cand.plain = true;
+      cand.extent = a.extent;
+      cand.lo = irb::lit(0);
+      cand.hi = a.extent;
+    } else {
+      auto lo = extreme(a.aff, v, false), hi = extreme(a.aff, v, true);
+      if (!lo || !hi) continue;
+      const Coef* alo = lo->coef_of(v);
+      const Coef* ahi = hi->coef_of(v);
+      Coef zero;
+      std::vector<NodeRef> made;
+      // Reached only through a nested index's explicit range (`sum[j in 0..i + 1](x[j])`):
+      // the side of that range that does not move with v bounds nothing here.
+      const bool through = !a.aff.coef_of(v);
+      ranges::Bounds b = ranges::solve(alo ? *alo : zero, lo->offset(), ahi ? *ahi : zero, hi->offset(),
+                                       a.extent, made, through);
+      for (auto& m : made) u_.types[m->id] = ir::t_scalar(DType::I64);
+      if (!b.lo && !b.hi) continue;
+      for (auto& s : b.positive) require_positive(v, s, a);
+      cand.lo = b.lo;
+      cand.hi = b.hi;
+    }
+    cands.push_back(cand);
+    used.push_back(i);
+  }
+  if (finalize(v, cands))
+    for (size_t i : used) contributed_.insert(i);
+}
+
+// Smallest (max = false) or largest value of `e` over the solved indices other than `v`,
+// as an affine form in v and invariants.
+std::optional<Affine> SiteSolver::extreme(Affine e, DefId v, bool max) {
+  for (int step = 0; step < 32; ++step) {
+    const std::pair<DefId, Coef>* pick = nullptr;
+    for (auto& t : e.vars)
+      if (t.first != v) {
+        pick = &t;
+        break;
+      }
+    if (!pick) return e;
+    DefId u = pick->first;
+    Coef c = pick->second;
+    // An index outer to v has one value for each run of v's loop: the bound on v stays
+    // symbolic in it (a dependent range, SPEC §5.2). Taking it over its whole range kept
+    // only the values of v valid for every outer value: `f[o in 0..5] = sum[k](s[o + k])`
+    // summed k in 0..1 at every o (silent wrong sums).
+    if (outer_to(u, v)) {
+      if (c.s) return std::nullopt;  // a strided outer term: no candidate, checked at run time
+      NodeRef ref = irb::ref(cx_.resolver.info(u).name, u, spans_[u]);
+      u_.types[ref->id] = index_type(u);
+      e.drop(u);
+      e.syms.emplace_back(ref, c.c);
+      continue;
+    }
+    auto it = u_.ranges.find(u);
+    if (it == u_.ranges.end()) return std::nullopt;
+    bool upper = (c.c > 0) == max;
+    Affine b = bound_affine(upper ? it->second.hi : it->second.lo, upper);
+    if (!b.ok) return std::nullopt;
+    if (upper && b.k == INT64_MIN) return std::nullopt;
+    if (upper) b.k -= 1;
+    e.drop(u);
+    b.scale(c.c);
+    if (c.s) b.scale_by(c.s);
+    e.absorb(b, 1);
+    if (!e.ok) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// A range bound as an affine form. A bound that no index of this site enters (`min(2, 3)`,
+// `min(n, len(x))`) is taken whole, as a symbol: exact. Only a bound over other indices
+// (a dependent inner range, `min(2 - q, 3)`) is reduced to one part: `max(a, b)` as a start is
+// at least either part, `min(a, b)` as an end at most either; the part over indices is the
+// one that varies, the constant part is the hull's. (Taking the constant part of an invariant
+// `min(2, 3)` made the hull too wide and the outer range too narrow: a max over an empty
+// range printed -inf.)
+Affine SiteSolver::bound_affine(const NodeRef& n, bool upper) {
+  if (site_independent(n)) return affine(n);
+  NodeRef cur = n;
+  for (int i = 0; i < 16 && cur && (cur->kind == (upper ? Kind::IMin : Kind::IMax)); ++i) {
+    Affine a = affine(ir::iminmax_a(cur));
+    if (a.ok && !irb::as_lit(ir::iminmax_a(cur))) return a;
+    cur = ir::iminmax_b(cur);
+  }
+  return affine(cur);
+}
+
+void SiteSolver::require_positive(DefId v, const NodeRef& s, const Access& a) {
+  for (auto& r : u_.range_checks)
+    if (r.index == v && ir::structurally_equal(ir::bin_lhs(r.cond), s)) return;
+  NodeRef cond = ir::make_binary(ir::BinOp::Gt, ranges::wide(s), irb::lit(0), a.node->span);
+  u_.types[cond->id] = ir::t_bool();
+  std::string var = cx_.resolver.info(v).name;
+  u_.range_checks.push_back(RangeCheck{
+      v, cond, a.node->span, "E006",
+      "the factor `" + cx_.sm.snippet(s->span) + "` of `" + var + "` in `" + cx_.sm.snippet(a.node->span) +
+          "` must be positive to bound `" + var + "`",
+      "give `" + var + "` an explicit range, e.g. `" + var + " in 0..n`"});
+}
+
+bool SiteSolver::finalize(DefId v, const std::vector<Candidate>& cands) {
+  if (u_.ranges.count(v)) return false;
+  RangeFact f;
+  f.span = spans_[v];
+  std::vector<const Candidate*> plains;
+  for (auto& c : cands) {
+    if (c.lo) f.lo = f.lo ? irb::imax(f.lo, c.lo) : c.lo;
+    if (c.hi) f.hi = f.hi ? irb::imin(f.hi, c.hi) : c.hi;
+    if (c.plain) plains.push_back(&c);
+  }
+  for (auto& l : self_lo_[v]) f.lo = f.lo ? irb::imax(f.lo, l) : l;
+  f.lo = f.lo ? irb::imax(irb::lit(0), f.lo) : irb::lit(0);
+  if (!f.hi) return false;  // only starts: not a range source
+  for (size_t i = 1; i < plains.size(); ++i) {
+    if (ir::structurally_equal(plains[0]->extent, plains[i]->extent)) continue;
+    u_.agrees.push_back(AgreeFact{v, plains[0]->extent, plains[i]->extent, plains[0]->span,
+                                  plains[i]->span, plains[0]->what, plains[i]->what});
+  }
+  u_.ranges[v] = f;
+  return true;
+}
+
+// Index variables introduced at this site (slots of the root and of nested reductions).
+void SiteSolver::collect_vars(const NodeRef& n, bool is_root) {
+  if (!n) return;
+  if (n->kind == Kind::Lambda) return;
+  if (!is_root && n->kind == Kind::EinGroup) return;  // a nested definition is its own site
+  bool binder = n->kind == Kind::EinDecl || n->kind == Kind::Reduce;
+  if (binder) binders_.push_back(n->id);
+  if (binder) {
+    for (const NodeRef& s : ir::index_slots_of(n)) {
+      if (s->kind != Kind::IdxVar && s->kind != Kind::IdxIn) continue;
+      var_set_.insert(s->def);
+      chain_[s->def] = binders_;
+      if (n->kind == Kind::Reduce) reduce_vars_.insert(s->def);
+      order_.push_back(s->def);
+      spans_[s->def] = s->span;
+      if (s->kind == Kind::IdxIn) add_explicit(s);
+    }
+  }
+  if (n->kind == Kind::Where)
+    for (const NodeRef& c : ir::where_clauses(n))
+      if (c->kind == Kind::WDerived) derived_[c->def] = ir::wderived_index(c);
+  // A derived index that a guard of the same `where` tests (`cc = c - 1 + k, cc >= 0, cc < C`:
+  // a padded window) is kept in bounds by that guard: its accesses must not narrow the
+  // declaration's indices, or the points whose window is partly outside would be dropped
+  // (silently 0). An access the guard does not keep in bounds is still checked (E005).
+  if (n->kind == Kind::Where)
+    for (auto c : ir::where_clauses(*n))
+      if (c->kind == Kind::WGuard)
+        ir::for_each_node(ir::wguard_cond(*c), [&](const NodeRef& x) {
+          if (x->kind == Kind::Name && derived_.count(x->def)) guarded_derived_.insert(x->def);
+        });
+  for (auto& k : n->kids) collect_vars(k, false);
+  if (binder) binders_.pop_back();
+}
+
+// Is u bound by a binder enclosing v's own (a declaration slot seen from a reduction, or an
+// outer reduction's index)? Indices of one binder are level-mates, not outer.
+bool SiteSolver::outer_to(DefId u, DefId v) const {
+  auto iu = chain_.find(u), iv = chain_.find(v);
+  if (iu == chain_.end() || iv == chain_.end() || iu->second.empty()) return false;
+  uint32_t bu = iu->second.back();
+  const auto& cv = iv->second;
+  if (cv.empty() || cv.back() == bu) return false;
+  return std::find(cv.begin(), cv.end(), bu) != cv.end();
+}
+
+ir::TypeRef SiteSolver::index_type(DefId u) const {
+  auto it = u_.def_types.find(u);
+  return it != u_.def_types.end() ? it->second : ir::t_scalar(DType::I32);
+}
+
+void SiteSolver::add_explicit(const NodeRef& slot) {
+  const NodeRef& r = ir::idxin_range(slot);
+  RangeFact f;
+  f.is_explicit = true;
+  f.span = slot->span;
+  if (r->kind == Kind::RangeLit) {
+    f.lo = ir::range_lo(r);
+    f.hi = range_end(r);
+  } else {
+    cx_.error("E011", "an index range must be written as `a..b` or `a..=b`", r->span,
+              "not a range literal");
+    f.lo = irb::lit(0);
+    f.hi = irb::lit(0);
+  }
+  explicit_.insert(slot->def);
+  u_.ranges[slot->def] = f;
+}
+
+Affine SiteSolver::affine(const NodeRef& e, int depth) {
+  Affine a;
+  if (!e || depth > 64) {
+    a.ok = false;
+    return a;
+  }
+  switch (e->kind) {
+    case Kind::IntLit: a.k = e->ival; return a;
+    case Kind::Name: {
+      if (is_var(e->def)) {
+        a.add_var(e->def, Coef{1, nullptr});
+        return a;
+      }
+      if (auto it = derived_.find(e->def); it != derived_.end()) return affine(it->second, depth + 1);
+      if (auto it = cx_.const_ints.find(e->def); it != cx_.const_ints.end()) {
+        a.k = it->second;
+        return a;
+      }
+      break;
+    }
+    case Kind::Binary: {
+      auto op = static_cast<ir::BinOp>(e->ival);
+      if (op == ir::BinOp::Add || op == ir::BinOp::Sub) {
+        a = affine(ir::bin_lhs(e), depth + 1);
+        a.absorb(affine(ir::bin_rhs(e), depth + 1), op == ir::BinOp::Add ? 1 : -1);
+        return a;
+      }
+      if (op == ir::BinOp::Mul) {
+        Affine x = affine(ir::bin_lhs(e), depth + 1), y = affine(ir::bin_rhs(e), depth + 1);
+        if (x.ok && y.ok) {
+          if (x.constant()) {
+            y.scale(x.k);
+            return y;
+          }
+          if (y.constant()) {
+            x.scale(y.k);
+            return x;
+          }
+          // A loop-invariant factor: a stride (`oh * stride`), taken to be positive.
+          if (x.invariant() && site_independent(ir::bin_lhs(e))) {
+            y.scale_by(ir::bin_lhs(e));
+            return y;
+          }
+          if (y.invariant() && site_independent(ir::bin_rhs(e))) {
+            x.scale_by(ir::bin_rhs(e));
+            return x;
+          }
+        }
+        if (site_independent(e)) break;
+        a.ok = false;
+        return a;
+      }
+      break;
+    }
+    case Kind::Unary:
+      if (static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) {
+        a = affine(ir::unary_operand(e), depth + 1);
+        a.scale(-1);
+        return a;
+      }
+      break;
+    default: break;
+  }
+  // Anything else is a symbol if it cannot depend on this site's loops.
+  if (site_independent(e)) {
+    a.syms.emplace_back(e, 1);
+    return a;
+  }
+  a.ok = false;
+  return a;
+}
+
+bool SiteSolver::site_independent(const NodeRef& e) {
+  bool ok = true;
+  ir::for_each_node(e, [&](const NodeRef& n) {
+    if (n->kind == Kind::Name && n->def.valid()) {
+      if (is_var(n->def) || derived_.count(n->def)) ok = false;
+      DefKind k = cx_.resolver.info(n->def).kind;
+      // A local bound before the site (a block's `let a = ..` above the declaration) has one
+      // value for the whole site: `dim(a)` is a symbol like a global's extent. Where-locals
+      // and lets inside the site are per point; outer loop indices vary.
+      if ((k == DefKind::Local && !local_outside_site(n->def)) || k == DefKind::Index) ok = false;
+    }
+    if (n->kind == Kind::Reduce || n->kind == Kind::Lambda) ok = false;
+  });
+  return ok;
+}
+
+void SiteSolver::collect_accesses(const NodeRef& n, bool cond) {
+  if (!n || n->kind == Kind::Lambda) return;
+  if (n->kind == Kind::Index) {
+    if (cond) conditional_.insert(n->id);
+    add_access(n);
+  }
+  size_t first_conditional = n->kids.size();  // kids from here on run only sometimes
+  if (n->kind == Kind::If || n->kind == Kind::Match) first_conditional = 1;
+  if (n->kind == Kind::Binary && (static_cast<ir::BinOp>(n->ival) == ir::BinOp::And ||
+                                  static_cast<ir::BinOp>(n->ival) == ir::BinOp::Or))
+    first_conditional = 1;
+  size_t i = 0;
+  for (auto& k : n->kids) collect_accesses(k, cond || i++ >= first_conditional);
+}
+
+void SiteSolver::add_access(const NodeRef& n) {
+  const NodeRef& base = ir::index_base(n);
+  bool point_local = false;
+  std::function<NodeRef(int)> extent;
+  if (base->kind == Kind::Name && base->def.valid()) {
+    DefKind k = cx_.resolver.info(base->def).kind;
+    bool usable = k == DefKind::Global || k == DefKind::Param || k == DefKind::Const ||
+                  (k == DefKind::Local && !derived_.count(base->def));
+    if (!usable && base->def != self_) return;
+    // A local computed inside the site is recomputed per point: its extent cannot bound the
+    // declaration's own loops, but it can bound a reduction evaluated after it.
+    point_local = k == DefKind::Local && !local_outside_site(base->def);
+    bool self_read = base->def == self_;
+    extent = [&, self_read](int axis) -> NodeRef {
+      if (!self_read) return irb::dim_of(base, axis);
+      return axis < static_cast<int>(self_extents_.size()) ? self_extents_[axis] : nullptr;
+    };
+    access_arity_[n->id] = ir::index_args_count(n);
+  } else if (base->kind == Kind::ArrayLit) {
+    extent = [&](int axis) { return literal_extent(base, axis); };
+  } else {
+    return;
+  }
+  for (size_t i = 0; i < ir::index_args_count(n); ++i) {
+    int axis = static_cast<int>(i);
+    NodeRef ext = extent(axis);
+    bool self_read = base->kind == Kind::Name && base->def == self_;
+    bool self_bounded = self_read && ext;
+    if (self_read && !ext) ext = irb::dim_of(base, axis);  // a start fact only (x[t - 1])
+    if (!ext) continue;
+    const NodeRef& ix = ir::index_args(n)[i];
+    if (mentions_guarded_derived(ix)) continue;
+    bool plain = ix->kind == Kind::Name && is_var(ix->def);
+    // `x[i / c]` (c a positive literal: nearest upsampling) is in bounds where 0 <= i < c * dim,
+    // the access `i` into an axis c times as long. (Where i / c truncates a small negative to
+    // 0 this bound is narrower than needed: never wider.)
+    if (ix->kind == Kind::Binary && static_cast<ir::BinOp>(ix->ival) == ir::BinOp::Div &&
+        ir::bin_rhs(ix)->kind == Kind::IntLit && ir::bin_rhs(ix)->ival > 0 && ir::bin_rhs(ix)->ival < (1 << 20)) {
+      Affine num = affine(ir::bin_lhs(ix));
+      if (num.ok && !num.invariant()) {
+        NodeRef c = irb::lit(ir::bin_rhs(ix)->ival);
+        NodeRef scaled = ir::make_binary(ir::BinOp::Mul, ranges::wide(ext), c);
+        u_.types[c->id] = ir::t_scalar(DType::I64);
+        u_.types[scaled->id] = ir::t_scalar(DType::I64);
+        accesses_.push_back(Access{n, axis, num, scaled, self_read, point_local, false, self_bounded});
+        continue;
+      }
+    }
+    accesses_.push_back(Access{n, axis, affine(ix), ext, self_read, point_local, plain, self_bounded});
+  }
+}
+
+bool SiteSolver::mentions_guarded_derived(const NodeRef& ix) const {
+  bool found = false;
+  ir::for_each_node(ix, [&](const NodeRef& x) {
+    found = found || (x->kind == Kind::Name && guarded_derived_.count(x->def));
+  });
+  return found;
+}
+
+}  // namespace ein::ranges

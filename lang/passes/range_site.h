@@ -1,0 +1,113 @@
+// One site of range analysis (an Einstein clause or a reduction outside one): its index
+// variables, the accesses that mention them as affine forms, and the solver that gives every
+// index its range from those accesses (SPEC §5.2). range_analysis.cpp walks the units and hands
+// each site to a SiteSolver; range_site.cpp collects the site's accesses and solves them.
+#pragma once
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "lang/passes/context.h"
+#include "lang/passes/range_affine.h"
+
+namespace ein::ranges {
+
+using ir::DefId;
+using ir::NodeRef;
+
+struct Candidate {
+  NodeRef lo, hi;  // either may be null (no constraint on that side)
+  bool plain = false;
+  NodeRef extent;  // plain: the axis extent
+  Span span;
+  std::string what;
+};
+
+struct Access {
+  NodeRef node;
+  int axis;
+  Affine aff;
+  NodeRef extent;    // of the indexed axis, as integer IR
+  bool self;
+  bool point_local;  // the base is computed inside the site (a where/let local)
+  bool written_plain;  // the index is written as a bare name: `X[i]`
+  bool self_bounded = false;  // a self-read whose axis extent the clauses' explicit ranges fix
+};
+
+// The exclusive end of a range literal `a..b` / `a..=b`.
+NodeRef range_end(const NodeRef& r);
+
+class SiteSolver {
+ public:
+  SiteSolver(CompileCtx& cx, Unit& u) : cx_(cx), u_(u) {}
+
+  void solve(const NodeRef& root, DefId self, std::vector<NodeRef> self_extents = {}, bool single_clause = false);
+
+ private:
+  bool is_var(DefId d) const { return var_set_.count(d) > 0; }
+  bool solved(DefId d) const { return u_.ranges.count(d) > 0; }
+  size_t rank_of_access(uint32_t id) const;
+
+  bool bounds(const Access& a, DefId v) const;
+  bool through_inner_range(const Access& a, DefId v) const;
+  bool other_source(DefId v) const;
+  bool others_solved(const Access& a, DefId v) const;
+  bool complete(DefId v) const;
+  bool has_usable(DefId v) const;
+
+  void settle(DefId v);
+
+  std::optional<Affine> extreme(Affine e, DefId v, bool max);
+
+  Affine bound_affine(const NodeRef& n, bool upper);
+
+  void require_positive(DefId v, const NodeRef& s, const Access& a);
+
+  bool finalize(DefId v, const std::vector<Candidate>& cands);
+
+  void collect_vars(const NodeRef& n, bool is_root);
+
+  bool outer_to(DefId u, DefId v) const;
+
+  ir::TypeRef index_type(DefId u) const;
+
+  void add_explicit(const NodeRef& slot);
+
+  Affine affine(const NodeRef& e, int depth = 0);
+
+  bool site_independent(const NodeRef& e);
+
+  void collect_accesses(const NodeRef& n, bool cond = false);
+
+  void add_access(const NodeRef& n);
+
+  bool mentions_guarded_derived(const NodeRef& ix) const;
+
+  bool local_outside_site(DefId d) const { return !site_locals_.count(d) && !is_var(d); }
+
+ public:
+  void note_site_local(DefId d) { site_locals_.insert(d); }
+
+ private:
+  CompileCtx& cx_;
+  Unit& u_;
+  DefId self_;
+  std::unordered_set<DefId> var_set_, explicit_, site_locals_, reduce_vars_;
+  std::vector<DefId> order_;
+  std::unordered_map<DefId, Span> spans_;
+  std::unordered_map<DefId, NodeRef> derived_;
+  std::unordered_set<DefId> guarded_derived_;  // derived indices a guard of their where tests
+  std::vector<NodeRef> self_extents_;  // per axis of the definition: its allocation, if explicit
+  std::vector<uint32_t> binders_;                            // enclosing EinDecl/Reduce ids
+  std::unordered_map<DefId, std::vector<uint32_t>> chain_;   // index -> binders down to its own
+  std::vector<Access> accesses_;
+  std::unordered_map<DefId, std::vector<NodeRef>> self_lo_;
+  std::unordered_set<uint32_t> conditional_;  // accesses under an if/match branch or && / ||
+  bool single_clause_ = false;                // the site is the only clause of its definition
+  std::unordered_set<size_t> contributed_;
+  std::unordered_map<uint32_t, size_t> access_arity_;
+};
+
+}  // namespace ein::ranges
