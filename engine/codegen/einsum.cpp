@@ -343,8 +343,17 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
       em.line("if (!" + result.tmp + ") { ein_fail(A, " + std::to_string(st) + ", EIN_E_NOMEM, 0, ein_smul(" + count +
               ", " + std::to_string(dt == DType::F32 ? 4 : 8) + "), 0, 0); return A->err->code; }");
     }
-    bool blas = gemm_step(s, x, y, result, last, n, alpha.c, dt);
+    // The last step writes the tensor, whose storage may hold an earlier value's numbers (a
+    // reused block is not zeroed: exec.cpp writes_every_point): its GEMM overwrites (beta = 0)
+    // and its loops zero the box before they accumulate.
+    bool blas = gemm_step(s, x, y, result, last, n, alpha.c, dt, last);
     if (blas) gemm_steps += 1;
+    if (last) {
+      for (const std::string& v : out)
+        em.open("for (int64_t e_" + v + " = 0; e_" + v + " < " + n[v] + "; ++e_" + v + ") {", false);
+      em.line(addr(result) + " = 0;");
+      for (size_t d = 0; d < out.size(); ++d) em.close();
+    }
     std::string rhs = addr(x) + " * " + addr(y);
     if (last) rhs = alpha.c + " * " + rhs;
     if (dot_step(x.idx, y.idx, result.idx, sum, n, addr(result), rhs, dt)) {
