@@ -243,8 +243,8 @@ namespace {
 
 // Does the definition write every point of its storage before reading any? One clause, a loop
 // per axis over the whole extent (from 0 to the shape's value), and at the innermost level a
-// plain store at the loop variables of a value with no guard (a `where` skips points) and no
-// read of the tensor itself. Then its storage need not be zeroed first. A reduction in the value
+// plain store at the loop variables of a value with no guard outside a reduction (a `where`
+// skips points) and no read of the tensor itself. Then its storage need not be zeroed first. A reduction in the value
 // is fine: every kernel that computes one into the tensor overwrites it (BLAS with beta = 0,
 // tiles and partial sums stored with `=`, the pairwise einsum steps zero their box first:
 // engine/codegen/einsum.cpp); a 9.4 MB batched product spent a third of its time zeroing.
@@ -271,13 +271,18 @@ bool writes_every_point(const NodeRef& t, const std::vector<int64_t>& shape,
   if (idx.size() != vars.size()) return false;
   for (size_t a = 0; a < vars.size(); ++a)
     if (idx[a]->kind != Kind::Name || idx[a]->def != vars[a]) return false;
-  bool plain = true;
-  ir::for_each_node(ir::lstore_value(*n), [&](const NodeRef& x) {
-    if (x->kind == Kind::LGuard || x->kind == Kind::LStore ||
-        x->kind == Kind::LFor || (x->def == t->def && x->kind == Kind::Name))
-      plain = false;
-  });
-  return plain;
+  // A guard inside a reduction's body skips terms, not points (a padded convolution's
+  // `sum[k](x[i + k - 3] * w[k] where i + k >= 3, ..)` still writes every i).
+  std::function<bool(const NodeRef&, bool)> plain = [&](const NodeRef& x, bool in_reduce) {
+    if (!x) return true;
+    if ((x->kind == Kind::LGuard && !in_reduce) || x->kind == Kind::LStore || x->kind == Kind::LFor ||
+        (x->def == t->def && x->kind == Kind::Name))
+      return false;
+    for (const NodeRef& k : x->kids)
+      if (!plain(k, in_reduce || x->kind == Kind::LReduce)) return false;
+    return true;
+  };
+  return plain(ir::lstore_value(*n), false);
 }
 
 }  // namespace
