@@ -328,7 +328,6 @@ void Gen::emit_contraction(const ContractionPlan& p, const Contract& c, const No
   if (p.kernel == ContractionKernel::Blas) emit_blas(p, c);
   else if (p.kernel == ContractionKernel::Factorised) emit_factorised(p, c);
   else if (p.kernel == ContractionKernel::Partial) emit_partial(p, c);
-  else if (p.distance) emit_distance(p, c);
   else emit_tiled(p, c);
   precomputed_[p.c.reduce->id] = c.dest;
   (void)root;

@@ -209,7 +209,6 @@ class Gen {
   void emit_gather(const ContractionOperand& o, const Contract& c, const Dest& pack);
   void gathered_bounds(const ContractionOperand& o, Contract& c, int i);
   void emit_tiled(const ContractionPlan& p, const Contract& c);
-  void emit_distance(const ContractionPlan& p, const Contract& c);   // contract_distance.cpp
   void emit_factorised(const ContractionPlan& p, const Contract& c);  // contract_steps.cpp
   void emit_partial(const ContractionPlan& p, const Contract& c);     // contract_steps.cpp
   void emit_partial_columns(const ContractionPlan& p, const Contract& c);

@@ -485,37 +485,4 @@ std::string contraction_text(const Contraction& c) {
   return out;
 }
 
-bool squared_distance(const Contraction& c, int x, int y, const std::vector<DefId>& dest) {
-  if (c.op != ir::ReduceOp::Sum || c.operands.size() != 2 || c.summed.size() != 1 || c.offset() || dest.size() != 2)
-    return false;
-  DType dt = c.reduce->dt >= 0 ? static_cast<DType>(c.reduce->dt) : DType::Bool;
-  if (dt != DType::F32 && dt != DType::F64) return false;
-  const ContractionOperand& X = c.operands[static_cast<size_t>(x)];
-  const ContractionOperand& Y = c.operands[static_cast<size_t>(y)];
-  const DefId k = c.summed[0], r = dest[0], j = dest[1];
-  auto plain = [&](const ContractionOperand& o, DefId own) {
-    return !o.gathered && !o.value && o.read->dt == static_cast<int>(dt) && o.axes.size() == 2 && o.uses(k) &&
-           o.uses(own) && o.axes[0].valid() && o.axes[1].valid();
-  };
-  if (!plain(X, r) || !plain(Y, j) || r == j) return false;
-  auto is_read = [&](const NodeRef& e, const ContractionOperand& o) {
-    return e->kind == Kind::Index && ir::structurally_equal(e, o.read);
-  };
-  // The difference of the two reads, in either order, of the operands' own type.
-  auto difference = [&](const NodeRef& e) {
-    if (e->kind != Kind::Binary || static_cast<ir::BinOp>(e->ival) != ir::BinOp::Sub || e->dt != static_cast<int>(dt))
-      return false;
-    const NodeRef& a = ir::bin_lhs(*e);
-    const NodeRef& b = ir::bin_rhs(*e);
-    return (is_read(a, X) && is_read(b, Y)) || (is_read(a, Y) && is_read(b, X));
-  };
-  const NodeRef& body = ir::lreduce_body(c.reduce);
-  if (body->kind != Kind::Binary || body->dt != static_cast<int>(dt)) return false;
-  auto op = static_cast<ir::BinOp>(body->ival);
-  const NodeRef& l = ir::bin_lhs(*body);
-  const NodeRef& rr = ir::bin_rhs(*body);
-  if (op == ir::BinOp::Pow) return rr->kind == Kind::IntLit && rr->ival == 2 && difference(l);
-  return op == ir::BinOp::Mul && difference(l) && ir::structurally_equal(l, rr);
-}
-
 }  // namespace ein

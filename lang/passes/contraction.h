@@ -118,12 +118,6 @@ std::vector<ir::NodeRef> operand_reads(const ContractionOperand& o);
 // The factors of a product tree `a * b * c` (a node that is no product is its own factor).
 void mul_factors(const ir::NodeRef& e, std::vector<ir::NodeRef>& out);
 
-// A squared distance `sum[k]((X[r, k] - Y[j, k]) ** 2)` (or `(X - Y) * (X - Y)`, either order
-// of the difference, either layout of each matrix): a float sum over one variable of the
-// squared difference of two plain rank-2 reads, x the one without `j`, which the result's axes
-// are [r, j]. contract_distance.cpp runs it as |x|² + |y|² - 2 x·y with one GEMM.
-bool squared_distance(const Contraction& c, int x, int y, const std::vector<ir::DefId>& dest);
-
 // "A[i, k] B[k, j]"-style text of the operands (for %ir).
 std::string contraction_text(const Contraction& c);
 

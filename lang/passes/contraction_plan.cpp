@@ -335,9 +335,7 @@ class Planner {
       p->y = ops[0].uses(inner) ? 0 : 1;
       p->x = 1 - p->y;
       p->kernel = ContractionKernel::Tiled;
-      choose(l);
-      p->distance = squared_distance(p->c, p->x, p->y, p->dest);
-      return;
+      return choose(l);
     }
     if (partial_ok) partial(std::move(p->c), loops, vars, guarded);
   }
@@ -569,9 +567,6 @@ std::string describe_contractions(const Unit& u) {
                " (one GEMM each, when the extents are the arrays' own)";
     } else {
       how = "register-tiled, columns from " + ir::index_base(p->c.operands[static_cast<size_t>(p->y)].read)->name;
-      if (p->distance)
-        how += "; when large, as |x|² + |y|² - 2 x·y: one GEMM in tiles with the norms added in cache, points "
-               "that cancel to under half of |x|² + |y|² summed directly";
     }
     for (auto& o : p->c.operands)
       if (o.value) how += ", the factors over [" + names(o.axes, nm) + "] multiplied into a packed copy first";

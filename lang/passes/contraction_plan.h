@@ -67,7 +67,6 @@ struct ContractionPlan {
   ir::NodeRef divisor;             // whole: the d of R / d
   GemmShape gemm;                  // Blas
   int x = 0, y = 1;                // Tiled: the operand of the rows, the one of the columns
-  bool distance = false;           // Tiled: a squared distance (contraction.h squared_distance)
   bool columns = false;            // Partial: computed with the free variables innermost
   std::vector<PairStep> path;      // Factorised
   double path_cost = 0, naive_cost = 0;  // multiply-adds (extents not known statically: 16)
