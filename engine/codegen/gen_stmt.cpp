@@ -38,6 +38,11 @@ bool has_row_reduction(const NodeRef& body, ir::DefId point) {
     ir::for_each_node(ir::lreduce_body(r), [&](const NodeRef& x) {
       if (found || x->kind != Kind::Index || x->kids.size() < 2) return;
       const NodeRef& last = x->kids.back();
+      // A window that slides with the point (`x[i + k - 3]`, a convolution or moving average)
+      // reads contiguous memory across points too, and a read that does not move with the
+      // point (the filter `w[k]`) is the same in every lane: the outer simd keeps each point's
+      // terms in order in its own lane, where the reduction's own loop has only a few terms.
+      if (mentions_def(last, point) || !mentions_def(x, point)) return;
       ir::for_each_node(last, [&](const NodeRef& n) {
         if (n->kind == Kind::Name)
           for (ir::DefId d : vars) found = found || n->def == d;
