@@ -44,10 +44,12 @@ struct Type {
   K k = K::Unknown;
   DType dtype = DType::F32;
   int rank = 0;
-  TypeRef elem;
-  std::vector<TypeRef> elems;
-  DefId def;
-  NodeRef node;
+  // `{}` on the members without another default: a designated initializer that leaves them out
+  // (`Type{.k = K::Array, .rank = 2}`) then says so on purpose (-Wmissing-field-initializers).
+  TypeRef elem{};
+  std::vector<TypeRef> elems{};
+  DefId def{};
+  NodeRef node{};
   const ein::Unit* unit = nullptr;
   int var_id = -1;
   VarKind var_kind = VarKind::Any;

@@ -124,9 +124,9 @@ class Splitter {
 };
 
 struct Term {
-  NodeRef value;                // without its guards
-  std::vector<int64_t> lo, hi;  // per axis, where its guards hold
-  std::vector<NodeRef> rest;    // guards that bound no single axis (`m0 - 2 == m1`): kept
+  NodeRef value{};                  // without its guards
+  std::vector<int64_t> lo{}, hi{};  // per axis, where its guards hold
+  std::vector<NodeRef> rest{};      // guards that bound no single axis (`m0 - 2 == m1`): kept
 };
 
 // A box of the index space with the terms that apply on all of it.

@@ -1,7 +1,7 @@
 // Affine index expressions for range analysis (SPEC §5.2): sum(coef * var) + k + sum(m * sym),
 // where a coefficient may be a loop-invariant expression (`oh * stride`), and the bounds an
 // index gets from one use: the values that keep the use in bounds for every value of the other
-// indices in it. Pure functions over IR; range_analysis.cpp parses and solves with them.
+// indices in it. Pure functions over IR; range_site.cpp (SiteSolver) parses and solves with them.
 #pragma once
 #include <optional>
 #include <utility>

@@ -85,9 +85,9 @@ struct ResolveWalker {
   enum class ScopeKind { Block, Fn, Lambda, Index };
   struct Scope {
     ScopeKind kind;
-    std::unordered_map<std::string, ir::DefId> names;
+    std::unordered_map<std::string, ir::DefId> names{};
     uint32_t lambda_id = 0;
-    std::map<std::string, ir::ModPath> modules;  // `use m as q;` inside a body
+    std::map<std::string, ir::ModPath> modules{};  // `use m as q;` inside a body
   };
 
   // The Resolver's friend, so these reach its state for lang/resolve/release.h.

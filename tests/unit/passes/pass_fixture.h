@@ -34,7 +34,7 @@ struct EmptyEnv : GlobalEnvView {
 
 struct CompileOpts {
   bool whole_program = false;
-  std::string dump_after;  // a pass name; the dump ends up in Compiled::dump
+  std::string dump_after{};  // a pass name; the dump ends up in Compiled::dump
   int64_t ad_checkpoint = 0;  // CompileOptions::ad_checkpoint (a forced checkpoint spacing)
 };
 
