@@ -29,7 +29,8 @@ std::string read_term(std::string_view s, Term& t) {
 }  // namespace
 
 bool Equation::has_ellipsis() const {
-  return std::any_of(operands.begin(), operands.end(), [](const Term& t) { return t.ellipsis.has_value(); }) ||
+  return std::any_of(operands.begin(), operands.end(),
+                     [](const Term& t) { return t.ellipsis.has_value(); }) ||
          (output && output->ellipsis);
 }
 
@@ -54,8 +55,9 @@ Parsed parse_einsum(std::string_view text) {
   for (size_t b = 0;;) {
     size_t e = lhs.find(',', b);
     eq.operands.emplace_back();
-    if (std::string why = read_term(lhs.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b),
-                                    eq.operands.back());
+    if (std::string why =
+            read_term(lhs.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b),
+                      eq.operands.back());
         !why.empty())
       return fail(why);
     if (e == std::string_view::npos) break;
@@ -63,11 +65,13 @@ Parsed parse_einsum(std::string_view text) {
   }
   if (arrow != std::string::npos) {
     Term o;
-    if (std::string why = read_term(std::string_view(q).substr(arrow + 2), o); !why.empty()) return fail(why);
+    if (std::string why = read_term(std::string_view(q).substr(arrow + 2), o); !why.empty())
+      return fail(why);
     for (size_t a = 0; a < o.letters.size(); ++a) {
       char c = o.letters[a];
-      bool input = std::any_of(eq.operands.begin(), eq.operands.end(),
-                               [&](const Term& t) { return t.letters.find(c) != std::string::npos; });
+      bool input = std::any_of(eq.operands.begin(), eq.operands.end(), [&](const Term& t) {
+        return t.letters.find(c) != std::string::npos;
+      });
       if (!input) return fail(std::string("output label `") + c + "` is not an input label");
       if (o.letters.find(c) < a) return fail("an output label repeats");
     }
@@ -79,8 +83,8 @@ Parsed parse_einsum(std::string_view text) {
 Labelled label_axes(const Equation& eq, const std::vector<int>& ranks) {
   if (ranks.size() != eq.operands.size())
     return {std::nullopt,
-            {"E006", std::to_string(eq.operands.size()) + " operands in the equation, " + std::to_string(ranks.size()) +
-                         " given"}};
+            {"E006", std::to_string(eq.operands.size()) + " operands in the equation, " +
+                         std::to_string(ranks.size()) + " given"}};
   Axes ax;
   for (size_t k = 0; k < ranks.size(); ++k) {
     const Term& t = eq.operands[k];
@@ -103,7 +107,8 @@ Labelled label_axes(const Equation& eq, const std::vector<int>& ranks) {
   };
   for (size_t k = 0; k < ranks.size(); ++k) {
     const Term& t = eq.operands[k];
-    ax.operands.push_back(expand(t, t.ellipsis ? ranks[k] - static_cast<int>(t.letters.size()) : 0));
+    ax.operands.push_back(
+        expand(t, t.ellipsis ? ranks[k] - static_cast<int>(t.letters.size()) : 0));
   }
   if (eq.output) {
     ax.output = expand(*eq.output, eq.output->ellipsis ? ax.ellipsis_rank : 0);
