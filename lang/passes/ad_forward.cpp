@@ -296,7 +296,12 @@ NodeRef Forward::call(const NodeRef& e) {
     t.push_back(tangent(a));
     any = any || t.back();
   }
-  if (!any) return nullptr;
+  // A closure varies with what it captures (`|u| -k * u` called at a constant) even when no
+  // argument does: its body is differentiated either way.
+  const NodeRef& callee = ir::call_callee(e);
+  TypeRef ct = facts_.type(callee);
+  bool closure = callee->kind == Kind::Lambda || (ct && ct->k == ir::Type::K::Lambda);
+  if (!any && !closure) return nullptr;
   std::vector<NodeRef> args = ir::kid_list(ir::call_args(e));
   return zero_direction(cx_, facts_, t, args, [&] { return call_rule(e, t); }, e->span);
 }

@@ -59,7 +59,11 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
   };
   bool arrays = ir::rank_of(facts_.type(e)) > 0;
   for (const NodeRef& a : orig_args) arrays = arrays || has_array(facts_.type(a));
-  if (!arrays) {  // a scalar call: differentiated per point by forward mode
+  // A closure called at a point is inlined there like an array call: forward mode would
+  // differentiate it in its arguments only, not in the values it captures (`|u| -k * u`).
+  TypeRef callee_t = facts_.type(ir::call_callee(e));
+  bool closure = callee->kind == Kind::Lambda || (callee_t && callee_t->k == ir::Type::K::Lambda);
+  if (!arrays && !closure) {  // a scalar call: differentiated per point by forward mode
     // Forward mode looks its target up without knowing which specialisation's body this call
     // was copied from (they share nodes: `flip(x[..])` is rank 1 -> 0 in one, 2 -> 1 in another).
     if (within_)
@@ -82,6 +86,7 @@ NodeRef Tape::inline_call(const NodeRef& call) {
     fn = spec->body;  // the specialised body: rest patterns already expanded
   if (!fn && ct && ct->k == ir::Type::K::FnItem) fn = cx_.resolver.info(ct->def).node;
   if (!fn && ct && ct->k == ir::Type::K::Lambda) fn = ct->node;
+  if (!fn && ir::call_callee(call)->kind == Kind::Lambda) fn = ir::call_callee(call);
   if (!fn) unsupported("a call whose function cannot be resolved statically", call->span);
   bool lambda = fn->kind == Kind::Lambda;
   ir::Kids params = lambda ? ir::lambda_params(*fn) : ir::fn_params(*fn);
@@ -102,7 +107,9 @@ NodeRef Tape::inline_call(const NodeRef& call) {
     bool names_tuple = args[a]->kind == Kind::TupleLit;
     for (const NodeRef& el : names_tuple ? ir::tuple_elems(args[a]) : ir::Kids{})
       names_tuple = names_tuple && (el->kind == Kind::Name || el->kind == Kind::Path);
-    if (mentions_bound(args[a]) || names_tuple || args[a]->kind == Kind::StrLit) {
+    // So does a closure: its calls in the body are inlined in turn (extract_calls), reading
+    // what it captures where they are.
+    if (mentions_bound(args[a]) || names_tuple || args[a]->kind == Kind::StrLit || args[a]->kind == Kind::Lambda) {
       // An argument that varies per point of the enclosing clause or reduction (`f(v, n as
       // f64)` in `w[n in 3..6]`) cannot be a statement before it: the body reads it in place.
       cp.subst[p->def] = args[a];

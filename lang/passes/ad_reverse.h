@@ -51,6 +51,7 @@ class Tape {
 
  private:
   bool visit(DefId d);
+  bool reads_active(const NodeRef& stmt, DefId d);
   Entry normalise(DefId d, const NodeRef& stmt);
   NodeRef extract_calls(const NodeRef& e);
   NodeRef inline_call(const NodeRef& call);

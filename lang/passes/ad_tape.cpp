@@ -63,6 +63,20 @@ bool carries_float(const TypeRef& t) {
 
 }  // namespace
 
+// Whether the definition stmt of d reads an active value (names it binds are its own).
+bool Tape::reads_active(const NodeRef& stmt, DefId d) {
+  visiting_.insert(d);
+  std::unordered_set<DefId> inner = binders_in(stmt);
+  bool active = false;
+  ir::for_each_node(stmt, [&](const NodeRef& n) {
+    if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def.valid() && n->def != d &&
+        !inner.count(n->def) && cx_.resolver.info(n->def).kind != DefKind::Fn && visit(n->def))
+      active = true;
+  });
+  visiting_.erase(d);
+  return active;
+}
+
 bool Tape::visit(DefId d) {
   if (wrts_.count(d) && wrts_.size() == 1) return true;
   if (auto m = memo_.find(d); m != memo_.end()) return m->second;
@@ -81,15 +95,7 @@ bool Tape::visit(DefId d) {
   if (stmt && !facts_.float_dtype_of_def(d) && carries_float(facts_.def_type(d))) {
     // Tuples (and lists of them) hold floats but are no float value: one that depends on the
     // parameter would otherwise count as a constant, a silent zero derivative.
-    visiting_.insert(d);
-    std::unordered_set<DefId> inner = binders_in(stmt);
-    bool active = false;
-    ir::for_each_node(stmt, [&](const NodeRef& n) {
-      if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def.valid() && n->def != d &&
-          !inner.count(n->def) && cx_.resolver.info(n->def).kind != DefKind::Fn && visit(n->def))
-        active = true;
-    });
-    visiting_.erase(d);
+    bool active = reads_active(stmt, d);
     TypeRef t = facts_.def_type(d);
     bool dynamic = !t || t->k == ir::Type::K::Unknown || t->k == ir::Type::K::Var ||
                    ((t->k == ir::Type::K::Array || t->k == ir::Type::K::List) && t->elem &&
@@ -99,6 +105,12 @@ bool Tape::visit(DefId d) {
                       (dynamic ? "`, a value typed only at run time that depends on the parameter"
                                : "`, a tuple-valued binding that depends on the parameter"),
                   stmt->span);
+  }
+  if (TypeRef lt = facts_.def_type(d); stmt && lt && lt->k == ir::Type::K::Lambda) {
+    // A closure bound to a name is active when what it captures is: its calls are inlined
+    // where they are (extract_calls), so it is never a value on the tape itself.
+    bool active = reads_active(stmt, d);
+    return memo_[d] = active;
   }
   if (!stmt || !facts_.float_dtype_of_def(d)) {
     // A float value whose definition cannot be seen from the request: following it is
