@@ -76,11 +76,13 @@ def write_check(name, call, inputs, wrt, ref, uses, pending, consts=()):
 def generate():
     import gen_grad_cases
     import gen_grad_forms
+    import gen_grad_gaps
     import gen_grad_more
     for d in (GRAD, PEND):
         shutil.rmtree(d, ignore_errors=True)
     names = set()
-    for case in gen_grad_cases.cases() + gen_grad_more.cases() + gen_grad_forms.cases():
+    for case in (gen_grad_cases.cases() + gen_grad_more.cases() + gen_grad_forms.cases()
+                 + gen_grad_gaps.cases()):
         assert case[0] not in names, case[0]
         names.add(case[0])
         write_check(*case[:5], uses=case[5] if len(case) > 5 else ["std::ml::*"],

@@ -1,0 +1,138 @@
+"""Gradient checks of the differentiable surface functions the other gen_grad modules left out
+(found by the issue 13 audit in docs/stdlib-notes.md): the activations silu and log_sigmoid,
+math_ops' rsqrt, the ml_ex losses, cumprod, flipud, onehot in its values, the broadcast helpers
+programs call directly, the scalar ODE solvers with a closure, and std::numerics' decision
+process and N-D quadratic helpers. Same tuple form as gen_grad_cases; every reference restates
+the function in NumPy."""
+import numpy as np
+
+from gen_grad import away, rnd
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def solve(step, u0, dt, n):
+    u = [u0]
+    for _ in range(n):
+        u.append(step(u[-1], dt))
+    return np.array(u)
+
+
+def ml_functions():
+    x = rnd(700, (2, 3), -2, 2)
+    z, y01 = rnd(701, (2, 3), -2, 2), (rnd(702, (2, 3)) > 0).astype(float)
+    lp = np.log(np.abs(rnd(703, (3, 4))) + 0.1)
+    target = [2, 0, 3]
+    ys = np.where(rnd(704, (2, 3)) > 0, 1.0, -1.0)
+    s = away(705, (2, 3), [-1.0, 1.0], -2, 2, 0.1)
+    c = rnd(706, (2, 4), 0.5, 1.5)
+    v = rnd(707, (4,))
+    ind = [[0, 2], [3, 1]]
+    oh = np.array(ind)[..., None] == np.arange(4)
+    y_lit = "let ylab: [f64; 2, 3] = " + str(ys.tolist()) + ";"
+    y01_lit = "let y01: [f64; 2, 3] = " + str(y01.tolist()) + ";"
+    t_pred = rnd(708, (2, 3))
+    return [
+        ("silu", "silu(x)", {"x": x}, ["x"], lambda x: x * sigmoid(x)),
+        ("log_sigmoid", "log_sigmoid(x)", {"x": x}, ["x"], lambda x: -np.logaddexp(0, -x)),
+        ("rsqrt_ml", "std::ml::math_ops::rsqrt(c)", {"c": c}, ["c"], lambda c: 1 / np.sqrt(c)),
+        ("l1_loss", "l1_loss(x, tp)", {"x": x, "tp": t_pred}, ["x", "tp"],
+         lambda x, tp: np.abs(x - tp).mean()),
+        ("binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits(z, y01)", {"z": z}, ["z"],
+         lambda z: (np.maximum(z, 0) - z * y01 + np.log1p(np.exp(-np.abs(z)))).mean(), ["std::ml::*"], [y01_lit]),
+        ("nll_loss", "nll_loss(lp, tg)", {"lp": lp}, ["lp"],
+         lambda lp: -lp[np.arange(3), target].mean(), ["std::ml::*"], [f"let tg = {target};"]),
+        ("hinge_loss", "hinge_loss(s, ylab)", {"s": s}, ["s"],
+         lambda s: np.maximum(0, 1 - ys * s).mean(), ["std::ml::*"], [y_lit]),
+        ("cumprod", "cumprod(c)", {"c": c}, ["c"], lambda c: np.cumprod(c, axis=-1)),
+        ("cumprod_1d", "cumprod(v)", {"v": v}, ["v"], lambda v: np.cumprod(v)),
+        ("flipud", "flipud(x)", {"x": x}, ["x"], lambda x: np.flipud(x)),
+        ("onehot_values", "onehot(ix, 4, vals)", {"vals": np.array([0.25, 1.5])}, ["vals"],
+         lambda vals: np.where(oh, vals[1], vals[0]), ["std::ml::*"], [f"let ix = {ind};"]),
+    ]
+
+
+def broadcast_helpers():
+    x = rnd(710, (3, 1))
+    r = rnd(711, (1, 4))
+    m = rnd(712, (2, 3, 4))
+    f = rnd(713, (6,))
+    b = "std::ml::broadcast::"
+    return [
+        ("lift", b + "lift(x)", {"x": x}, ["x"], lambda x: x[None]),
+        ("lift_to", b + "lift_to(r, m)", {"r": r, "m": m}, ["r"], lambda r, m: r[None], []),
+        ("stretch", b + "stretch(x, [3, 5])", {"x": x}, ["x"], lambda x: np.broadcast_to(x, (3, 5)), []),
+        ("broadcast_like", b + "broadcast_like(r, m)", {"r": r, "m": m}, ["r"],
+         lambda r, m: np.broadcast_to(r, m.shape), []),
+        ("broadcast_pair_first", b + "broadcast_pair(x, r).0", {"x": x, "r": r}, ["x", "r"],
+         lambda x, r: np.broadcast_arrays(x, r)[0], []),
+        ("broadcast_pair_second", b + "broadcast_pair(x, r).1", {"x": x, "r": r}, ["x", "r"],
+         lambda x, r: np.broadcast_arrays(x, r)[1], []),
+        ("unflatten_like", b + "unflatten_like(f, m2)", {"f": f}, ["f"], lambda f: f.reshape(2, 3), [],
+         ["let m2: [f64; 2, 3] = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]];"]),
+    ]
+
+
+def numerics():
+    A = np.round(np.array([[2.0, 0.5, 0.1], [0.3, 1.5, 0.2], [0.0, 0.4, 1.0]]) + rnd(720, (3, 3), -0.1, 0.1), 3)
+    bq, xq = rnd(721, (3,)), rnd(722, (3,))
+    R = rnd(723, (3, 2), 0, 2)
+    P = rnd(724, (3, 2, 3), 0.1, 1)
+    P = np.round(P / P.sum(-1, keepdims=True), 3)
+    V = rnd(725, (3,), 0, 3)
+    rw = rnd(726, (5,))
+    u0, k = np.float64(0.8), np.float64(0.7)
+    Pl = [f"let P: [f64; 3, 2, 3] = {P.tolist()};"]
+    opt, dp, ode = "std::numerics::optim::", "std::numerics::dp::", "std::numerics::ode::"
+
+    def descent(A, b, x0, lr=0.1, n=4):
+        path = [x0]
+        for _ in range(n):
+            path.append(path[-1] - lr * ((A + A.T) @ path[-1] / 2 - b))
+        return np.array(path)
+
+    def backup(V, R):
+        return (R + 0.9 * np.einsum("sat,t->sa", P, V)).max(axis=1)
+
+    def iterate(R, n=3):
+        V = np.zeros(3)
+        for _ in range(n):
+            V = backup(V, R)
+        return V
+
+    def returns(rw, g):
+        G = np.zeros_like(rw)
+        G[-1] = rw[-1]
+        for t in range(len(rw) - 2, -1, -1):
+            G[t] = rw[t] + g * G[t + 1]
+        return G
+
+    def rk4_step(u, dt, f):
+        k1 = f(u)
+        k2 = f(u + 0.5 * dt * k1)
+        k3 = f(u + 0.5 * dt * k2)
+        return u + dt / 6 * (k1 + 2 * k2 + 2 * k3 + f(u + dt * k3))
+    return [
+        ("quadratic_value", opt + "quadratic_value(A, bq, xq)", {"A": A, "bq": bq, "xq": xq}, ["A", "bq", "xq"],
+         lambda A, bq, xq: 0.5 * xq @ A @ xq - bq @ xq, []),
+        ("quadratic_gradient", opt + "quadratic_gradient(A, bq, xq)", {"A": A, "bq": bq, "xq": xq},
+         ["A", "bq", "xq"], lambda A, bq, xq: (A + A.T) @ xq / 2 - bq, []),
+        ("gradient_descent_path", opt + "gradient_descent_path(A, bq, xq, 0.1, 4)", {"A": A, "bq": bq, "xq": xq},
+         ["A", "bq", "xq"], lambda A, bq, xq: descent(A, bq, xq), []),
+        ("gradient_descent", opt + "gradient_descent(A, bq, xq, 0.1, 4)", {"A": A, "bq": bq, "xq": xq},
+         ["A", "bq", "xq"], lambda A, bq, xq: descent(A, bq, xq)[-1], []),
+        ("bellman_step_mdp", dp + "bellman_step_mdp(V, R, P, 0.9)", {"V": V, "R": R}, ["V", "R"],
+         backup, [], Pl),
+        ("value_iteration_mdp", dp + "value_iteration_mdp(R, P, 0.9, 3)", {"R": R}, ["R"], iterate, [], Pl),
+        ("returns_to_go", dp + "returns_to_go(rw, g)", {"rw": rw, "g": np.float64(0.8)}, ["rw", "g"], returns, []),
+        ("euler_closure", ode + "euler(|u| -k * u * u, u0, 0.1, 4)", {"u0": u0, "k": k}, ["u0", "k"],
+         lambda u0, k: solve(lambda u, dt: u + dt * (-k * u * u), u0, 0.1, 4), []),
+        ("rk4_closure", ode + "rk4(|u| -k * u * u, u0, 0.1, 4)", {"u0": u0, "k": k}, ["u0", "k"],
+         lambda u0, k: solve(lambda u, dt: rk4_step(u, dt, lambda w: -k * w * w), u0, 0.1, 4), []),
+    ]
+
+
+def cases():
+    return ml_functions() + broadcast_helpers() + numerics()
