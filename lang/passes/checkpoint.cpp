@@ -414,7 +414,10 @@ std::optional<Reduction> Checkpoint::reduction(size_t j, const NodeRef& r, DefId
 namespace ein {
 
 void checkpoint(CompileCtx& cx) {
-  for (auto& u : cx.units) ckpt::Checkpoint(cx, *u).run();
+  for (auto& u : cx.units) {
+    ckpt::Checkpoint(cx, *u).run();
+    ckpt::mark_filled(cx, *u);
+  }
 }
 
 }  // namespace ein

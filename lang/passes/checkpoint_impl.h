@@ -60,6 +60,10 @@ struct Readers {
   bool ok = true;
 };
 
+// Marks the unit's tensors whose statements write every point (adding zero stores for a few
+// boxes none writes) with kFilledLater: no zero fill of a reused block (checkpoint_fill.cpp).
+void mark_filled(CompileCtx& cx, Unit& u);
+
 class Checkpoint {
  public:
   Checkpoint(CompileCtx& cx, Unit& u) : cx_(cx), u_(u) {}

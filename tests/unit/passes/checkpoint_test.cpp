@@ -203,5 +203,48 @@ TEST(Checkpoint, SessionCellsSweepInBlocks) {
   EXPECT_FALSE(small->ltensor("d_k_part"));
 }
 
+// Tensors whose statements write every point skip the zero fill of a reused block
+// (checkpoint_fill.cpp); points none writes get zero stores first. Values: the golden
+// autodiff/ad_fill_reused_blocks.ein, whose tensors get a dropped tensor's bytes.
+TEST(Checkpoint, TensorsWrittenWholeSkipTheZeroFill) {
+  auto c = compile(kStoredRecurrence, {.whole_program = true});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  // The primal: a base row and the recurrence's rows.
+  ASSERT_TRUE(c->ltensor("h"));
+  EXPECT_TRUE(c->ltensor("h")->has(ir::kFilledLater));
+  // The adjoint: its last row, then the blocks' rows [1, T - 1) tile over the loop of blocks;
+  // row 0 (no step reaches it) is stored as a zero before anything else.
+  ir::NodeRef a = c->ltensor("d_h");
+  ASSERT_TRUE(a);
+  EXPECT_TRUE(a->has(ir::kFilledLater));
+  auto st = ir::ltensor_stmts(*a);
+  ASSERT_FALSE(st.empty());
+  ASSERT_EQ(st.front()->kind, Kind::LStore);
+  EXPECT_EQ(ir::lstore_value(*st.front())->kind, Kind::FloatLit);
+  EXPECT_EQ(ir::lstore_index(*st.front())[0]->ival, 0);
+}
+
+TEST(Checkpoint, PartlyWrittenOrAccumulatedTensorsKeepTheFill) {
+  auto c = compile(
+      "let x[i in 0..4, j in 0..3] = (i + j) as f64;\n"
+      "let s[i in 0..4] = sum[j](x[i, j]);\n"                           // a contraction adds into it
+      "let g[i in 0..8] = x[i % 4, 0] where i > 2;\n"                   // a guard skips points
+      "let b[i in 0..3] = 1.0;\nlet b[i in 5..8] = 2.0;\n"                // a hole of two points
+      "print(s, g, b);\n",
+      {.whole_program = true});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_TRUE(c->ltensor("x")->has(ir::kFilledLater));
+  EXPECT_FALSE(c->ltensor("s")->has(ir::kFilledLater));
+  EXPECT_FALSE(c->ltensor("g")->has(ir::kFilledLater));
+  // The hole [3, 5) becomes a zero store (a loop of two points) before b's own statements.
+  ir::NodeRef b = c->ltensor("b");
+  EXPECT_TRUE(b->has(ir::kFilledLater));
+  auto st = ir::ltensor_stmts(*b);
+  ASSERT_EQ(st.size(), 3u);
+  ASSERT_EQ(st[0]->kind, Kind::LFor);
+  EXPECT_EQ(ir::lfor_lo(*st[0])->ival, 3);
+  EXPECT_EQ(ir::lfor_hi(*st[0])->ival, 5);
+}
+
 }  // namespace
 }  // namespace ein::testing
