@@ -83,7 +83,10 @@ class Fill {
       if (!x || *x <= 0) return nullptr;
       ext.push_back(*x);
     }
-    if (ext.empty()) return nullptr;
+    // Below 64 KiB the fill costs less than a kernel's entry; the IR stays as written.
+    double bytes = dtype_storage_bytes(dt);
+    for (int64_t e : ext) bytes *= static_cast<double>(e);
+    if (ext.empty() || bytes < 65536.0) return nullptr;
     x_ = X->def;
     rank_ = ext.size();
     boxes_.clear();

@@ -226,24 +226,26 @@ TEST(Checkpoint, TensorsWrittenWholeSkipTheZeroFill) {
 
 TEST(Checkpoint, PartlyWrittenOrAccumulatedTensorsKeepTheFill) {
   auto c = compile(
-      "let x[i in 0..4, j in 0..3] = (i + j) as f64;\n"
-      "let s[i in 0..4] = sum[j](x[i, j]);\n"                           // a contraction adds into it
-      "let g[i in 0..8] = x[i % 4, 0] where i > 2;\n"                   // a guard skips points
-      "let b[i in 0..3] = 1.0;\nlet b[i in 5..8] = 2.0;\n"                // a hole of two points
-      "print(s, g, b);\n",
+      "let x[i in 0..40000, j in 0..3] = (i + j) as f64;\n"
+      "let s[i in 0..40000] = sum[j](x[i, j]);\n"                         // a contraction adds into it
+      "let g[i in 0..80000] = x[i % 4, 0] where i > 2;\n"                 // a guard skips points
+      "let b[i in 0..30000] = 1.0;\nlet b[i in 50000..90000] = 2.0;\n"    // a hole
+      "let small[2] = 7.0;\n"                                             // a fill below 64 KiB: as written
+      "print(s[3], g[5], b[40000], small);\n",
       {.whole_program = true});
   ASSERT_TRUE(c->ok) << c->rendered();
   EXPECT_TRUE(c->ltensor("x")->has(ir::kFilledLater));
   EXPECT_FALSE(c->ltensor("s")->has(ir::kFilledLater));
   EXPECT_FALSE(c->ltensor("g")->has(ir::kFilledLater));
-  // The hole [3, 5) becomes a zero store (a loop of two points) before b's own statements.
+  EXPECT_FALSE(c->ltensor("small")->has(ir::kFilledLater));
+  // The hole [30000, 50000) becomes a zero store (a loop) before b's own statements.
   ir::NodeRef b = c->ltensor("b");
   EXPECT_TRUE(b->has(ir::kFilledLater));
   auto st = ir::ltensor_stmts(*b);
   ASSERT_EQ(st.size(), 3u);
   ASSERT_EQ(st[0]->kind, Kind::LFor);
-  EXPECT_EQ(ir::lfor_lo(*st[0])->ival, 3);
-  EXPECT_EQ(ir::lfor_hi(*st[0])->ival, 5);
+  EXPECT_EQ(ir::lfor_lo(*st[0])->ival, 30000);
+  EXPECT_EQ(ir::lfor_hi(*st[0])->ival, 50000);
 }
 
 }  // namespace
