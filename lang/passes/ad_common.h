@@ -110,6 +110,10 @@ class Forward {
  public:
   Forward(CompileCtx& cx, Facts& facts) : cx_(cx), facts_(facts) {}
   uint32_t marker = 0;
+  // The marker's tangent when it is not one everywhere (nullptr: one): a read inside a nested
+  // declaration whose subscript names that declaration's own indices is the adjoint's point at
+  // some of its points only, so the seed carries the test.
+  NodeRef marker_seed;
   std::unordered_set<uint32_t> opened;
   std::unordered_map<DefId, NodeRef> tangents;
   const Unit* unit = nullptr;  // unit for call targets (nullptr: the cell)

@@ -117,6 +117,30 @@ bool path_to(const NodeRef& root, const ir::Node* target, std::vector<NodeRef>& 
   return false;
 }
 
+// The axes of a read whose subscript names an index bound inside the clause's body other than
+// the clause's own and those of the reductions around the read (a nested declaration's).
+std::vector<bool> nested_axes(const Clause& cl, const std::vector<NodeRef>& reduces, const NodeRef& read) {
+  if (read->kind != Kind::Index) return {};
+  std::unordered_set<DefId> outer, nested;
+  for (auto& s : cl.slots) outer.insert(s->def);
+  for (auto& r : reduces)
+    for (const NodeRef& s : ir::reduce_slots(r)) outer.insert(s->def);
+  ir::for_each_node(cl.value, [&](const NodeRef& n) {
+    if ((n->kind == Kind::IdxVar || n->kind == Kind::IdxIn || n->kind == Kind::IdxRest) && n->def.valid() &&
+        !outer.count(n->def))
+      nested.insert(n->def);
+  });
+  std::vector<bool> out;
+  for (const NodeRef& e : ir::index_args(read)) {
+    bool any = false;
+    ir::for_each_node(e, [&](const NodeRef& n) {
+      if (n->kind == Kind::Name && nested.count(n->def)) any = true;
+    });
+    out.push_back(any);
+  }
+  return out;
+}
+
 // e + d, folded into `m + k` when e is `m ± k` (the form recurrence_order reads ranges in).
 NodeRef shifted(const NodeRef& e, int64_t d) {
   if (e->kind == Kind::Binary) {
@@ -157,8 +181,18 @@ NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoin
   Forward fwd(cx_, facts_);
   fwd.marker = occ.node->id;
   for (auto& r : reduces) fwd.opened.insert(r->id);
-  if (NodeRef v = stored_value(c, cl)) fwd.stored[cl.value.get()] = v;
-  fwd.stored_arg = [this, &c, &cl](const NodeRef& arg) { return stored_arg(c, cl, arg); };
+  // A read inside a declaration nested in the body (`let v[i] = x[k - 1, i];` in a block) whose
+  // subscript names that declaration's indices meets the adjoint's point only at the points of
+  // v where those axes equal it: their test goes into the seed, where v's indices are bound (a
+  // guard outside would read them unbound), and only the other axes are solved.
+  std::vector<bool> nested = nested_axes(cl, reduces, occ.node);
+  NodeRef at;
+  for (size_t a = 0; a < nested.size(); ++a)
+    if (nested[a]) {
+      NodeRef t = eq(ir::index_args(occ.node)[a], bar_b.m[a]);
+      at = at ? ir::make_binary(ir::BinOp::And, at, t) : t;
+    }
+  if (at) fwd.marker_seed = ifz(at, flit(1.0), flit(0.0));
   NodeRef P = fwd.tangent(cl.value);
   if (P) P = flatten_partial(reuse_args(c, cl, P));
   if (!P) return nullptr;
@@ -274,6 +308,7 @@ NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoin
   // others, in axis order.
   std::vector<int> order;
   std::vector<bool> done(static_cast<size_t>(b_rank), false);
+  for (size_t a = 0; a < nested.size() && a < done.size(); ++a) done[a] = nested[a];
   // An unflattened index (`y[m / k, m % k]`, a channel m as group and member): m = m_a * k +
   // m_b, where m_b < k. k <= 0 at run time takes the unsolved form (the primal then fails or
   // reads one point).

@@ -50,7 +50,7 @@ NodeRef zero_direction(CompileCtx& cx, Facts& facts, std::vector<NodeRef>& t, co
 
 NodeRef Forward::tangent(const NodeRef& e) {
   if (!e) return nullptr;
-  if (e->id == marker) return flit(1.0);
+  if (e->id == marker) return marker_seed ? marker_seed : flit(1.0);
   switch (e->kind) {
     case Kind::Name:
     case Kind::Path: {
