@@ -151,6 +151,12 @@ std::optional<int64_t> Tape::fold_scalar(const NodeRef& e, int depth, const Fold
       if (!c) return std::nullopt;
       return fold_scalar(*c ? ir::if_then(*e) : ir::if_else(*e), depth + 1, env);
     }
+    case Kind::IMin:
+    case Kind::IMax: {  // an inlined declaration's range (`o in 0..min(dim(W), dim(b))`)
+      auto a = fold_scalar(e->kids[0], depth + 1, env), b = fold_scalar(e->kids[1], depth + 1, env);
+      if (!a || !b) return std::nullopt;
+      return e->kind == Kind::IMin ? std::min(*a, *b) : std::max(*a, *b);
+    }
     case Kind::DimOf:
       if (env || !ir::dimof_tensor(*e)) return std::nullopt;
       return fold_extent(ir::dimof_tensor(*e), static_cast<int>(e->ival));

@@ -196,6 +196,101 @@ NodeRef Tape::hoist_comps(const NodeRef& e, const std::unordered_set<DefId>& aro
 // that work along an axis recurse this way (`[lp_at(row, a - 1) | row in X]`), so the unrolled
 // elements may unroll again; the total is bounded, and past it the request is E013.
 
+// A function body seen through its call: parameters stand for the call's arguments (read in
+// the caller's context, `up`), lets for their values.
+struct Tape::ExtentEnv {
+  const ExtentEnv* up = nullptr;
+  std::unordered_map<DefId, NodeRef> params, lets;
+};
+
+// The extent of `f(args)` along `axis` when f's result is elementwise in its array arguments:
+// a parameter, arithmetic and math intrinsics of such values, lets of them, calls of such
+// functions, and an `if` whose branches agree (relu, sigmoid, an activation written by hand).
+// Anything else (a declaration, an index, another intrinsic) is not folded.
+std::optional<int64_t> Tape::call_extent(const NodeRef& call, int axis, const ExtentEnv* env, int depth) const {
+  if (depth > 16 || call->kind != Kind::Call) return std::nullopt;
+  const NodeRef& callee = ir::call_callee(call);
+  if (auto b = builtin_of(callee->def)) {
+    if (!is_math_intrinsic(*b)) return std::nullopt;
+    for (const NodeRef& a : ir::call_args(call))
+      if (auto e = body_extent(a, axis, env, depth + 1)) return e;
+    return std::nullopt;
+  }
+  TypeRef ct = facts_.type(callee);
+  NodeRef fn = ct && ct->k == ir::Type::K::FnItem ? cx_.resolver.info(ct->def).node : cx_.resolver.info(callee->def).node;
+  if (!fn || fn->kind != Kind::Fn || ir::fn_params_count(*fn) != ir::call_args_count(call)) return std::nullopt;
+  // The arguments are read in the caller's context: `inner` maps the parameters to copies of
+  // the argument expressions bound in `env` (a nested call's arguments name its caller's
+  // parameters), so each parameter resolves through the chain of callers.
+  ExtentEnv inner;
+  inner.up = env;
+  for (size_t i = 0; i < ir::call_args_count(call); ++i)
+    inner.params[ir::fn_params(*fn)[i]->def] = ir::call_args(call)[i];
+  return body_extent(ir::fn_body(*fn), axis, &inner, depth + 1);
+}
+
+std::optional<int64_t> Tape::body_extent(const NodeRef& e, int axis, const ExtentEnv* env, int depth) const {
+  if (!e || depth > 64) return std::nullopt;
+  if (!env) return fold_extent(e, axis);  // the caller's own context
+  switch (e->kind) {
+    case Kind::Name: {
+      if (auto it = env->params.find(e->def); it != env->params.end()) return body_extent(it->second, axis, env->up, depth + 1);
+      if (auto it = env->lets.find(e->def); it != env->lets.end()) return body_extent(it->second, axis, env, depth + 1);
+      return std::nullopt;
+    }
+    case Kind::Binary:
+    case Kind::Unary:
+      for (const NodeRef& k : e->kids)
+        if (auto x = body_extent(k, axis, env, depth + 1)) return x;
+      return std::nullopt;
+    case Kind::Call: return call_extent(e, axis, env, depth + 1);
+    case Kind::If: {
+      auto a = body_extent(ir::if_then(*e), axis, env, depth + 1);
+      auto b = ir::if_else(*e) ? body_extent(ir::if_else(*e), axis, env, depth + 1) : std::nullopt;
+      return a && b && *a == *b ? a : std::nullopt;
+    }
+    case Kind::Block: {
+      if (!e->has(ir::kHasTail)) return std::nullopt;
+      ExtentEnv local = *env;
+      ir::Kids stmts = ir::block_stmts(*e);
+      for (size_t i = 0; i + 1 < stmts.size(); ++i)
+        if (stmts[i] && stmts[i]->kind == Kind::Let && ir::let_pattern(*stmts[i])->kind == Kind::PBind)
+          local.lets[ir::let_pattern(*stmts[i])->def] = ir::let_value(*stmts[i]);
+      return body_extent(ir::tail_expr(*e), axis, &local, depth + 1);
+    }
+    default: return std::nullopt;
+  }
+}
+
+// The inlined value of `let d = f(..);` (the tape's own when d is differentiated, else inlined
+// here for its extents only: the statements the inlining emits are dropped again, the copies
+// it makes are reachable from the value alone). The let's value itself when f cannot be
+// inlined.
+NodeRef Tape::inlined_for_extents(DefId d, const NodeRef& let) {
+  if (auto it = inlined_value_.find(d); it != inlined_value_.end()) return it->second;
+  NodeRef v = ir::let_value(*let);
+  inlined_value_[d] = v;  // (also stops a cycle through the inlining's own folds)
+  size_t emitted = emits_.size();
+  int saved_depth = inline_depth_;
+  auto saved_bound = std::move(bound_);
+  bound_.clear();
+  const Unit* saved_within = within_;
+  auto sw = stmt_within_.find(let->id);
+  within_ = sw == stmt_within_.end() ? nullptr : sw->second;
+  NodeRef out = v;
+  try {
+    out = extract_calls(v);
+  } catch (const Unsupported&) {
+    out = v;
+  }
+  emits_.resize(emitted);
+  inline_depth_ = saved_depth;
+  bound_ = std::move(saved_bound);
+  within_ = saved_within;
+  inlined_value_[d] = out;
+  return out;
+}
+
 std::optional<int64_t> Tape::fold_extent(const NodeRef& a, int axis) const {
   if (a->kind == Kind::ArrayLit) {
     ir::Kids elems = ir::array_elems(a);
@@ -222,6 +317,20 @@ std::optional<int64_t> Tape::fold_extent(const NodeRef& a, int axis) const {
   if (a->kind == Kind::Call && ir::call_args_count(a) == 2)
     if (auto b = builtin_of(ir::call_callee(a)->def); b && *b == Builtin::Convert)
       return fold_extent(ir::call_args(a)[0], axis);
+  // An elementwise intrinsic (`__max2(x, 0)`, relu's inlined value) has its array operands'
+  // extents.
+  if (a->kind == Kind::Call)
+    if (auto b = builtin_of(ir::call_callee(a)->def); b && is_math_intrinsic(*b)) {
+      int r = ir::rank_of(facts_.type(a));
+      if (r <= axis) return std::nullopt;
+      for (const NodeRef& k : ir::call_args(a))
+        if (ir::rank_of(facts_.type(k)) == r)
+          if (auto e = fold_extent(k, axis)) return e;
+      return std::nullopt;
+    }
+  // A call the tape keeps (a function with an `@fn` rule: relu, sigmoid) whose body is
+  // elementwise in its arguments.
+  if (a->kind == Kind::Call) return call_extent(a, axis, nullptr, 0);
   if (a->kind != Kind::Name && a->kind != Kind::Path) return std::nullopt;
   if (auto it = visible_.find(a->def); it != visible_.end() && it->second->kind == Kind::Let &&
                                         ir::let_pattern(*it->second)->kind == Kind::PBind) {
@@ -230,8 +339,12 @@ std::optional<int64_t> Tape::fold_extent(const NodeRef& a, int axis) const {
     // A literal argument bound to a parameter (`axes` = `[0, 2, 3]`).
     // A literal argument bound to a parameter (`axes` = `[0, 2, 3]`), or an unrolled
     // comprehension's rows: the literal's length, then its first element's extents.
-    if (v->kind == Kind::ArrayLit || v->kind == Kind::Binary || v->kind == Kind::Unary || v->kind == Kind::Call)
-      return fold_extent(v, axis);
+    if (v->kind == Kind::ArrayLit || v->kind == Kind::Binary || v->kind == Kind::Unary || v->kind == Kind::Call) {
+      if (auto e = fold_extent(v, axis)) return e;
+      if (v->kind != Kind::Call) return std::nullopt;
+      NodeRef iv = const_cast<Tape*>(this)->inlined_for_extents(a->def, it->second);
+      return iv != v ? fold_extent(iv, axis) : std::nullopt;
+    }
   }
   if (auto f = facts_.fold(irb::dim_of(a, axis))) return f;
   // An array an inlined body declares (`let y[0, ..r] = x[..r];` of `lift`, a fresh copy the

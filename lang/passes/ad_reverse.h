@@ -95,11 +95,21 @@ class Tape {
   std::unordered_map<DefId, NodeRef> unrolled_lets_;  // lists of tuples, unrolled once
   NodeRef flat_index(const NodeRef& e);
   std::optional<int64_t> fold_extent(const NodeRef& a, int axis) const;
+  // The extent of a call's result when the function returns an elementwise expression of its
+  // parameters (ad_comp.cpp).
+  struct ExtentEnv;
+  NodeRef inlined_for_extents(DefId d, const NodeRef& let);
+  std::optional<int64_t> call_extent(const NodeRef& call, int axis, const ExtentEnv* env, int depth) const;
+  std::optional<int64_t> body_extent(const NodeRef& e, int axis, const ExtentEnv* env, int depth) const;
   int64_t unrolled_ = 0;
 
   CompileCtx& cx_;
   Facts& facts_;
   std::unordered_map<DefId, NodeRef> visible_;  // def -> Let/EinGroup statement
+  // A let of a call (`let h = linear(x, W, b);`) -> its inlined value (`y'`, the body's
+  // declaration): the analysis has no extents for a call's result, the inlined value has them,
+  // so a later call dispatching on h's extents (`linear(h, W2, b2)`) folds.
+  std::unordered_map<DefId, NodeRef> inlined_value_;
   std::unordered_map<DefId, bool> memo_;
   std::unordered_set<DefId> visiting_;
   std::vector<Entry> entries_;

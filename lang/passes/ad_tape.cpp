@@ -208,6 +208,7 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
   if (took) raw = hoist_block(raw);
   bound_ = binders_in(raw);
   NodeRef v = flat_index(extract_calls(raw));
+  if (raw->kind == Kind::Call && v != raw) inlined_value_[d] = v;
   bound_.clear();
   if (v->kind == Kind::Comp) return comp_entry(d, e.name, v);
   v = whole_reductions(hoist_comps(v, binders_in(v)));
