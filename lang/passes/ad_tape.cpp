@@ -11,6 +11,102 @@ namespace ein::ad {
 
 using ir::Kind;
 
+namespace {
+
+// A value cheap to repeat at each of its reads: reads, arithmetic, casts and math intrinsics.
+bool cheap_point_value(const NodeRef& e) {
+  bool ok = true;
+  ir::for_each_node(e, [&](const NodeRef& n) {
+    switch (n->kind) {
+      case Kind::Index: case Kind::Name: case Kind::Path: case Kind::IntLit: case Kind::FloatLit:
+      case Kind::BoolLit: case Kind::Binary: case Kind::Unary: case Kind::Cast: case Kind::TyPrim:
+        break;
+      case Kind::Call:
+        if (auto b = builtin_of(ir::call_callee(n)->def); !b || !is_math_intrinsic(*b)) ok = false;
+        break;
+      default: ok = false;
+    }
+  });
+  return ok;
+}
+
+// Is every use of `d` in `n` a read of one point (`v[e1, .., er]`)?
+bool point_reads_only(const NodeRef& n, DefId d, size_t rank) {
+  if (!n) return true;
+  if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name && ir::index_base(n)->def == d) {
+    if (ir::index_args_count(n) != rank) return false;
+    for (const NodeRef& a : ir::index_args(n))
+      if (!point_reads_only(a, d, rank)) return false;
+    return true;
+  }
+  if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def == d) return false;
+  for (const NodeRef& k : n->kids)
+    if (!point_reads_only(k, d, rank)) return false;
+  return true;
+}
+
+NodeRef replace_point_reads(Copier& cp, const NodeRef& n, DefId d, const std::vector<DefId>& slots,
+                            const NodeRef& value) {
+  if (!n) return n;
+  std::vector<NodeRef> kids;
+  bool changed = false;
+  for (const NodeRef& k : n->kids) {
+    kids.push_back(replace_point_reads(cp, k, d, slots, value));
+    changed = changed || kids.back() != k;
+  }
+  NodeRef m = changed ? ir::with_kids(n, std::move(kids)) : n;
+  if (m->kind != Kind::Index || ir::index_base(m)->kind != Kind::Name || ir::index_base(m)->def != d) return m;
+  cp.subst.clear();
+  for (size_t a = 0; a < slots.size(); ++a) cp.subst[slots[a]] = ir::index_args(m)[a];
+  return cp.copy(value);
+}
+
+}  // namespace
+
+// A block-local array defined point by point from other values and read only at points (`let
+// v[i in 0..3] = x[k + i]; sum[i](v[i] * v[i])`, a window copied per output point): each read
+// becomes the definition at that point, so the adjoint reads x through the reduction around
+// the read (its index solved: one term per point) instead of testing every point of v against
+// every adjoint point. (The primal still evaluates v, and checks the reads' bounds.)
+NodeRef Tape::inline_point_arrays(const NodeRef& e) {
+  if (!e || e->kind == Kind::Lambda) return e;
+  std::vector<NodeRef> kids;
+  bool changed = false;
+  for (const NodeRef& k : e->kids) {
+    kids.push_back(inline_point_arrays(k));
+    changed = changed || kids.back() != k;
+  }
+  NodeRef n = changed ? ir::with_kids(e, std::move(kids)) : e;
+  if (n->kind != Kind::Block || !n->has(ir::kHasTail)) return n;
+  std::vector<NodeRef> stmts(ir::block_stmts(n).begin(), ir::block_stmts(n).end());
+  bool any = false;
+  for (size_t i = 0; i + 1 < stmts.size(); ++i) {
+    const NodeRef& g = stmts[i];
+    if (!g || g->kind != Kind::EinGroup || ir::group_clauses_count(g) != 1) continue;
+    const NodeRef& c = ir::group_clauses(g)[0];
+    if (c->kind != Kind::EinDecl || !cheap_point_value(ir::ein_value(*c))) continue;
+    std::vector<DefId> slots;
+    for (const NodeRef& sl : ir::ein_slots(c))
+      if (sl->kind == Kind::IdxIn || sl->kind == Kind::IdxVar) slots.push_back(sl->def);
+    if (slots.empty() || slots.size() != ir::ein_slots_count(c)) continue;
+    bool only = true;
+    for (size_t j = i + 1; j < stmts.size() && only; ++j) only = point_reads_only(stmts[j], g->def, slots.size());
+    if (!only) continue;
+    Copier cp(cx_, facts_);
+    for (size_t j = i + 1; j < stmts.size(); ++j)
+      stmts[j] = replace_point_reads(cp, stmts[j], g->def, slots, ir::ein_value(*c));
+    stmts[i] = nullptr;
+    any = true;
+  }
+  if (!any) return n;
+  std::vector<NodeRef> kept;
+  for (auto& st : stmts)
+    if (st) kept.push_back(st);
+  NodeRef b = ir::make({.kind = Kind::Block, .span = n->span, .kids = std::move(kept), .flags = n->flags});
+  facts_.note_type(b->id, facts_.type(n));
+  return b;
+}
+
 void Tape::add_visible(DefId d, NodeRef let) { visible_[d] = std::move(let); }
 
 bool Tape::build(DefId target, const std::vector<DefId>& wrts) {
@@ -188,7 +284,7 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
       std::unordered_set<DefId> around = binders_in(c);
       bound_ = around;
       // `cols[j][i]`: a row read at a point (inv's column solves) is the element `cols[j, i]`.
-      cl.value = whole_reductions(hoist_comps(flat_index(extract_calls(ir::ein_value(*c))), around));
+      cl.value = whole_reductions(hoist_comps(flat_index(extract_calls(inline_point_arrays(ir::ein_value(*c)))), around));
       bound_.clear();
       for (auto& s : cl.slots)
         if (s->kind == Kind::IdxRest) unsupported("a rest pattern", s->span);
