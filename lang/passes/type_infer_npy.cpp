@@ -33,11 +33,6 @@ struct Writer {
 constexpr std::array<Writer, 6> kWriters{{{"save_npy", 0}, {"__save_npy", 0}, {"write_file", 0},
                                           {"append_file", 0}, {"copy_file", 1}, {"move_file", 1}}};
 
-std::string_view last_segment(std::string_view s) {
-  size_t at = s.rfind("::");
-  return at == std::string_view::npos ? s : s.substr(at + 2);
-}
-
 // What a save of a value of type `t` reads back as, nullptr when that is not known yet.
 TypeRef written_type(const TypeRef& t) {
   auto file_dtype = [](DType d) { return d == DType::BF16 ? DType::F32 : d; };
@@ -64,7 +59,8 @@ TypeRef Infer::npy_load(const NodeRef& call) {
       const NodeRef& callee = ir::call_callee(n);
       std::string_view name = callee->def.valid() && cx.resolver.info(callee->def).kind != DefKind::Local
                                   ? std::string_view(cx.resolver.info(callee->def).name)
-                                  : last_segment(callee->name);
+                                  : callee->path.empty() ? std::string_view(callee->name)
+                                                         : std::string_view(callee->path.back());
       for (const Writer& w : kWriters) {
         if (name != w.name) continue;
         ir::Kids args = ir::call_args(n);
