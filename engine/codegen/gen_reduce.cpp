@@ -161,15 +161,9 @@ bool Gen::speculate(const NodeRef& r, int lvl) const {
     if (!trip) return false;
     terms *= static_cast<double>(*trip);
   }
-  auto lit = [](const std::string& c) -> std::optional<int64_t> {
-    std::string t = c.size() > 2 && c.compare(c.size() - 2, 2, "LL") == 0 ? c.substr(0, c.size() - 2) : c;
-    if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos || t.size() > 15) return std::nullopt;
-    return std::stoll(t);
-  };
   for (const LoopInfo& L : loops) {
     if (L.head_level <= lvl || L.level > em.depth()) continue;
-    auto lo = lit(L.lo), hi = lit(L.hi);
-    if (lo && hi && static_cast<double>(*hi - *lo) >= terms) return true;
+    if (L.trip && static_cast<double>(*L.trip) >= terms) return true;
   }
   return false;
 }

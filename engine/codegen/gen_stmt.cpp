@@ -85,6 +85,7 @@ std::string Gen::open_loop(const LoopSpec& sp) {
   L.lo = lo.c;
   L.hi = hi.c;
   L.strip = sp.innermost && !small;
+  L.trip = trip;
   L.saved_ord = ord_;
   L.saved_stop = stop_ord_;
   L.saved_parallel = in_parallel;
