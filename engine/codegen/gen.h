@@ -56,6 +56,7 @@ struct LoopInfo {
   int head_level = 0;    // outermost scope of the loop (the strip loop when strip-mined)
   bool strip = false;
   std::optional<int64_t> trip;  // iterations, when the bounds fold to constants
+  bool simd_hint = false;       // the header at `level` starts with its `omp simd` pragma
   // Range checks of stores indexed by this loop's variable, tested once before the loop.
   std::vector<std::string> guards;   // conditions that must hold
   std::vector<std::string> on_fail;  // statements recording the failure

@@ -202,14 +202,14 @@ bool Gen::memo_allowed(const NodeRef& r, int memo_at, int use_at) {
   });
   if (writes) return false;
   if (in_simd && !first_inside->saved_simd) {
-    static const std::string kSimd = "#pragma omp simd";
-    std::vector<int> hinted;
-    for (const LoopInfo& L : loops)
-      if (L.head_level > memo_at && em.header(L.level).rfind(kSimd, 0) == 0) hinted.push_back(L.level);
+    std::vector<LoopInfo*> hinted;
+    for (LoopInfo& L : loops)
+      if (L.head_level > memo_at && L.simd_hint) hinted.push_back(&L);
     if (hinted.empty()) return false;  // a contraction's own vector loops: leave them alone
-    for (int lv : hinted) {
-      std::string& h = em.header(lv);
+    for (LoopInfo* L : hinted) {
+      std::string& h = em.header(L->level);
       h.erase(0, h.find('\n') + 1);
+      L->simd_hint = false;
     }
     in_simd = false;  // restored when the loop closes
   }

@@ -148,6 +148,7 @@ std::string Gen::open_loop(const LoopSpec& sp) {
       em.open(pr + "for (int64_t " + v + " = " + s + "; " + v + " < " + e + "; ++" + v + ") {", false);
     }
     in_simd = in_simd || simd;
+    L.simd_hint = simd;
     loop_is_omp_for = false;
   } else {
     std::string head = sp.reverse
@@ -157,6 +158,7 @@ std::string Gen::open_loop(const LoopSpec& sp) {
     std::string pr = use_simd ? "#pragma omp simd " + sp.simd_clause + "\n" : "";
     em.open(pragma + pr + head, false);
     in_simd = in_simd || use_simd;
+    L.simd_hint = use_simd && pragma.empty();
     if (omp_for) enter_parallel(v);
     loop_is_omp_for = omp_for;
     if (!sp.innermost || !small) em.line(stop_check());
