@@ -20,13 +20,7 @@ import variants  # noqa: E402  (the driver, vals(), run.py's helpers)
 bench, np, vals = variants.bench, variants.np, variants.vals
 f32, f64 = np.float32, np.float64
 P = []
-
-
-def probe(name, klass, src):
-    def deco(fn):
-        P.append((name, klass, src, fn))
-        return fn
-    return deco
+probe = variants.registry(P)
 
 
 @probe("softmax_cols_f64", "fusable", """

@@ -13,10 +13,7 @@ import variants  # noqa: E402
 bench, np, vals = variants.bench, variants.np, variants.vals
 f32, f64 = np.float32, np.float64
 P = []
-def probe(name, klass, src):
-    def deco(fn):
-        P.append((name, klass, src, fn)); return fn
-    return deco
+probe = variants.registry(P)
 
 @probe("kmeans_assign", "fusable", """
 let X[i in 0..20000, k in 0..32] = ((i * 7 + k * 3) % 23) as f32 * 0.1 - 1.0;

@@ -40,11 +40,18 @@ def vals(shape, a, b, m, scale, off, dt):
 V = []  # (name, class, ein source, numpy(reps) -> (ms, checks))
 
 
-def variant(name, klass, src):
-    def deco(fn):
-        V.append((name, klass, src, fn))
-        return fn
-    return deco
+def registry(out):
+    """A decorator `@reg(name, klass, src)` that appends (name, klass, src, numpy_fn) to `out`
+    (variants here, probes.py and probes2.py each keep their own list)."""
+    def reg(name, klass, src):
+        def deco(fn):
+            out.append((name, klass, src, fn))
+            return fn
+        return deco
+    return reg
+
+
+variant = registry(V)
 
 
 @variant("linear_relu_f64_wt", "contraction", """
