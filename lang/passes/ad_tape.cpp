@@ -157,6 +157,22 @@ bool carries_float(const TypeRef& t) {
   }
 }
 
+// Does a block (or a block in its tail) bind an array or have an array value?
+bool declares_arrays(const NodeRef& b, Facts& facts) {
+  if (ir::rank_of(facts.type(b)) > 0) return true;
+  ir::Kids stmts = ir::block_stmts(b);
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const NodeRef& s = stmts[i];
+    if (!s) continue;
+    if (s->kind == Kind::EinGroup) return true;
+    if (s->kind == Kind::Let && ir::let_pattern(*s)->kind == Kind::PBind &&
+        ir::rank_of(facts.def_type(ir::let_pattern(*s)->def)) > 0)
+      return true;
+    if (i + 1 == stmts.size() && b->has(ir::kHasTail) && s->kind == Kind::Block) return declares_arrays(s, facts);
+  }
+  return false;
+}
+
 }  // namespace
 
 // Whether the definition stmt of d reads an active value (names it binds are its own).
@@ -301,7 +317,12 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
   // Only the branch a constant condition takes is taped (its statements become tape statements).
   bool took = false;
   for (NodeRef br; (br = taken_branch(raw)); took = true) raw = br;
-  if (took) raw = hoist_block(raw);
+  // A block value that declares arrays (a derivative lowered in an earlier round: `let g = {
+  // let d_f = 1.0; let d_w[m] = ..; d_w }`, so a gradient of a gradient; or a user's block
+  // building an array) runs once where the let stands: its statements become tape statements,
+  // each array an entry of its own, instead of one array expression nothing can index.
+  if (took || (raw->kind == Kind::Block && raw->has(ir::kHasTail) && declares_arrays(raw, facts_)))
+    raw = hoist_block(raw);
   bound_ = binders_in(raw);
   NodeRef v = flat_index(extract_calls(raw));
   if (raw->kind == Kind::Call && v != raw) inlined_value_[d] = v;
