@@ -41,24 +41,29 @@ Clause ReadDeps::analyze(const NodeRef& nest, DefId def) {
 
 // Reads of `def` in `n`, with the conditions that hold where each stands (a branch of an
 // `if`, the value of a guard).
-void ReadDeps::collect_reads(Clause& c, DefId def, const NodeRef& n, std::vector<Known> known) {
+void ReadDeps::collect_reads(Clause& c, DefId def, const NodeRef& n, std::vector<Known> known, bool conditional) {
   if (!n) return;
   if (n->kind == Kind::Index && ir::index_base(*n)->kind == Kind::Name && ir::index_base(*n)->def == def) {
     auto idx = ir::index_args(*n);
-    c.reads.push_back(Read{n, std::vector<NodeRef>(idx.begin(), idx.end()), known});
+    c.reads.push_back(Read{n, std::vector<NodeRef>(idx.begin(), idx.end()), known, conditional});
   }
   if (n->kind == Kind::If || n->kind == Kind::LGuard) {
     const NodeRef& cond = n->kind == Kind::If ? ir::if_cond(*n) : ir::lguard_cond(*n);
-    collect_reads(c, def, cond, known);
+    collect_reads(c, def, cond, known, conditional);
     known.push_back(Known{cond, true});
-    collect_reads(c, def, n->kind == Kind::If ? ir::if_then(*n) : ir::lguard_value(*n), known);
+    collect_reads(c, def, n->kind == Kind::If ? ir::if_then(*n) : ir::lguard_value(*n), known, true);
     if (n->kind == Kind::If) {
       known.back().holds = false;
-      collect_reads(c, def, ir::if_else(*n), known);
+      collect_reads(c, def, ir::if_else(*n), known, true);
     }
     return;
   }
-  for (auto& k : n->kids) collect_reads(c, def, k, known);
+  // Kids after the first run only sometimes: match arms, the right operand of && and ||.
+  bool later_conditional = n->kind == Kind::Match ||
+                           (n->kind == Kind::Binary && (static_cast<ir::BinOp>(n->ival) == ir::BinOp::And ||
+                                                        static_cast<ir::BinOp>(n->ival) == ir::BinOp::Or));
+  for (size_t i = 0; i < n->kids.size(); ++i)
+    collect_reads(c, def, n->kids[i], known, conditional || (later_conditional && i > 0));
 }
 
 // A read of another step than the clause's literal one (`P[2, 0]` in `P[3, j] = ...`): the
@@ -151,7 +156,7 @@ int ReadDeps::classify(const std::vector<Comp>& v, const std::vector<int>& order
   for (int l : order) {
     if (v[l].k == Comp::Unknown) {
       *carrier = l;
-      return -1;  // cannot prove either way; loop order decides, run it sequentially
+      return proven_only_ ? 1 : -1;  // cannot prove either way; loop order decides, run it sequentially
     }
     // A reverse recurrence (generated adjoints) runs from high to low: x[t + 1] is earlier.
     int64_t d = reverse_ ? -v[l].d : v[l].d;

@@ -24,6 +24,7 @@ struct Read {
   ir::NodeRef node;
   std::vector<ir::NodeRef> idx;
   std::vector<Known> known;  // branch conditions and guards around the read
+  bool conditional = false;  // under an if/match branch, a guard, or the right of && / ||
 };
 
 struct Clause : LoopNest {  // loops in slot order
@@ -53,7 +54,8 @@ class ReadDeps {
  protected:
   // A clause of tensor `def` (its loop nest) with its self-reads; loops in slot order.
   Clause analyze(const ir::NodeRef& nest, ir::DefId def);
-  static void collect_reads(Clause& c, ir::DefId def, const ir::NodeRef& n, std::vector<Known> known);
+  static void collect_reads(Clause& c, ir::DefId def, const ir::NodeRef& n, std::vector<Known> known,
+                            bool conditional = false);
   bool other_step(const Clause& c, const Read& r);
   std::vector<Comp> vector_of(const Clause& c, const Read& r);
   Comp bounded_read(const Clause& c, ir::DefId loop_var, const ir::NodeRef& idx);
@@ -68,6 +70,7 @@ class ReadDeps {
   CompileCtx& cx_;
   Unit& u_;
   bool reverse_ = false;                // the tensor runs from high to low indices
+  bool proven_only_ = false;            // classify: a run-time position proves no order
   std::vector<Clause>* all_ = nullptr;  // every clause of the tensor being ordered
 };
 

@@ -80,17 +80,26 @@ class RecurrenceOrder : public ir::Mutator, private recurrence::ReadDeps {
   }
 
   // No forward order works, every clause is legal backwards, and the first backward step only
-  // reads points inside the tensor (so they are given by an initial clause, not missing).
+  // reads points inside the tensor (so they are given by an initial clause, not missing) or
+  // reads them under a branch of the only clause.
+  // A forward order that is legal only because a run-time position comes first (`V[t + 1,
+  // P[s, a]]` carried by s) is not preferred to a reverse order the offsets prove: its
+  // run-time check would stop the program (E012) at the first step.
   bool prefers_reverse(const NodeRef& t, std::vector<Clause>& clauses) {
-    bool forward_ok = true;
-    for (auto& c : clauses)
-      if (c.recurrent() && !legal_some_order(c)) forward_ok = false;
-    if (forward_ok) return false;
+    auto all_legal = [&](bool proven) {
+      proven_only_ = proven;
+      bool all = true;
+      for (auto& c : clauses)
+        if (c.recurrent() && !legal_some_order(c)) all = false;
+      proven_only_ = false;
+      return all;
+    };
+    if (all_legal(true)) return false;
+    bool forward_ok = all_legal(false);
     reverse_ = true;
-    bool ok = true;
+    bool ok = forward_ok ? all_legal(true) : all_legal(false);
     for (auto& c : clauses) {
       if (!c.recurrent()) continue;
-      if (!legal_some_order(c)) ok = false;
       for (auto& r : c.reads) {
         if (other_step(c, r)) continue;
         auto v = vector_of(c, r);
@@ -100,7 +109,11 @@ class RecurrenceOrder : public ir::Mutator, private recurrence::ReadDeps {
           auto hi = fold_int(cx_, u_, ir::lfor_hi(c.loops[l]));
           ir::Kids extents = ir::lshape_extents(ir::ltensor_shape(t));
           auto ext = a >= 0 && a < static_cast<int>(extents.size()) ? fold_int(cx_, u_, extents[a]) : std::nullopt;
-          if (hi && ext && *hi - 1 + v[l].d >= *ext) ok = false;
+          // A lone clause's read under a branch or guard is how a program writes its base
+          // case inline (`if t == T - 1 { r[t] } else { r[t] + g * G[t + 1] }`); if the branch
+          // does read past the end, the run-time bounds check stops it (E005).
+          bool inline_base = clauses.size() == 1 && r.conditional;
+          if (hi && ext && *hi - 1 + v[l].d >= *ext && !inline_base) ok = false;
         }
       }
     }
