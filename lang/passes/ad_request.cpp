@@ -352,6 +352,18 @@ NodeRef Rewriter::jvp(const NodeRef& q, DefId target, const std::string& tname, 
 // Several requests of one scalar target in one statement list (`@loss / @W1`, `@loss / @W2`)
 // share one reverse sweep (thesis §6.4: shared bars): its statements are placed once, before the
 // first request, and every request reads its parameter's adjoint.
+bool Rewriter::recurrent(DefId d) const {
+  NodeRef stmt;
+  if (auto it = visible_.find(d); it != visible_.end()) stmt = it->second;
+  else if (cx_.persist && cx_.persist->defs.count(d)) stmt = cx_.persist->defs.at(d).stmt;
+  if (!stmt || stmt->kind != Kind::EinGroup) return false;
+  bool reads = false;
+  for (const NodeRef& decl : stmt->kids)
+    if (decl && decl->kind == Kind::EinDecl && !decl->kids.empty())
+      ir::for_each_node(decl->kids[0], [&](const NodeRef& n) { reads = reads || (n->kind == Kind::Name && n->def == d); });
+  return reads;
+}
+
 NodeRef Rewriter::shared(DefId target, const NodeRef& X) {
   for (size_t l = levels_.size(); l-- > 0;) {
     auto& m = levels_[l].shared;
@@ -370,6 +382,11 @@ NodeRef Rewriter::shared(DefId target, const NodeRef& X) {
     return t.build(target, w->def) && tangent_first(target, w, t);
   };
   if (forward(X)) return nullptr;
+  // A recurrence as a parameter is differentiated by its stored values (SPEC 7; a request of
+  // its own stops the sweep at it). In a shared sweep it would also be an interior node whose
+  // adjoint runs through its own steps: the total derivative, a different number depending on
+  // which other requests the scope holds.
+  if (recurrent(X->def)) return nullptr;
   std::vector<NodeRef> wrts;
   std::unordered_set<DefId> seen;
   for (auto& s : levels_.back().remaining)
@@ -380,7 +397,8 @@ NodeRef Rewriter::shared(DefId target, const NodeRef& X) {
       const NodeRef& w = quotient_by(n);
 
       if (facts_.float_dtype_of_def(w->def) && ir::rank_of(facts_.def_type(w->def)) >= 0 &&
-          level_of_def(w->def) < levels_.size() && seen.insert(w->def).second && !forward(w))
+          level_of_def(w->def) < levels_.size() && seen.insert(w->def).second && !forward(w) &&
+          !recurrent(w->def))
         wrts.push_back(w);
     });
   if (wrts.size() < 2 || !seen.count(X->def)) return nullptr;

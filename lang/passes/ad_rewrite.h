@@ -69,6 +69,8 @@ class Rewriter {
   NodeRef jvp(const NodeRef& q, DefId target, const std::string& tname, const NodeRef& X, int ry,
               int rx, const Tape& tape, std::vector<NodeRef> pre);
   NodeRef shared(DefId target, const NodeRef& X);
+  // A binding whose definition reads its own points (a recurrence).
+  bool recurrent(DefId d) const;
   bool tangent_first(DefId target, const NodeRef& X, const Tape& tp) const;
   NodeRef zeros(const NodeRef& q, const std::string& tname, DefId target, int ry, const NodeRef& X,
                 int rx, DType dt, std::vector<NodeRef> pre);
