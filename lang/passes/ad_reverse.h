@@ -56,6 +56,7 @@ class Tape {
   NodeRef extract_calls(const NodeRef& e);
   NodeRef inline_call(const NodeRef& call);
   NodeRef inline_point_arrays(const NodeRef& e);
+  NodeRef explicit_ranges(const NodeRef& n, DefId v, const std::vector<NodeRef>& extents);
   NodeRef hoist_block(const NodeRef& body);
   bool split_tuple_let(const NodeRef& let);
   void pin_def_type(DefId copy, DefId orig, const Unit* spec);

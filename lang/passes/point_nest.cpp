@@ -49,6 +49,11 @@ NodeRef copy_with_facts(Unit& u, const NodeRef& n) {
     auto it = u.types.find(a->id);
     if (it != u.types.end()) u.types[b->id] = it->second;
     if (u.proven.count(a->id)) u.proven.insert(b->id);
+    // A call of a function in the copy runs the same specialisation (without it the copy
+    // failed at run time with E011: a guarded reduction calling std::math::exp, cut in boxes).
+    if (auto c = u.call_targets.find(a->id); c != u.call_targets.end()) u.call_targets[b->id] = c->second;
+    if (auto c = u.static_ifs.find(a->id); c != u.static_ifs.end()) u.static_ifs[b->id] = c->second;
+    if (auto c = u.shapes.find(a->id); c != u.shapes.end()) u.shapes[b->id] = c->second;
     for (size_t i = 0; i < a->kids.size(); ++i) walk(a->kids[i], b->kids[i]);
   };
   walk(n, f);

@@ -350,6 +350,29 @@ let L = -sum[n]((1.0 - pt[n]) ** 2 * log(pt[n])) / 12.0;
         ("w", [(0,), (3,)]), ("b", [()])], {"b": -0.1}
 
 
+@case("window_local_stats", "rolling variance and max-shifted log-sum-exp over a window copied into a block-local array whose later reductions take their range from it")
+def window_stats():
+    inits = [Init("x", (14,), "sin", (1,), 0.7, 1.0)]
+    body = """
+let y[k in 0..10] = {
+  let v[i in 0..5] = x[k + i];
+  let m = sum[i](v[i]) / 5.0;
+  let mx = max[i](v[i]);
+  sum[i]((v[i] - m) ** 2) / 5.0 + mx + log(sum[i](exp(v[i] - mx)))
+};
+let L = sum[k](y[k] * ((k + 1) as {T}));
+"""
+
+    def loss(v):
+        x = v["x"]
+        tot = 0.0
+        for k in range(10):
+            w = x[k:k + 5]
+            tot += (((w - w.mean()) ** 2).mean() + w.max() + np.log(np.exp(w - w.max()).sum())) * (k + 1)
+        return float(tot)
+    return inits, "use std::math::{sin, exp, log};" + body, loss, [("x", [(0,), (3,), (7,), (13,)])]
+
+
 @case("hessian_vector_product", "Hessian-vector product at top level: the gradient of (gradient . v) w.r.t. the weights")
 def hvp():
     N, D = 7, 4
