@@ -344,7 +344,7 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
               ", " + std::to_string(dt == DType::F32 ? 4 : 8) + "), 0, 0); return A->err->code; }");
     }
     // The last step writes the tensor, whose storage may hold an earlier value's numbers (a
-    // reused block is not zeroed: exec.cpp writes_every_point): its GEMM overwrites (beta = 0)
+    // reused block is not zeroed: writes_whole.cpp writes_every_point): its GEMM overwrites (beta = 0)
     // and its loops zero the box before they accumulate.
     bool blas = gemm_step(s, x, y, result, last, n, alpha.c, dt, last);
     if (blas) gemm_steps += 1;

@@ -9,6 +9,7 @@
 #include "engine/interp/interp_impl.h"
 #include "engine/interp/vectorize.h"
 #include "engine/interp/native_tier.h"
+#include "engine/interp/writes_whole.h"
 #include "lang/ir/kid_families.h"
 #include "lang/ir/reduce_op.h"
 #include "lang/ir/visitor.h"
@@ -238,54 +239,6 @@ void Interpreter::Impl::exec_for(const NodeRef& f) {
     exec(body);
   }
 }
-
-namespace {
-
-// Does the definition write every point of its storage before reading any? One clause, a loop
-// per axis over the whole extent (from 0 to the shape's value), and at the innermost level a
-// plain store at the loop variables of a value with no guard outside a reduction (a `where`
-// skips points) and no read of the tensor itself. Then its storage need not be zeroed first. A reduction in the value
-// is fine: every kernel that computes one into the tensor overwrites it (BLAS with beta = 0,
-// tiles and partial sums stored with `=`, the pairwise einsum steps zero their box first:
-// engine/codegen/einsum.cpp); a 9.4 MB batched product spent a third of its time zeroing.
-bool writes_every_point(const NodeRef& t, const std::vector<int64_t>& shape,
-                        const std::function<int64_t(const NodeRef&)>& eval) {
-  if (shape.empty() || t->has(ir::kWindowed) || t->has(ir::kHasElem)) return false;
-  NodeRef clause;
-  for (const NodeRef& k : ir::ltensor_stmts(*t)) {
-    if (k->kind == Kind::LCheck) continue;
-    if (clause) return false;
-    clause = k;
-  }
-  std::vector<ir::DefId> vars;
-  NodeRef n = clause;
-  for (size_t a = 0; a < shape.size(); ++a) {
-    if (!n || n->kind != Kind::LFor) return false;
-    const NodeRef& lo = ir::lfor_lo(*n);
-    if (lo->kind != Kind::IntLit || lo->ival != 0 || eval(ir::lfor_hi(*n)) != shape[a]) return false;
-    vars.push_back(n->def);
-    n = ir::lfor_body(*n);
-  }
-  if (!n || n->kind != Kind::LStore || n->def != t->def) return false;
-  auto idx = ir::lstore_index(*n);
-  if (idx.size() != vars.size()) return false;
-  for (size_t a = 0; a < vars.size(); ++a)
-    if (idx[a]->kind != Kind::Name || idx[a]->def != vars[a]) return false;
-  // A guard inside a reduction's body skips terms, not points (a padded convolution's
-  // `sum[k](x[i + k - 3] * w[k] where i + k >= 3, ..)` still writes every i).
-  std::function<bool(const NodeRef&, bool)> plain = [&](const NodeRef& x, bool in_reduce) {
-    if (!x) return true;
-    if ((x->kind == Kind::LGuard && !in_reduce) || x->kind == Kind::LStore || x->kind == Kind::LFor ||
-        (x->def == t->def && x->kind == Kind::Name))
-      return false;
-    for (const NodeRef& k : x->kids)
-      if (!plain(k, in_reduce || x->kind == Kind::LReduce)) return false;
-    return true;
-  };
-  return plain(ir::lstore_value(*n), false);
-}
-
-}  // namespace
 
 void Interpreter::Impl::exec_tensor(const NodeRef& t) {
   // A producer fused into its consumer's kernel is computed there, never stored.

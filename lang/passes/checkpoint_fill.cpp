@@ -1,8 +1,8 @@
 // Which tensors need no zero fill (lang/passes/checkpoint.h, kFilledLater). A reused block of
 // the allocator keeps its old bytes, and zeroing it costs as much as a pass of the kernel that
 // fills it (the 10^6-step recurrence's gradient: 0.56 primals of memset for `h` and `d_h`, 8 MB
-// each). The interpreter's own test (engine/interp/exec.cpp `writes_every_point`) sees one
-// clause of one statement; here every statement writing the tensor counts: its base rows, its
+// each). The interpreter's own test (engine/interp/writes_whole.cpp `writes_every_point`) sees
+// the clauses of one statement; here every statement writing the tensor counts: its base rows, its
 // recurrence, and the later (resumed) statements of a checkpointed or blocked sweep, whose row
 // ranges tile the rows over the segment loop. When the union of their points is the whole
 // tensor the tensor is marked; when a few boxes are left (an adjoint's rows no step reaches,
