@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "engine/codegen/gen.h"
+#include "lang/resolve/builtins.h"
 
 namespace ein::codegen {
 
@@ -36,14 +37,23 @@ void collect_loops(const NodeRef& n, std::unordered_map<std::string, Range>& loo
   });
 }
 
+// `len(x)` of a buffer: its first extent, known at entry and free of side effects (library
+// loops run over `n in 0..len(X)`).
+bool extent_call(const NodeRef& x) {
+  if (x->kind != Kind::Call || ir::call_args(x).size() != 1) return false;
+  const NodeRef& callee = ir::call_callee(x);
+  auto b = callee->kind == Kind::Name ? builtin_of(callee->def) : std::nullopt;
+  return b && *b == Builtin::Len && ir::call_args(x)[0]->kind == Kind::Name;
+}
+
 bool invariant(const NodeRef& n, const std::vector<ir::DefId>& local) {
-  bool ok = true;
-  ir::for_each_node(n, [&](const NodeRef& x) {
-    if (x->kind == Kind::Name && std::find(local.begin(), local.end(), x->def) != local.end()) ok = false;
-    if (x->kind == Kind::Index || x->kind == Kind::Call || x->kind == Kind::LReduce || x->kind == Kind::Block)
-      ok = false;
-  });
-  return ok;
+  if (n->kind == Kind::Name) return std::find(local.begin(), local.end(), n->def) == local.end();
+  if (extent_call(n)) return invariant(ir::call_args(n)[0], local);
+  if (n->kind == Kind::Index || n->kind == Kind::Call || n->kind == Kind::LReduce || n->kind == Kind::Block)
+    return false;
+  for (const NodeRef& k : n->kids)
+    if (k && !invariant(k, local)) return false;
+  return true;
 }
 
 }  // namespace
@@ -147,39 +157,68 @@ std::string Gen::precheck(const NodeRef& stmt) {
     for (auto& o : own) c += " && " + o;
     return c;
   };
-  // e as a sum of ranged variables and invariants, each with its sign (`x[i + k - 3]`, a window
+  // e as a sum of ranged variables, ranged variables times invariants (`o * s + k`, a strided
+  // window with a run-time stride) and invariants, each with its sign (`x[i + k - 3]`, a window
   // read): its smallest and largest values are those of the terms, taken apart (a variable
   // used twice is bounded per use, which can only widen the test).
-  using Terms = std::vector<std::pair<NodeRef, int>>;
+  struct Term {
+    NodeRef var, coef;  // coef: null for a plain variable
+    int sign;
+  };
+  using Terms = std::vector<Term>;
   std::function<bool(const NodeRef&, int, Terms&, Terms&)> linear = [&](const NodeRef& x, int sign, Terms& vars, Terms& invs) {
     if (x->kind == Kind::Name && range_of(x)) {
-      vars.emplace_back(x, sign);
+      vars.push_back({x, nullptr, sign});
       return true;
     }
     if (x->kind == Kind::Binary && (static_cast<BinOp>(x->ival) == BinOp::Add || static_cast<BinOp>(x->ival) == BinOp::Sub))
       return linear(ir::bin_lhs(x), sign, vars, invs) &&
              linear(ir::bin_rhs(x), static_cast<BinOp>(x->ival) == BinOp::Sub ? -sign : sign, vars, invs);
+    if (x->kind == Kind::Binary && static_cast<BinOp>(x->ival) == BinOp::Mul) {
+      const NodeRef &l = ir::bin_lhs(x), &r = ir::bin_rhs(x);
+      if (l->kind == Kind::Name && range_of(l) && invariant(r, local)) {
+        vars.push_back({l, r, sign});
+        return true;
+      }
+      if (r->kind == Kind::Name && range_of(r) && invariant(l, local)) {
+        vars.push_back({r, l, sign});
+        return true;
+      }
+    }
     if (!invariant(x, local)) return false;
-    invs.emplace_back(x, sign);
+    invs.push_back({x, nullptr, sign});
     return true;
   };
   auto linear_cond = [&](const NodeRef& e, const std::string& ext) -> std::string {
     Terms vars, invs;
     if (!linear(e, 1, vars, invs) || vars.empty()) return "";
-    std::string empty, lo = "(__int128)0", hi = "(__int128)0";
-    for (auto& [v, sign] : vars) {
+    std::string empty, lo = "(__int128)0", hi = "(__int128)0", fits;
+    for (auto& [v, coef, sign] : vars) {
       const Range* r = range_of(v);
       const std::string a = index(r->lo).c, b = index(r->hi).c;
       empty += (empty.empty() ? "" : " || ") + a + " >= " + b;
-      lo += sign > 0 ? " + (__int128)" + a : " - ((__int128)" + b + " - 1)";
-      hi += sign > 0 ? " + ((__int128)" + b + " - 1)" : " - (__int128)" + a;
+      if (!coef) {
+        lo += sign > 0 ? " + (__int128)" + a : " - ((__int128)" + b + " - 1)";
+        hi += sign > 0 ? " + ((__int128)" + b + " - 1)" : " - (__int128)" + a;
+        continue;
+      }
+      // v * c at the ends of v's range; the smaller and the larger depend on c's sign. Each
+      // product must also fit in 32 bits: the kernel forms it in the index's own (wrapping)
+      // type, and a wrapped term summed in a wider type would not be the exact index tested.
+      const std::string c = "(__int128)" + index(coef).c;
+      const std::string p = "((__int128)" + a + " * " + c + ")", q = "(((__int128)" + b + " - 1) * " + c + ")";
+      const std::string mn = "(" + p + " < " + q + " ? " + p + " : " + q + ")";
+      const std::string mx = "(" + p + " < " + q + " ? " + q + " : " + p + ")";
+      lo += sign > 0 ? " + " + mn : " - " + mx;
+      hi += sign > 0 ? " + " + mx : " - " + mn;
+      fits += " && " + mn + " >= -((__int128)1 << 31) && " + mx + " < ((__int128)1 << 31)";
     }
-    for (auto& [x, sign] : invs) {
+    for (auto& [x, coef, sign] : invs) {
       const std::string c = std::string(sign > 0 ? " + " : " - ") + "(__int128)" + index(x).c;
       lo += c;
       hi += c;
     }
-    return "(" + empty + " || ((" + lo + ") >= 0 && (" + hi + ") < " + ext + "))";
+    return "(" + empty + " || ((" + lo + ") >= 0 && (" + hi + ") < " + ext + fits + "))";
   };
   axis_cond = [&](const NodeRef& e, const std::string& ext, bool gather) -> std::string {
     NodeRef var, off;
