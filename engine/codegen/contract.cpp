@@ -514,13 +514,21 @@ void Gen::gathered_bounds(const ContractionOperand& o, Contract& c, int i) {
 
 // Fills a gathered operand's packed copy: the read evaluated at every point of its variables
 // (the values the nest would read; its bounds are proven or checked at entry like the nest's).
+// Every point is its own element of the copy, so the outer loop runs on the thread team when
+// the copy is large (a 3x3 convolution's im2col of 16 x 64 x 64 inputs: 590k gathered reads).
 void Gen::emit_gather(const ContractionOperand& o, const Contract& c, const Dest& pk) {
   size_t m1 = mark();
   std::string idx;
+  std::vector<std::string> exts;
+  for (DefId d : pk.axes) exts.push_back(c.ext.at(def_key(d)).c);
+  const bool team = !in_parallel && !pk.axes.empty();
   for (size_t a = 0; a < pk.axes.size(); ++a) {
     std::string v = em.fresh("gv");
-    em.open("for (int64_t " + v + " = 0; " + v + " < " + c.ext.at(def_key(pk.axes[a])).c + "; ++" + v + ") {", false);
-    if (a == 0) em.line("if (ein_stop(A, INT64_MAX)) break;");
+    std::string pragma = team && a == 0 ? "#pragma omp parallel for schedule(static) if(" + prod(exts) +
+                                              " >= " + std::to_string(parallel_threshold / 16) + "LL)\n"
+                                        : "";
+    em.open(pragma + "for (int64_t " + v + " = 0; " + v + " < " + c.ext.at(def_key(pk.axes[a])).c + "; ++" + v + ") {", false);
+    if (a == 0) em.line(std::string("if (ein_stop(A, INT64_MAX)) ") + (team ? "continue;" : "break;"));
     auto lo = c.lo.find(def_key(pk.axes[a]));
     Val x{lo == c.lo.end() ? v : "(" + v + " + " + std::to_string(lo->second) + "LL)", DType::I64, em.depth(), true};
     x.bits = kExtentBits;
