@@ -522,6 +522,10 @@ void Gen::emit_gather(const ContractionOperand& o, const Contract& c, const Dest
   std::vector<std::string> exts;
   for (DefId d : pk.axes) exts.push_back(c.ext.at(def_key(d)).c);
   const bool team = !in_parallel && !pk.axes.empty();
+  // On the team, a failing value (a checked division in a gathered expression) reports the
+  // first outer index that fails, whichever thread meets it first.
+  const std::string saved_ord = ord_;
+  const bool saved_parallel = in_parallel;
   for (size_t a = 0; a < pk.axes.size(); ++a) {
     std::string v = em.fresh("gv");
     std::string pragma = team && a == 0 ? "#pragma omp parallel for schedule(static) if(" + prod(exts) +
@@ -529,6 +533,10 @@ void Gen::emit_gather(const ContractionOperand& o, const Contract& c, const Dest
                                         : "";
     em.open(pragma + "for (int64_t " + v + " = 0; " + v + " < " + c.ext.at(def_key(pk.axes[a])).c + "; ++" + v + ") {", false);
     if (a == 0) em.line(std::string("if (ein_stop(A, INT64_MAX)) ") + (team ? "continue;" : "break;"));
+    if (a == 0 && team) {
+      in_parallel = true;
+      ord_ = v;
+    }
     auto lo = c.lo.find(def_key(pk.axes[a]));
     Val x{lo == c.lo.end() ? v : "(" + v + " + " + std::to_string(lo->second) + "LL)", DType::I64, em.depth(), true};
     x.bits = kExtentBits;
@@ -538,6 +546,8 @@ void Gen::emit_gather(const ContractionOperand& o, const Contract& c, const Dest
   Val val = convert(value(o.value ? o.value : o.read), c.dt);
   em.line(pk.base + "[" + (idx.empty() ? "0" : idx) + "] = " + val.c + ";");
   for (size_t a = 0; a < pk.axes.size(); ++a) em.close();
+  in_parallel = saved_parallel;
+  ord_ = saved_ord;
   unbind_to(m1);
 }
 
