@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "lang/passes/ad_common.h"
+#include "lang/passes/ir_build.h"
 #include "lang/passes/shape_analysis.h"
 #include "lang/resolve/builtins.h"
 
@@ -366,6 +367,10 @@ DefId Copier::fresh(const NodeRef& binder, Env& env) {
 NodeRef Copier::node(const NodeRef& n, std::vector<NodeRef> kids, const Env& env) {
   DefId def = n->def;
   if (auto it = env.find(def); it != env.end() && it->second.renamed) def = it->second.to;
+  // The extent of a parameter replaced by a row (`V[k]` for `v`): that axis of the array.
+  if (n->kind == Kind::DimOf && kids.size() == 1 && kids[0]->kind == Kind::Index &&
+      ir::index_base(kids[0])->kind == Kind::Name)
+    return irb::dim_of(ir::index_base(kids[0]), static_cast<int>(n->ival + static_cast<int64_t>(ir::index_args_count(kids[0]))));
   NodeRef m = ir::make({.kind = n->kind, .span = n->span, .kids = std::move(kids), .name = n->name,
                         .aux = n->aux, .def = def, .ival = n->ival, .fval = n->fval,
                         .flags = n->flags});

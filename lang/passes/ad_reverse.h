@@ -56,7 +56,12 @@ class Tape {
   NodeRef extract_calls(const NodeRef& e);
   NodeRef inline_call(const NodeRef& call);
   NodeRef inline_point_arrays(const NodeRef& e);
+  // Block-local arrays of a clause body (ad_lift.cpp): their extents, those extents written out
+  // where later statements inferred ranges from them, and arrays used whole lifted to tape
+  // entries over the clause's indices.
+  std::vector<NodeRef> extents_of(const std::vector<DefId>& slots) const;
   NodeRef explicit_ranges(const NodeRef& n, DefId v, const std::vector<NodeRef>& extents);
+  NodeRef lift_local_arrays(const NodeRef& value, const std::vector<NodeRef>& slots, DefId self);
   NodeRef hoist_block(const NodeRef& body);
   bool split_tuple_let(const NodeRef& let);
   void pin_def_type(DefId copy, DefId orig, const Unit* spec);

@@ -96,10 +96,7 @@ NodeRef Tape::inline_point_arrays(const NodeRef& e) {
     // 0..dim(v)) keep v's extent, written out: inferred again from the inlined read
     // (`x[k + i]`) it would run as far as x allows, and the adjoint, which stands outside this
     // block, cannot read v's extent either.
-    std::vector<NodeRef> extents;
-    for (size_t a = 0; a < slots.size() && extents.size() == a; ++a)
-      if (const RangeFact* rf = facts_.range(slots[a]); rf && rf->hi)
-        extents.push_back(rf->hi_const ? irb::lit(*rf->hi_const) : rf->hi);
+    std::vector<NodeRef> extents = extents_of(slots);
     if (extents.size() != slots.size()) continue;
     for (size_t j = i + 1; j < stmts.size(); ++j) stmts[j] = explicit_ranges(stmts[j], g->def, extents);
     Copier cp(cx_, facts_);
@@ -115,51 +112,6 @@ NodeRef Tape::inline_point_arrays(const NodeRef& e) {
   NodeRef b = ir::make({.kind = Kind::Block, .span = n->span, .kids = std::move(kept), .flags = n->flags});
   facts_.note_type(b->id, facts_.type(n));
   return b;
-}
-
-// `n` with every inferred index whose range reads the extents of the array `v` the tape drops
-// given those extents instead, as an explicit range (and as its range fact).
-NodeRef Tape::explicit_ranges(const NodeRef& n, DefId v, const std::vector<NodeRef>& extents) {
-  bool hit = false;
-  std::function<NodeRef(const NodeRef&)> sub = [&](const NodeRef& e) -> NodeRef {
-    if (!e) return e;
-    if (e->kind == Kind::DimOf && !e->kids.empty() && e->kids[0]->def == v && e->ival >= 0 &&
-        static_cast<size_t>(e->ival) < extents.size()) {
-      hit = true;
-      return extents[static_cast<size_t>(e->ival)];
-    }
-    std::vector<NodeRef> kids;
-    bool changed = false;
-    for (auto& k : e->kids) {
-      kids.push_back(sub(k));
-      changed = changed || kids.back() != k;
-    }
-    return changed ? ir::with_kids(e, std::move(kids)) : e;
-  };
-  std::function<NodeRef(const NodeRef&)> walk = [&](const NodeRef& e) -> NodeRef {
-    if (!e || e->kind == Kind::Lambda) return e;
-    std::vector<NodeRef> kids;
-    bool changed = false;
-    for (auto& k : e->kids) {
-      kids.push_back(walk(k));
-      changed = changed || kids.back() != k;
-    }
-    NodeRef m = changed ? ir::with_kids(e, std::move(kids)) : e;
-    if (m->kind != Kind::IdxVar) return m;
-    const RangeFact* rf = facts_.range(m->def);
-    if (!rf || !rf->lo || !rf->hi) return m;
-    hit = false;
-    RangeFact f = *rf;
-    f.lo = sub(rf->lo);
-    f.hi = sub(rf->hi);
-    if (!hit) return m;
-    NodeRef r = idx_in(m->name, m->def, f.lo, f.hi);
-    r = ir::edited(r, [&](ir::Node& x) { x.span = m->span; });
-    f.is_explicit = true;
-    facts_.add_range(m->def, std::move(f));
-    return r;
-  };
-  return walk(n);
 }
 
 void Tape::add_visible(DefId d, NodeRef let) { visible_[d] = std::move(let); }
@@ -355,7 +307,8 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
       std::unordered_set<DefId> around = binders_in(c);
       bound_ = around;
       // `cols[j][i]`: a row read at a point (inv's column solves) is the element `cols[j, i]`.
-      cl.value = whole_reductions(hoist_comps(flat_index(extract_calls(inline_point_arrays(ir::ein_value(*c)))), around));
+      cl.value = whole_reductions(hoist_comps(
+          flat_index(extract_calls(lift_local_arrays(inline_point_arrays(ir::ein_value(*c)), cl.slots, d))), around));
       bound_.clear();
       for (auto& s : cl.slots)
         if (s->kind == Kind::IdxRest) unsupported("a rest pattern", s->span);
