@@ -246,12 +246,15 @@ NodeRef Tape::lift_local_arrays(const NodeRef& value, const std::vector<NodeRef>
     stmts[i] = nullptr;
     any = true;
   }
-  if (!any) return value;
+  return any ? rebuilt_block(value, stmts) : value;
+}
+
+NodeRef Tape::rebuilt_block(const NodeRef& block, const std::vector<NodeRef>& stmts) {
   std::vector<NodeRef> kept;
   for (auto& st : stmts)
     if (st) kept.push_back(st);
-  NodeRef b = ir::make({.kind = Kind::Block, .span = value->span, .kids = std::move(kept), .flags = value->flags});
-  facts_.note_type(b->id, facts_.type(value));
+  NodeRef b = ir::make({.kind = Kind::Block, .span = block->span, .kids = std::move(kept), .flags = block->flags});
+  facts_.note_type(b->id, facts_.type(block));
   return b;
 }
 

@@ -62,6 +62,7 @@ class Tape {
   std::vector<NodeRef> extents_of(const std::vector<DefId>& slots) const;
   NodeRef explicit_ranges(const NodeRef& n, DefId v, const std::vector<NodeRef>& extents);
   NodeRef lift_local_arrays(const NodeRef& value, const std::vector<NodeRef>& slots, DefId self);
+  NodeRef rebuilt_block(const NodeRef& block, const std::vector<NodeRef>& stmts);  // null stmts dropped
   NodeRef hoist_block(const NodeRef& body);
   bool split_tuple_let(const NodeRef& let);
   void pin_def_type(DefId copy, DefId orig, const Unit* spec);

@@ -105,13 +105,7 @@ NodeRef Tape::inline_point_arrays(const NodeRef& e) {
     stmts[i] = nullptr;
     any = true;
   }
-  if (!any) return n;
-  std::vector<NodeRef> kept;
-  for (auto& st : stmts)
-    if (st) kept.push_back(st);
-  NodeRef b = ir::make({.kind = Kind::Block, .span = n->span, .kids = std::move(kept), .flags = n->flags});
-  facts_.note_type(b->id, facts_.type(n));
-  return b;
+  return any ? rebuilt_block(n, stmts) : n;
 }
 
 void Tape::add_visible(DefId d, NodeRef let) { visible_[d] = std::move(let); }
