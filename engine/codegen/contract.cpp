@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "engine/codegen/gen.h"
+#include "engine/codegen/static_facts.h"
 #include "lang/passes/contraction_plan.h"
 
 namespace ein::codegen {
@@ -75,7 +76,15 @@ bool Gen::usable(const ContractionPlan& p) {
 // are 0 in every plan).
 Val Gen::extent_of(const ContractionPlan& p, const NodeRef& root, DefId d) {
   for (NodeRef cur = root; cur && cur->kind == Kind::LFor; cur = ir::lfor_body(cur))
-    if (cur->def == d) return index(ir::lfor_hi(cur));
+    if (cur->def == d) {
+      // Known before the run: the tile shape may depend on it (contract_tiled.cpp).
+      Val v = index(ir::lfor_hi(cur));
+      if (auto n = static_int(cx, *unit, ir::lfor_hi(cur))) {
+        v.is_const = true;
+        v.ival = *n;
+      }
+      return v;
+    }
   for (const NodeRef& v : ir::lreduce_items(p.c.reduce))
     if (v->kind == Kind::LoopVar && v->def == d) return index(ir::loopvar_hi(v));
   unsupported("a contraction variable without a loop");
@@ -137,6 +146,7 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
     c.ext[def_key(d)] = extent_of(p, root, d);
     if (int64_t lo = p.c.lo_of(d)) {
       c.ext[def_key(d)].c = "(" + c.ext[def_key(d)].c + " - " + std::to_string(lo) + "LL)";
+      c.ext[def_key(d)].is_const = false;
       c.lo[def_key(d)] = lo;
       c.guards.push_back("(" + c.ext[def_key(d)].c + " > 0)");  // an empty or reversed sum: the loops
     }

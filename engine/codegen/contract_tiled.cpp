@@ -59,7 +59,13 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
   for (DefId d : p.dest)
     if (d != j && d != r) outer.push_back(d);
   const int vl = 64 / std::max(1, dtype_storage_bytes(dt));  // lanes of a 512-bit vector
-  const int MR = r.valid() ? 4 : 1, NR = r.valid() ? 2 * vl : 8 * vl;
+  // Eight rows per tile: the accumulators live in stack arrays the column loop reads and writes
+  // at every k, so each is a chain load -> op -> store whose latency (store forwarding plus the
+  // operation, about 10 cycles) only sixteen independent chains hide; four rows left sqdist at
+  // three quarters of the vector units' rate (docs/performance.md, session 14). Row extents known
+  // to be at most four (small batched matrices) keep four rows, wasting no clamped rows.
+  const Val* rext = r.valid() ? &c.ext.at(def_key(r)) : nullptr;
+  const int MR = !rext ? 1 : rext->is_const && rext->ival <= 4 ? 4 : 8, NR = r.valid() ? 2 * vl : 8 * vl;
   const std::string Mi = r.valid() ? ext(r) : "1LL", Nj = ext(j), K = c.K;
   // Y's columns: packed once (Y does not vary with the outer variables), read in place along
   // its unit-stride axis, or packed again at every outer point.
