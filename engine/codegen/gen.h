@@ -165,6 +165,9 @@ class Gen {
   bool memo_allowed(const ir::NodeRef& r, int memo_at, int use_at);
   Val reduce_memo(const ir::NodeRef& r, const std::string& key, int memo_at);
   Val arg_reduce_simd(const ir::NodeRef& r, const ir::NodeRef& var, const std::string& key);
+  // reduce_interchange.cpp: an outer reduction over c of an inner reduction reading a tensor at
+  // c, with c innermost over packed operands; an empty Val when the reduction is not of that form.
+  Val reduce_interchanged(const ir::NodeRef& r, const std::string& key);
   // Deepest scope level any free variable of n lives at; appends their names to *key.
   int free_level(const ir::NodeRef& n, std::string* key) const;
   // Could evaluating n record an error (unproven read, integer division, empty max, ...)?

@@ -413,6 +413,7 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
     auto trip = static_trip(cx, *unit, ir::loopvar_lo(*v), ir::loopvar_hi(*v));
     return trip && *trip <= 32;
   };
+  if (Val v = reduce_interchanged(r, key); !v.c.empty()) return v;
   if (simple && vars.size() == 1 && is_arg(op_of(r->name)) && !may_fail(body, *unit, 0) && !in_simd &&
       !short_row(vars[0]))
     return arg_reduce_simd(r, vars[0], key);
