@@ -181,13 +181,33 @@ NodeRef Tape::split_part(const NodeRef& e, const std::vector<NodeRef>& idx) {
   auto b = builtin_call(call);
   if (!b || *b != Builtin::Split) return nullptr;
   auto lay = split_layout(call);
+  std::vector<NodeRef> at = idx;
+  if (!lay) {
+    // n equal parts written as a literal (the part count fixes the tuple's type) of an axis
+    // whose extent is known only when it runs (inside a generic function): part k starts at
+    // k * extent / n, computed then (the primal has checked that n divides the extent).
+    ir::Kids args = ir::call_args(call);
+    NodeRef n = through_renames(args[1]);
+    if (n->kind == Kind::Name || n->kind == Kind::Path)
+      if (auto it = visible_.find(n->def); it != visible_.end() && it->second->kind == Kind::Let)
+        n = ir::let_value(*it->second);
+    auto axis = fold_scalar(args[2], 0, nullptr);
+    int r = ir::rank_of(facts_.type(args[0]));
+    int a = axis ? static_cast<int>(*axis < 0 ? *axis + r : *axis) : -1;
+    if (n->kind == Kind::IntLit && n->ival > 0 && e->ival >= 0 && e->ival < n->ival && a >= 0 && a < r &&
+        idx.size() > static_cast<size_t>(a)) {
+      if (e->ival == 0) return pointwise(args[0], at);
+      NodeRef part = bin(ir::BinOp::Div, as_index(extent_of(args[0], a)), ir::make_int(n->ival));
+      at[static_cast<size_t>(a)] = bin(ir::BinOp::Add, idx[static_cast<size_t>(a)], bin(ir::BinOp::Mul, ir::make_int(e->ival), part));
+      return pointwise(args[0], at);
+    }
+  }
   if (!lay || e->ival < 0 || e->ival >= static_cast<int64_t>(lay->first.size()) ||
       idx.size() <= static_cast<size_t>(lay->second))
     unsupported("`" + cx_.sm.snippet(e->span) + "`: a part of a split whose sizes or axis are known only at run time",
                 e->span);
   int64_t offset = 0;
   for (int64_t k = 0; k < e->ival; ++k) offset += lay->first[static_cast<size_t>(k)];
-  std::vector<NodeRef> at = idx;
   if (offset) at[static_cast<size_t>(lay->second)] = bin(ir::BinOp::Add, idx[static_cast<size_t>(lay->second)], ir::make_int(offset));
   return pointwise(ir::call_args(call)[0], at);
 }

@@ -105,6 +105,11 @@ struct Unit {
   // Unannotated bindings of this unit whose value is such a literal (`let axes = [0, 2];`):
   // bindings never change, so a call reading one sees the literal as if written there.
   std::unordered_map<ir::DefId, ir::NodeRef> literal_lets;
+  // Extents known where they are written (-1: not known), of bindings of this unit (a nested
+  // integer literal, an annotation `[i32; 3, 2]`) and of parameters whose argument had them at
+  // the one call of this specialisation and whose shape a `__reshape` promise reads.
+  std::unordered_map<ir::DefId, std::vector<int64_t>> let_extents;
+  std::unordered_map<ir::DefId, std::vector<int64_t>> arg_extents;
   // rest expansion
   std::unordered_map<ir::DefId, std::vector<ir::DefId>> rest_defs;
   // range and shape analysis

@@ -196,6 +196,17 @@ void Infer::let(const NodeRef& s) {
   const NodeRef& pat = ir::let_pattern(*s);
   if (!ir::let_type(*s) && pat && pat->kind == Kind::PBind && pat->def.valid())
     if (NodeRef lit = literal_arg(ir::let_value(*s))) u.literal_lets[pat->def] = lit;
+  // Extents written in the program (a nested literal, an annotation's literal extents) reach
+  // the ranks library functions promise (`gather_nd`'s depends on the index tuples' length).
+  if (pat && pat->kind == Kind::PBind && pat->def.valid()) {
+    std::vector<int64_t> ext = known_extents(ir::let_value(*s));
+    if (const NodeRef& ann = ir::let_type(*s); ann && ann->kind == Kind::TyArray && !ann->has(ir::kAnyRank)) {
+      std::vector<int64_t> written;
+      for (size_t i = 1; i < ann->kids.size(); ++i) written.push_back(ann->kids[i]->ival);
+      if (!written.empty()) ext = written;
+    }
+    if (!ext.empty()) u.let_extents[pat->def] = ext;
+  }
 }
 
 void Infer::bind_pattern(const NodeRef& pat, const TypeRef& t, Span at) {

@@ -146,18 +146,79 @@ NodeRef Infer::literal_arg(const NodeRef& a) const {
   return a;
 }
 
+// The extents of a value known where it is written: an array literal (nested, rectangular)
+// whose innermost elements are scalars (`[2, len(w) / 2]` has extent 2), a binding of this unit
+// holding one or annotated with literal extents, or a parameter whose argument had them. Empty
+// when any is unknown.
+std::vector<int64_t> Infer::known_extents(const NodeRef& a) {
+  if (!a) return {};
+  if (a->kind == Kind::Name && a->def.valid()) {
+    if (auto it = u.arg_extents.find(a->def); it != u.arg_extents.end()) return it->second;
+    auto it = u.let_extents.find(a->def);
+    return it == u.let_extents.end() ? std::vector<int64_t>{} : it->second;
+  }
+  if (a->kind != Kind::ArrayLit || a->kids.empty()) return {};
+  std::vector<int64_t> inner;
+  for (size_t i = 0; i < a->kids.size(); ++i) {
+    const NodeRef& k = a->kids[i];
+    const NodeRef& x = k->kind == Kind::Unary && static_cast<ir::UnOp>(k->ival) == ir::UnOp::Neg ? ir::unary_operand(k) : k;
+    std::vector<int64_t> e;
+    if (x->kind == Kind::ArrayLit) {
+      e = known_extents(x);
+      if (e.empty()) return {};
+    } else if (x->kind != Kind::IntLit && x->kind != Kind::FloatLit && ir::rank_of(resolved(u.type(x))) != 0) {
+      return {};  // a name may hold an array: the rank does not end here
+    }
+    if (i > 0 && e != inner) return {};
+    inner = std::move(e);
+  }
+  inner.insert(inner.begin(), static_cast<int64_t>(a->kids.size()));
+  return inner;
+}
+
+// Does a `__reshape` rank promise in the body read `shape(p)` or `len(p)`? Then the extents of
+// p's argument specialise the call (gather_nd's result rank is its index tuples' length,
+// reshape's the length of its target); other calls share one specialisation.
+static bool promise_reads_shape(const NodeRef& body, ir::DefId p) {
+  bool reads = false;
+  ir::for_each_node(body, [&](const NodeRef& n) {
+    if (reads || n->kind != Kind::Call || ir::call_args_count(n) != 3 || ir::call_callee(n)->def != builtin_def(Builtin::Reshape))
+      return;
+    ir::for_each_node(ir::call_args(n)[2], [&](const NodeRef& m) {
+      if (m->kind == Kind::Call && ir::call_args_count(m) == 1 &&
+          (ir::call_callee(m)->def == builtin_def(Builtin::Shape) || ir::call_callee(m)->def == builtin_def(Builtin::Len)) &&
+          ir::call_args(m)[0]->kind == Kind::Name && ir::call_args(m)[0]->def == p)
+        reads = true;
+    });
+  });
+  return reads;
+}
+
 // The rank a library function promises `__reshape` (its third argument), folded from ranks,
-// lengths of axis lists written at the call, + - == `__max2` and `if`. Used for nothing else:
+// lengths of axis lists written at the call, extents known where they are written
+// (`shape(indices)[len(shape(indices)) - 1]`), + - == `__max2` and `if`. Used for nothing else:
 // branches stay decided by ranks alone (a recursive call reuses a specialisation made for a
 // literal argument with other values, which the run-time check of the promise catches).
 // -1 promises nothing.
 std::optional<int64_t> Infer::promised_rank(const NodeRef& e, int depth) {
   if (!e || depth > 16) return std::nullopt;
   if (auto r = static_int(e)) return r;
+  auto callee_is_of = [&](const NodeRef& n, Builtin b) {
+    return n->kind == Kind::Call && ir::call_args_count(n) == 1 && ir::call_callee(n)->def == builtin_def(b);
+  };
   auto callee_is = [&](Builtin b) { return e->kind == Kind::Call && ir::call_callee(e)->def == builtin_def(b); };
-  if (callee_is(Builtin::Len) && ir::call_args_count(e) == 1)
+  if (callee_is(Builtin::Len) && ir::call_args_count(e) == 1) {
     if (NodeRef lit = literal_arg(ir::call_args(e)[0]); lit && lit->kind == Kind::ArrayLit)
       return static_cast<int64_t>(lit->kids.size());
+    if (std::vector<int64_t> ext = known_extents(ir::call_args(e)[0]); !ext.empty() && ext[0] >= 0)
+      return ext[0];
+  }
+  if (e->kind == Kind::Index && ir::index_args(e).size() == 1 && callee_is_of(ir::index_base(e), Builtin::Shape)) {
+    std::vector<int64_t> ext = known_extents(ir::call_args(ir::index_base(e))[0]);
+    auto a = promised_rank(ir::index_args(e)[0], depth + 1);
+    if (a && *a >= 0 && *a < static_cast<int64_t>(ext.size()) && ext[*a] >= 0) return ext[*a];
+    return std::nullopt;
+  }
   if (e->kind == Kind::Unary && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Neg) {
     auto a = promised_rank(ir::unary_operand(e), depth + 1);
     return a ? std::optional<int64_t>(-*a) : std::nullopt;
@@ -250,6 +311,11 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     if (NodeRef lit = literal_arg(ir::call_args(call_node)[i])) lits[params[i]->def] = lit;
     else if (NodeRef n = ir::call_args(call_node)[i]; n->kind == Kind::IntLit && counts_parts(body, params[i]->def))
       lits[params[i]->def] = n;  // `split(x, 2, 1)`, `cast(x, 11)`: the count or type number
+  std::unordered_map<ir::DefId, std::vector<int64_t>> extents;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (std::vector<int64_t> ext = known_extents(ir::call_args(call_node)[i]);
+        !ext.empty() && promise_reads_shape(body, params[i]->def))
+      extents[params[i]->def] = std::move(ext);
   std::string tnames;
   key += "(";
   for (size_t i = 0; i < ptypes.size(); ++i) {
@@ -274,7 +340,7 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     }
     // Closed by its own body (`add(one, 2)`: the body makes the 2 an i32), it fits every call
     // of this signature; closed by its first caller's uses, only calls without open literals.
-    if (!reuse && lits.empty() && it->second->literal_args.empty() &&
+    if (!reuse && lits.empty() && extents.empty() && it->second->literal_args.empty() && it->second->arg_extents.empty() &&
         (sh.self_closed.count(it->second) || (!args_open && !is_open(*it->second))))
       reuse = it->second;
   }
@@ -283,7 +349,7 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
       ts.unify(args[i], reuse->param_types[i]);
     return reuse;
   }
-  std::string owner = taken || !lits.empty() ? "#" + std::to_string(cx.units.size()) : "";
+  std::string owner = taken || !lits.empty() || !extents.empty() ? "#" + std::to_string(cx.units.size()) : "";
   // Specialisations being inferred right now form a chain of calls (f(T) is inferred while
   // inferring its caller). A long chain is a type that grows at every call, such as
   // `fn f(x) { f((x, 1)) }`; stop it before the chain and its type names get expensive.
@@ -314,6 +380,7 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
   unit->parent = parent;
   unit->param_types = ptypes;
   unit->literal_args = std::move(lits);
+  unit->arg_extents = std::move(extents);
   for (auto& p : params) unit->params.push_back(p->def);
   if (callee->k == Type::K::Lambda) unit->captures = cx.resolver.captures(fn_node->id);
   unit->ret_type = ret_ann ? type_from_annotation(ret_ann, cx) : ts.fresh(ir::VarKind::Any);

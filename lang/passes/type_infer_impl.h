@@ -73,6 +73,7 @@ class Infer {
   bool only_literal_vars(const ir::TypeRef& t);
   bool is_open(const Unit& spec);  // parameters or result still hold inference variables
   ir::NodeRef literal_arg(const ir::NodeRef& a) const;
+  std::vector<int64_t> known_extents(const ir::NodeRef& a);
   // type_infer_npy.cpp: `load_npy` / `save_npy` with a literal path.
   ir::TypeRef npy_load(const ir::NodeRef& call);
   void npy_save(const ir::NodeRef& call, const ir::TypeRef& value);

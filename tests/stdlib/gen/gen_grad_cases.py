@@ -14,9 +14,7 @@ erf = np.vectorize(math.erf, otypes=[np.float64])
 SELU_A, SELU_G = 1.6732632423543772, 1.0507009873554805
 
 # name -> why its gradient cannot be taken yet (see /work/wt/FINDINGS.md, [autodiff])
-PENDING = {
-    "gather_nd": "autodiff: E013, the rank depends on the index tuples' length, known only at run time",
-}
+PENDING = {}
 
 
 def ew(name, call, ref, kinks=(), lo=-2.0, hi=2.0, consts=()):

@@ -112,6 +112,16 @@ def shapes_and_indexing():
          lambda x: np.where(dropout_mask(8, 0.5).reshape(2, 4), x / 0.5, 0.0)),
         ("dropout_eval", "dropout(x, 0.5, false)", {"x": x}, ["x"], lambda x: x),
         ("gather_nd", f"gather_nd(d, {nd})", {"d": d}, ["d"], lambda d: np.array([d[i, j] for i, j in nd])),
+        # the result's rank is the index rank - 1 + the data rank - k: k read from an
+        # annotation's extents or a bound literal types it (was E013)
+        ("gather_nd_rows", "gather_nd(d, ix_)", {"d": d}, ["d"], lambda d: d[[2, 0]] * 1.0,
+         ["std::ml::*"], ["let ix_: [i32; 2, 1] = [[2], [0]];"]),
+        ("gather_nd_bound", "gather_nd(d, ix_) * 2.0", {"d": d}, ["d"], lambda d: 2.0 * d[[1, 2], [0, 1]],
+         ["std::ml::*"], ["let ix_ = [[1, 0], [2, 1]];"]),
+        # a reshape to a shape computed when it runs: an array literal of two extents types the
+        # result as rank 2, so softmax's rest pattern and the gradient take it (was E013)
+        ("reshape_runtime", "softmax(reshape(x, [len(x[0]), len(x)]))", {"x": x}, ["x"],
+         lambda x: np.exp(x.reshape(4, 2)) / np.exp(x.reshape(4, 2)).sum(-1, keepdims=True)),
         ("scatter", "scatter(d, [[1, 0, 2]], u, 0)", {"d": d, "u": rnd(316, (1, 3))}, ["d", "u"],
          lambda d, u: np.array([[d[0, 0], u[0, 1], d[0, 2]], [u[0, 0], d[1, 1], d[1, 2]],
                                 [d[2, 0], d[2, 1], u[0, 2]]])),
@@ -397,4 +407,10 @@ def axis_helpers_in_function(X3):
         ("concatenate_axis", "std::array::concatenate_axis(X * 2.0, Y, 2)", {"X": X3[:, :, :2], "Y": Y},
          lambda X, Y: np.concatenate([2.0 * X, Y], 2)),
         ("flip", "flip(X * 2.0)", {"X": X3}, lambda X: np.flip(2.0 * X)),
+        # a split into n equal parts: part k starts at k * extent / n, computed when it runs
+        ("split_count", "split(X * 2.0, 2, 2).1", {"X": X3}, lambda X: (2.0 * X)[:, :, 2:]),
+        ("gather_nd", "gather_nd(X * 2.0, [[1, 0], [0, 2]])", {"X": X3}, lambda X: (2.0 * X)[[1, 0], [0, 2]]),
+        # a value made inside the body whose rank is the length of a computed shape
+        ("reshape_runtime", "softmax(reshape(X * 2.0, [len(X), -1]))", {"X": X3},
+         lambda X: sm((2.0 * X).reshape(2, 12), -1)),
     ]
