@@ -369,7 +369,15 @@ TypeRef Infer::ein_group(const NodeRef& g) {
   int out_rank = -1;
   for (auto& c : order) {
     index_slots(ir::ein_slots(c));
+    bool reads_self = std::find(reading.begin(), reading.end(), c) != reading.end();
+    if (reads_self) {
+      pending_elem_ = elem;
+      pending_def_ = def;
+      collect_tails(ir::ein_value(*c));
+    }
     TypeRef bt = expr(ir::ein_value(*c));
+    pending_elem_ = nullptr;
+    pending_tails_.clear();
     TypeRef rb = resolved(bt);
     int r = 0;
     TypeRef e = rb;
@@ -422,6 +430,32 @@ TypeRef Infer::ein_group(const NodeRef& g) {
   if (out_rank + elem_rank == 0) result = elem;  // zero axes (a rest over a scalar): a scalar
   set_def(def, result, global);
   return set(g, result);
+}
+
+bool Infer::reads_pending(const NodeRef& e) const {
+  bool reads = false;
+  if (pending_elem_)
+    ir::for_each_node(e, [&](const NodeRef& n) { reads = reads || (n->kind == Kind::Name && n->def == pending_def_); });
+  return reads;
+}
+
+void Infer::collect_tails(const NodeRef& e) {
+  if (!e) return;
+  switch (e->kind) {
+    case Kind::If:
+      collect_tails(ir::if_then(e));
+      collect_tails(ir::if_else(e));
+      return;
+    case Kind::Match:
+      for (size_t i = 1; i < e->kids.size(); ++i)
+        if (e->kids[i]->kind == Kind::Arm) collect_tails(ir::arm_body(e->kids[i]));
+      return;
+    case Kind::Block:
+      if (e->has(ir::kHasTail) && !e->kids.empty()) collect_tails(e->kids.back());
+      return;
+    default:
+      pending_tails_.insert(e->id);
+  }
 }
 
 // Length of rest pattern `rest` from the first access `X[.., ..rest, ..]` whose X has a known rank.

@@ -20,7 +20,10 @@ bool Infer::expect(const TypeRef& want, const TypeRef& got, Span at, const std::
 
 TypeRef Infer::expr(const NodeRef& e) {
   if (!e) return ir::t_unit();
-  return set(e, expr_inner(e));
+  TypeRef t = set(e, expr_inner(e));
+  if (pending_elem_ && pending_tails_.count(e->id) && resolved(t)->k == Type::K::Scalar)
+    (void)ts.unify(pending_elem_, t);  // a mismatch is reported where the clause is unified
+  return t;
 }
 
 TypeRef Infer::expr_inner(const NodeRef& e) {
@@ -108,9 +111,19 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
         TypeRef bt = branch ? expr(branch) : ir::t_unit();
         return ir::if_else(e) ? bt : ir::t_unit();
       }
-      TypeRef a = expr(ir::if_then(e));
-      if (!ir::if_else(e)) return ir::t_unit();  // without `else` an `if` is unit (SPEC §4)
-      TypeRef b = expr(ir::if_else(e));
+      if (!ir::if_else(e)) {
+        (void)expr(ir::if_then(e));
+        return ir::t_unit();  // without `else` an `if` is unit (SPEC §4)
+      }
+      // The branch without the recurrence's self-read first: it fixes the element type.
+      TypeRef a, b;
+      if (reads_pending(ir::if_then(e)) && !reads_pending(ir::if_else(e))) {
+        b = expr(ir::if_else(e));
+        a = expr(ir::if_then(e));
+      } else {
+        a = expr(ir::if_then(e));
+        b = expr(ir::if_else(e));
+      }
       if (!ts.unify(a, b)) {
         err("E002", "`if` and `else` have incompatible types: `" + show(a) + "` and `" + show(b) + "`",
             ir::if_else(e)->span, "this is `" + show(b) + "`");

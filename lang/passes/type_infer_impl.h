@@ -82,6 +82,16 @@ class Infer {
   Unit* specialize(const ir::TypeRef& callee, std::vector<ir::TypeRef> args,
                    const ir::NodeRef& call_node);
 
+  // A recurrence's clause being typed: the branches in tail position of its value (if/match
+  // arms, block tails) give the element type as soon as each is typed, so a self-read in a
+  // later branch (`if t == 0 { x_f64[0] } else { ln(abs(s[t - 1]) + 1.0) }`) sees f64, not a
+  // variable that a generic call defaults to f32.
+  ir::TypeRef pending_elem_;
+  ir::DefId pending_def_;
+  std::unordered_set<uint32_t> pending_tails_;
+  bool reads_pending(const ir::NodeRef& e) const;
+  void collect_tails(const ir::NodeRef& e);
+
   // helpers
   ir::TypeRef set(const ir::NodeRef& n, ir::TypeRef t) {
     u.types[n->id] = t;

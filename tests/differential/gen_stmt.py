@@ -1,7 +1,7 @@
 """Statement kinds of the generator. Each function takes the Gen and returns (statements,
 prints); gen.py checks them with the reference evaluator before keeping them."""
 from gen_expr import Ctx, Idx
-from ir import (Access, Bin, Call, Cast, Clause, Lit, Range, Red, Ref, Rest, RIdx, SDecl, SFn,
+from ir import (Access, Bin, Call, Cast, Clause, If, Lit, Range, Red, Ref, Rest, RIdx, SDecl, SFn,
                 SInput, SLet, SPrint, SlotIdx, SlotLit, Un, WBind, WGuard, is_float, is_int)
 
 
@@ -172,12 +172,20 @@ def rec1(g):
     T = r.randint(2, 9)
     K = r.choice([1, 1, 2])
     reverse = r.random() < 0.15 and not (g.deriv and g.bug_on("ad_reverse_recurrence"))
+    # One clause whose first point (the last, running backwards) is a branch on the index, as
+    # a Python loop writes it: `if t == 0 { x0 } else { .. h[t - 1] .. }` (SPEC 5.5).
+    inline = K == 1 and r.random() < 0.3
     clauses = []
+    base = None
     for b in range(K):
         pt = T - 1 - b if reverse else b
-        clauses.append(Clause([SlotLit(pt)], val(g, dt, g.ctx(), 2)))
+        base = val(g, dt, g.ctx(), 2)
+        if not inline:
+            clauses.append(Clause([SlotLit(pt)], base))
     t = g.fresh_index()
     lo, hi = (0, T - K) if reverse else (K, T)
+    if inline:
+        lo, hi = 0, T
     def make():
         d = r.randint(1, K)
         return Access(name, [Bin("+" if reverse else "-", Ref(t), Lit(d, "i32"))])
@@ -186,10 +194,13 @@ def rec1(g):
     body = val(g, dt, ctx, 3)
     if not any(isinstance(x, Access) and x.name == name for x in _walk(body)):
         body = Bin(r.choice("+*"), make(), body)
+    if inline:
+        body = If(Bin("==", Ref(t), Lit(T - 1 if reverse else 0, "i32")), base, body)
+        g.tag("rec1_inline_base")
     clauses.append(Clause([SlotIdx(t, Range(Lit(lo, "i32"), Lit(hi, "i32")))], body))
     # A point past the loop's end, given by its own clause: scheduled before the loop, it must
     # survive a storage window (ein's window once let the loop overwrite it).
-    extra = not reverse and r.random() < 0.15
+    extra = not reverse and not inline and r.random() < 0.15
     if extra:
         clauses.insert(r.randrange(len(clauses) + 1), Clause([SlotLit(T)], val(g, dt, g.ctx(), 2)))
         g.tag("rec_point_after_loop")
