@@ -248,6 +248,9 @@ def tensors():
          lambda lg, t: -(t * log_softmax(lg)).sum() / 2),
         ("cosine_similarity", "cosine_similarity(a, b)", {"a": x, "b": lg}, ["a", "b"],
          lambda a, b: (a * b).sum(-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))),
+        # rows against one vector broadcast (PyTorch)
+        ("cosine_similarity_broadcast", "cosine_similarity(a, v)", {"a": x, "v": lg[0]}, ["a", "v"],
+         lambda a, v: (a * v).sum(-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(v))),
         ("add_broadcast", "add(x, v)", {"x": x, "v": m[0]}, ["x", "v"], lambda x, v: x + v),
         ("subtract_broadcast", "subtract(x, v)", {"x": x, "v": m[:, :1][:2]}, ["x", "v"], lambda x, v: x - v),
         ("multiply_broadcast", "multiply(x, v)", {"x": x, "v": m[0]}, ["x", "v"], lambda x, v: x * v),

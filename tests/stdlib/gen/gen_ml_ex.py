@@ -107,6 +107,11 @@ def losses_file():
         cos = (f64(p) * f64(y)).sum(-1) / np.maximum(np.linalg.norm(f64(p), axis=-1) *
                                                     np.linalg.norm(f64(y), axis=-1), 1e-8)
         t.check(f"cosine_similarity(p{i}, y{i})", cos, kind)
+        if len(shape) == 2:  # a batch of rows against one vector broadcasts (PyTorch)
+            v = f64(y)[0]
+            cosb = (f64(p) * v).sum(-1) / np.maximum(np.linalg.norm(f64(p), axis=-1) * np.linalg.norm(v), 1e-8)
+            t.check(f"cosine_similarity(p{i}, y{i}[0])", cosb, kind)
+            t.check(f"cosine_similarity(y{i}[0], p{i})", cosb, kind)
     t.check("binary_cross_entropy([1.0, 0.0], [0.0, 1.0])", 100.0, "f32")
     for i, (N, C, kind) in enumerate([(3, 4, "f64"), (2, 5, "f32"), (1, 2, "f64")]):
         lg = t.let(f"lg{i}", decimals(1270 + i, (N, C), -3, 3), kind)
