@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <type_traits>
 #include <vector>
@@ -266,34 +267,38 @@ bool native_loop_args_fit(Interpreter::Impl& in, const NativeKernel& nk) {
 }
 
 double runtime_points(Interpreter::Impl& in, const NodeRef& stmt, bool* past_i64) {
-  double pts = 1;
-  try {
-    NodeRef cur = stmt->kind == Kind::Let || stmt->kind == Kind::ExprStmt ? codegen::expr_kernel_value(stmt) : stmt;
-    while (cur) {
-      // Exact arithmetic: a bound past i64 (`0..=i64::MAX`) is counted, never wrapped.
-      auto extent = [&](const NodeRef& var) {
-        Wide a = in.eval_wide(ir::loop_lo(var)), b = in.eval_wide(ir::loop_hi(var));
-        if (past_i64 && b > a) {
-          // Kernels hold bounds in i64 and the index in its own type: a range that only exact
-          // arithmetic can hold (the interpreter's E006, or 2^63 as an exclusive end) is theirs.
-          DType dt = var->dt >= 0 ? static_cast<DType>(var->dt) : DType::I32;
-          if (b > std::numeric_limits<int64_t>::max()) *past_i64 = true;
-          try {
-            in.loop_span(ir::loop_lo(var), ir::loop_hi(var), dt);
-          } catch (const Fault&) {
-            *past_i64 = true;
-          }
-        }
-        return static_cast<double>(std::max<Wide>(0, b - a));
-      };
+  // Exact arithmetic: a bound past i64 (`0..=i64::MAX`) is counted, never wrapped.
+  auto extent = [&](const NodeRef& var) {
+    Wide a = in.eval_wide(ir::loop_lo(var)), b = in.eval_wide(ir::loop_hi(var));
+    if (past_i64 && b > a) {
+      // Kernels hold bounds in i64 and the index in its own type: a range that only exact
+      // arithmetic can hold (the interpreter's E006, or 2^63 as an exclusive end) is theirs.
+      DType dt = var->dt >= 0 ? static_cast<DType>(var->dt) : DType::I32;
+      if (b > std::numeric_limits<int64_t>::max()) *past_i64 = true;
+      try {
+        in.loop_span(ir::loop_lo(var), ir::loop_hi(var), dt);
+      } catch (const Fault&) {
+        *past_i64 = true;
+      }
+    }
+    return static_cast<double>(std::max<Wide>(0, b - a));
+  };
+  // The points of the deepest loop chain under `cur`: of a sequence, its largest statement (a
+  // recurrence step's interior loop, not the boundary store after it). Bounds that depend on
+  // variables of the loops themselves count as one point: what was measured above them.
+  std::function<double(const NodeRef&)> points = [&](const NodeRef& cur) -> double {
+    try {
       if (cur->kind == Kind::LFor) {
-        pts *= extent(cur);
-        cur = ir::lfor_body(cur);
-      } else if (cur->kind == Kind::LReduce) {
+        double e = extent(cur);
+        return e * points(ir::lfor_body(cur));
+      }
+      if (cur->kind == Kind::LReduce) {
+        double pts = 1;
         for (const NodeRef& v : ir::lreduce_items(cur))
           if (v->kind == Kind::LoopVar) pts *= extent(v);
-        break;
-      } else if (cur->kind == Kind::LStore && ir::lstore_value(*cur)->kind != Kind::LReduce) {
+        return pts;
+      }
+      if (cur->kind == Kind::LStore && ir::lstore_value(*cur)->kind != Kind::LReduce) {
         // A reduction inside the stored value (`sum[i](x[b, i] * W[o, i]) + bias[o]`, an
         // activation around a contraction): its terms count as the point's work, the largest
         // one if there are several (a library `linear` on a few rows stayed interpreted:
@@ -310,25 +315,22 @@ double runtime_points(Interpreter::Impl& in, const NodeRef& stmt, bool* past_i64
           }
           most = std::max(most, terms);
         });
-        pts *= most;
-        break;
-      } else if (cur->kind == Kind::LStore || cur->kind == Kind::LSeq || cur->kind == Kind::LIf) {
-        NodeRef next;
+        return most;
+      }
+      double most = 1;
+      if (cur->kind == Kind::LStore || cur->kind == Kind::LSeq || cur->kind == Kind::LIf)
         for (auto& k : cur->kids)
           // A guarded store (`where` bounds of an adjoint: nested LIfs) counts its reduction too.
           if (k && (k->kind == Kind::LFor || k->kind == Kind::LReduce || k->kind == Kind::LSeq ||
                     k->kind == Kind::LIf || k->kind == Kind::LStore))
-            next = k;
-        if (!next) break;
-        cur = next;
-      } else {
-        break;
-      }
+            most = std::max(most, points(k));
+      return most;
+    } catch (...) {
+      return 1;
     }
-  } catch (...) {
-    // Bounds that depend on variables of the loops themselves: what was measured so far.
-  }
-  return pts;
+  };
+  NodeRef top = stmt->kind == Kind::Let || stmt->kind == Kind::ExprStmt ? codegen::expr_kernel_value(stmt) : stmt;
+  return top ? points(top) : 1;
 }
 
 int call_native_kernel(Interpreter::Impl& in, NativeKernel& nk, Value* result, const std::atomic<bool>* interrupt) {

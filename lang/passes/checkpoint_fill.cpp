@@ -19,37 +19,6 @@
 namespace ein::ckpt {
 namespace {
 
-// `v * k + c` over at most one variable.
-struct Affine {
-  DefId v;
-  bool has_v = false;
-  int64_t k = 0, c = 0;
-};
-
-std::optional<Affine> affine(const NodeRef& e) {
-  if (auto c = irb::as_lit(e)) return Affine{{}, false, 0, *c};
-  if (e->kind == Kind::Name) return Affine{e->def, true, 1, 0};
-  if (e->kind != Kind::Binary) return std::nullopt;
-  auto op = static_cast<ir::BinOp>(e->ival);
-  auto a = affine(ir::bin_lhs(e)), b = affine(ir::bin_rhs(e));
-  if (!a || !b) return std::nullopt;
-  if (op == ir::BinOp::Mul) {
-    if (a->has_v && b->has_v) return std::nullopt;
-    const Affine& x = a->has_v ? *a : *b;
-    int64_t s = a->has_v ? b->c : a->c;
-    auto k = irb::mul_exact(x.k, s), c = irb::mul_exact(x.c, s);
-    if (!k || !c) return std::nullopt;
-    return Affine{x.v, x.has_v, *k, *c};
-  }
-  if (op != ir::BinOp::Add && op != ir::BinOp::Sub) return std::nullopt;
-  if (a->has_v && b->has_v) return std::nullopt;
-  int64_t sign = op == ir::BinOp::Sub ? -1 : 1;
-  auto c = irb::add_exact(a->c, sign * b->c);
-  if (!c) return std::nullopt;
-  if (b->has_v) return Affine{b->v, true, sign * b->k, *c};
-  return Affine{a->v, a->has_v, a->k, *c};
-}
-
 struct Span1 {
   int64_t lo, hi;  // [lo, hi) of every value the variable takes
 };
@@ -165,7 +134,7 @@ class Fill {
     };
     auto [c1, l] = clamp(lo_e, Kind::IMax);
     auto [c2, h] = clamp(hi_e, Kind::IMin);
-    auto la = affine(l), ha = affine(h);
+    auto la = linear_form(cx_, u_, l), ha = linear_form(cx_, u_, h);
     if (!la || !ha || !la->has_v || !ha->has_v || la->v != ha->v || la->k != ha->k || la->k <= 0 ||
         ha->c - la->c != la->k)
       return std::nullopt;
@@ -256,7 +225,7 @@ class Fill {
       if (m->kind == Kind::Index && ir::index_base(m)->kind == Kind::Name && ir::index_base(m)->def == x_) {
         auto args = ir::index_args(m);
         if (args.empty() || !tl || !tl->has(ir::kSequential)) return false;
-        auto a = affine(args[0]);
+        auto a = linear_form(cx_, u_, args[0]);
         if (!a || !a->has_v || a->k != 1 || root(a->v) != root(row->def)) return false;
         if (tl->has(ir::kReverse) ? a->c <= 0 : a->c >= 0) return false;
         for (auto& k : args)

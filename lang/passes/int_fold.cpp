@@ -159,4 +159,46 @@ std::optional<std::pair<int64_t, int64_t>> int_hull(const CompileCtx& cx, const 
   }
 }
 
+std::optional<LinearForm> linear_form(const CompileCtx& cx, const Unit& u, const NodeRef& e) {
+  if (!e) return std::nullopt;
+  if (auto c = fold_int(cx, u, e)) return LinearForm{{}, false, 0, *c};
+  if (e->kind == Kind::Name) return LinearForm{e->def, true, 1, 0};
+  if (e->kind != Kind::Binary) return std::nullopt;
+  auto op = static_cast<ir::BinOp>(e->ival);
+  auto a = linear_form(cx, u, ir::bin_lhs(*e)), b = linear_form(cx, u, ir::bin_rhs(*e));
+  if (!a || !b || (a->has_v && b->has_v && (op == ir::BinOp::Mul || a->v != b->v))) return std::nullopt;
+  if (op == ir::BinOp::Mul) {
+    const LinearForm& x = a->has_v ? *a : *b;
+    int64_t s = a->has_v ? b->c : a->c;
+    auto k = irb::mul_exact(x.k, s), c = irb::mul_exact(x.c, s);
+    if (!k || !c) return std::nullopt;
+    return LinearForm{x.v, x.has_v, *k, *c};
+  }
+  if (op != ir::BinOp::Add && op != ir::BinOp::Sub) return std::nullopt;
+  auto neg = [](std::optional<int64_t> x) { return x ? irb::sub_exact(0, *x) : x; };
+  auto bk = op == ir::BinOp::Sub ? neg(b->k) : std::optional<int64_t>(b->k);
+  auto bc = op == ir::BinOp::Sub ? neg(b->c) : std::optional<int64_t>(b->c);
+  if (!bk || !bc) return std::nullopt;
+  auto k = irb::add_exact(a->k, *bk), c = irb::add_exact(a->c, *bc);
+  if (!k || !c) return std::nullopt;
+  bool has = a->has_v || b->has_v;
+  return LinearForm{a->has_v ? a->v : b->v, has && *k != 0, has && *k != 0 ? *k : 0, *c};
+}
+
+std::optional<int64_t> trip_bound(const CompileCtx& cx, const Unit& u, const NodeRef& lo, const NodeRef& hi) {
+  // min(a, b) - lo <= a - lo and <= b - lo; hi - max(a, b) likewise: the least bound found.
+  auto least = [](std::optional<int64_t> x, std::optional<int64_t> y) {
+    return !x ? y : !y ? x : std::optional<int64_t>(std::min(*x, *y));
+  };
+  if (hi && hi->kind == Kind::IMin)
+    return least(trip_bound(cx, u, lo, ir::iminmax_a(hi)), trip_bound(cx, u, lo, ir::iminmax_b(hi)));
+  if (lo && lo->kind == Kind::IMax)
+    return least(trip_bound(cx, u, ir::iminmax_a(lo), hi), trip_bound(cx, u, ir::iminmax_b(lo), hi));
+  auto a = linear_form(cx, u, lo), b = linear_form(cx, u, hi);
+  if (!a || !b || a->has_v != b->has_v || (a->has_v && (a->v != b->v || a->k != b->k))) return std::nullopt;
+  auto d = irb::sub_exact(b->c, a->c);
+  if (!d) return std::nullopt;
+  return std::max<int64_t>(0, *d);
+}
+
 }  // namespace ein

@@ -38,4 +38,17 @@ std::optional<int64_t> fold_int(const CompileCtx& cx, const Unit& u, const ir::N
 // value at every point the range is used.
 std::optional<std::pair<int64_t, int64_t>> int_hull(const CompileCtx& cx, const Unit& u, const ir::NodeRef& e);
 
+// `k * v + c` over at most one variable `v` (a name fold_int does not know), exact or nullopt.
+struct LinearForm {
+  ir::DefId v{};
+  bool has_v = false;
+  int64_t k = 0, c = 0;
+};
+std::optional<LinearForm> linear_form(const CompileCtx& cx, const Unit& u, const ir::NodeRef& e);
+
+// The most points the loop lo..hi can have when its bounds move with an outer variable by the
+// same amount: a segment `max(c1, s k + o1)..min(c2, s k + o2)` has at most o2 - o1, whatever s.
+// nullopt when no such bound is known.
+std::optional<int64_t> trip_bound(const CompileCtx& cx, const Unit& u, const ir::NodeRef& lo, const ir::NodeRef& hi);
+
 }  // namespace ein

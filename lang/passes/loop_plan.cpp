@@ -28,6 +28,8 @@ std::optional<double> static_points(const CompileCtx& cx, const Unit& u, const N
   bool known = true;
   auto trip = [&](const NodeRef& lo, const NodeRef& hi) {
     if (auto t = static_trip(cx, u, lo, hi)) return *t;
+    // A segment of a checkpointed or blocked sweep: its length bounds every iteration's work.
+    if (auto t = trip_bound(cx, u, lo, hi)) return static_cast<double>(*t);
     if (!unknown_trip) known = false;
     return unknown_trip.value_or(1.0);
   };

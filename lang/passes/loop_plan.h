@@ -61,8 +61,9 @@ struct LoopFact {
 void loop_plan(CompileCtx& cx);
 
 // One work estimate: points a statement executes per run, the product of the trip counts along
-// its deepest loop chain (tiering, parallel thresholds and blocking). A trip count not known
-// before the run counts as `unknown_trip`, or makes the answer unknown when that is nullopt; a
+// its deepest loop chain (tiering, parallel thresholds and blocking). A loop whose bounds move
+// together with an outer variable counts its most points (int_fold.h trip_bound: a segment of
+// a checkpointed sweep). A trip count not known before the run counts as `unknown_trip`, or makes the answer unknown when that is nullopt; a
 // node `skip` accepts counts as one point (a reduction computed elsewhere).
 std::optional<double> static_points(const CompileCtx& cx, const Unit& u, const ir::NodeRef& n,
                                     std::optional<double> unknown_trip,
