@@ -127,6 +127,9 @@ std::optional<Kernel> gen_expr(const CompileCtx& cx, const Unit& u, const ir::No
 // A sequential `LFor` whose body only resumes earlier tensors, and its loop kernel.
 bool is_resume_loop(const ir::NodeRef& loop);
 std::optional<Kernel> gen_loop(const CompileCtx& cx, const Unit& u, const ir::NodeRef& loop, std::string* why);
+// Two consecutive resumed tensors of such a loop whose time loops can run as one (gen_jam.cpp):
+// one kernel storing both, or nullopt.
+std::optional<Kernel> gen_jammed(const CompileCtx& cx, const Unit& u, const ir::NodeRef& ta, const ir::NodeRef& tb);
 // The value such a statement computes (the let's value, the statement's expression, or itself).
 const ir::NodeRef& expr_kernel_value(const ir::NodeRef& stmt);
 

@@ -3,6 +3,7 @@
 // function frame (gen_kernel.cpp). Anything kernels cannot express throws Unsupported, and the
 // clause stays in the interpreter.
 #pragma once
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -81,6 +82,8 @@ class Gen {
   Gen(const CompileCtx& cx, const Unit& u, const FusionMap& fusion, Kernel& k);
 
   void clause(const ir::NodeRef& tensor, const ir::NodeRef& clause);
+  // gen_jam.cpp: the time loops of two resumed tensors as one nest (engine/codegen/README.md).
+  void jammed(const ir::NodeRef& ta, const ir::NodeRef& ca, const ir::NodeRef& tb, const ir::NodeRef& cb);
   // einsum.cpp: factorises a sum of a product of three or more tensor reads.
   bool einsum(const ir::NodeRef& tensor, const ir::NodeRef& clause);
   void mode_product_chain(const ContractionPlan& p, const std::vector<EinsumTerm>& terms,
@@ -127,6 +130,7 @@ class Gen {
     bool order_by_var = false;  // failures ordered by this loop's variable (blocked nests)
   };
   std::string open_loop(const LoopSpec& spec);
+  LoopSpec loop_spec(const ir::NodeRef& s);  // of an LFor statement
   bool blocked_nest(const ir::NodeRef& outer);  // gen_block.cpp
   void close_loop();
 
@@ -260,6 +264,15 @@ class Gen {
   // earlier statement of the same step just stored).
   int out_buf = -1;
   ir::DefId out_def;
+  // The second tensor of a jammed nest (gen_jam.cpp): swapped with out_buf/out_def while its
+  // statements are generated.
+  int jam_buf_ = -1;
+  ir::DefId jam_def_;
+  int add_output(const ir::NodeRef& tensor);  // registers a written tensor's buffer
+  // `emit` under the bounds test of `checked`'s reads: a fast and a checked version (gen_check.cpp).
+  void versions(const ir::NodeRef& checked, const std::function<void()>& emit);
+  void jam(const ir::NodeRef& a, const ir::NodeRef& b);
+  void as_second(const std::function<void()>& emit);
   // Scalar replacement in a sequential 1-D recurrence `X[t] = f(X[t - 1], ...)` as the loop plan
   // decided (LoopFact::carry): gen_stmt.cpp declares the variable around the loop.
   struct Carry {

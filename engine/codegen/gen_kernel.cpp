@@ -1,6 +1,7 @@
 // The kernel frame: arguments (buffers, scalars), tensor reads with their bounds checks, error
 // sites, and the function text around the generated body.
 #include <algorithm>
+#include <functional>
 
 #include "engine/codegen/gen.h"
 #include "engine/codegen/static_facts.h"
@@ -257,7 +258,7 @@ Val Gen::load_fused(const NodeRef& e, const NodeRef& producer) {
   return v;
 }
 
-void Gen::clause(const NodeRef& tensor, const NodeRef& cl) {
+int Gen::add_output(const NodeRef& tensor) {
   BufArg out;
   out.def = tensor->def;
   out.slot = tensor->slot;
@@ -271,24 +272,34 @@ void Gen::clause(const NodeRef& tensor, const NodeRef& cl) {
   if (!kernel_dtype(out.dt)) unsupported("an f16/bf16 tensor");
   if (tensor->has(ir::kHasElem)) unsupported("a tensor with array elements");
   if (out.rank == 0) unsupported("a rank-0 tensor");
+  if (bufs_by_def_.count(def_key(tensor->def))) unsupported("a tensor written twice");
   k.bufs.push_back(out);
-  out_buf = 0;
+  int b = static_cast<int>(k.bufs.size()) - 1;
+  bufs_by_def_[def_key(tensor->def)] = b;
+  return b;
+}
+
+void Gen::clause(const NodeRef& tensor, const NodeRef& cl) {
+  out_buf = add_output(tensor);
   out_def = tensor->def;
-  bufs_by_def_[def_key(tensor->def)] = 0;
-  std::string pc = precheck(cl);
+  versions(cl, [&] { stmt(cl); });
+}
+
+void Gen::versions(const NodeRef& checked, const std::function<void()>& emit) {
+  std::string pc = precheck(checked);
   if (pc.empty()) {
-    stmt(cl);
+    emit();
     return;
   }
   em.open("if (" + pc + ") {", true);
   assume_ = true;
   assume_level_ = em.depth();
-  stmt(cl);
+  emit();
   em.close();
   assume_ = false;
   counting_ = false;
   em.open("if (!" + pc + ") {", true);
-  stmt(cl);
+  emit();
   em.close();
   k.plan.push_back("bounds: " + std::to_string(assumed_.size()) + " read(s) checked once at entry (fast and checked versions)");
 }

@@ -202,6 +202,22 @@ void Gen::close_loop() {
   unbind_to(L.env_mark);
 }
 
+Gen::LoopSpec Gen::loop_spec(const NodeRef& s) {
+  LoopSpec sp;
+  sp.lo = ir::lfor_lo(s);
+  sp.hi = ir::lfor_hi(s);
+  sp.def = s->def;
+  sp.reverse = s->has(ir::kReverse);
+  sp.loop = s;
+  sp.innermost = innermost(s);
+  sp.parallel = s->has(ir::kParallel) && allow_parallel;
+  sp.simd = sp.innermost && s->has(ir::kParallel) && !s->has(ir::kSequential) &&
+            !has_row_reduction(ir::lfor_body(s), s->def);
+  sp.inner_work = loop_work(s);
+  if (s->flags & ~(ir::kParallel | ir::kSequential | ir::kReverse)) unsupported("a loop with unknown flags");
+  return sp;
+}
+
 void Gen::stmt(const NodeRef& s) {
   if (!s) return;
   switch (s->kind) {
@@ -209,18 +225,7 @@ void Gen::stmt(const NodeRef& s) {
       if (contracted_nest(s)) return;
       if (blocked_nest(s)) return;
       const NodeRef& body = ir::lfor_body(s);
-      LoopSpec sp;
-      sp.lo = ir::lfor_lo(s);
-      sp.hi = ir::lfor_hi(s);
-      sp.def = s->def;
-      sp.reverse = s->has(ir::kReverse);
-      sp.loop = s;
-      sp.innermost = innermost(s);
-      sp.parallel = s->has(ir::kParallel) && allow_parallel;
-      sp.simd = sp.innermost && s->has(ir::kParallel) && !s->has(ir::kSequential) && !has_row_reduction(body, s->def);
-      sp.inner_work = loop_work(s);
-      if (s->flags & ~(ir::kParallel | ir::kSequential | ir::kReverse))
-        unsupported("a loop with unknown flags");
+      LoopSpec sp = loop_spec(s);
       Carry saved = std::move(carry_);
       carry_ = Carry{};
       if (s->has(ir::kSequential) && !sp.parallel) setup_carry(s, index(sp.lo).c, index(sp.hi).c, sp.reverse);

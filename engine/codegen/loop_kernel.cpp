@@ -55,7 +55,15 @@ std::optional<Kernel> gen_loop(const CompileCtx& cx, const Unit& u, const NodeRe
     if (!lo || !hi) unsupported("a loop kernel with bounds known only at run time");
     if (loop->flags & ~(ir::kSequential | ir::kReverse)) unsupported("a loop with unknown flags");
     double work = 0;
-    for (auto& t : tensors)
+    for (size_t ti = 0; ti < tensors.size(); ++ti) {
+      const NodeRef& t = tensors[ti];
+      if (ti + 1 < tensors.size())
+        if (auto twin = gen_jammed(cx, u, t, tensors[ti + 1])) {
+          work += twin->work > 0 ? twin->work * twin->interp_cost : 0;
+          k.parts.push_back(std::move(*twin));
+          ++ti;
+          continue;
+        }
       for (auto& c : ir::ltensor_stmts(t)) {
         if (c->kind == Kind::LCheck) unsupported("a check inside a loop kernel");
         std::string w;
@@ -66,6 +74,7 @@ std::optional<Kernel> gen_loop(const CompileCtx& cx, const Unit& u, const NodeRe
         work += part->work > 0 ? part->work * part->interp_cost : 0;  // already weighted
         k.parts.push_back(std::move(*part));
       }
+    }
     // The union of the clauses' arguments, the loop variable excepted (the driver sets it).
     std::string src, drive;
     std::vector<std::vector<int>> bmap, smap;

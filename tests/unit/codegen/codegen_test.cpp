@@ -388,6 +388,27 @@ TEST(CodegenTiering, SegmentLoopsCompileByTheirSegmentsWork) {
   }
 }
 
+TEST(CodegenLoop, TangentStepsJamWithThePrimalsSteps) {
+  // @loss/@k runs a forward tangent beside the primal (checkpoint_fuse.cpp); the tangent reads
+  // `u` only at t - 1, so the loop kernel's two time loops become one nest storing both rows.
+  auto c = compile(
+      "let T = 50;\nlet X = 10000;\nlet u0[i in 0..X] = i as f64 * 0.01;\nlet k: f64 = 0.2;\n"
+      "let u[0, i in 0..X] = u0[i];\nlet u[t in 1..T, 0] = 0.0;\nlet u[t in 1..T, 9999] = 0.0;\n"
+      "let u[t in 1..T, i in 1..X - 1] = u[t - 1, i] + k * (u[t - 1, i - 1] - 2.0 * u[t - 1, i] + u[t - 1, i + 1]);\n"
+      "let loss = sum[i](u[T - 1, i] * u[T - 1, i]);\nlet gk = @loss / @k;\nprint(gk);\n",
+      {.whole_program = true});
+  CellPlan p = plan(*c);
+  const Kernel* loop = nullptr;
+  for (auto& k : p.kernels)
+    if (k.kind == codegen::KernelKind::Loop) loop = &k;
+  ASSERT_NE(loop, nullptr) << describe(*c->cx, p, false);
+  ASSERT_EQ(loop->parts.size(), 1u) << describe(*c->cx, p, true);
+  EXPECT_TRUE(has_plan_line(loop->parts[0], "jammed"));
+  int bufs_written = 0;
+  for (auto& b : loop->parts[0].bufs) bufs_written += b.output;
+  EXPECT_EQ(bufs_written, 2);
+}
+
 TEST(CodegenVectorise, RowReductionsVectoriseAlongTheRow) {
   // A sum along the contiguous axis: the reduction's own loop carries `omp simd`, the point loop
   // around it does not (outer-loop simd would gather with a run-time stride, and GCC then
