@@ -25,7 +25,10 @@ class Classifier : public ir::Mutator {
           mentions_index = true;
           return true;
         }
-        return false;
+        // A value fixed while the reduction runs (a let, a parameter, a comprehension
+        // variable: `where p = g + i`) is an offset like a literal; an index must still appear.
+        // Not a float: `x + i` with a float x is E002 either way (no implicit conversion).
+        return k == DefKind::Local || k == DefKind::Global || k == DefKind::Param || k == DefKind::Const;
       }
       case Kind::Binary: {
         auto op = static_cast<ir::BinOp>(e->ival);
