@@ -82,6 +82,18 @@ struct Kernel {
   int accesses_of(int buf) const { return bufs[static_cast<size_t>(buf)].reads; }
 };
 
+// A clause kernel of `tensor` for statement `stmt`, before code generation: its unit and the
+// tensor's allocation shape (the fields every clause kernel starts from).
+inline Kernel clause_kernel(const Unit& u, const ir::NodeRef& tensor, const ir::NodeRef& stmt) {
+  Kernel k;
+  k.kind = KernelKind::Clause;
+  k.unit = &u;
+  k.tensor = tensor;
+  k.stmt = stmt;
+  k.shape = ir::ltensor_shape(tensor);
+  return k;
+}
+
 struct Skipped {
   const Unit* unit = nullptr;
   ir::NodeRef stmt;

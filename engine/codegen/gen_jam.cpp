@@ -138,12 +138,7 @@ std::optional<Kernel> gen_jammed(const CompileCtx& cx, const Unit& u, const Node
   if (!far) return std::nullopt;
   // Row t of `ta` is written in the slot of t mod window: the rows read must be other slots.
   if (ta->has(ir::kWindowed) && ir::ltensor_window(ta) <= *far) return std::nullopt;
-  Kernel k;
-  k.kind = KernelKind::Clause;
-  k.unit = &u;
-  k.tensor = ta;
-  k.stmt = ca;
-  k.shape = ir::ltensor_shape(ta);
+  Kernel k = clause_kernel(u, ta, ca);
   try {
     FusionMap none;
     Gen g(cx, u, none, k);

@@ -54,12 +54,7 @@ double interp_point_cost(const Unit& u, const Kernel& k) {
 
 std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const NodeRef& tensor,
                                  const NodeRef& clause, const FusionMap& fusion, std::string* why) {
-  Kernel k;
-  k.kind = KernelKind::Clause;
-  k.unit = &u;
-  k.tensor = tensor;
-  k.stmt = clause;
-  k.shape = ir::ltensor_shape(tensor);
+  Kernel k = clause_kernel(u, tensor, clause);
   for (auto& c : tensor->kids)
     if (c->kind == Kind::LCheck) k.checks.push_back(c);
   try {
