@@ -254,6 +254,11 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       if (!arity(2, 2)) return ir::t_unknown();
       TypeRef x = resolved(args[0]);
       TypeRef el = ir::elem_of(resolved(args[1]));
+      // A float literal converted to like's type is written in that type: `conv(x_f64, w,
+      // [0.3], ..)` adds the f64 0.3, not the f32 0.3 widened (a literal takes its context's
+      // type; an unconstrained one would default to f32 first). Integer literals stay integers.
+      if (TypeRef ex = ir::elem_of(x); ex && el && ts.is_var(ex) && ts.is_floatish(ex) && ts.is_floatish(el))
+        ts.unify(ex, el);
       if (x->k == Type::K::Array) return ir::t_array(el, x->rank);
       if (x->k == Type::K::Unknown || !el) return ir::t_unknown();
       return el;

@@ -1,0 +1,129 @@
+"""Classes of calls found by the outside-programs hunts (session 15) that gave wrong values or
+refusals, against NumPy / the ONNX reference formulas. Files under cases/outside/, each run with
+EIN_JIT=never and always.
+
+- literal float attributes (resize scales, a conv bias, an LSTM clip) in an f64 program are f64
+  literals: the library converts them with `__convert`, which now types a literal by the
+  argument it converts to instead of letting it default to f32 first;
+- integer attributes held in i64 (ONNX's INT64_MAX / INT64_MIN "to the end" in Slice) are
+  saturated to i32, not wrapped (INT64_MAX was -1);
+- indices of the element-wise indexing operators are checked against their own axis (an index
+  past the end of a row read or wrote the next row), and may be i64 (NumPy's default int).
+"""
+import numpy as np
+
+from common import TestFile, decimals
+from gen_ml import conv_ref, f64
+from gen_ml_nn import lstm_ref
+from gen_ml_onnx import resize_ref, slice_ref
+
+I64_MAX = 2 ** 63 - 1
+I64_MIN = -2 ** 63
+
+MODES = "//$ EIN_JIT=never|always"
+
+
+def literal_attributes_file():
+    t = TestFile("outside/literal_attributes.ein", "literal float attributes of library calls in "
+                 "an f64 program are f64 literals (resize extents and weights, conv bias, LSTM clip)",
+                 uses=["std::ml::*"])
+    t.raw(MODES)
+    x = t.let("x", np.arange(10.0).reshape(1, 1, 1, 10), "f64")
+    # floor(10 * 0.7) = 7 points; the f32 0.7 widened gives 6.
+    t.check('shape(resize(x, [1.0, 1.0, 1.0, 0.7], "nearest"))', [1, 1, 1, 7], "i32")
+    t.check('resize(x, [1.0, 1.0, 1.0, 0.7], "linear")', resize_ref(x, [1.0, 1.0, 1.0, 0.7], "linear", False), "f64")
+    t.check('upsample(x, [1.0, 1.0, 1.0, 0.7], "linear")', resize_ref(x, [1.0, 1.0, 1.0, 0.7], "linear", True), "f64")
+    # The golden runner compares with a relative tolerance of 1e-5: the f32 0.3 shows only when
+    # the difference from the f64 result is scaled up.
+    s = t.let("s", decimals(5100, (1, 2, 6)), "f64")
+    w = t.let("w", decimals(5101, (3, 2, 2)), "f64")
+    y = conv_ref(s, w, np.array([0.3, -0.1, 0.7]), [1], [0, 0], [1], 1)
+    t.raw("let y = conv(s, w, [0.3, -0.1, 0.7], [], [], [], 1);")
+    t.check("y", y, "f64")
+    t.raw("let b: [f64; 3] = [0.3, -0.1, 0.7];")
+    t.check("multiply(subtract(y, conv(s, w, b, [], [], [], 1)), 1e12)", np.zeros_like(y), "f64")
+    T, N, I, H = 3, 1, 2, 2
+    X = t.let("X", decimals(5102, (T, N, I)), "f64")
+    W = t.let("W", decimals(5103, (4 * H, I), -3, 3), "f64")
+    R = t.let("R", decimals(5104, (4 * H, H), -3, 3), "f64")
+    B = t.let("B", decimals(5105, (8 * H,)), "f64")
+    h0 = np.zeros((N, H))
+    t.raw('let Y = lstm(X, W, R, B, [], [], 2, "forward", 0.7);')
+    t.check("Y", lstm_ref(X, W, R, B, h0, h0, 0.7), "f64")
+    t.raw("let clip: f64 = 0.7;")
+    t.check('multiply(subtract(Y, lstm(X, W, R, B, [], [], 2, "forward", clip)), 1e12)',
+            np.zeros((T, N, H)), "f64")
+    t.write()
+
+
+def i64_attributes_file():
+    t = TestFile("outside/i64_attributes.ein", "integer attributes given as i64, with ONNX's "
+                 "INT64_MAX / INT64_MIN sentinels (slice to the end, backwards to the start)",
+                 uses=["std::ml::*"])
+    t.raw(MODES)
+    x = t.let("x", decimals(5200, (2, 3, 4, 6)), "f64")
+    t.raw(f"let ends: [i64; 2] = [{I64_MAX}, {I64_MIN}];", "let starts: [i64; 2] = [0, -1];",
+          "let axes: [i64; 2] = [3, 2];", "let steps: [i64; 2] = [1, -1];")
+    t.check("slice(x, starts, ends, axes, steps)", slice_ref(x, [0, -1], [I64_MAX, I64_MIN], [3, 2], [1, -1]), "f64")
+    t.raw(f"let from1: [i64; 1] = [1];", f"let big: [i64; 1] = [{I64_MAX}];", "let ax: [i64; 1] = [-1];")
+    t.check("slice(x, from1, big, ax, [])", slice_ref(x, [1], [I64_MAX], [-1], []), "f64")
+    t.raw(f"let b: [i64; 4] = [{I64_MAX}, {I64_MIN}, -7, 2147483648];")
+    for k, v in enumerate([I64_MAX, I64_MIN, -7, 2 ** 31]):
+        t.check(f"std::ml::broadcast::attr_i32(b[{k}])", max(min(v, 2 ** 31 - 1), -2 ** 31), "i32")
+    t.write()
+    t = TestFile("outside/errors/i64_axis.ein", "an i64 axis of 2^32 is out of range (E004), not "
+                 "axis 0 after wrapping", uses=["std::ml::*"])
+    t.raw(MODES, "let m: [f64; 1, 2] = [[1.0, 2.0]];", "let ax: [i64; 1] = [4294967296];",
+          "print(squeeze(m, ax));")
+    t.expect_error("E004")
+    t.write()
+
+
+def indexing_file():
+    t = TestFile("outside/indices.ein", "gather / scatter with i64 indices (NumPy's default "
+                 "int), negative ones included", uses=["std::ml::*"])
+    t.raw(MODES)
+    d = t.let("d", decimals(5300, (3, 4)), "f64")
+    i = t.let("i", [-1, 0, 2], "i64")
+    t.check("gather(d, i, 1)", np.take(d, i, axis=1), "f64")
+    t.check("gather(d, i, -2)", np.take(d, i, axis=0), "f64")
+    t.raw("let s: i64 = -2;")
+    t.check("gather(d, s, 1)", d[:, -2], "f64")
+    e = t.let("e", [[-4, 3], [1, -1]], "i64")
+    t.check("gather_elements(d, e, 1)", np.take_along_axis(d[:2], e % 4, 1), "f64")
+    u = t.let("u", decimals(5301, (2, 2)), "f64")
+    sc = d.copy()
+    for r in range(2):
+        for c in range(2):
+            sc[r, e[r, c] % 4] = u[r, c]
+    t.check("scatter_elements(d, e, u, -1)", sc, "f64")
+    nd = t.let("nd", [[-1, -4], [0, 3]], "i64")
+    t.check("gather_nd(d, nd)", np.array([d[-1, -4], d[0, 3]]), "f64")
+    v = t.let("v", [9.5, -9.5], "f64")
+    snd = d.copy()
+    snd[-1, -4], snd[0, 3] = v
+    t.check("scatter_nd(d, nd, v)", snd, "f64")
+    t.raw("let depth: i32 = 4;")
+    t.check("onehot(i, depth, [0.0, 1.0])", np.eye(4)[i % 4], "f64")
+    t.raw(f"let far: [i64; 2] = [{2 ** 32}, 1];")
+    t.check("onehot(far, depth, [0.0, 1.0])", np.array([[0.0] * 4, np.eye(4)[1]]), "f64")
+    t.write()
+    # An index past its axis used to read or write the next row (a flat position in range).
+    for name, call in [("gather_elements", "gather_elements(d, ix, 1)"),
+                       ("scatter_elements", "scatter_elements(d, ix, u, 1)"),
+                       ("gather_nd", "gather_nd(d, ix)"), ("scatter_nd", "scatter_nd(d, ix, [1.0, 2.0])"),
+                       ("gather_i64", "gather(d, big, 0)")]:
+        t = TestFile(f"outside/errors/{name}_past_axis.ein", f"std::ml {name.split('_i64')[0]} "
+                     "with an index past its axis is E005", uses=["std::ml::*"])
+        t.raw(MODES, "let d: [f64; 3, 2] = [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]];",
+              "let ix: [i32; 2, 2] = [[0, 2], [1, 0]];",
+              "let u: [f64; 2, 2] = [[7.0, 8.0], [9.0, 10.0]];", f"let big: [i64; 1] = [{2 ** 32}];",
+              f"print({call});")
+        t.expect_error("E005")
+        t.write()
+
+
+def generate():
+    literal_attributes_file()
+    i64_attributes_file()
+    indexing_file()
