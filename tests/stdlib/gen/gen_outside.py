@@ -8,7 +8,8 @@ EIN_JIT=never and always.
 - integer attributes held in i64 (ONNX's INT64_MAX / INT64_MIN "to the end" in Slice) are
   saturated to i32, not wrapped (INT64_MAX was -1);
 - indices of the element-wise indexing operators are checked against their own axis (an index
-  past the end of a row read or wrote the next row), and may be i64 (NumPy's default int).
+  past the end of a row read or wrote the next row), and may be i64 (NumPy's default int);
+- the quantize -> dequantize round trip with an i8 zero point (was E002: i32 - i8).
 """
 import numpy as np
 
@@ -123,7 +124,23 @@ def indexing_file():
         t.write()
 
 
+def quantize_file():
+    t = TestFile("outside/quantize_round_trip.ein", "quantize_linear then dequantize_linear with "
+                 "the same i8 or u8-range zero point (ties to even, saturation)", uses=["std::ml::*"])
+    t.raw(MODES)
+    x = t.let("x", [[0.0, 0.25, 0.75, -0.25, 63.75, 70.0], [-0.75, -1.25, 1.25, 2.5, -40.0, 0.125]], "f32")
+    t.raw("let s: f32 = 0.5;", "let zi: i8 = -3;", "let zu: i32 = 128;")
+    for z, lo, hi in [("zi", -128, 127), ("zu", 0, 255)]:
+        zv = -3 if z == "zi" else 128
+        q = np.clip(np.rint(x / np.float32(0.5)) + zv, lo, hi)
+        t.check(f"quantize_linear(x, s, {z})", q, "i32")
+        t.check(f"dequantize_linear(quantize_linear(x, s, {z}), s, {z})",
+                ((q - zv) * np.float32(0.5)).astype(np.float32), "f32")
+    t.write()
+
+
 def generate():
     literal_attributes_file()
     i64_attributes_file()
     indexing_file()
+    quantize_file()
