@@ -106,7 +106,11 @@ Val Gen::reduce_interchanged(const NodeRef& r, const std::string& key) {
   const bool wide = inner == Op::Sum && sdt == DType::F32;
   const DType lt = wide ? DType::F64 : sdt;  // lane type
   const std::string LT = ctype(lt);
-  const int CB = 64 / std::max(1, dtype_storage_bytes(lt));  // one 512-bit vector of lanes
+  // One 512-bit vector of the terms' type per block: an f32 sum then keeps two f64 vectors of
+  // lanes, and each k step is one f32 subtract/multiply over 16 lanes plus two widenings. With
+  // one f64 vector (8 lanes) the compiler used 256-bit halves and k-means' kernel was bound by
+  // the conversions: one thread, 20000 × 16 × 32, 1.80 -> 1.54 ms (docs/performance.md).
+  const int CB = 64 / std::max(1, dtype_storage_bytes(sdt));
   const std::string cb_s = std::to_string(CB) + "LL";
   auto trip = [](const Val& lo, const Val& hi) { return "(" + hi.c + " > " + lo.c + " ? " + hi.c + " - " + lo.c + " : 0LL)"; };
   auto index_val = [&](const std::string& c, int bits) {
