@@ -24,6 +24,7 @@
 #include "lang/passes/range_analysis.h"
 #include "lang/passes/recurrence_cover.h"
 #include "lang/passes/recurrence_order.h"
+#include "lang/passes/base_peel.h"
 #include "lang/passes/guard_split.h"
 #include "lang/passes/scan_plan.h"
 #include "lang/passes/scatter_plan.h"
@@ -70,6 +71,7 @@ const std::vector<Pass>& passes() {
       {"check_match", "match_check", check_match, false, Rerun::Reanalyse},
       {"autodiff", "", autodiff, false, Rerun::Fixpoint},
       {"lower_einstein", "einstein_lowering", lower_einstein, true, Rerun::Never},
+      {"base_peel", "", base_peel, true, Rerun::Never},
       {"recurrence_cover", "", recurrence_cover, true, Rerun::Never},
       {"recurrence_order", "", recurrence_order, true, Rerun::Never},
       {"storage_window", "storage_windows", storage_window, true, Rerun::Never},
