@@ -74,6 +74,9 @@ struct LoopInfo {
 };
 
 bool has_loop(const ir::NodeRef& n);
+// A reduction in `body` that moves with the point variable and walks the contiguous axis of what
+// it reads (a row sum): vectorised along its own loop, not across points (gen_stmt.cpp).
+bool has_row_reduction(const ir::NodeRef& body, ir::DefId point);
 // An index variable's key in factorised contractions (its C name is e_<key>).
 std::string index_key(ir::DefId d);
 
@@ -172,6 +175,10 @@ class Gen {
   // reduce_interchange.cpp: an outer reduction over c of an inner reduction reading a tensor at
   // c, with c innermost over packed operands; an empty Val when the reduction is not of that form.
   Val reduce_interchanged(const ir::NodeRef& r, const std::string& key);
+  // reduce_lanes.cpp: a point loop whose store reads one reduction with a run-time trip, in
+  // blocks of points, the reduction's loop outside and the points in vector lanes; false when
+  // the loop is not of that form (it is then generated as usual).
+  bool reduce_lanes(const ir::NodeRef& loop);
   // Deepest scope level any free variable of n lives at; appends their names to *key.
   int free_level(const ir::NodeRef& n, std::string* key) const;
   // Could evaluating n record an error (unproven read, integer division, empty max, ...)?

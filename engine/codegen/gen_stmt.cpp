@@ -27,6 +27,8 @@ bool mentions_def(const NodeRef& n, ir::DefId d) {
   return found;
 }
 
+}  // namespace
+
 bool has_row_reduction(const NodeRef& body, ir::DefId point) {
   bool found = false;
   ir::for_each_node(body, [&](const NodeRef& r) {
@@ -51,8 +53,6 @@ bool has_row_reduction(const NodeRef& body, ir::DefId point) {
   });
   return found;
 }
-
-}  // namespace
 
 void Gen::emit_check(const NodeRef& s) {
   Val c = value(ir::lcheck_cond(s));
@@ -224,6 +224,7 @@ void Gen::stmt(const NodeRef& s) {
     case Kind::LFor: {
       if (contracted_nest(s)) return;
       if (blocked_nest(s)) return;
+      if (reduce_lanes(s)) return;
       const NodeRef& body = ir::lfor_body(s);
       LoopSpec sp = loop_spec(s);
       Carry saved = std::move(carry_);

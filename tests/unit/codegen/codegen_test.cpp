@@ -348,7 +348,11 @@ TEST(CodegenTiering, PointByPointClausesCompileSoonerThanWholeArrayOnes) {
       "let s[t in 0..5000] = if t == 0 { x[0] } else { s[t - 1] * 0.5 + x[t] };\n"
       "print(s[4999], tiny[3]);\n");
   CellPlan p = plan(*c, PlanOptions::Mode::Auto);
-  const Kernel* s = kernel_for(p, "s");
+  // The inline base case is a clause of its own (lang/passes/base_peel): the step's kernel is
+  // the recurrence.
+  const Kernel* s = nullptr;
+  for (auto& k : p.kernels)
+    if (k.kind == codegen::KernelKind::Clause && k.tensor->name == "s" && (!s || k.interp_cost > s->interp_cost)) s = &k;
   ASSERT_NE(s, nullptr);
   EXPECT_GT(s->interp_cost, 1);
   EXPECT_NE(describe(*c->cx, p, false).find("interpreted, each costs"), std::string::npos);

@@ -1,0 +1,132 @@
+// A point loop whose store reads a reduction with a run-time number of terms:
+//
+//     let R[.., ow] = sum[e in 0..k2](Xp[.., ow * s2 + e]);      // std pooling, k2 an argument
+//     let Y[.., oh, ow] = sum[a in 0..k0](R[.., oh * s0 + a, ow]) / c[oh];
+//
+// A constant trip of a few terms is unrolled by the loop plan and the point loop is the vector
+// loop (outer-loop simd). With a run-time trip the reduction's loop stays innermost: the point
+// loop is scalar and each point's few terms are a strip-mined "vector" loop of three. Here the
+// points go in blocks of kLanes: one accumulator per point, the reduction's loops outside, and
+// inside them a vector loop over the block's points adding one term to each; then the store
+// loop over the block reads the accumulators (a vector loop itself). Each point still adds its
+// terms in the reduction's order, in its own accumulator of the same type (f64 for an f32
+// sum), so the values are those of the scalar loop and of the interpreter, bit for bit.
+// Not for a reduction along the contiguous axis of what it reads (a row sum: that one
+// vectorises along its own loop, has_row_reduction), nor for one that could fail (an unproven
+// read, a read of the tensor being written: the order of failures would change).
+#include "engine/codegen/gen.h"
+
+namespace ein::codegen {
+
+using ir::DefId;
+using ir::Kind;
+using ir::NodeRef;
+using Op = ir::ReduceOp;
+
+namespace {
+
+constexpr int kLanes = 256;
+
+bool names(const NodeRef& n, DefId d) {
+  bool hit = false;
+  ir::for_each_node(n, [&](const NodeRef& x) { hit = hit || (x->kind == Kind::Name && x->def == d); });
+  return hit;
+}
+
+}  // namespace
+
+bool Gen::reduce_lanes(const NodeRef& s) {
+  if (in_simd || s->has(ir::kSequential) || s->has(ir::kReverse) || !s->has(ir::kParallel)) return false;
+  if (innermost(s)) return false;  // the point loop is already the vector loop
+  const NodeRef& st = ir::lfor_body(s);
+  if (st->kind != Kind::LStore || st->def != out_def) return false;
+  LoopSpec sp = loop_spec(s);
+  // The loop that opens the thread team keeps its own shape.
+  if ((sp.parallel && !in_parallel) || sp.omp_for) return false;
+  // Exactly one reduction, not nested in another.
+  NodeRef r;
+  int count = 0;
+  ir::for_each_node(ir::lstore_value(st), [&](const NodeRef& x) {
+    if (x->kind == Kind::LReduce) {
+      ++count;
+      r = x;
+    }
+  });
+  for (const NodeRef& i : ir::lstore_index(st))
+    if (has_loop(i)) return false;
+  if (count != 1 || precomputed_.count(r->id) || !names(r, s->def)) return false;
+  auto op = ir::reduce_op_from_name(r->name);
+  if (!op || (*op != Op::Sum && *op != Op::Max && *op != Op::Min)) return false;
+  const DType rdt = dtype_of(r);
+  if (!is_float(rdt) || !kernel_dtype(rdt)) return false;
+  std::vector<NodeRef> items;
+  for (const NodeRef& it : ir::lreduce_items(r)) {
+    if (it->kind != Kind::LoopVar || names(ir::loopvar_lo(*it), s->def) || names(ir::loopvar_hi(*it), s->def)) return false;
+    items.push_back(it);
+  }
+  const NodeRef& body = ir::lreduce_body(r);
+  bool plain = true;
+  ir::for_each_node(body, [&](const NodeRef& x) {
+    plain = plain && x->kind != Kind::LGuard && x->kind != Kind::LLetIn && x->kind != Kind::Block &&
+            x->kind != Kind::Lambda;
+  });
+  if (items.empty() || !plain || may_fail(body, *unit, 0) || has_row_reduction(st, s->def)) return false;
+
+  const bool wide = *op == Op::Sum && rdt == DType::F32;
+  const DType lt = wide ? DType::F64 : rdt;
+  const std::string LT = ctype(lt), B = std::to_string(kLanes) + "LL";
+  Val lo = index(sp.lo), hi = index(sp.hi);
+  const int bits = std::max(lo.bits, hi.bits);
+  auto index_val = [&](const std::string& c, int b) {
+    Val v{c, DType::I64, em.depth(), true};
+    v.bits = b;
+    return v;
+  };
+  const size_t m0 = mark();
+  const std::string jb = em.fresh("jb"), je = jb + "e", acc = em.fresh("lane");
+  em.open("for (int64_t " + jb + " = " + lo.c + "; " + jb + " < " + hi.c + "; " + jb + " += " + B + ") {", false);
+  em.line(stop_check());
+  em.line("const int64_t " + je + " = ((uint64_t)" + hi.c + " - (uint64_t)" + jb + " > " + B + ") ? " + jb + " + " + B +
+          " : " + hi.c + ";");
+  em.line(LT + " " + acc + "[" + std::to_string(kLanes) + "];");
+  em.line("for (int64_t q = 0; q < " + je + " - " + jb + "; ++q) " + acc + "[q] = " + identity(*op, lt) + ";");
+  // The reduction's loops, its variables bound to their values.
+  for (const NodeRef& it : items) {
+    Val a = index(ir::loopvar_lo(*it)), b = index(ir::loopvar_hi(*it));
+    const std::string v = em.fresh("kv");
+    em.open("for (int64_t " + v + " = " + a.c + "; " + v + " < " + b.c + "; ++" + v + ") {", false);
+    bind(it->def, index_val(v, std::max(a.bits, b.bits)));
+  }
+  const std::string j = em.fresh("ix");
+  em.open("#pragma omp simd\nfor (int64_t " + j + " = " + jb + "; " + j + " < " + je + "; ++" + j + ") {", false);
+  const bool saved_simd = in_simd;
+  in_simd = true;
+  bind(s->def, index_val(j, bits));
+  Val term = convert(value(body), lt);
+  const std::string lane = acc + "[" + j + " - " + jb + "]";
+  em.line(lane + " = " + combine(*op, lt, lane, term.c) + ";");
+  in_simd = saved_simd;
+  em.close();
+  for (size_t i = 0; i < items.size(); ++i) em.close();
+  unbind_to(m0);
+  // The store loop over the block, the reduction read from its accumulator.
+  precomputed_[r->id] = Dest{"(" + acc + " - " + jb + ")", {s->def}, {"1LL"}};
+  LoopSpec fs = sp;
+  fs.lo_c = jb;
+  fs.hi_c = je;
+  fs.bits = bits;
+  fs.loop = nullptr;
+  fs.innermost = true;
+  fs.simd = true;
+  fs.parallel = false;
+  open_loop(fs);
+  stmt(st);
+  close_loop();
+  precomputed_.erase(r->id);
+  em.close();
+  k.plan.push_back("lanes: " + r->name + " over " + std::to_string(items.size()) + " index(es) outside the point loop, " +
+                   std::to_string(kLanes) + " points of `" + s->name + "` at a time in vector lanes");
+  return true;
+}
+
+}  // namespace ein::codegen
