@@ -117,10 +117,13 @@ bool Gen::contracted_nest(const NodeRef& loop) {
   em.open("if (" + g + ") {", true);
   bool all_whole = true;
   for (size_t i = 0; i < plans.size(); ++i) {
+    // One tiled contraction whose nest only stores a value of it: the tiles store that value.
+    tile_epilogue_ = plans.size() == 1 ? tile_epilogue(*plans[i], loop) : nullptr;
     emit_contraction(*plans[i], cs[i], loop);
     // A tiled contraction applies no factors itself: the loops evaluate the store exactly.
-    all_whole = all_whole && plans[i]->whole &&
-                (plans[i]->kernel != ContractionKernel::Tiled || (plans[i]->alpha.empty() && !plans[i]->divisor));
+    all_whole = all_whole && (tile_epilogue_ || (plans[i]->whole && (plans[i]->kernel != ContractionKernel::Tiled ||
+                                                                      (plans[i]->alpha.empty() && !plans[i]->divisor))));
+    tile_epilogue_ = nullptr;
   }
   if (!all_whole || plans.size() != 1) stmt(loop);
   for (auto* p : plans) precomputed_.erase(p->c.reduce->id);

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "engine/codegen/gen.h"
+#include "engine/codegen/static_facts.h"
 #include "lang/passes/contraction_plan.h"
 
 namespace ein::codegen {
@@ -39,6 +40,40 @@ std::string combine(ir::ReduceOp op, DType dt, const std::string& a, const std::
   const char* cmp = op == ir::ReduceOp::Max ? " > " : " < ";
   if (is_float(dt)) return "((" + a + " != " + a + ") ? " + a + " : ((" + v + " != " + v + " || " + v + cmp + a + ") ? " + v + " : " + a + "))";
   return "(" + v + cmp + a + " ? " + v + " : " + a + ")";
+}
+
+// A nest that is nothing but loops over the tile's variables around one store of a value of
+// the contraction — `D[i, j] = sqrt(sum[k](..))`, `K[i, j] = exp(-g * sum[k](..))`, `sum[k](..)
+// + B[j]` — is not run after the tiles: each tile evaluates that value from its accumulators
+// and stores it, instead of storing the sums and reading them back in a second pass over the
+// result. Only values that cannot fail (no error could then come out of sequential order), with
+// no other reduction, into a plain (unwindowed) tensor.
+NodeRef Gen::tile_epilogue(const ContractionPlan& p, const NodeRef& loop) {
+  if (p.kernel != ContractionKernel::Tiled || !p.in_place || !carry_.name.empty()) return nullptr;
+  std::vector<DefId> vars;
+  NodeRef cur = loop;
+  for (; cur && cur->kind == Kind::LFor; cur = ir::lfor_body(cur)) {
+    auto lo = static_int(cx, *unit, ir::lfor_lo(cur));
+    if (!lo || *lo != 0) return nullptr;
+    vars.push_back(cur->def);
+  }
+  if (!cur || cur->kind != Kind::LStore || cur->def != out_def || cur->has(ir::kWindowed)) return nullptr;
+  if (vars.size() != p.dest.size() || ir::lstore_index_count(cur) != p.dest.size()) return nullptr;
+  for (size_t a = 0; a < p.dest.size(); ++a) {
+    const NodeRef& x = ir::lstore_index(cur)[a];
+    if (x->kind != Kind::Name || x->def != p.dest[a]) return nullptr;
+    if (std::find(vars.begin(), vars.end(), p.dest[a]) == vars.end()) return nullptr;
+  }
+  const NodeRef& v = ir::lstore_value(cur);
+  int reductions = 0;
+  bool other = false;
+  ir::for_each_node(v, [&](const NodeRef& x) {
+    if (x->kind == Kind::LReduce && x->id == p.c.reduce->id) ++reductions;
+    else if (x->kind == Kind::LReduce) other = true;
+    if (x->kind == Kind::Block || x->kind == Kind::LLetIn) other = true;
+  });
+  if (other || reductions == 0 || may_fail(v, *unit, 0)) return nullptr;
+  return cur;
 }
 
 void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
@@ -302,13 +337,35 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
   // straight from their vector registers. With `nr` it emitted a generic copy loop through the
   // stack that took a fifth of pairwise_self's kernel (1500 columns: every row of tiles ends
   // in a partial one, so the compiler cannot prove nr constant).
+  const NodeRef epi = tile_epilogue_;
+  const DType odt = k.bufs[static_cast<size_t>(out_buf)].dt;
   auto store_rows = [&](const std::string& count) {
     for (int ii = 0; ii < MR; ++ii) {
       std::string row = "(" + i0 + " + " + std::to_string(ii) + "LL)";
       em.open("if (" + std::to_string(ii) + "LL < " + mr + ") {", true);
-      std::string v = acc[static_cast<size_t>(ii)] + "[jj]";
-      em.line("for (int64_t jj = 0; jj < " + count + "; ++jj) (" + base + ")[ein_imul(" + row + ", " + sr +
-              ") + ein_imul(" + j0 + " + jj, " + sj + ")] = " + v + ";");
+      if (!epi) {
+        std::string v = acc[static_cast<size_t>(ii)] + "[jj]";
+        em.line("for (int64_t jj = 0; jj < " + count + "; ++jj) (" + base + ")[ein_imul(" + row + ", " + sr +
+                ") + ein_imul(" + j0 + " + jj, " + sj + ")] = " + v + ";");
+        em.close();
+        continue;
+      }
+      // The store's value at (row, column), the contraction read from the accumulator.
+      size_t m1 = mark();
+      if (r.valid()) bind_index(r, row);
+      std::string jj = em.fresh("jj");
+      em.open("#pragma omp simd\nfor (int64_t " + jj + " = 0; " + jj + " < " + count + "; ++" + jj + ") {", false);
+      bool saved_simd = in_simd;
+      in_simd = true;
+      bind_index(j, "(" + j0 + " + " + jj + ")");
+      read_subst_[p.c.reduce->id] = Val{acc[static_cast<size_t>(ii)] + "[" + jj + "]", dt, em.depth()};
+      Val v = convert(value(ir::lstore_value(epi)), odt);
+      read_subst_.clear();
+      em.line("(" + base + ")[ein_imul(" + row + ", " + sr + ") + ein_imul(" + j0 + " + " + jj + ", " + sj + ")] = " +
+              (odt == DType::Bool ? "(uint8_t)" : "") + v.c + ";");
+      in_simd = saved_simd;
+      em.close();
+      unbind_to(m1);
       em.close();
     }
   };
@@ -327,7 +384,8 @@ void Gen::emit_tiled(const ContractionPlan& p, const Contract& c) {
   k.plan.push_back(std::string("tiled: ") + ir::reduce_op_name(p.c.op) + " over " + std::to_string(p.c.summed.size()) +
                    " index(es) in " + std::to_string(MR) + "x" + std::to_string(NR) + " register tiles, columns from " +
                    ir::index_base(Y.read)->name + (per_outer ? " (packed per outer point)" : packed ? " (packed)" : " (in place)") +
-                   (p.in_place ? " into the tensor" : " into scratch") + (p.whole ? "" : ", then the loops read it") +
+                   (p.in_place ? " into the tensor" : " into scratch") +
+                   (epi ? ", the store's value computed in the tiles" : p.whole ? "" : ", then the loops read it") +
                    (fma_lhs ? ", multiply-adds fused" : ""));
 }
 

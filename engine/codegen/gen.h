@@ -225,12 +225,15 @@ class Gen {
   void emit_gather(const ContractionOperand& o, const Contract& c, const Dest& pack);
   void gathered_bounds(const ContractionOperand& o, Contract& c, int i);
   void emit_tiled(const ContractionPlan& p, const Contract& c);
+  // The nest's store when the tiles can write its value themselves (contract_tiled.cpp).
+  ir::NodeRef tile_epilogue(const ContractionPlan& p, const ir::NodeRef& loop);
+  ir::NodeRef tile_epilogue_;  // set around emit_tiled: the store the tiles evaluate
   void emit_factorised(const ContractionPlan& p, const Contract& c);  // contract_steps.cpp
   void emit_partial(const ContractionPlan& p, const Contract& c);     // contract_steps.cpp
   void emit_partial_columns(const ContractionPlan& p, const Contract& c);
   Val load_precomputed(const ir::NodeRef& r, const Dest& d);
   std::unordered_map<uint32_t, Dest> precomputed_;     // LReduce id -> its values
-  std::unordered_map<uint32_t, Val> read_subst_;       // Index id -> value (tile bodies)
+  std::unordered_map<uint32_t, Val> read_subst_;       // Index/LReduce id -> value (tile bodies)
   std::unordered_map<std::string, std::string> scratch_;
   std::unordered_set<uint32_t> nest_busy_;             // nests being emitted
   std::string contraction_strategy_;                   // gemm, gemv, batched-gemm, tiled

@@ -168,6 +168,7 @@ Val Gen::compute(const NodeRef& e) {
     case Kind::If: return if_expr(e);
     case Kind::Block: return block(e);
     case Kind::LReduce: {
+      if (auto sub = read_subst_.find(e->id); sub != read_subst_.end()) return sub->second;  // a tile's sum
       auto pre = precomputed_.find(e->id);
       if (pre != precomputed_.end()) return load_precomputed(e, pre->second);
       return reduce(e);
