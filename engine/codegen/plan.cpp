@@ -138,7 +138,10 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
       }
     };
     NodeRef tail;
-    std::function<void(const NodeRef&)> walk = [&](const NodeRef& n) {
+    // `open`: not inside a tensor declaration or a statement planned whole, so a reduction met
+    // here is compiled on its own (a call's argument, a function's result, a tuple element:
+    // `print(sum[i, j](X[i, j]))` ran in the interpreter at 50 ns a point before 2026-11-29).
+    std::function<void(const NodeRef&, bool)> walk = [&](const NodeRef& n, bool open) {
       if (!n || n->kind == Kind::Lambda) return;
       if (n->kind == Kind::LTensor) {
         if (fp.elided.count(n->id)) {
@@ -170,9 +173,17 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
         bool group = false;
         for (auto& cd : cands) group = group || (cd.k && big(*cd.k));
         for (auto& cd : cands) admit(std::move(cd.k), cd.stmt, cd.why, group && cd.k && cd.k->work >= 0);
+        open = false;
       } else if (kernel_statement(n, tail)) {
         std::string why;
+        auto k = gen_expr(cx, u, n, &why);
+        // A statement codegen cannot take whole (`let t = (sum(..), 1);`) leaves its reductions open.
+        open = open && !k;
+        admit(std::move(k), n, why);
+      } else if (open && expression_reduction(n)) {
+        std::string why;
         admit(gen_expr(cx, u, n, &why), n, why);
+        open = false;
       } else if (is_resume_loop(n)) {
         // One kernel for the whole loop; its clauses are planned below as well, for the
         // interpreter to call when the loop kernel does not take the arguments.
@@ -181,12 +192,12 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
         if (k && big(*k)) plan.kernels.push_back(std::move(*k));
         else if (!k) plan.skipped.push_back(Skipped{&u, n, why});
       }
-      for (auto& k : n->kids) walk(k);
+      for (auto& k : n->kids) walk(k, open);
     };
     // A cell's trailing expression (typed as a REPL line or a notebook cell's last line).
     if (u.kind == Unit::Kind::Cell && u.lowered && u.lowered->has(ir::kHasTail) && !u.lowered->kids.empty())
       tail = u.lowered->kids.back();
-    walk(u.lowered);
+    walk(u.lowered, true);
   }
   double together = 0;
   for (auto& k : medium) together += interpreted_work(k);

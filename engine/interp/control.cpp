@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "engine/interp/interp_impl.h"
+#include "engine/interp/native_tier.h"
 #include "lang/ir/reduce_op.h"
 
 namespace ein {
@@ -55,6 +56,10 @@ struct Acc {
 }  // namespace
 
 Value Interpreter::Impl::reduce(const NodeRef& r) {
+  // A reduction the cell plan compiled on its own (codegen/plan.cpp: one standing in an
+  // expression rather than as a whole statement); empty domains stay here, as for statements.
+  if (native && native->has_kernel(r->id) && !has_empty_reduction(r))
+    if (auto v = native->run_let(*this, r)) return std::move(*v);
   InLoop in_loop(loop_depth);  // a function called per point must not report progress
   std::vector<const ir::Node*> vars;
   for (const NodeRef& k : ir::lreduce_items(*r)) {

@@ -37,8 +37,11 @@ class NativeTier {
   bool run_clause(Interpreter::Impl& in, const ir::NodeRef& tensor, const ir::NodeRef& clause);
   // Runs a whole loop of resumed tensors natively (codegen::gen_loop); false = interpret it.
   bool run_loop(Interpreter::Impl& in, const ir::NodeRef& loop);
-  // A `let` whose value is a reduction; nullopt = interpret it.
+  // A `let` whose value is a reduction, or a reduction standing in an expression (a call's
+  // argument, a function's result, a tuple element): its value; nullopt = interpret it.
   std::optional<Value> run_let(Interpreter::Impl& in, const ir::NodeRef& let);
+  // Whether the plan has a kernel for this statement or expression node (cheap: a lookup).
+  bool has_kernel(uint32_t id) const { return by_stmt_.count(id) > 0; }
 
  private:
   NativeKernel* find(uint32_t stmt_id);

@@ -129,7 +129,8 @@ const NodeRef& statement_value(const NodeRef& stmt) {
 bool kernel_statement(const NodeRef& stmt, const NodeRef& tail) {
   if (!stmt || !(stmt->kind == Kind::Let || stmt->kind == Kind::ExprStmt || stmt == tail)) return false;
   const NodeRef& v = statement_value(stmt);
-  // (Calls as statements — `print(sum(..))` — keep their reductions in the interpreter.)
+  // (A call as a statement — `print(sum(..))` — is no kernel; its reductions are, one by one:
+  // `expression_reduction`.)
   if (stmt->kind != Kind::Let && v->kind == Kind::Call) return false;
   bool reduces = false;
   std::function<void(const NodeRef&)> walk = [&](const NodeRef& x) {
@@ -155,7 +156,8 @@ void cse_plan(CompileCtx& cx) {
     std::vector<NodeRef> statements;
     std::function<void(const NodeRef&, bool)> walk = [&](const NodeRef& n, bool scalars) {
       if (!n) return;
-      const bool scalar = scalars && n->kind != Kind::LTensor && kernel_statement(n, tail);
+      const bool scalar = scalars && n->kind != Kind::LTensor &&
+                          (kernel_statement(n, tail) || (n->kind != Kind::Lambda && expression_reduction(n)));
       if (n->kind == Kind::LTensor || scalar) statements.push_back(n);
       // Below a planned statement, its own plan covers the nested ones.
       for (const NodeRef& k : n->kids) walk(k, scalars && !scalar && n->kind != Kind::LTensor && n->kind != Kind::Lambda);

@@ -47,6 +47,12 @@ const ir::NodeRef& statement_value(const ir::NodeRef& stmt);
 // an expression kernel: a `let`, or an expression statement or the cell's trailing expression
 // `tail` that is not a call, whose value has a reduction (engine/codegen/plan.cpp tiers these).
 bool kernel_statement(const ir::NodeRef& stmt, const ir::NodeRef& tail);
+// Whether `e`, met outside tensor declarations and outside the kernel statements codegen takes
+// whole, is compiled as an expression kernel of its own: a reduction standing in an expression
+// (a call's argument, a function's result, a tuple element, an operand of a statement that is not
+// a kernel statement). The interpreter asks the native tier for it where it evaluates it, so
+// laziness (branches, `&&`) and evaluation order are the interpreter's.
+inline bool expression_reduction(const ir::NodeRef& e) { return e && e->kind == ir::Kind::LReduce; }
 
 // ";;     common: <expr> x<uses>" lines for the groups of one top-level statement.
 std::string describe_common(const Unit& u, const ir::NodeRef& statement);

@@ -121,15 +121,34 @@ TEST(CsePlan, ALetBoundToAReductionIsPlannedAsItsOwnStatement) {
   EXPECT_TRUE(found);
 }
 
-TEST(CsePlan, CallStatementsStayUnplanned) {
-  // `print(sum(..))` keeps its reduction in the interpreter (engine/codegen/plan.cpp), so
-  // nothing is planned for it.
+TEST(CsePlan, ReductionsInCallArgumentsArePlannedOnTheirOwn) {
+  // `print(sum(..))`: the call stays in the interpreter, its argument's reduction is an
+  // expression kernel of its own (engine/codegen/plan.cpp), so its repeated term is one group
+  // whose statement is the reduction itself.
   auto c = compile(
       "let x[i in 0..100] = i as f64;\n"
       "print(sum[i](x[i] * 2.0 + x[i] * 2.0));\n",
       {.whole_program = true});
   ASSERT_TRUE(c->ok) << c->rendered();
-  EXPECT_TRUE(c->cell().common_groups.empty());
+  int groups = 0;
+  for (const CseGroup& g : c->cell().common_groups) {
+    if (!g.shown) continue;
+    ++groups;
+    EXPECT_EQ(g.uses, 2);
+    ir::NodeRef stmt;
+    ir::for_each_node(c->cell().lowered, [&](const ir::NodeRef& n) {
+      if (n->id == g.statement) stmt = n;
+    });
+    ASSERT_TRUE(stmt);
+    EXPECT_EQ(stmt->kind, ir::Kind::LReduce);
+  }
+  EXPECT_EQ(groups, 1);
+  codegen::PlanOptions o;
+  o.mode = codegen::PlanOptions::Mode::Always;
+  codegen::CellPlan p = codegen::plan_cell(*c->cx, o);
+  int reductions = 0;
+  for (auto& k : p.kernels) reductions += k.kind == codegen::KernelKind::Expr && k.stmt->kind == ir::Kind::LReduce;
+  EXPECT_EQ(reductions, 1);
 }
 
 }  // namespace
