@@ -140,8 +140,12 @@ class Forward {
   NodeRef reduce(const NodeRef& r);
   NodeRef domain_nonempty(const NodeRef& r);
   NodeRef pow(const NodeRef& e, const NodeRef& ta, const NodeRef& tb);
+  // Whether a tangent may be infinite: its expression may (ad_finite), or it reads a tangent local
+  // bound to one that may (`let q = ln(p); max(q, -100.0)`: dq is 1 / p * dp).
+  bool unbounded(const NodeRef& t) const;
   CompileCtx& cx_;
   Facts& facts_;
+  std::unordered_set<DefId> unbounded_;  // tangent locals whose value may be infinite
 };
 
 // `@y = 2 * x * @x`: y's differential in terms of the differentials of its direct inputs.

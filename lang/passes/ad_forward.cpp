@@ -1,6 +1,8 @@
 // Symbolic forward-mode differentiation of per-point expressions: the local partial
 // derivatives the reverse sweep needs, through arithmetic, math intrinsics, `@fn` rules, inlined
 // calls, if/match, blocks, where-bindings and reductions.
+#include <algorithm>
+
 #include "lang/ir/reduce_op.h"
 #include "lang/passes/ad_common.h"
 #include "lang/resolve/builtins.h"
@@ -18,6 +20,35 @@ thread_local int g_inline_depth = 0;
 NodeRef ty_prim(DType d) { return ir::make({.kind = Kind::TyPrim, .name = dtype_name(d)}); }
 
 
+// Does `e` read one of the locals `ds`?
+bool reads_any(const NodeRef& e, const std::vector<DefId>& ds) {
+  bool any = false;
+  ir::for_each_node(e, [&](const NodeRef& n) {
+    if (n->kind == Kind::Name && std::find(ds.begin(), ds.end(), n->def) != ds.end()) any = true;
+  });
+  return any;
+}
+
+// `r` with every product `c * dt` of a coefficient and one of the tangents `ds` (which may be
+// infinite) written as `if c == 0 { 0 } else { c * dt }`: a term whose coefficient is exactly 0
+// contributes nothing, also where its tangent is infinite. A rule that selects by a blend
+// (`(1 - m) * @a + m * @b`, std::math::max, clamp, relu6) otherwise carries the tangent of the
+// branch it does not take: `max(ln(p), -100.0)` at p = 0 (the clamped log of a cross-entropy)
+// had the gradient 0 * inf = NaN where finite differences see 0.
+NodeRef strong_zero(const NodeRef& r, const std::vector<DefId>& ds) {
+  if (!r || !reads_any(r, ds)) return r;
+  std::vector<NodeRef> kids;
+  for (auto& k : r->kids) kids.push_back(strong_zero(k, ds));
+  NodeRef n = ir::with_kids(r, std::move(kids));
+  if (n->kind != Kind::Binary || static_cast<BinOp>(n->ival) != BinOp::Mul) return n;
+  const NodeRef &a = ir::bin_lhs(n), &b = ir::bin_rhs(n);
+  const bool ta = reads_any(a, ds), tb = reads_any(b, ds);
+  if (ta == tb) return n;
+  const NodeRef& c = ta ? b : a;
+  if (c->kind == Kind::FloatLit) return c->fval == 0.0 ? flit(0.0) : n;
+  return ifz(eq(c, flit(0.0)), flit(0.0), n);
+}
+
 // A rule that can be infinite where its arguments' tangents are exactly 0 (`sqrt` at 0, `a / b`
 // at b = 0): the tangent is then 0 (a zero direction), as finite differences see it, and not
 // 0 * inf = nan — which a select written as a blend (`(1 - m) * @a + m * @b`) would carry even
@@ -25,20 +56,26 @@ NodeRef ty_prim(DType d) { return ir::make({.kind = Kind::TyPrim, .name = dtype_
 // once so the test does not repeat them; a nonzero literal tangent (the reverse sweep's marker)
 // needs no test. `of[i]` is the argument whose tangent t[i] is (for its float width).
 NodeRef zero_direction(CompileCtx& cx, Facts& facts, std::vector<NodeRef>& t, const std::vector<NodeRef>& of,
-                       const std::function<NodeRef()>& rule, Span span) {
+                       const std::function<bool(const NodeRef&)>& unbounded, const std::function<NodeRef()>& rule,
+                       Span span) {
   std::vector<NodeRef> lets, zero_tests;
+  std::vector<DefId> infinite;  // tangents that may be infinite (scalar calls only)
+  bool scalar = true;
+  for (const NodeRef& a : of) scalar = scalar && ir::rank_of(facts.type(a)) == 0;
   bool nonzero = false;
   for (size_t i = 0; i < t.size(); ++i) {
     if (!t[i]) continue;
     if (t[i]->kind == Kind::FloatLit && t[i]->fval != 0.0) nonzero = true;
+    const bool inf = scalar && t[i]->kind != Kind::FloatLit && unbounded(t[i]);
     if (t[i]->kind != Kind::Name && t[i]->kind != Kind::FloatLit) {
       DefId d = cx.resolver.new_def("dt", DefKind::Local, span);
       lets.push_back(let_stmt("dt", d, t[i], facts.float_dtype(of[i])));
       t[i] = name("dt", d);
     }
+    if (inf) infinite.push_back(t[i]->def);
     zero_tests.push_back(eq(t[i], flit(0.0)));
   }
-  NodeRef r = rule();
+  NodeRef r = strong_zero(rule(), infinite);
   if (!r) return r;
   if (nonzero || zero_tests.empty() || !may_be_infinite(r, &cx)) return lets.empty() ? r : ad::alias_block(std::move(lets), r);
   NodeRef all_zero = zero_tests[0];
@@ -47,6 +84,10 @@ NodeRef zero_direction(CompileCtx& cx, Facts& facts, std::vector<NodeRef>& t, co
 }
 
 }  // namespace
+
+bool Forward::unbounded(const NodeRef& t) const {
+  return t && (may_be_infinite(t, &cx_) || (!unbounded_.empty() && reads_any(t, {unbounded_.begin(), unbounded_.end()})));
+}
 
 NodeRef Forward::tangent(const NodeRef& e) {
   if (!e) return nullptr;
@@ -104,7 +145,7 @@ NodeRef Forward::tangent(const NodeRef& e) {
         case BinOp::Div: {
           std::vector<NodeRef> t{tangent(a), tangent(b)};
           if (!t[0] && !t[1]) return nullptr;
-          return zero_direction(cx_, facts_, t, {a, b},
+          return zero_direction(cx_, facts_, t, {a, b}, [&](const NodeRef& x) { return unbounded(x); },
                                 [&] { return sub(div(t[0], b), div(mul(a, t[1]), mul(b, b))); }, e->span);
         }
         case BinOp::Mod: return tangent(a);  // d(a % b)/da = 1 almost everywhere
@@ -303,7 +344,8 @@ NodeRef Forward::call(const NodeRef& e) {
   bool closure = callee->kind == Kind::Lambda || (ct && ct->k == ir::Type::K::Lambda);
   if (!any && !closure) return nullptr;
   std::vector<NodeRef> args = ir::kid_list(ir::call_args(e));
-  return zero_direction(cx_, facts_, t, args, [&] { return call_rule(e, t); }, e->span);
+  return zero_direction(cx_, facts_, t, args, [&](const NodeRef& x) { return unbounded(x); },
+                        [&] { return call_rule(e, t); }, e->span);
 }
 
 NodeRef Forward::call_rule(const NodeRef& e, std::vector<NodeRef> t) {
@@ -351,6 +393,7 @@ NodeRef Forward::call_rule(const NodeRef& e, std::vector<NodeRef> t) {
     stmts.push_back(let_typed(p->name, p->def, arg_value(args[a]), facts_.type(args[a])));
     if (t[a]) {
       DefId dp = cx_.resolver.new_def("d" + p->name, DefKind::Local, p->span);
+      if (unbounded(t[a])) unbounded_.insert(dp);
       stmts.push_back(let_stmt("d" + p->name, dp, t[a], facts_.float_dtype(args[a])));
       tangents[p->def] = name("d" + p->name, dp);
     } else {
@@ -403,6 +446,7 @@ NodeRef Forward::block(const NodeRef& b) {
       if (!t) continue;
       const NodeRef& p = ir::let_pattern(*s);
       DefId d = cx_.resolver.new_def("d" + p->name, DefKind::Local, p->span);
+      if (unbounded(t)) unbounded_.insert(d);
       TypeRef pt = facts_.def_type(p->def);
       std::optional<DType> dt = ir::rank_of(pt) == 0 ? facts_.float_dtype_of_def(p->def) : std::nullopt;
       stmts.push_back(let_stmt("d" + p->name, d, t, dt));
