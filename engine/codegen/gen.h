@@ -77,6 +77,7 @@ bool has_loop(const ir::NodeRef& n);
 // A reduction in `body` that moves with the point variable and walks the contiguous axis of what
 // it reads (a row sum): vectorised along its own loop, not across points (gen_stmt.cpp).
 bool has_row_reduction(const ir::NodeRef& body, ir::DefId point);
+bool mentions_def(const ir::NodeRef& n, ir::DefId d);  // does n read the variable d?
 // An index variable's key in factorised contractions (its C name is e_<key>).
 std::string index_key(ir::DefId d);
 

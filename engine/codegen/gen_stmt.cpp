@@ -14,8 +14,6 @@ namespace ein::codegen {
 using ir::Kind;
 using ir::NodeRef;
 
-namespace {
-
 // A reduction inside the point loop that walks the contiguous (last) axis of what it reads: a
 // row sum, a row max, an exp-sum over a class axis. Vectorising the point loop around it
 // (outer-loop simd) would gather with a run-time stride, which GCC refuses, and leaves the
@@ -26,8 +24,6 @@ bool mentions_def(const NodeRef& n, ir::DefId d) {
   ir::for_each_node(n, [&](const NodeRef& x) { found = found || (x->kind == Kind::Name && x->def == d); });
   return found;
 }
-
-}  // namespace
 
 bool has_row_reduction(const NodeRef& body, ir::DefId point) {
   bool found = false;

@@ -18,7 +18,6 @@
 
 namespace ein::codegen {
 
-using ir::DefId;
 using ir::Kind;
 using ir::NodeRef;
 using Op = ir::ReduceOp;
@@ -26,12 +25,6 @@ using Op = ir::ReduceOp;
 namespace {
 
 constexpr int kLanes = 256;
-
-bool names(const NodeRef& n, DefId d) {
-  bool hit = false;
-  ir::for_each_node(n, [&](const NodeRef& x) { hit = hit || (x->kind == Kind::Name && x->def == d); });
-  return hit;
-}
 
 }  // namespace
 
@@ -54,14 +47,14 @@ bool Gen::reduce_lanes(const NodeRef& s) {
   });
   for (const NodeRef& i : ir::lstore_index(st))
     if (has_loop(i)) return false;
-  if (count != 1 || precomputed_.count(r->id) || !names(r, s->def)) return false;
+  if (count != 1 || precomputed_.count(r->id) || !mentions_def(r, s->def)) return false;
   auto op = ir::reduce_op_from_name(r->name);
   if (!op || (*op != Op::Sum && *op != Op::Max && *op != Op::Min)) return false;
   const DType rdt = dtype_of(r);
   if (!is_float(rdt) || !kernel_dtype(rdt)) return false;
   std::vector<NodeRef> items;
   for (const NodeRef& it : ir::lreduce_items(r)) {
-    if (it->kind != Kind::LoopVar || names(ir::loopvar_lo(*it), s->def) || names(ir::loopvar_hi(*it), s->def)) return false;
+    if (it->kind != Kind::LoopVar || mentions_def(ir::loopvar_lo(*it), s->def) || mentions_def(ir::loopvar_hi(*it), s->def)) return false;
     items.push_back(it);
   }
   const NodeRef& body = ir::lreduce_body(r);
