@@ -21,7 +21,10 @@ bool Infer::expect(const TypeRef& want, const TypeRef& got, Span at, const std::
 TypeRef Infer::expr(const NodeRef& e) {
   if (!e) return ir::t_unit();
   TypeRef t = set(e, expr_inner(e));
-  if (pending_elem_ && pending_tails_.count(e->id) && resolved(t)->k == Type::K::Scalar)
+  // (A literal's open type counts: `if t == 0 { 100 } else { max(v[0], s[t - 1]) }` is an i32
+  // recurrence, not an f32 self-read against an integer base.)
+  if (pending_elem_ && pending_tails_.count(e->id) &&
+      (resolved(t)->k == Type::K::Scalar || ts.is_intish(t) || ts.is_floatish(t)))
     (void)ts.unify(pending_elem_, t);  // a mismatch is reported where the clause is unified
   return t;
 }
