@@ -9,6 +9,9 @@ EIN_JIT=never and always.
   saturated to i32, not wrapped (INT64_MAX was -1);
 - indices of the element-wise indexing operators are checked against their own axis (an index
   past the end of a row read or wrote the next row), and may be i64 (NumPy's default int);
+- shapes, counts and axes given as i64 (ONNX's shape tensors and attributes, NumPy's default
+  int) in tile, expand, topk, depth_to_space / space_to_depth and every axis parameter (were
+  E002: i32 * i64);
 - the quantize -> dequantize round trip with an i8 zero point (was E002: i32 - i8).
 """
 import numpy as np
@@ -124,6 +127,40 @@ def indexing_file():
         t.write()
 
 
+def i64_shapes_file():
+    t = TestFile("outside/i64_shapes.ein", "shapes, counts and axes given as i64 scalars and "
+                 "arrays", uses=["std::ml::*"])
+    t.raw(MODES)
+    x = t.let("x", decimals(5400, (2, 6)), "f64")
+    t.raw("let ax: i64 = -1;", "let k: i64 = 2;", "let two: i64 = 2;", "let reps: [i64; 2] = [2, 1];",
+          "let es: [i64; 3] = [2, 2, 6];", "let sh: [i64; 3] = [3, -1, 2];", "let sz: [i64; 2] = [2, 4];")
+    t.check("reshape(x, sh)", x.reshape(3, -1, 2), "f64")
+    t.check("tile(x, reps)", np.tile(x, (2, 1)), "f64")
+    t.check("tile(x, two)", np.tile(x, (2, 1)), "f64")
+    t.check("expand(x, es)", np.broadcast_to(x, (2, 2, 6)), "f64")
+    t.check("expand(x, two)", np.broadcast_to(x, (2, 2, 6)), "f64")
+    t.check("split(x, sz, 1).1", x[:, 2:], "f64")
+    order = np.argsort(-x, axis=-1, kind="stable")[:, :2]
+    t.check("topk(x, k, ax)", (np.take_along_axis(x, order, -1), order), ("f64", "i32"))
+    e = np.exp(x - x.max(-1, keepdims=True))
+    t.check("softmax_axis(x, ax)", e / e.sum(-1, keepdims=True), "f64")
+    t.check("log_softmax_axis(x, ax)", np.log(e / e.sum(-1, keepdims=True)), "f64")
+    t.check("std::array::sum_axis(x, ax)", x.sum(-1), "f64")
+    t.check("std::array::concatenate_axis(x, x, ax)", np.concatenate([x, x], -1), "f64")
+    t.check("gather(x, [0, -1], ax)", x[:, [0, -1]], "f64")
+    t.check("unsqueeze(x, ax)", x[..., None], "f64")
+    t.check("lp_normalization(x, ax, 1)", x / np.abs(x).sum(-1, keepdims=True), "f64")
+    m = x.mean(-1, keepdims=True)
+    v = x.var(-1, keepdims=True)
+    t.check("layer_normalization(x, x[0], x[1], 1e-5, ax)", (x - m) / np.sqrt(v + 1e-5) * x[0] + x[1], "f64")
+    y = x.reshape(1, 4, 1, 3)
+    t.raw("let y = reshape(x, [1, 4, 1, 3]);")
+    d2s = y.reshape(1, 2, 2, 1, 1, 3).transpose(0, 3, 4, 1, 5, 2).reshape(1, 1, 2, 6)
+    t.check("depth_to_space(y, two)", d2s, "f64")
+    t.check("space_to_depth(depth_to_space(y, two), two)", y, "f64")
+    t.write()
+
+
 def quantize_file():
     t = TestFile("outside/quantize_round_trip.ein", "quantize_linear then dequantize_linear with "
                  "the same i8 or u8-range zero point (ties to even, saturation)", uses=["std::ml::*"])
@@ -144,3 +181,4 @@ def generate():
     i64_attributes_file()
     indexing_file()
     quantize_file()
+    i64_shapes_file()
