@@ -12,6 +12,8 @@ EIN_JIT=never and always.
 - shapes, counts and axes given as i64 (ONNX's shape tensors and attributes, NumPy's default
   int) in tile, expand, topk, depth_to_space / space_to_depth and every axis parameter (were
   E002: i32 * i64);
+- std::math's two-operand functions (min, max, pow, fmod, mod, atan2; ONNX Min, Max, Pow,
+  Mod through std::ml) broadcast operands of different ranks (were E004), gradients included;
 - the quantize -> dequantize round trip with an i8 zero point (was E002: i32 - i8).
 """
 import numpy as np
@@ -161,6 +163,31 @@ def i64_shapes_file():
     t.write()
 
 
+def math_broadcast_file():
+    t = TestFile("outside/math_broadcast.ein", "std::math / std::ml two-operand functions with "
+                 "operands of different ranks (NumPy broadcasting), values and gradients",
+                 uses=["std::ml::*"])
+    t.raw(MODES)
+    x = t.let("x", decimals(5500, (2, 3, 4), -3, 3), "f64")
+    c = t.let("c", decimals(5501, (4,), 0.5, 2), "f64")
+    r = t.let("r", decimals(5502, (3, 1), -2, 2), "f64")
+    w = t.let("w", decimals(5503, (2, 3, 4)), "f64")
+    t.check("min(x, c)", np.minimum(x, c), "f64")
+    t.check("max(r, x)", np.maximum(r, x), "f64")
+    t.check("std::math::min(c, x)", np.minimum(c, x), "f64")
+    t.check("power(c, x)", np.power(c, x), "f64")
+    t.check("fmod(x, c)", np.fmod(x, c), "f64")
+    t.check("mod(x, r)", np.mod(x, r), "f64")
+    t.check("atan2(x, c)", np.arctan2(x, c), "f64")
+    t.check("std::math::atan2(r, x)", np.arctan2(r, x), "f64")
+    t.raw("let m = min(x, c);", "let L = sum[i, j, k](m[i, j, k] * w[i, j, k]);")
+    t.check("@L / @c", (w * (c < x)).sum((0, 1)), "f64")
+    t.check("@L / @x", w * (x < c), "f64")
+    t.raw("let p = power(c, x);", "let L2 = sum[i, j, k](p[i, j, k] * w[i, j, k]);")
+    t.check("@L2 / @c", (w * x * c ** (x - 1)).sum((0, 1)), "f64")
+    t.write()
+
+
 def quantize_file():
     t = TestFile("outside/quantize_round_trip.ein", "quantize_linear then dequantize_linear with "
                  "the same i8 or u8-range zero point (ties to even, saturation)", uses=["std::ml::*"])
@@ -182,3 +209,4 @@ def generate():
     indexing_file()
     quantize_file()
     i64_shapes_file()
+    math_broadcast_file()
