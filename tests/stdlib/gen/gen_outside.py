@@ -14,6 +14,7 @@ EIN_JIT=never and always.
   E002: i32 * i64);
 - std::math's two-operand functions (min, max, pow, fmod, mod, atan2; ONNX Min, Max, Pow,
   Mod through std::ml) broadcast operands of different ranks (were E004), gradients included;
+- losses with i64 class labels: values, and gradients (were E002 from the tape);
 - the quantize -> dequantize round trip with an i8 zero point (was E002: i32 - i8).
 """
 import numpy as np
@@ -188,6 +189,38 @@ def math_broadcast_file():
     t.write()
 
 
+def i64_labels_file():
+    t = TestFile("outside/i64_labels.ein", "a training step with i64 class labels: "
+                 "cross-entropy losses and their gradients", uses=["std::ml::*"])
+    t.raw(MODES)
+    z = t.let("z", decimals(5600, (5, 4)), "f64")
+    y = t.let("y", [3, 0, 1, 3, 2], "i64")
+    W = t.let("W", decimals(5601, (4, 4)), "f64")
+    b = t.let("b", decimals(5602, (4,)), "f64")
+    lg = z @ W.T + b
+    ls = lg - lg.max(1, keepdims=True)
+    ls = ls - np.log(np.exp(ls).sum(1, keepdims=True))
+    p = np.exp(ls)
+    rows = np.arange(5)
+    t.raw("let lg = linear(z, W, b);", "let loss = softmax_cross_entropy_loss(lg, y);")
+    t.check("loss", -ls[rows, y].mean(), "f64")
+    t.check("nll_loss(log_softmax(lg), y)", -ls[rows, y].mean(), "f64")
+    t.check("cross_entropy_loss(softmax(lg), y)", -np.log(p[rows, y]).mean(), "f64")
+    g = p.copy()
+    g[rows, y] -= 1
+    g /= 5
+    t.check("@loss / @W", g.T @ z, "f64")
+    t.check("@loss / @b", g.sum(0), "f64")
+    t.raw("let one: i64 = 2;", "let l1 = softmax_cross_entropy_loss(lg[0], one);")
+    t.check("l1", -ls[0, 2], "f64")
+    g1 = p[0].copy()
+    g1[2] -= 1
+    t.check("@l1 / @b", g1, "f64")
+    t.raw("let l2 = nll_loss(log_softmax(lg), y);")
+    t.check("@l2 / @b", g.sum(0), "f64")
+    t.write()
+
+
 def quantize_file():
     t = TestFile("outside/quantize_round_trip.ein", "quantize_linear then dequantize_linear with "
                  "the same i8 or u8-range zero point (ties to even, saturation)", uses=["std::ml::*"])
@@ -210,3 +243,4 @@ def generate():
     quantize_file()
     i64_shapes_file()
     math_broadcast_file()
+    i64_labels_file()
