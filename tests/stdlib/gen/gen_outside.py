@@ -15,7 +15,8 @@ EIN_JIT=never and always.
 - std::math's two-operand functions (min, max, pow, fmod, mod, atan2; ONNX Min, Max, Pow,
   Mod through std::ml) broadcast operands of different ranks (were E004), gradients included;
 - losses with i64 class labels: values, and gradients (were E002 from the tape);
-- the quantize -> dequantize round trip with an i8 zero point (was E002: i32 - i8).
+- the quantize -> dequantize round trip with an i8 zero point (was E002: i32 - i8), and ONNX's
+  per-axis form (a vector scale and zero point along axis 1; was E004).
 """
 import numpy as np
 
@@ -233,6 +234,22 @@ def quantize_file():
         t.check(f"quantize_linear(x, s, {z})", q, "i32")
         t.check(f"dequantize_linear(quantize_linear(x, s, {z}), s, {z})",
                 ((q - zv) * np.float32(0.5)).astype(np.float32), "f32")
+    # Per-axis: one scale (and zero point) per channel of an NCHW tensor, ONNX's axis 1.
+    X = t.let("X", decimals(5700, (2, 3, 2, 2), -4, 4), "f32")
+    sc = t.let("sc", [0.5, 0.25, 0.125], "f32")
+    zc = t.let("zc", [-3, 0, 5], "i8")
+    c = (slice(None), None, None)
+    qX = np.clip(np.rint(X / sc[c]) + zc[c].astype(np.int32), -128, 127)
+    t.check("quantize_linear(X, sc, zc)", qX, "i32")
+    t.check("dequantize_linear(quantize_linear(X, sc, zc), sc, zc)", ((qX - zc[c]) * sc[c]).astype(np.float32), "f32")
+    qU = np.clip(np.rint(X / sc[c]) + 128, 0, 255)
+    t.check("quantize_linear(X, sc, zu)", qU, "i32")
+    t.write()
+    t = TestFile("outside/errors/per_axis_length.ein", "a per-axis scale whose length is not "
+                 "the extent of axis 1 is E004", uses=["std::ml::*"])
+    t.raw(MODES, "let x: [f32; 2, 3] = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];", "let s: [f32; 2] = [0.5, 0.25];",
+          "let z: i32 = 0;", "print(quantize_linear(x, s, z));")
+    t.expect_error("E004")
     t.write()
 
 
