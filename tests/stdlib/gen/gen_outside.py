@@ -31,6 +31,14 @@ I64_MIN = -2 ** 63
 MODES = "//$ EIN_JIT=never|always"
 
 
+def error_file(rel, purpose, lines, code):
+    """A file whose last statement must fail with `code`, in both JIT modes."""
+    t = TestFile(rel, purpose, uses=["std::ml::*"])
+    t.raw(MODES, *lines)
+    t.expect_error(code)
+    t.write()
+
+
 def literal_attributes_file():
     t = TestFile("outside/literal_attributes.ein", "literal float attributes of library calls in "
                  "an f64 program are f64 literals (resize extents and weights, conv bias, LSTM clip)",
@@ -79,12 +87,9 @@ def i64_attributes_file():
     for k, v in enumerate([I64_MAX, I64_MIN, -7, 2 ** 31]):
         t.check(f"std::ml::broadcast::attr_i32(b[{k}])", max(min(v, 2 ** 31 - 1), -2 ** 31), "i32")
     t.write()
-    t = TestFile("outside/errors/i64_axis.ein", "an i64 axis of 2^32 is out of range (E004), not "
-                 "axis 0 after wrapping", uses=["std::ml::*"])
-    t.raw(MODES, "let m: [f64; 1, 2] = [[1.0, 2.0]];", "let ax: [i64; 1] = [4294967296];",
-          "print(squeeze(m, ax));")
-    t.expect_error("E004")
-    t.write()
+    error_file("outside/errors/i64_axis.ein", "an i64 axis of 2^32 is out of range (E004), not "
+               "axis 0 after wrapping", ["let m: [f64; 1, 2] = [[1.0, 2.0]];", "let ax: [i64; 1] = [4294967296];",
+                                         "print(squeeze(m, ax));"], "E004")
 
 
 def indexing_file():
@@ -121,14 +126,12 @@ def indexing_file():
                        ("scatter_elements", "scatter_elements(d, ix, u, 1)"),
                        ("gather_nd", "gather_nd(d, ix)"), ("scatter_nd", "scatter_nd(d, ix, [1.0, 2.0])"),
                        ("gather_i64", "gather(d, big, 0)")]:
-        t = TestFile(f"outside/errors/{name}_past_axis.ein", f"std::ml {name.split('_i64')[0]} "
-                     "with an index past its axis is E005", uses=["std::ml::*"])
-        t.raw(MODES, "let d: [f64; 3, 2] = [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]];",
-              "let ix: [i32; 2, 2] = [[0, 2], [1, 0]];",
-              "let u: [f64; 2, 2] = [[7.0, 8.0], [9.0, 10.0]];", f"let big: [i64; 1] = [{2 ** 32}];",
-              f"print({call});")
-        t.expect_error("E005")
-        t.write()
+        error_file(f"outside/errors/{name}_past_axis.ein", f"std::ml {name.split('_i64')[0]} "
+                   "with an index past its axis is E005",
+                   ["let d: [f64; 3, 2] = [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]];",
+                    "let ix: [i32; 2, 2] = [[0, 2], [1, 0]];",
+                    "let u: [f64; 2, 2] = [[7.0, 8.0], [9.0, 10.0]];", f"let big: [i64; 1] = [{2 ** 32}];",
+                    f"print({call});"], "E005")
 
 
 def i64_shapes_file():
@@ -245,12 +248,10 @@ def quantize_file():
     qU = np.clip(np.rint(X / sc[c]) + 128, 0, 255)
     t.check("quantize_linear(X, sc, zu)", qU, "i32")
     t.write()
-    t = TestFile("outside/errors/per_axis_length.ein", "a per-axis scale whose length is not "
-                 "the extent of axis 1 is E004", uses=["std::ml::*"])
-    t.raw(MODES, "let x: [f32; 2, 3] = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];", "let s: [f32; 2] = [0.5, 0.25];",
-          "let z: i32 = 0;", "print(quantize_linear(x, s, z));")
-    t.expect_error("E004")
-    t.write()
+    error_file("outside/errors/per_axis_length.ein", "a per-axis scale whose length is not the "
+               "extent of axis 1 is E004", ["let x: [f32; 2, 3] = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];",
+                                            "let s: [f32; 2] = [0.5, 0.25];", "let z: i32 = 0;",
+                                            "print(quantize_linear(x, s, z));"], "E004")
 
 
 def generate():
