@@ -394,4 +394,29 @@ NodeRef Tape::taken_branch(const NodeRef& e) const {
   return ir::if_else(*e);
 }
 
+// `if c { A } else { B }` whose c does not fold, met while branching: the arm this tape
+// assumes, c bound on the tape (`let branch = c;`) where the branch stands, so that the sweep
+// can test it. Each arm is then differentiated like a branch that folded (its statements on the
+// tape, its calls inlined); the conditions of array-valued branches are shapes, flags and mode
+// numbers, constant for the derivative. A condition that reads the point of an enclosing clause
+// (a per-point argument) cannot stand before the sweep: no decision, as without branching.
+NodeRef Tape::branch_taken(const NodeRef& e) {
+  if (NodeRef br = taken_branch(e)) return br;
+  if (!branching_ || !e || e->kind != Kind::If || !ir::if_else(*e)) return nullptr;
+  const NodeRef& c = ir::if_cond(*e);
+  bool per_point = false;
+  ir::for_each_node(c, [&](const NodeRef& n) {
+    per_point = per_point || ((n->kind == Kind::Name || n->kind == Kind::Path) && bound_.count(n->def));
+  });
+  if (per_point) return nullptr;
+  bool other = decisions_.size() < arms_.size() && arms_[decisions_.size()];
+  DefId d = cx_.resolver.new_def("branch", DefKind::Local, c->span);
+  facts_.note_def_type(d, ir::t_bool());
+  NodeRef let = let_typed("branch", d, c, ir::t_bool());
+  if (within_) stmt_within_[let->id] = within_;
+  emits_.push_back(let);
+  decisions_.push_back(d);
+  return other ? ir::if_else(*e) : ir::if_then(*e);
+}
+
 }  // namespace ein::ad

@@ -216,7 +216,7 @@ NodeRef Tape::hoist_block(const NodeRef& body) {
     if (!s) continue;
     if (tail && i + 1 == stmts.size()) {
       NodeRef t = s;
-      for (NodeRef br; (br = taken_branch(t));) t = br;
+      for (NodeRef br; (br = branch_taken(t));) t = br;
       return hoist_block(t);
     }
     if (s->kind == Kind::Let && ir::let_pattern(*s)->kind == Kind::PTuple && split_tuple_let(s)) continue;

@@ -237,41 +237,64 @@ NodeRef Rewriter::build(const NodeRef& q, const NodeRef& T, DefId target, const 
     unsupported("a value whose type is not known here", q->span);
   }
   DType dt = dty.value_or(dtx.value_or(DType::F32));
+  // The request on one tape; `pre` goes in front of its statements.
+  auto lower = [&](Tape& tp, std::vector<NodeRef> pre) -> NodeRef {
+    if (synthetic) tp.add_visible(target, synthetic);
+    bool active = dty && dtx && tp.build(target, X->def);
+    if (!active) return zeros(q, tname, target, ry, X, rx, dt, pre);
+    if (ry == 0 && rx == 0 && fixed_rows_.empty() && tangent_first(target, X, tp)) {
+      try {
+        Tangents t = forward_sweep(cx_, facts_, tp, target, X->def, flit(1.0));
+        for (auto& s : t.stmts) pre.push_back(s);
+        return with_span(block(std::move(pre), t.result), q->span);
+      } catch (const Unsupported&) {
+        // no forward rule for a construct: the reverse sweep below
+      }
+    }
+    if (ry == 0) {
+      Sweep s = reverse_sweep(cx_, facts_, tp, target, X->def, X->name, rx, dt, nullptr);
+      for (auto& p : pre) s.stmts.insert(s.stmts.begin(), p);
+      return with_span(block(std::move(s.stmts), s.result), q->span);
+    }
+    if (!fixed_rows_.empty()) {
+      // A lazy Jacobian indexed at one output point: only that row is computed (one VJP).
+      std::vector<NodeRef> rows = fixed_rows_;
+      auto seed = [&](const std::vector<NodeRef>& m) {
+        NodeRef cond;
+        for (size_t a = 0; a < m.size() && a < rows.size(); ++a) cond = land(cond, eq(m[a], rows[a]));
+        return ifz(cond, flit(1.0), flit(0.0));
+      };
+      Sweep s = reverse_sweep(cx_, facts_, tp, target, X->def, X->name, rx, dt, seed);
+      for (auto& p : pre) s.stmts.insert(s.stmts.begin(), p);
+      return with_span(block(std::move(s.stmts), s.result), q->span);
+    }
+    // The sweeps below stand inside a declaration (one per row or column): their run-time
+    // branches would need tests per row.
+    if (!tp.decisions().empty()) unsupported("a whole Jacobian through a branch on a value known only at run time", q->span);
+    if (NodeRef r = jvp(q, target, tname, X, ry, rx, tp, pre)) return r;
+    return rows_jacobian(q, target, tname, X, ry, rx, dt, tp, std::move(pre));
+  };
   std::vector<NodeRef> pre;
   if (synthetic) pre.push_back(synthetic);
   Tape tp = tape();
-  if (synthetic) tp.add_visible(target, synthetic);
-  bool active = dty && dtx && tp.build(target, X->def);
-  if (!active) return zeros(q, tname, target, ry, X, rx, dt, pre);
-  if (ry == 0 && rx == 0 && fixed_rows_.empty() && tangent_first(target, X, tp)) {
+  try {
+    return lower(tp, pre);
+  } catch (const Unsupported& plain) {
+    // Only a request the plain tape refuses is tried again with its run-time branches decided
+    // (ad_variants.cpp): every request that lowered before lowers the same way.
     try {
-      Tangents t = forward_sweep(cx_, facts_, tp, target, X->def, flit(1.0));
-      for (auto& s : t.stmts) pre.push_back(s);
-      return with_span(block(std::move(pre), t.result), q->span);
+      int budget = kMaxVariants;
+      NodeRef v = variants([&](Tape& t) { return lower(t, {}); }, {}, budget, q->span);
+      return pre.empty() ? v : with_span(block(std::move(pre), v), q->span);
     } catch (const Unsupported&) {
-      // no forward rule for a construct: the reverse sweep below
+      throw plain;
     }
   }
-  if (ry == 0) {
-    Sweep s = reverse_sweep(cx_, facts_, tp, target, X->def, X->name, rx, dt, nullptr);
-    for (auto& p : pre) s.stmts.insert(s.stmts.begin(), p);
-    return with_span(block(std::move(s.stmts), s.result), q->span);
-  }
-  if (fixed_rows_.empty())
-    if (NodeRef r = jvp(q, target, tname, X, ry, rx, tp, pre)) return r;
-  if (!fixed_rows_.empty()) {
-    // A lazy Jacobian indexed at one output point: only that row is computed (one VJP).
-    std::vector<NodeRef> rows = fixed_rows_;
-    auto seed = [&](const std::vector<NodeRef>& m) {
-      NodeRef cond;
-      for (size_t a = 0; a < m.size() && a < rows.size(); ++a) cond = land(cond, eq(m[a], rows[a]));
-      return ifz(cond, flit(1.0), flit(0.0));
-    };
-    Sweep s = reverse_sweep(cx_, facts_, tp, target, X->def, X->name, rx, dt, seed);
-    for (auto& p : pre) s.stmts.insert(s.stmts.begin(), p);
-    return with_span(block(std::move(s.stmts), s.result), q->span);
-  }
-  // A tensor target: one VJP per output point, seeded with the basis cotangent there.
+}
+
+// A tensor target: one VJP per output point, seeded with the basis cotangent there.
+NodeRef Rewriter::rows_jacobian(const NodeRef& q, DefId target, const std::string& tname, const NodeRef& X,
+                                int ry, int rx, DType dt, const Tape& tp, std::vector<NodeRef> pre) {
   std::vector<NodeRef> rows, row_slots;
   for (int a = 0; a < ry; ++a) {
     std::string nm = "i" + std::to_string(a);
@@ -379,7 +402,11 @@ NodeRef Rewriter::shared(DefId target, const NodeRef& X) {
   auto forward = [&](const NodeRef& w) {
     if (ir::rank_of(facts_.def_type(w->def)) != 0) return false;
     Tape t = tape();
-    return t.build(target, w->def) && tangent_first(target, w, t);
+    try {
+      return t.build(target, w->def) && tangent_first(target, w, t);
+    } catch (const Unsupported&) {
+      return false;  // the request alone reports it
+    }
   };
   if (forward(X)) return nullptr;
   // A recurrence as a parameter is differentiated by its stored values (SPEC 7; a request of
@@ -409,8 +436,13 @@ NodeRef Rewriter::shared(DefId target, const NodeRef& X) {
     leaves.push_back(Leaf{w->def, w->name, ir::rank_of(facts_.def_type(w->def)), *facts_.float_dtype_of_def(w->def)});
   }
   Tape tp = tape();
-  if (!tp.build(target, defs)) return nullptr;
-  Sweep s = reverse_sweep(cx_, facts_, tp, target, leaves, nullptr);
+  Sweep s;
+  try {
+    if (!tp.build(target, defs)) return nullptr;
+    s = reverse_sweep(cx_, facts_, tp, target, leaves, nullptr);
+  } catch (const Unsupported&) {
+    return shared_variants(target, wrts, defs, leaves);
+  }
   size_t l = hoist_level(block(s.stmts, flit(0.0)));
   if (l >= levels_.size()) return nullptr;
   for (auto& st : s.stmts) levels_[l].prelude.push_back(st);

@@ -48,6 +48,17 @@ class Tape {
   // Values from outside a function body (globals it reads): constants for parameters of the
   // function, which they cannot depend on.
   void set_outer(const std::unordered_set<DefId>* outer) { outer_ = outer; }
+  // Branches on values known only at run time (ad_branch.cpp): once branch_on(arms) is called,
+  // an `if` the tape must follow (a let's value, an inlined body's tail) whose condition does
+  // not fold takes arms[k] (true: the else arm; the then arm past the end), k counting such
+  // branches in the order the tape meets them, and its condition becomes a bool let on the
+  // tape, listed in decisions(). The caller runs each sweep under its conditions
+  // (ad_variants.cpp); a tape built the same way with the same arms meets the same branches.
+  void branch_on(std::vector<bool> arms) {
+    branching_ = true;
+    arms_ = std::move(arms);
+  }
+  const std::vector<DefId>& decisions() const { return decisions_; }
 
  private:
   bool visit(DefId d);
@@ -92,6 +103,10 @@ class Tape {
   NodeRef element_expr(const NodeRef& e, int depth) const;
   std::optional<double> fold_real(const NodeRef& e, int depth) const;
   NodeRef taken_branch(const NodeRef& e) const;
+  NodeRef branch_taken(const NodeRef& e);  // taken_branch, else a run-time decision
+  bool branching_ = false;
+  std::vector<bool> arms_;
+  std::vector<DefId> decisions_;
   NodeRef through_renames(const NodeRef& e) const;
   std::optional<bool> same_shape(const NodeRef& l, const NodeRef& r) const;
   // A comprehension over rows as the array literal of its elements (ad_comp.cpp), nullptr when it

@@ -68,7 +68,20 @@ class Rewriter {
                 const NodeRef& X, const NodeRef& synthetic);
   NodeRef jvp(const NodeRef& q, DefId target, const std::string& tname, const NodeRef& X, int ry,
               int rx, const Tape& tape, std::vector<NodeRef> pre);
+  NodeRef rows_jacobian(const NodeRef& q, DefId target, const std::string& tname, const NodeRef& X, int ry,
+                        int rx, DType dt, const Tape& tp, std::vector<NodeRef> pre);
+  // A request whose tape branches on values known only at run time (ad_variants.cpp): `lower`
+  // lowers it on a tape assuming the arms `arms` (Tape::branch_on) and the then arm of every
+  // later branch; the other arms are lowered in turn, all under `if` on the conditions. At most
+  // `budget` tapes (combinations of arms) in all.
+  static constexpr int kMaxVariants = 16;
+  NodeRef variants(const std::function<NodeRef(Tape&)>& lower, const std::vector<bool>& arms, int& budget,
+                   Span span);
   NodeRef shared(DefId target, const NodeRef& X);
+  // The shared sweep of `wrts` through run-time branches (ad_variants.cpp): one tuple of
+  // adjoints placed in the prelude; nullptr when that fails too (each request reports alone).
+  NodeRef shared_variants(DefId target, const std::vector<NodeRef>& wrts, const std::vector<DefId>& defs,
+                          const std::vector<Leaf>& leaves);
   // A binding whose definition reads its own points (a recurrence).
   bool recurrent(DefId d) const;
   bool tangent_first(DefId target, const NodeRef& X, const Tape& tp) const;

@@ -318,7 +318,7 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
   NodeRef raw = ir::let_value(*stmt);
   // Only the branch a constant condition takes is taped (its statements become tape statements).
   bool took = false;
-  for (NodeRef br; (br = taken_branch(raw)); took = true) raw = br;
+  for (NodeRef br; (br = branch_taken(raw)); took = true) raw = br;
   // A block value that declares arrays (a derivative lowered in an earlier round: `let g = {
   // let d_f = 1.0; let d_w[m] = ..; d_w }`, so a gradient of a gradient; or a user's block
   // building an array) runs once where the let stands: its statements become tape statements,

@@ -353,6 +353,9 @@ class ShapeWalker {
           StaticShape r = *a;
           for (size_t i = 0; i < r.size(); ++i) {
             int64_t x = (*a)[i], y = (*b)[i];
+            // Under an `if` or a where-guard the operation may never run (a library's
+            // equal-shape arm, an arm a gradient assumes for other shapes): run time checks it.
+            if (x >= 0 && y >= 0 && x != y && guarded_ > 0) return record(e, std::nullopt);
             if (x >= 0 && y >= 0 && x != y) {
               cx_.error("E004", "shape mismatch: " + show_shape(*a) + " " +
                                     ir::binop_spelling(op) + " " + show_shape(*b),
