@@ -75,8 +75,10 @@ struct LoopInfo {
 
 bool has_loop(const ir::NodeRef& n);
 // A reduction in `body` that moves with the point variable and walks the contiguous axis of what
-// it reads (a row sum): vectorised along its own loop, not across points (gen_stmt.cpp).
-bool has_row_reduction(const ir::NodeRef& body, ir::DefId point);
+// it reads (a row sum): vectorised along its own loop, not across points (gen_stmt.cpp). Those
+// `short_row` accepts (Gen::short_row: rows of at most 16 values) do not count.
+bool has_row_reduction(const ir::NodeRef& body, ir::DefId point,
+                       const std::function<bool(const ir::NodeRef&)>& short_row = {});
 bool mentions_def(const ir::NodeRef& n, ir::DefId d);  // does n read the variable d?
 // An index variable's key in factorised contractions (its C name is e_<key>).
 std::string index_key(ir::DefId d);
@@ -313,6 +315,7 @@ class Gen {
   // innermost/work for the version being printed: the contracted values when every planned
   // contraction inside it was computed before the nest.
   const LoopFact& loop_fact(const ir::NodeRef& n) const;
+  bool short_row(const ir::NodeRef& loop, const ir::NodeRef& r) const;
   bool contracted(const LoopFact& f) const;
   bool innermost(const ir::NodeRef& n) const;
   double loop_work(const ir::NodeRef& n) const;

@@ -18,18 +18,23 @@ using ir::NodeRef;
 // row sum, a row max, an exp-sum over a class axis. Vectorising the point loop around it
 // (outer-loop simd) would gather with a run-time stride, which GCC refuses, and leaves the
 // reduction's own loop scalar too; without the outer `omp simd` the reduction vectorises along
-// the row. Column reductions (the point variable contiguous) keep the outer simd.
+// the row. Column reductions (the point variable contiguous) keep the outer simd. So do short
+// rows (every variable of the reduction at most 16 iterations, known before the run: a class
+// axis of 10): a vector of 16 floats has no room to spare for a row of 10, and a vectorised
+// reduction's horizontal combine costs more than its terms, so the point loop goes in the lanes
+// and the row loop is unrolled inside (open_loop). Row max over 20000 x 10 f32: 0.30 -> 0.07 ms,
+// an exp-sum 0.59 -> 0.19 ms (one thread); each lane also adds its terms in the row's order.
 bool mentions_def(const NodeRef& n, ir::DefId d) {
   bool found = false;
   ir::for_each_node(n, [&](const NodeRef& x) { found = found || (x->kind == Kind::Name && x->def == d); });
   return found;
 }
 
-bool has_row_reduction(const NodeRef& body, ir::DefId point) {
+bool has_row_reduction(const NodeRef& body, ir::DefId point, const std::function<bool(const NodeRef&)>& short_row) {
   bool found = false;
   ir::for_each_node(body, [&](const NodeRef& r) {
     // (One that does not move with the point loop is computed outside it.)
-    if (found || r->kind != Kind::LReduce || !mentions_def(r, point)) return;
+    if (found || r->kind != Kind::LReduce || !mentions_def(r, point) || (short_row && short_row(r))) return;
     std::vector<ir::DefId> vars;
     for (const NodeRef& k : ir::lreduce_items(r))
       if (k->kind == Kind::LoopVar) vars.push_back(k->def);
@@ -75,7 +80,7 @@ std::string Gen::open_loop(const LoopSpec& sp) {
   };
   Val lo = sp.lo_c.empty() ? index(sp.lo) : given(sp.lo_c), hi = sp.hi_c.empty() ? index(sp.hi) : given(sp.hi_c);
   auto trip = sp.loop ? loop_fact(sp.loop).trip : sp.lo_c.empty() ? static_trip(cx, *unit, sp.lo, sp.hi) : std::nullopt;
-  bool small = trip && *trip <= 256;
+  bool small = trip && *trip <= 256, tiny = trip && *trip <= 16;
   LoopInfo L;
   L.var = em.fresh("ix");
   L.lo = lo.c;
@@ -152,6 +157,9 @@ std::string Gen::open_loop(const LoopSpec& sp) {
         : "for (int64_t " + v + " = " + L.lo + "; " + v + " < " + L.hi + "; ++" + v + ") {";
     bool use_simd = simd && !omp_for && sp.innermost;
     std::string pr = use_simd ? "#pragma omp simd " + sp.simd_clause + "\n" : "";
+    // A short loop inside a vectorised one (a short row's reduction, see has_row_reduction):
+    // GCC vectorises the outer loop only once this one is unrolled away.
+    if (!use_simd && in_simd && tiny) pr = "_Pragma(\"GCC unroll 16\")\n";
     em.open(pragma + pr + head, false);
     in_simd = in_simd || use_simd;
     L.simd_hint = use_simd && pragma.empty();
@@ -198,6 +206,23 @@ void Gen::close_loop() {
   unbind_to(L.env_mark);
 }
 
+// A reduction of `loop`'s body that may sit in its vector lanes (has_row_reduction): every
+// variable unrolled, an arithmetic combine (sum, prod, max, min: an arg-reduction or a
+// short-circuit all/any branches), a body that cannot fail, and no other loop in `loop`'s body
+// (a row written point by point, an adjoint's row, vectorises along its own loop instead).
+bool Gen::short_row(const NodeRef& loop, const NodeRef& r) const {
+  auto op = ir::reduce_op_from_name(r->name);
+  if (!op || ir::is_arg_reduce(*op) || ir::is_logical_reduce(*op)) return false;
+  bool vars = false, nested = false;
+  for (const NodeRef& k : ir::lreduce_items(r)) {
+    if (k->kind != Kind::LoopVar) continue;
+    if (!loop_fact(k).unrolled) return false;
+    vars = true;
+  }
+  ir::for_each_node(ir::lfor_body(loop), [&](const NodeRef& x) { nested = nested || x->kind == Kind::LFor; });
+  return vars && !nested && !may_fail(ir::lreduce_body(r), *unit, 0);
+}
+
 Gen::LoopSpec Gen::loop_spec(const NodeRef& s) {
   LoopSpec sp;
   sp.lo = ir::lfor_lo(s);
@@ -208,7 +233,7 @@ Gen::LoopSpec Gen::loop_spec(const NodeRef& s) {
   sp.innermost = innermost(s);
   sp.parallel = s->has(ir::kParallel) && allow_parallel;
   sp.simd = sp.innermost && s->has(ir::kParallel) && !s->has(ir::kSequential) &&
-            !has_row_reduction(ir::lfor_body(s), s->def);
+            !has_row_reduction(ir::lfor_body(s), s->def, [&](const NodeRef& r) { return short_row(s, r); });
   sp.inner_work = loop_work(s);
   if (s->flags & ~(ir::kParallel | ir::kSequential | ir::kReverse)) unsupported("a loop with unknown flags");
   return sp;
