@@ -21,6 +21,7 @@
 #include "engine/value/value.h"
 #include "engine/config/env.h"
 #include "engine/value/value_detail.h"
+#include "engine/value/mid_arena.h"
 
 namespace ein {
 
@@ -60,7 +61,8 @@ struct StorageBase {
 // pages before anything touches them. Fresh mappings are zero, so there is no zero-fill pass:
 // a kernel's first write is the first touch. Freed large buffers are kept in a small cache
 // (a loop in a notebook allocates the same sizes again) and zeroed when reused.
-// Small buffers come zeroed from calloc.
+// Buffers from 64 KiB share 2 MiB huge-page chunks (mid_arena.cpp); small ones come zeroed
+// from calloc.
 constexpr size_t kHuge = size_t{2} << 20;
 
 // Set while Tensor::alloc_overwritten allocates: the caller writes every element before any is
@@ -120,6 +122,7 @@ template <class T> struct BigPageAllocator {
   T* allocate(size_t n) {
     if (n > (std::numeric_limits<size_t>::max() - 2 * kHuge) / sizeof(T)) throw std::bad_alloc();
     if (n * sizeof(T) < kHuge) {
+      if (void* p = vdetail::mid_alloc(n * sizeof(T), !t_overwritten)) return static_cast<T*>(p);
       void* p = t_overwritten ? std::malloc((n ? n : 1) * sizeof(T)) : std::calloc(n ? n : 1, sizeof(T));
       if (!p) throw std::bad_alloc();
       return static_cast<T*>(p);
@@ -142,7 +145,7 @@ template <class T> struct BigPageAllocator {
   }
   void deallocate(T* p, size_t n) noexcept {
     if (n * sizeof(T) < kHuge) {
-      std::free(p);
+      if (!vdetail::mid_free(p, n * sizeof(T))) std::free(p);
       return;
     }
     size_t len = mapped_size(n);

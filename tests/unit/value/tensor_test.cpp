@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -58,6 +59,45 @@ TEST(ValueTensor, LargeBuffersAreZeroAlignedAndZeroAgainWhenReused) {
   // A different size after the cached one: still zero, still usable to the last element.
   Tensor u = Tensor::alloc(DType::I32, {(int64_t{5} << 20) / 4});
   EXPECT_EQ(u.get_i64(u.size() - 1), 0);
+}
+
+TEST(ValueTensor, MidSizeBuffersShareChunksDoNotOverlapAndComeBackZeroed) {
+  // 64 KiB to 2 MiB: slots of shared huge-page chunks (mid_arena.cpp). Blocks alive together
+  // never overlap, a freed block dirtied by its owner is zero again for the next alloc, a block
+  // allocated to be overwritten may hold anything but is usable to its last element.
+  const std::vector<int64_t> sizes = {64 << 10, (64 << 10) + 1, 160000, 800000, (2 << 20) - 8, 100000};
+  for (int round = 0; round < 3; ++round) {
+    std::vector<Tensor> live;
+    for (int64_t bytes : sizes) live.push_back(Tensor::alloc(DType::I8, {bytes}));
+    for (size_t a = 0; a < live.size(); ++a) {
+      const auto* p = static_cast<const unsigned char*>(live[a].data());
+      bool zero = true;
+      for (int64_t k = 0; k < live[a].size(); k += 509) zero = zero && p[k] == 0;
+      zero = zero && p[live[a].size() - 1] == 0;
+      EXPECT_TRUE(zero) << "round " << round << " size " << sizes[a];
+      for (size_t b = 0; b < a; ++b) {
+        auto lo = [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data()); };
+        bool apart = lo(live[a]) + live[a].size() <= lo(live[b]) || lo(live[b]) + live[b].size() <= lo(live[a]);
+        EXPECT_TRUE(apart) << sizes[a] << " overlaps " << sizes[b];
+      }
+    }
+    for (auto& t : live) std::memset(t.data(), 0xab, static_cast<size_t>(t.size()));  // dirty for the next round
+    Tensor w = Tensor::alloc_overwritten(DType::F64, {20000});
+    w.data_as<double>()[19999] = 2.5;
+    EXPECT_EQ(w.get_f64(19999), 2.5);
+  }
+  // Many blocks at once (more than one chunk), freed in an interleaved order, then again.
+  for (int round = 0; round < 2; ++round) {
+    std::vector<Tensor> many;
+    for (int k = 0; k < 40; ++k) many.push_back(Tensor::alloc(DType::F32, {40000 + 1000 * k}));
+    for (size_t k = 0; k < many.size(); k += 2) many[k] = Tensor();
+    for (int k = 0; k < 20; ++k) {
+      Tensor t = Tensor::alloc(DType::F32, {30000});
+      EXPECT_EQ(t.get_f64(29999), 0.0);
+      EXPECT_EQ(t.get_f64(0), 0.0);
+      t.data_as<float>()[0] = 7.0f;
+    }
+  }
 }
 
 TEST(ValueTensor, StoreConvertsToDtype) {

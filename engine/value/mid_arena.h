@@ -1,0 +1,19 @@
+// Tensor storage of 64 KiB up to 2 MiB, carved from 2 MiB chunks backed by transparent huge pages
+// (tensor.cpp's allocator asks here first for that range). Internal to engine/value.
+#ifndef EIN_ENGINE_VALUE_MID_ARENA_H
+#define EIN_ENGINE_VALUE_MID_ARENA_H
+#include <cstddef>
+
+namespace ein::vdetail {
+
+constexpr size_t kMidMin = size_t{64} << 10;   // smaller blocks come from malloc
+constexpr size_t kMidChunk = size_t{2} << 20;  // larger ones are mapped by themselves
+
+// `bytes` in [kMidMin, kMidChunk): a block, zero-filled when `zeroed`; nullptr when no chunk
+// can be mapped (the caller falls back to malloc).
+void* mid_alloc(size_t bytes, bool zeroed);
+// False when `p` is not a block of the arena (the caller frees it itself).
+bool mid_free(void* p, size_t bytes);
+
+}  // namespace ein::vdetail
+#endif  // EIN_ENGINE_VALUE_MID_ARENA_H
