@@ -292,6 +292,7 @@ class Gen {
     std::unordered_set<uint32_t> reads;  // ids of the Index nodes it replaces
     std::string name;
     std::string fixed;  // set when the step is a function of the carried value alone (see store)
+    size_t axis = 0;    // the output's axis the loop walks
   };
   Carry carry_;
   bool setup_carry(const ir::NodeRef& loop, const std::string& lo, const std::string& hi, bool reverse);

@@ -168,10 +168,10 @@ Val Gen::load(const NodeRef& e) {
     if (counting_) ++k.accesses;
     if (!is_proven(*unit, e) && !assumed(e)) {
       if (counting_) ++k.checked;
-      Val x = index(ir::index_args(e)[0]);
-      std::string ext = extent(out_buf, 0);
+      Val x = index(ir::index_args(e)[carry_.axis]);
+      std::string ext = extent(out_buf, static_cast<int>(carry_.axis));
       em.line("if (EIN_UNLIKELY(!((uint64_t)" + x.c + " < (uint64_t)" + ext + "))) ein_fail(A, " +
-              std::to_string(site(e->span)) + ", EIN_E_BOUNDS, " + ord_ + ", " + x.c + ", 0, " + ext + ");");
+              std::to_string(site(e->span)) + ", EIN_E_BOUNDS, " + ord_ + ", " + x.c + ", " + std::to_string(carry_.axis) + ", " + ext + ");");
     }
     return Val{carry_.name, k.bufs[static_cast<size_t>(out_buf)].dt, em.depth()};
   }

@@ -309,10 +309,18 @@ bool Gen::setup_carry(const NodeRef& loop, const std::string& lo, const std::str
   const std::string T = ctype(B.dt);
   const std::string first = reverse ? "ein_isub(" + hi + ", 1)" : lo;
   const std::string prev = "(" + first + (reverse ? " + 1LL)" : " - 1LL)");
+  // The other subscripts are names bound outside the loop (a 2-D recurrence's row).
+  const size_t axis = f.carry->axis;
+  std::vector<std::string> at;
+  std::string inside = lo + " < " + hi;
+  for (size_t a = 0; a < ir::lstore_index_count(st); ++a) {
+    at.push_back(a == axis ? prev : index(ir::lstore_index(st)[a]).c);
+    inside += " && (uint64_t)" + at.back() + " < (uint64_t)" + extent(out_buf, static_cast<int>(a));
+  }
   carry_.name = em.fresh("c");
+  carry_.axis = axis;
   em.line(T + " " + carry_.name + " = 0;");
-  em.line("if (" + lo + " < " + hi + " && (uint64_t)" + prev + " < (uint64_t)" + extent(out_buf, 0) + ") " +
-          carry_.name + " = b" + std::to_string(out_buf) + "[" + flat(out_buf, {prev}, B.windowed) + "];");
+  em.line("if (" + inside + ") " + carry_.name + " = b" + std::to_string(out_buf) + "[" + flat(out_buf, at, B.windowed) + "];");
   carry_.reads = f.carry->reads;
   const std::string note = "the previous step's value is carried in a register (scalar replacement)";
   if (std::find(k.plan.begin(), k.plan.end(), note) == k.plan.end()) k.plan.push_back(note);

@@ -148,7 +148,8 @@ class Planner {
   }
 
   // ScalarCarry of a sequential loop whose body is `t = t_loop` bindings, then the one store
-  // X[t] into its 1-D tensor (no guard, no second clause), reading X[t - 1] (X[t + 1] reversed).
+  // X[.., t, ..] (no guard, no second clause), reading X[.., t - 1, ..] (t + 1 reversed) with
+  // the same names on the other axes.
   std::optional<ScalarCarry> carry(const NodeRef& loop, const NodeRef& tensor) {
     const NodeRef& body = ir::lfor_body(loop);
     std::vector<NodeRef> parts;
@@ -164,19 +165,34 @@ class Planner {
     }
     const NodeRef& st = parts.back();
     const ir::DefId x = tensor->def;
-    if (!st || st->kind != Kind::LStore || st->def != x || ir::lstore_index_count(st) != 1 ||
-        ir::lstore_index(st)[0]->kind != Kind::Name || !var.count(ir::lstore_index(st)[0]->def))
+    if (!st || st->kind != Kind::LStore || st->def != x || static_cast<DType>(tensor->ival) == DType::Bool)
       return std::nullopt;
-    if (ir::lshape_extents_count(ir::ltensor_shape(tensor)) != 1 || static_cast<DType>(tensor->ival) == DType::Bool)
-      return std::nullopt;
+    // The store's subscripts: the loop's variable on one axis, names bound outside the loop on
+    // the others (a row of a 2-D recurrence, `P[i, j]` with `i` of an enclosing loop).
+    const size_t rank = ir::lstore_index_count(st);
+    if (rank != ir::lshape_extents_count(ir::ltensor_shape(tensor))) return std::nullopt;
+    std::optional<size_t> axis;
+    for (size_t a = 0; a < rank; ++a) {
+      const NodeRef& ix = ir::lstore_index(st)[a];
+      if (ix->kind != Kind::Name) return std::nullopt;
+      if (!var.count(ix->def)) continue;
+      if (axis) return std::nullopt;
+      axis = a;
+    }
+    if (!axis) return std::nullopt;
     const int64_t back = loop->has(ir::kReverse) ? 1 : -1;
     ScalarCarry c;
     c.tensor = tensor->name;
+    c.axis = *axis;
     ir::for_each_node(ir::lstore_value(st), [&](const NodeRef& n) {
-      if (n->kind != Kind::Index || ir::index_args_count(n) != 1 || ir::index_base(n)->kind != Kind::Name ||
+      if (n->kind != Kind::Index || ir::index_args_count(n) != rank || ir::index_base(n)->kind != Kind::Name ||
           ir::index_base(n)->def != x)
         return;
-      const NodeRef& i = ir::index_args(n)[0];
+      for (size_t a = 0; a < rank; ++a) {
+        const NodeRef &r = ir::index_args(n)[a], &w = ir::lstore_index(st)[a];
+        if (a != *axis && (r->kind != Kind::Name || r->def != w->def)) return;
+      }
+      const NodeRef& i = ir::index_args(n)[*axis];
       if (i->kind != Kind::Binary) return;
       const NodeRef &iv = ir::bin_lhs(i), &ik = ir::bin_rhs(i);
       bool prev = iv->kind == Kind::Name && var.count(iv->def) && ik->kind == Kind::IntLit &&

@@ -12,7 +12,8 @@
 //    team only when iterations × work reaches kParallelPoints (about a millisecond of work: a
 //    fork/join, and on a busy machine a wait for a descheduled thread, costs that much).
 //  - carry: a sequential loop around one store `X[t] = f(X[t - 1], ...)` (`X[t + 1]` reversed)
-//    into a 1-D non-bool tensor keeps the previous step's value in a register instead of a
+//    into a non-bool tensor, its other subscripts names bound outside the loop (a row of a 2-D
+//    recurrence: `P[i, j] = P[i, j - 1] * X[i, j]`, the row `i` fixed), keeps the previous step's value in a register instead of a
 //    store-to-load round trip (and a `% W` index the C compiler cannot see through) on the
 //    critical path of every step. When the step depends on nothing else that changes (no loop
 //    variable, no other read of X, only pure operations), it is a fixed function: once a step
@@ -43,6 +44,7 @@ inline constexpr int64_t kParallelPoints = int64_t{1} << 20;
 struct ScalarCarry {
   std::unordered_set<uint32_t> reads;  // the Index nodes `X[t - 1]` it replaces
   bool fixed_point = false;            // the step is a function of the carried value alone
+  size_t axis = 0;                     // the store's subscript that is the loop's variable
   std::string tensor;                  // X (for %ir)
 };
 
