@@ -28,19 +28,6 @@ struct Chunk {
 
 uint64_t run_mask(size_t at, size_t k) { return (k == 64 ? ~uint64_t{0} : ((uint64_t{1} << k) - 1)) << at; }
 
-char* map_chunk() {
-  // Map one chunk more than needed, keep the aligned middle, give the ends back.
-  void* raw = mmap(nullptr, 2 * kMidChunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  uintptr_t r = reinterpret_cast<uintptr_t>(raw), at = (r + kMidChunk - 1) / kMidChunk * kMidChunk;
-  if (at > r) munmap(raw, at - r);
-  munmap(reinterpret_cast<void*>(at + kMidChunk), r + kMidChunk - at);
-#ifdef MADV_HUGEPAGE
-  madvise(reinterpret_cast<void*>(at), kMidChunk, MADV_HUGEPAGE);  // advice only
-#endif
-  return reinterpret_cast<char*>(at);
-}
-
 class Arena {
  public:
   // Never destroyed: tensors held by other static objects are freed after any destructor order.
@@ -57,7 +44,7 @@ class Arena {
       std::lock_guard<std::mutex> lock(mu_);
       for (size_t c = 0; c <= chunks_.size() && !p; ++c) {
         if (c == chunks_.size()) {
-          char* base = map_chunk();
+          char* base = static_cast<char*>(map_huge(kMidChunk));
           if (!base) return nullptr;
           chunks_.push_back(Chunk{base});
         }
@@ -103,6 +90,19 @@ class Arena {
 };
 
 }  // namespace
+
+void* map_huge(size_t len) {
+  // Map 2 MiB more than needed, keep the aligned middle, give the ends back.
+  void* raw = mmap(nullptr, len + kMidChunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  uintptr_t r = reinterpret_cast<uintptr_t>(raw), at = (r + kMidChunk - 1) / kMidChunk * kMidChunk;
+  if (at > r) munmap(raw, at - r);
+  munmap(reinterpret_cast<void*>(at + len), r + kMidChunk - at);
+#ifdef MADV_HUGEPAGE
+  madvise(reinterpret_cast<void*>(at), len, MADV_HUGEPAGE);  // advice only
+#endif
+  return reinterpret_cast<void*>(at);
+}
 
 void* mid_alloc(size_t bytes, bool zeroed) {
   if (bytes < kMidMin || bytes >= kMidChunk) return nullptr;

@@ -14,6 +14,9 @@ constexpr size_t kMidChunk = size_t{2} << 20;  // larger ones are mapped by them
 void* mid_alloc(size_t bytes, bool zeroed);
 // False when `p` is not a block of the arena (the caller frees it itself).
 bool mid_free(void* p, size_t bytes);
+// `len` bytes (a multiple of 2 MiB) mapped 2 MiB aligned and advised as huge pages, zero;
+// nullptr when the mapping fails. Released with munmap.
+void* map_huge(size_t len);
 
 }  // namespace ein::vdetail
 #endif  // EIN_ENGINE_VALUE_MID_ARENA_H

@@ -132,16 +132,9 @@ template <class T> struct BigPageAllocator {
       if (!t_overwritten) std::memset(p, 0, len);
       return static_cast<T*>(p);
     }
-    // Map 2 MiB more than needed, keep the aligned middle, give the ends back.
-    void* raw = mmap(nullptr, len + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) throw std::bad_alloc();
-    uintptr_t r = reinterpret_cast<uintptr_t>(raw), at = (r + kHuge - 1) / kHuge * kHuge;
-    if (at > r) munmap(raw, at - r);
-    munmap(reinterpret_cast<void*>(at + len), r + kHuge - at);
-#ifdef MADV_HUGEPAGE
-    madvise(reinterpret_cast<void*>(at), len, MADV_HUGEPAGE);  // advice only
-#endif
-    return reinterpret_cast<T*>(at);
+    void* p = vdetail::map_huge(len);
+    if (!p) throw std::bad_alloc();
+    return static_cast<T*>(p);
   }
   void deallocate(T* p, size_t n) noexcept {
     if (n * sizeof(T) < kHuge) {
