@@ -56,8 +56,8 @@ NodeRef strong_zero(const NodeRef& r, const std::vector<DefId>& ds) {
 // once so the test does not repeat them; a nonzero literal tangent (the reverse sweep's marker)
 // needs no test. `of[i]` is the argument whose tangent t[i] is (for its float width).
 NodeRef zero_direction(CompileCtx& cx, Facts& facts, std::vector<NodeRef>& t, const std::vector<NodeRef>& of,
-                       const std::function<bool(const NodeRef&)>& unbounded, const std::function<NodeRef()>& rule,
-                       Span span) {
+                       std::unordered_set<DefId>& unbounded_names, const std::function<bool(const NodeRef&)>& unbounded,
+                       const std::function<NodeRef()>& rule, Span span) {
   std::vector<NodeRef> lets, zero_tests;
   std::vector<DefId> infinite;  // tangents that may be infinite (scalar calls only)
   bool scalar = true;
@@ -66,10 +66,14 @@ NodeRef zero_direction(CompileCtx& cx, Facts& facts, std::vector<NodeRef>& t, co
   for (size_t i = 0; i < t.size(); ++i) {
     if (!t[i]) continue;
     if (t[i]->kind == Kind::FloatLit && t[i]->fval != 0.0) nonzero = true;
-    const bool inf = scalar && t[i]->kind != Kind::FloatLit && unbounded(t[i]);
+    const bool may_inf = t[i]->kind != Kind::FloatLit && unbounded(t[i]);
+    const bool inf = scalar && may_inf;
     if (t[i]->kind != Kind::Name && t[i]->kind != Kind::FloatLit) {
       DefId d = cx.resolver.new_def("dt", DefKind::Local, span);
       lets.push_back(let_stmt("dt", d, t[i], facts.float_dtype(of[i])));
+      // The rule sees this name: an inlined body's own calls (std::math::max calling its
+      // elementwise max_ew) must still know that it may be infinite.
+      if (may_inf) unbounded_names.insert(d);
       t[i] = name("dt", d);
     }
     if (inf) infinite.push_back(t[i]->def);
@@ -145,7 +149,7 @@ NodeRef Forward::tangent(const NodeRef& e) {
         case BinOp::Div: {
           std::vector<NodeRef> t{tangent(a), tangent(b)};
           if (!t[0] && !t[1]) return nullptr;
-          return zero_direction(cx_, facts_, t, {a, b}, [&](const NodeRef& x) { return unbounded(x); },
+          return zero_direction(cx_, facts_, t, {a, b}, unbounded_, [&](const NodeRef& x) { return unbounded(x); },
                                 [&] { return sub(div(t[0], b), div(mul(a, t[1]), mul(b, b))); }, e->span);
         }
         case BinOp::Mod: return tangent(a);  // d(a % b)/da = 1 almost everywhere
@@ -344,7 +348,7 @@ NodeRef Forward::call(const NodeRef& e) {
   bool closure = callee->kind == Kind::Lambda || (ct && ct->k == ir::Type::K::Lambda);
   if (!any && !closure) return nullptr;
   std::vector<NodeRef> args = ir::kid_list(ir::call_args(e));
-  return zero_direction(cx_, facts_, t, args, [&](const NodeRef& x) { return unbounded(x); },
+  return zero_direction(cx_, facts_, t, args, unbounded_, [&](const NodeRef& x) { return unbounded(x); },
                         [&] { return call_rule(e, t); }, e->span);
 }
 
