@@ -52,6 +52,7 @@ void SiteSolver::solve(const NodeRef& root, DefId self, std::vector<NodeRef> sel
     auto& [v, c] = a.aff.vars[0];
     if (c.c == 1 && !c.s && is_var(v) && a.aff.k != INT64_MIN) self_lo_[v].push_back(irb::lit(-a.aff.k));
   }
+  mark_guarded_reads();
   // An index is solved once every use of it has its other indices solved (they are then
   // taken over their whole ranges: SPEC §5.2 "for every value of the indices nested inside
   // it"). When no index is complete, the innermost one that has some usable use is solved
@@ -159,6 +160,8 @@ bool SiteSolver::has_usable(DefId v) const {
 void SiteSolver::settle(DefId v) {
   std::vector<Candidate> cands;
   std::vector<size_t> used;
+  std::vector<size_t> guarded;  // cands relaxed by a branch (mark_guarded_reads)
+  std::vector<std::pair<size_t, NodeRef>> hi_relaxed;  // (cand, its end before relaxing)
   for (size_t i = 0; i < accesses_.size(); ++i) {
     Access& a = accesses_[i];
     if (!bounds(a, v) || !others_solved(a, v)) continue;
@@ -188,12 +191,56 @@ void SiteSolver::settle(DefId v) {
       for (auto& s : b.positive) require_positive(v, s, a);
       cand.lo = b.lo;
       cand.hi = b.hi;
+      if (a.guarded_side < 0 && a.aff.coef_of(v)) {
+        cand.lo = nullptr;
+        guarded.push_back(cands.size());
+      } else if (a.guarded_side > 0 && a.aff.coef_of(v)) {
+        hi_relaxed.emplace_back(cands.size(), cand.hi);
+        cand.hi = nullptr;
+        guarded.push_back(cands.size());
+      }
     }
     cands.push_back(cand);
     used.push_back(i);
   }
+  // A guarded read is the only end of v: it stays one (a relaxed start is enough).
+  bool has_hi = false;
+  for (auto& c : cands) has_hi = has_hi || c.hi;
+  if (!has_hi)
+    for (auto& [k, hi] : hi_relaxed) cands[k].hi = hi;
   if (finalize(v, cands))
-    for (size_t i : used) contributed_.insert(i);
+    for (size_t k = 0; k < used.size(); ++k)
+      // A relaxed read is not proven in bounds: the branch that guards it is checked at run
+      // time (E005 if it does read outside), never assumed.
+      if (std::find(guarded.begin(), guarded.end(), k) == guarded.end()) contributed_.insert(used[k]);
+}
+
+// A lone recurrence clause writes its base case as a branch (`if i == 0 { .. } else { ..
+// x[i - 1, s] .. s[i - 1] .. }`). Its self-read under the branch does not raise the start
+// (see solve); a read of another tensor at the same kind of offset under a branch is the same
+// step of the same recurrence (the Thomas algorithm's `cp[i - 1, s]` inside dp's step): letting it
+// raise i's start made the base case unreachable (E012). Such a read keeps only its other side
+// as a bound of v, and only in the direction the self-reads go (x[i - 1] in a forward
+// recurrence, x[i + 1] in a backward one); the index's range then comes from its other uses
+// and the relaxed read is checked at run time.
+void SiteSolver::mark_guarded_reads() {
+  if (!single_clause_) return;
+  std::unordered_map<DefId, int> direction;  // v -> sign of a conditional self-read's offset
+  for (auto& a : accesses_) {
+    if (!a.self || !conditional_.count(a.node->id) || !a.aff.ok || a.aff.vars.size() != 1 || !a.aff.syms.empty())
+      continue;
+    auto& [v, c] = a.aff.vars[0];
+    if (c.c == 1 && !c.s && a.aff.k != 0 && a.aff.k != INT64_MIN) direction[v] |= a.aff.k < 0 ? 1 : 2;
+  }
+  for (auto& a : accesses_) {
+    if (a.self || !conditional_.count(a.node->id) || !a.aff.ok || a.aff.vars.size() != 1 || !a.aff.syms.empty())
+      continue;
+    auto& [v, c] = a.aff.vars[0];
+    auto d = direction.find(v);
+    if (d == direction.end() || c.c != 1 || c.s || a.aff.k == 0 || a.aff.k == INT64_MIN) continue;
+    if (a.aff.k < 0 && (d->second & 1)) a.guarded_side = -1;
+    if (a.aff.k > 0 && (d->second & 2)) a.guarded_side = 1;
+  }
 }
 
 // Smallest (max = false) or largest value of `e` over the solved indices other than `v`,

@@ -34,6 +34,7 @@ struct Access {
   bool point_local;  // the base is computed inside the site (a where/let local)
   bool written_plain;  // the index is written as a bare name: `X[i]`
   bool self_bounded = false;  // a self-read whose axis extent the clauses' explicit ranges fix
+  int guarded_side = 0;  // -1: its start is not a start of v (see SiteSolver::mark_guarded_reads); +1: its end
 };
 
 // The exclusive end of a range literal `a..b` / `a..=b`.
@@ -84,6 +85,8 @@ class SiteSolver {
   void add_access(const NodeRef& n);
 
   bool mentions_guarded_derived(const NodeRef& ix) const;
+
+  void mark_guarded_reads();
 
   bool local_outside_site(DefId d) const { return !site_locals_.count(d) && !is_var(d); }
 
