@@ -280,10 +280,10 @@ EIN_F2I(i64, (-9223372036854775807LL - 1), 9223372036854775808.0)
 // NumPy-like helpers the interpreter also implements (engine/value/math.cpp).
 static inline float ein_signf(float x) { return x > 0.f ? 1.f : x < 0.f ? -1.f : x; }
 static inline double ein_sign(double x) { return x > 0. ? 1. : x < 0. ? -1. : x; }
-static inline float ein_min2f(float x, float y) { return (x != x || y != y) ? __builtin_nanf("") : (y < x ? y : x); }
-static inline float ein_max2f(float x, float y) { return (x != x || y != y) ? __builtin_nanf("") : (y > x ? y : x); }
-static inline double ein_min2(double x, double y) { return (x != x || y != y) ? __builtin_nan("") : (y < x ? y : x); }
-static inline double ein_max2(double x, double y) { return (x != x || y != y) ? __builtin_nan("") : (y > x ? y : x); }
+static inline float ein_min2f(float x, float y) { return (x != x || y != y) ? __builtin_nanf("") : (x < y ? x : y); }
+static inline float ein_max2f(float x, float y) { return (x != x || y != y) ? __builtin_nanf("") : (x > y ? x : y); }
+static inline double ein_min2(double x, double y) { return (x != x || y != y) ? __builtin_nan("") : (x < y ? x : y); }
+static inline double ein_max2(double x, double y) { return (x != x || y != y) ? __builtin_nan("") : (x > y ? x : y); }
 
 // exp for f32 in plain arithmetic, so loops calling it vectorise (libm's expf is a call per
 // element). Cody-Waite reduction by ln 2 and the Cephes polynomial; within 2 ulp of the

@@ -138,8 +138,12 @@ std::vector<int64_t> int_list(const Value& v, const char* what) {
   fault("E002", std::string(what) + " must be a 1-D array of integers");
 }
 
-// ONNX Reshape (allowzero = 0): one entry may be -1 (inferred), a 0 copies the input's extent.
-Value reshape(const Value& x, const Value& shape_v) {
+// Reshape: one entry may be -1 (inferred). With `copy_zeros` (ONNX Reshape, allowzero = 0) a 0
+// copies the input's extent on that axis; without it (every shape the library computes) a 0 is
+// an empty axis: around_axis of a [3, 0] array is [1, 3, 0], constant_of_shape([2, 0]) is empty.
+// Until session 16 every library reshape copied, so axis operations on arrays with an empty
+// axis and constant_of_shape with a 0 were E004.
+Value reshape(const Value& x, const Value& shape_v, bool copy_zeros) {
   std::vector<int64_t> shape = int_list(shape_v, "the shape");
   Tensor t = x.is_tensor() ? x.tensor_ref() : Tensor();
   if (!x.is_tensor()) {
@@ -151,7 +155,7 @@ Value reshape(const Value& x, const Value& shape_v) {
   int64_t total = t.size(), known = 1;
   int infer = -1;
   for (size_t a = 0; a < shape.size(); ++a) {
-    if (shape[a] == 0) {
+    if (shape[a] == 0 && copy_zeros) {
       if (static_cast<int>(a) >= t.rank()) fault("E004", "reshape: a 0 extent copies an axis the input does not have");
       shape[a] = t.dim(static_cast<int>(a));
     }
@@ -257,10 +261,11 @@ Value std_builtin(Builtin b, std::vector<Value>& args, const std::string& root_d
       return Value::unit();
     case Builtin::FileSize: return file_size(str_arg(args, 0, "the path"));
     case Builtin::Reshape: {
-      Value y = reshape(args[0], args[1]);
+      const bool copy_zeros = args.size() == 4 && args[3].tag == Value::Tag::Bool && args[3].b;
+      Value y = reshape(args[0], args[1], copy_zeros);
       // The rank the caller promised, which its static type may rely on.
       int64_t rank = y.is_tensor() ? y.tensor_ref().rank() : 0;
-      if (args.size() == 3 && args[2].as_i64() >= 0 && args[2].as_i64() != rank)
+      if (args.size() >= 3 && args[2].as_i64() >= 0 && args[2].as_i64() != rank)
         fault("E004", "reshape: the shape gives rank " + std::to_string(rank) + ", the caller promised " +
                           std::to_string(args[2].as_i64()));
       return y;
@@ -274,6 +279,9 @@ Value std_builtin(Builtin b, std::vector<Value>& args, const std::string& root_d
       return cast_value(args[0], to);
     }
     case Builtin::Split: return split(args[0], args[1], args[2]);
+    case Builtin::Argsort:
+      if (args.size() < 3) fault("E002", "__argsort(x, axis, descending[, k])");
+      return argsort_value(args[0], args[1], args[2], args.size() > 3 ? &args[3] : nullptr, interrupt);
     default: fault("E011", std::string("`") + builtin_info(b).name + "` is not a library intrinsic");
   }
 }

@@ -300,7 +300,8 @@ Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>
     case Builtin::Cast:
     case Builtin::Einsum:
     case Builtin::Convert:
-    case Builtin::Split: return std_builtin(b, args, cx.resolver.root_dir(), opt.interrupt);
+    case Builtin::Split:
+    case Builtin::Argsort: return std_builtin(b, args, cx.resolver.root_dir(), opt.interrupt);
     default: fault("E011", std::string("builtin `") + builtin_info(b).name + "` is not available");
   }
 }

@@ -134,6 +134,10 @@ Value std_builtin(Builtin b, std::vector<Value>& args, const std::string& root_d
                   const std::atomic<bool>* interrupt);
 Value einsum(const std::string& equation, const Value& inputs,
              const std::atomic<bool>* interrupt);  // builtins_einsum.cpp
+// The stable order along an axis, i32 indices of x's shape (builtins_sort.cpp).
+// A k (args[3]) keeps the first k positions of the order along the axis.
+Value argsort_value(const Value& x, const Value& axis, const Value& descending, const Value* k,
+                    const std::atomic<bool>* interrupt);
 
 // Flat offset of a full index into t (bounds-checked, E005), honouring a circular window on
 // axis 0 when `window` > 0 with logical extent `logical0`.

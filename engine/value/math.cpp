@@ -82,9 +82,11 @@ template <class C> C apply1(MathFn f, C x) {
 template <class C> C apply2(MathFn f, C x, C y) {
   switch (f) {
     case MathFn::Atan2: return std::atan2(x, y);
-    // NaN-propagating like NumPy's minimum/maximum (std::fmin/fmax would drop the NaN).
-    case MathFn::Min2: return (std::isnan(x) || std::isnan(y)) ? std::numeric_limits<C>::quiet_NaN() : (y < x ? y : x);
-    case MathFn::Max2: return (std::isnan(x) || std::isnan(y)) ? std::numeric_limits<C>::quiet_NaN() : (y > x ? y : x);
+    // NaN-propagating like NumPy's minimum/maximum (std::fmin/fmax would drop the NaN); equal
+    // operands give the second, as NumPy's do, which decides the sign of a zero:
+    // maximum(-0.0, 0.0) is 0.0, so relu(-0.0) = __max2(-0.0, 0) is 0.0 (ONNX Relu's reference).
+    case MathFn::Min2: return (std::isnan(x) || std::isnan(y)) ? std::numeric_limits<C>::quiet_NaN() : (x < y ? x : y);
+    case MathFn::Max2: return (std::isnan(x) || std::isnan(y)) ? std::numeric_limits<C>::quiet_NaN() : (x > y ? x : y);
     default: break;
   }
   return x;
@@ -221,7 +223,7 @@ Value math2(MathFn f, const Value& x0, const Value& y0) {
       const S sx = tx ? S(0) : static_cast<S>(x.i), sy = ty ? S(0) : static_cast<S>(y.i);
       for (int64_t k = 0; k < n; ++k) {
         const S a = px ? px[k] : sx, b = py ? py[k] : sy;
-        o[k] = (f == MathFn::Min2 ? b < a : b > a) ? b : a;
+        o[k] = (f == MathFn::Min2 ? a < b : a > b) ? a : b;
       }
     }
   });

@@ -162,12 +162,14 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       // A third argument is the rank the caller promises (checked when it runs): a library
       // function whose shape is computed (`squeeze(x, [0])`) states it in terms of ranks and of
       // literal axis lists, which are known per call.
-      if (!arity(2, 3)) return ir::t_unknown();
+      // A fourth argument `true` is ONNX Reshape's zero: it copies the input's extent.
+      if (!arity(2, 4)) return ir::t_unknown();
+      if (args.size() == 4) expect(ir::t_bool(), args[3], arg_span(3), "copy_zeros");
       TypeRef x = resolved(args[0]);
       NodeRef target = literal_arg(ir::call_args(e)[1]);
       if (x->k == Type::K::Array && target && target->kind == Kind::ArrayLit)
         return ir::t_array(x->elem, static_cast<int>(target->kids.size()));
-      if (args.size() == 3) {
+      if (args.size() >= 3) {
         expect(ir::t_scalar(DType::I32), args[2], arg_span(2), "a rank");
         auto r = promised_rank(ir::call_args(e)[2], 0);
         if (x->k == Type::K::Array && r && *r >= 0 && *r <= 64)  // -1: no promise
@@ -262,6 +264,17 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       if (x->k == Type::K::Array) return ir::t_array(el, x->rank);
       if (x->k == Type::K::Unknown || !el) return ir::t_unknown();
       return el;
+    }
+    case Builtin::Argsort: {
+      // __argsort(x, axis, descending[, k]): i32 indices of x's rank, the axis cut to its
+      // first k positions when k is given (engine/interp/builtins_sort.cpp).
+      if (!arity(3, 4)) return ir::t_unknown();
+      expect(ir::t_scalar(DType::I32), args[1], arg_span(1), "an axis");
+      expect(ir::t_bool(), args[2], arg_span(2), "the direction (descending)");
+      if (args.size() == 4) expect(ir::t_scalar(DType::I32), args[3], arg_span(3), "a count k");
+      TypeRef x = resolved(args[0]);
+      if (x->k == Type::K::Array) return ir::t_array(ir::t_scalar(DType::I32), x->rank);
+      return ir::t_unknown();
     }
     default: return ir::t_unknown();
   }

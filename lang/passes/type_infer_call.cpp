@@ -182,7 +182,7 @@ std::vector<int64_t> Infer::known_extents(const NodeRef& a) {
 static bool promise_reads_shape(const NodeRef& body, ir::DefId p) {
   bool reads = false;
   ir::for_each_node(body, [&](const NodeRef& n) {
-    if (reads || n->kind != Kind::Call || ir::call_args_count(n) != 3 || ir::call_callee(n)->def != builtin_def(Builtin::Reshape))
+    if (reads || n->kind != Kind::Call || ir::call_args_count(n) < 3 || ir::call_callee(n)->def != builtin_def(Builtin::Reshape))
       return;
     ir::for_each_node(ir::call_args(n)[2], [&](const NodeRef& m) {
       if (m->kind == Kind::Call && ir::call_args_count(m) == 1 &&

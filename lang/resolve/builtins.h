@@ -20,7 +20,7 @@ enum class Builtin : uint16_t {
   LoadNpy, SaveNpy, ReadFile, WriteFile, FileExists, ListDir,
   // std-only intrinsics of engine/interp/builtins_std.cpp: error checks, file-system
   // operations, and the operations whose result type is known only at run time
-  Check, FsTest, FsStr, FsDo, FileSize, Reshape, Cast, Einsum, Convert, Split,
+  Check, FsTest, FsStr, FsDo, FileSize, Reshape, Cast, Einsum, Convert, Split, Argsort,
   Count_
 };
 
