@@ -200,6 +200,16 @@ def solve_file():
         A = t.let(f"A{i}", a, kind)
         Bm = t.let(f"B{i}", np.round(rng.uniform(-2, 2, (n, k)), 2), kind)
         t.check(f"solve(A{i}, B{i})", np.linalg.solve(A.astype(np.float64), Bm.astype(np.float64)), kind)
+    # Gradients of sum(W * X), X = A^-1 B: dB = A^-T W, dA = -A^-T W X^T (hand derivation).
+    a = np.round(rng.uniform(-2, 2, (3, 3)), 2) + 4 * np.eye(3)
+    A = t.let("Ag", a, "f64")
+    Bm = t.let("Bg", np.round(rng.uniform(-2, 2, (3, 2)), 2), "f64")
+    W = t.let("Wg", np.round(rng.uniform(-1, 1, (3, 2)), 2), "f64")
+    t.raw("let Xg = solve(Ag, Bg);", "let lg = sum[i, j](Xg[i, j] * Wg[i, j]);")
+    G = np.linalg.solve(A.T, W)
+    t.check("@lg / @Bg", G, "f64")
+    t.check("@lg / @Ag", -G @ np.linalg.solve(A, Bm).T, "f64")
+    # (Inside a generic function the recursive elimination is E013, for a vector b as well.)
     t.write()
 
 
