@@ -112,6 +112,9 @@ def empty_file():
     t.raw("let e3[i in 0..2, j in 0..0, k in 0..3] = 1.0;")
     t.check("shape(std::ml::topk(e3, 1, 2).0)", np.array([2, 0, 1]), "i32")
     t.check("shape(std::ml::constant_of_shape([2, 0], 1.5))", np.array([2, 0]), "i32")
+    t.check("shape(std::ml::lp_normalization(e, 0, 2))", np.array([3, 0]), "i32")
+    t.check("shape(std::ml::gather(e, [0, 2], 0))", np.array([2, 0]), "i32")
+    t.check("shape(std::ml::mean_variance_normalization(e, [0]))", np.array([3, 0]), "i32")
     t.check("shape(std::ml::reshape(e, [0, 0]))", np.array([3, 0]), "i32")
     t.write()
 
