@@ -15,6 +15,13 @@ MODES = "//$ EIN_JIT=never|always"
 NAN, INF, NINF = 99.0, 98.0, 97.0  # placeholders in the literals, replaced in Einlang
 
 
+def modes_file(rel, purpose, uses):
+    """A test file run with EIN_JIT=never and always."""
+    t = TestFile(rel, purpose, uses=uses)
+    t.raw(MODES)
+    return t
+
+
 def desc_order(x, axis=-1):
     """The stable descending order with NaN first, along axis."""
     x = np.moveaxis(np.asarray(x, dtype=np.float64), axis, -1)
@@ -48,9 +55,8 @@ def take(x, o, axis=-1):
 
 
 def specials_file():
-    t = TestFile("array/select_specials.ein", "sort, argsort, topk_extract, topk_indices and std::ml::topk "
+    t = modes_file("array/select_specials.ein", "sort, argsort, topk_extract, topk_indices and std::ml::topk "
                  "with ties, NaN, -0.0 and infinities, short rows and rows of 256 or more", uses=["std::array::*"])
-    t.raw(MODES)
     rng = np.random.default_rng(4100)
     for i, (shape, kind) in enumerate([((3, 12), "f64"), ((2, 300), "f32"), ((4, 2, 9), "f64")]):
         raw = rng.integers(-6, 7, size=shape).astype(np.float64) / 2
@@ -77,9 +83,8 @@ def specials_file():
 
 
 def ints_file():
-    t = TestFile("array/select_ints.ein", "sort, argsort and topk of integers: i64 above 2^53 (compared "
+    t = modes_file("array/select_ints.ein", "sort, argsort and topk of integers: i64 above 2^53 (compared "
                  "as integers), i32 rows with many ties, long rows, 3-D along every axis", uses=["std::array::*"])
-    t.raw(MODES)
     rng = np.random.default_rng(4200)
     big = rng.integers(-3, 4, size=(2, 3, 5)) * (2 ** 55) + rng.integers(0, 3, size=(2, 3, 5))
     v = t.let("b", big, "i64")
@@ -96,8 +101,7 @@ def ints_file():
 
 
 def empty_file():
-    t = TestFile("array/select_empty.ein", "ordering empty rows and k = 0", uses=["std::array::*"])
-    t.raw(MODES)
+    t = modes_file("array/select_empty.ein", "ordering empty rows and k = 0", uses=["std::array::*"])
     t.raw("let e: [f32; 3, 0] = [[], [], []];")
     t.check("shape(sort(e))", np.array([3, 0]), "i32")
     t.check("shape(argsort(e))", np.array([3, 0]), "i32")
@@ -120,10 +124,9 @@ def empty_file():
 
 
 def signed_zero_file():
-    t = TestFile("outside/signed_zero.ein", "the sign of zero: relu, max and min give np.maximum's / "
+    t = modes_file("outside/signed_zero.ein", "the sign of zero: relu, max and min give np.maximum's / "
                  "np.minimum's (the second operand on ties), leaky_relu and prelu keep -0.0 (x * alpha)",
                  uses=["std::ml::*"])
-    t.raw(MODES)
     z = t.let("z", np.array([[-0.0, 0.0, -2.0], [1.5, -0.0, 0.0]]), "f64")
     with np.errstate(divide="ignore"):
         inv = lambda y: 1.0 / y  # noqa: E731
@@ -144,9 +147,8 @@ def signed_zero_file():
 
 
 def cosine_file():
-    t = TestFile("outside/cosine_broadcast.ein", "cosine_similarity of same-rank operands with extent-1 "
+    t = modes_file("outside/cosine_broadcast.ein", "cosine_similarity of same-rank operands with extent-1 "
                  "axes broadcasts as in PyTorch (was E004)", uses=["std::ml::*"])
-    t.raw(MODES)
     rng = np.random.default_rng(4300)
 
     def cos(a, b):
@@ -161,10 +163,9 @@ def cosine_file():
 
 
 def forms_file():
-    t = TestFile("outside/select_forms.ein", "orderings the way NumPy users call them: bool and i8 "
+    t = modes_file("outside/select_forms.ein", "orderings the way NumPy users call them: bool and i8 "
                  "arrays, k given as i64 (NumPy's default int), one-element rows, and the gradient "
                  "of a sorted value inside a generic function", uses=["std::array::*"])
-    t.raw(MODES)
     b = np.array([True, False, True, False])
     t.let("b", b, "bool")
     t.check("sort(b)", np.sort(b), "bool")
@@ -194,9 +195,8 @@ def forms_file():
 
 
 def solve_file():
-    t = TestFile("outside/solve_matrix_rhs.ein", "std::ml::solve with a matrix of right-hand sides "
+    t = modes_file("outside/solve_matrix_rhs.ein", "std::ml::solve with a matrix of right-hand sides "
                  "(np.linalg.solve(A, B) with B [n, k]; was E002)", uses=["std::ml::*"])
-    t.raw(MODES)
     rng = np.random.default_rng(4400)
     for i, (n, k, kind) in enumerate([(4, 2, "f64"), (3, 5, "f64"), (5, 1, "f32")]):
         a = np.round(rng.uniform(-2, 2, (n, n)), 2) + 4 * np.eye(n)
