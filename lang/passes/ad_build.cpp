@@ -69,6 +69,15 @@ NodeRef call_builtin(int b, std::vector<NodeRef> args, Span s) {
 
 NodeRef eq(const NodeRef& a, const NodeRef& b) { return ir::make_binary(ir::BinOp::Eq, a, b); }
 
+NodeRef ty_prim(DType d) { return ir::make({.kind = Kind::TyPrim, .name = dtype_name(d)}); }
+
+NodeRef index_eq(const NodeRef& key, const TypeRef& key_type, const NodeRef& m) {
+  if (!key_type || !ir::is_scalar(key_type) || !is_int(key_type->dtype) || key_type->dtype == DType::I32)
+    return eq(key, m);
+  auto wide = [](const NodeRef& v) { return ir::make({.kind = Kind::Cast, .kids = {v, ty_prim(DType::I64)}}); };
+  return eq(key_type->dtype == DType::I64 ? key : wide(key), wide(m));
+}
+
 NodeRef land(const NodeRef& a, const NodeRef& b) {
   if (!a) return b;
   if (!b) return a;

@@ -163,6 +163,11 @@ NodeRef neg(const NodeRef& a);
 NodeRef call_builtin(int builtin, std::vector<NodeRef> args, Span s = {});
 NodeRef name(const std::string& n, DefId d);
 NodeRef eq(const NodeRef& a, const NodeRef& b);
+NodeRef ty_prim(DType d);                                  // the type `d` (a cast's target)
+// `key == m` for an integer subscript `key` (typed `key_type`) met by an adjoint's point `m`
+// (`t[n] == m1`, the adjoint of a label read `lp[n, t[n]]`). The point is an i32 (its range is
+// a DimOf); an i64 or i8 key compared with it is E002, so both are compared as i64 (exact).
+NodeRef index_eq(const NodeRef& key, const TypeRef& key_type, const NodeRef& m);
 // Can a local partial be infinite or NaN at finite primal values (a division, a power, a function
 // that grows)? Intervals prove `exp(-x * x)` and `1 / (1 + exp(-x))` finite (ad_finite.cpp); with `cx`,
 // also through the bodies of the functions a rule calls.

@@ -17,7 +17,6 @@ using ir::Kind;
 
 namespace {
 
-NodeRef ty_prim(DType d) { return ir::make({.kind = Kind::TyPrim, .name = dtype_name(d)}); }
 NodeRef one_of(DType d) { return ir::make({.kind = Kind::Cast, .kids = {flit(1.0), ty_prim(d)}}); }
 
 // The tangent of x is the basis vector at s: `P[i..]` becomes `i.. == s..`, a bare `P` (scalar

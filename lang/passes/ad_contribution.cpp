@@ -189,7 +189,7 @@ NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoin
   NodeRef at;
   for (size_t a = 0; a < nested.size(); ++a)
     if (nested[a]) {
-      NodeRef t = eq(ir::index_args(occ.node)[a], bar_b.m[a]);
+      NodeRef t = index_eq(ir::index_args(occ.node)[a], facts_.type(ir::index_args(occ.node)[a]), bar_b.m[a]);
       at = at ? ir::make_binary(ir::BinOp::And, at, t) : t;
     }
   if (at) fwd.marker_seed = ifz(at, flit(1.0), flit(0.0));
@@ -348,6 +348,10 @@ NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoin
   for (int a : order) {
     const NodeRef& e = ir::index_args(occ.node)[static_cast<size_t>(a)];
     Affine aff = sv.affine(e);
+    // A subscript computed in i64 (an i64 offset `x[i + o]`) meets the i32 point as i64.
+    NodeRef m_a = bar_b.m[a];
+    if (TypeRef et = facts_.type(e); et && ir::is_scalar(et) && et->dtype == DType::I64)
+      m_a = ir::make({.kind = Kind::Cast, .kids = {m_a, ty_prim(DType::I64)}});
     // The index to solve for: an index of the clause rather than of a reduction (a pooling
     // window's output position, not its tap: the tap's short range is what stays summed),
     // then one with coefficient ±1 (else a divisibility guard), then the one with the longest
@@ -399,15 +403,15 @@ NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoin
       NodeRef repl;
       bool divided = !(!c.s && (c.c == 1 || c.c == -1));
       if (!divided) {
-        repl = c.c == 1 ? irb::sub(bar_b.m[a], rest) : irb::sub(rest, bar_b.m[a]);
+        repl = c.c == 1 ? irb::sub(m_a, rest) : irb::sub(rest, m_a);
       } else {
         // v = (m - rest) / coef where coef divides m - rest (coef may be 0 or negative at
         // run time: the guards say so before the quotient is read).
-        NodeRef num = irb::sub(bar_b.m[a], rest), k = coef_ir(c);
+        NodeRef num = irb::sub(m_a, rest), k = coef_ir(c);
         if (c.s) invalid->push_back(ir::make_binary(ir::BinOp::Eq, coef_ir(c), irb::lit(0)));
         guards.push_back(ir::make_binary(ir::BinOp::Ne, k, irb::lit(0)));
         guards.push_back(eq(ir::make_binary(ir::BinOp::Mod, num, coef_ir(c)), irb::lit(0)));
-        repl = ir::make_binary(ir::BinOp::Div, irb::sub(bar_b.m[a], rest), coef_ir(c));
+        repl = ir::make_binary(ir::BinOp::Div, irb::sub(m_a, rest), coef_ir(c));
       }
       solved[v] = repl;
       // A range bounded by where-bound locals (`max[i in a..b] .. where a = lo[r]`) is
@@ -424,7 +428,7 @@ NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoin
         bounds.push_back({true, repl, hi, guard_only});
       }
     } else {
-      guards.push_back(eq(expand(e, 0), bar_b.m[a]));
+      guards.push_back(index_eq(expand(e, 0), facts_.type(e), bar_b.m[a]));
     }
   }
   std::unordered_set<DefId> summed_defs;

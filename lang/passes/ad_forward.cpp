@@ -5,6 +5,7 @@
 
 #include "lang/ir/reduce_op.h"
 #include "lang/passes/ad_common.h"
+#include "lang/passes/ir_build.h"
 #include "lang/resolve/builtins.h"
 
 namespace ein::ad {
@@ -17,8 +18,33 @@ namespace {
 constexpr int kMaxInline = 64;
 thread_local int g_inline_depth = 0;
 
-NodeRef ty_prim(DType d) { return ir::make({.kind = Kind::TyPrim, .name = dtype_name(d)}); }
 
+
+// r's slots with the ranges the primal inferred for them written out (those naming nothing bound
+// inside r's body). The derivative rebuilds r over copies of its body that may have lost the
+// access such a range came from: a partial drops a block's unused let (`max[q, i]({ let b =
+// v[q]; x[i] })`, ad_build's flatten_partial), and an index inferred from nothing is E004.
+std::vector<NodeRef> explicit_slots(const NodeRef& r, Facts& facts) {
+  std::vector<NodeRef> out;
+  std::unordered_set<DefId> inner = binders_in(ir::reduce_body(*r));
+  auto free_of_inner = [&](const NodeRef& e) {
+    bool ok = true;
+    ir::for_each_node(e, [&](const NodeRef& n) {
+      if ((n->kind == Kind::Name || n->kind == Kind::Path) && inner.count(n->def)) ok = false;
+    });
+    return ok;
+  };
+  for (const NodeRef& sl : ir::reduce_slots(r)) {
+    const RangeFact* rf = sl->kind == Kind::IdxVar ? facts.range(sl->def) : nullptr;
+    NodeRef hi = rf && rf->hi ? (rf->hi_const ? irb::lit(*rf->hi_const) : rf->hi) : nullptr;
+    if (!rf || !rf->lo || !hi || !free_of_inner(rf->lo) || !free_of_inner(hi)) {
+      out.push_back(sl);
+      continue;
+    }
+    out.push_back(ir::edited(idx_in(sl->name, sl->def, rf->lo, hi), [&](ir::Node& x) { x.span = sl->span; }));
+  }
+  return out;
+}
 
 // Does `e` read one of the locals `ds`?
 bool reads_any(const NodeRef& e, const std::vector<DefId>& ds) {
@@ -516,8 +542,7 @@ NodeRef Forward::domain_nonempty(const NodeRef& r) {
   items.push_back(wbind("nz", v, body->kind == Kind::Where ? ir::where_expr(body) : body));
   NodeRef yes = ir::make({.kind = Kind::BoolLit, .span = r->span, .ival = 1});
   Copier cp(cx_, facts_);
-  return cp.copy(ad::reduce("any", ad::where(yes, std::move(items)),
-                            ir::kid_list(ir::reduce_slots(r))));
+  return cp.copy(ad::reduce("any", ad::where(yes, std::move(items)), explicit_slots(r, facts_)));
 }
 
 NodeRef Forward::reduce(const NodeRef& r) {
@@ -525,7 +550,7 @@ NodeRef Forward::reduce(const NodeRef& r) {
   const ir::ReduceOp rop = ir::reduce_op(*r);
   if (ir::is_logical_reduce(rop) || ir::is_arg_reduce(rop)) return nullptr;
   const NodeRef& body = ir::reduce_body(*r);
-  std::vector<NodeRef> slots = ir::kid_list(ir::reduce_slots(r));
+  std::vector<NodeRef> slots = explicit_slots(r, facts_);
   bool open = opened.count(r->id) > 0;
   NodeRef tb = tangent(body);
   if (!tb) return nullptr;
@@ -572,7 +597,7 @@ NodeRef Forward::reduce(const NodeRef& r) {
     // The product of the other factors. A guarded body keeps its where-items as the body of
     // that product, so a point the guard skips is still skipped (the identity, not a 0 factor).
     Copier cp(cx_, facts_);
-    NodeRef other = cp.copy(r);  // the same reduction over fresh indices
+    NodeRef other = cp.copy(ad::reduce(op, body, slots));  // the same reduction over fresh indices
     NodeRef same;
     ir::Kids other_slots = ir::reduce_slots(other);
     for (size_t a = 0; a < slots.size(); ++a) same = land(same, eq(var(other_slots[a]), var(slots[a])));

@@ -66,7 +66,7 @@ class Tape {
   Entry normalise(DefId d, const NodeRef& stmt);
   NodeRef extract_calls(const NodeRef& e);
   NodeRef inline_call(const NodeRef& call);
-  NodeRef inline_point_arrays(const NodeRef& e);
+  NodeRef inline_point_arrays(const NodeRef& e, DefId self = {});
   // Block-local arrays of a clause body (ad_lift.cpp): their extents, those extents written out
   // where later statements inferred ranges from them, and arrays used whole lifted to tape
   // entries over the clause's indices.

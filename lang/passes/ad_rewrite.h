@@ -124,4 +124,11 @@ class Rewriter {
   std::vector<NodeRef> fixed_rows_;
 };
 
+// Every call in `body` of a function specialisation whose key is in `keys` (its requests were
+// refused there) replaced by the function's body inlined, its parameters block-local lets bound
+// to the arguments (ad_callsite.cpp); `used` gets the keys of the calls replaced.
+// `within`: the specialisation whose body `body` is (nullptr: the cell).
+NodeRef inline_refused_calls(CompileCtx& cx, const NodeRef& body, const std::unordered_set<std::string>& keys,
+                             std::unordered_set<std::string>& used, const Unit* within);
+
 }  // namespace ein::ad

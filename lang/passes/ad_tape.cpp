@@ -30,6 +30,15 @@ bool cheap_point_value(const NodeRef& e) {
   return ok;
 }
 
+// Does `e` name `d`?
+bool names_def(const NodeRef& e, DefId d) {
+  bool hit = false;
+  ir::for_each_node(e, [&](const NodeRef& n) {
+    if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def == d) hit = true;
+  });
+  return hit;
+}
+
 // Is every use of `d` in `n` a read of one point (`v[e1, .., er]`)?
 bool point_reads_only(const NodeRef& n, DefId d, size_t rank) {
   if (!n) return true;
@@ -68,12 +77,16 @@ NodeRef replace_point_reads(Copier& cp, const NodeRef& n, DefId d, const std::ve
 // becomes the definition at that point, so the adjoint reads x through the reduction around
 // the read (its index solved: one term per point) instead of testing every point of v against
 // every adjoint point. (The primal still evaluates v, and checks the reads' bounds.)
-NodeRef Tape::inline_point_arrays(const NodeRef& e) {
+// In a recurrence's step (`self` the recurrence) an array computed from its earlier point by
+// reductions and calls (`let z[i] = sig(sum[k](W[i, k] * h[t - 1, k]));`, a gated cell written
+// with locals) is inlined as well: lifted, it and the recurrence would read each other, and read
+// only at points its reads are the same clause written out (each read repeats its reduction).
+NodeRef Tape::inline_point_arrays(const NodeRef& e, DefId self) {
   if (!e || e->kind == Kind::Lambda) return e;
   std::vector<NodeRef> kids;
   bool changed = false;
   for (const NodeRef& k : e->kids) {
-    kids.push_back(inline_point_arrays(k));
+    kids.push_back(inline_point_arrays(k, self));
     changed = changed || kids.back() != k;
   }
   NodeRef n = changed ? ir::with_kids(e, std::move(kids)) : e;
@@ -84,7 +97,8 @@ NodeRef Tape::inline_point_arrays(const NodeRef& e) {
     const NodeRef& g = stmts[i];
     if (!g || g->kind != Kind::EinGroup || ir::group_clauses_count(g) != 1) continue;
     const NodeRef& c = ir::group_clauses(g)[0];
-    if (c->kind != Kind::EinDecl || !cheap_point_value(ir::ein_value(*c))) continue;
+    if (c->kind != Kind::EinDecl) continue;
+    if (!cheap_point_value(ir::ein_value(*c)) && !(self.valid() && names_def(ir::ein_value(*c), self))) continue;
     std::vector<DefId> slots;
     for (const NodeRef& sl : ir::ein_slots(c))
       if (sl->kind == Kind::IdxIn || sl->kind == Kind::IdxVar) slots.push_back(sl->def);
@@ -302,7 +316,7 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
       bound_ = around;
       // `cols[j][i]`: a row read at a point (inv's column solves) is the element `cols[j, i]`.
       cl.value = whole_reductions(hoist_comps(
-          flat_index(extract_calls(lift_local_arrays(inline_point_arrays(ir::ein_value(*c)), cl.slots, d))), around));
+          flat_index(extract_calls(lift_local_arrays(inline_point_arrays(ir::ein_value(*c), d), cl.slots, d))), around));
       bound_.clear();
       for (auto& s : cl.slots)
         if (s->kind == Kind::IdxRest) unsupported("a rest pattern", s->span);

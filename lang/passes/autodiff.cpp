@@ -22,12 +22,75 @@ Facts facts_for(CompileCtx& cx, const Unit* u) {
   return f;
 }
 
+// Is every request in the function `fn` by a binding of its own (a parameter, a local)? One
+// by a global (`fn f() { let l = v * v; @l / @w }` with v computed from w outside) stays E013:
+// inside the function w's data flow cannot be followed, and lowered at the call it would be.
+bool by_own_bindings(const NodeRef& fn, const std::unordered_set<DefId>& own) {
+  bool ok = true;
+  ir::for_each_node(fn, [&](const NodeRef& n) {
+    if (!is_quotient(n)) return;
+    NodeRef x = quotient_by(n);
+    while (x && x->kind == Kind::Index) x = ir::index_base(x);
+    ok = ok && x && (x->kind == Kind::Name || x->kind == Kind::Path) && own.count(x->def);
+  });
+  return ok;
+}
+
+// The errors reported since `from` when every one is an E013, taken out of cx.diags (the
+// specialisation's requests are then lowered at its calls instead); empty otherwise.
+std::vector<Diagnostic> take_refusals(CompileCtx& cx, size_t from) {
+  const std::vector<Diagnostic>& now = cx.diags.all();
+  if (now.size() <= from) return {};
+  for (size_t i = from; i < now.size(); ++i)
+    if (now[i].warning || now[i].code != "E013") return {};
+  std::vector<Diagnostic> all = cx.diags.take();
+  std::vector<Diagnostic> mine(std::make_move_iterator(all.begin() + static_cast<long>(from)),
+                               std::make_move_iterator(all.end()));
+  all.resize(from);
+  for (auto& d : all) cx.diags.report(std::move(d));
+  return mine;
+}
+
+// Calls of the refused specialisations inlined in the cell and in the bodies of the other
+// function specialisations (which are then refused in turn, and inlined into their callers, a
+// level per two rounds). True when something was inlined and no error stands; a refused
+// specialisation none of whose calls could be inlined keeps its errors.
+bool inline_refused(CompileCtx& cx, std::unordered_map<std::string, std::vector<Diagnostic>>& refused) {
+  std::unordered_set<std::string> keys, used;
+  for (auto& [k, ds] : refused) keys.insert(k);
+  bool any = false;
+  for (size_t i = 1; i < cx.units.size(); ++i) {
+    Unit& u = *cx.units[i];
+    if (u.key.empty() || keys.count(u.key) || !u.body || u.body->kind != Kind::Fn) continue;
+    auto ad = cx.ad_bodies.find(u.key);
+    NodeRef fn = ad != cx.ad_bodies.end() ? ad->second : u.body;
+    NodeRef body = ir::callable_body(fn);
+    NodeRef nb = inline_refused_calls(cx, body, keys, used, &u);
+    if (nb == body) continue;
+    cx.ad_bodies[u.key] = ir::with_callable_body(fn, nb);
+    any = true;
+  }
+  Unit& cell = cx.cell();
+  NodeRef nb = inline_refused_calls(cx, cell.body, keys, used, nullptr);
+  any = any || nb != cell.body;
+  cell.body = nb;
+  for (auto& [k, ds] : refused)
+    if (!used.count(k))
+      for (auto& d : ds) cx.diags.report(std::move(d));
+  if (!any || cx.diags.has_errors()) return false;
+  ++cx.ad_rewrites;
+  return true;
+}
+
 }  // namespace
 
 void autodiff(CompileCtx& cx) {
   // Function bodies: per specialisation, since the derivative code depends on the parameters'
   // types and ranks. The rewritten body replaces the function for that specialisation when the
   // cell is analysed again (type inference looks it up by the specialisation key).
+  // A specialisation whose requests are refused (E013) has its calls in the cell inlined
+  // instead (ad_callsite.cpp: extents known there fold; det/solve/inv iterate by them).
+  std::unordered_map<std::string, std::vector<Diagnostic>> refused;
   for (size_t i = 1; i < cx.units.size(); ++i) {
     Unit& u = *cx.units[i];
     const NodeRef& b = u.body;
@@ -42,12 +105,21 @@ void autodiff(CompileCtx& cx) {
     const NodeRef& body = ir::callable_body(b);
     // An expression body is a block with only a tail.
     NodeRef list = body->kind == Kind::Block ? body : block({}, body);
+    const size_t reported = cx.diags.all().size();
     NodeRef nb = rw.statements(list);
+    if (b->kind == Kind::Fn && by_own_bindings(b, own))
+      if (std::vector<Diagnostic> r = take_refusals(cx, reported); !r.empty()) {
+        refused[u.key] = std::move(r);
+        continue;
+      }
     if (nb == list) continue;
     cx.ad_bodies[u.key] = ir::with_callable_body(b, nb);
 
     ++cx.ad_rewrites;
   }
+  // The inlined bodies are typed by the next round's analysis; their requests (and the cell's
+  // others) are lowered then.
+  if (!refused.empty() && inline_refused(cx, refused)) return;
   Unit& cell = cx.cell();
   bool earlier_differentials = false;  // `df / dx` of differentials bound in earlier cells
   if (cx.persist && !cx.persist->differentials.empty())

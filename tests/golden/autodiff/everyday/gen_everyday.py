@@ -637,11 +637,18 @@ def write(skip):
             open(os.path.join(HERE, f"{name}_{T}.ein"), "w").write("\n".join(head) + "\n" + src + tail)
 
 
-if __name__ == "__main__":
+def cli(gen, doc):
+    """The command line of a generator script named `gen` (gen_everyday2.py, 3 reuse it)."""
+    global GEN
+    GEN = gen
     a = sys.argv[1:]
     if a and a[0] == "--write":
         write(a[1:])  # names to leave out (programs still refused)
     elif a and a[0] == "--probe":
         probe(a[1], a[3] if len(a) > 3 and a[2] == "-k" else None)
     else:
-        print(__doc__)
+        print(doc)
+
+
+if __name__ == "__main__":
+    cli("gen_everyday.py", __doc__)

@@ -414,11 +414,4 @@ let L = sum[n]((gn[n] - 1.0) ** 2) / 4.0;
 
 if __name__ == "__main__":
     ge.CASES[:] = ge.CASES[FIRST:]
-    ge.GEN = "gen_everyday2.py"
-    a = sys.argv[1:]
-    if a and a[0] == "--write":
-        ge.write(a[1:])
-    elif a and a[0] == "--probe":
-        ge.probe(a[1], a[3] if len(a) > 3 and a[2] == "-k" else None)
-    else:
-        print(__doc__)
+    ge.cli("gen_everyday2.py", __doc__)
