@@ -182,6 +182,13 @@ class Gen {
   // blocks of points, the reduction's loop outside and the points in vector lanes; false when
   // the loop is not of that form (it is then generated as usual).
   bool reduce_lanes(const ir::NodeRef& loop);
+  // team_split.cpp: a loop opening the thread team with fewer iterations than threads (a batch
+  // of one) in a second version that runs it in order and opens the team on the next loop.
+  bool team_inside(const ir::NodeRef& loop);
+  std::string runtime_work(const ir::NodeRef& loop, double static_work);
+  std::unordered_set<uint32_t> serial_loops_, team_busy_;  // LFor ids (team_inside)
+  bool twin_ok_ = true;
+  bool quiet_len_ = false;  // `len(X[0])` without its row check (a work estimate: team_split.cpp)  // a team opened inside a loop gets its serial twin (Emitter::close_twin)
   // Deepest scope level any free variable of n lives at; appends their names to *key.
   int free_level(const ir::NodeRef& n, std::string* key) const;
   // Could evaluating n record an error (unproven read, integer division, empty max, ...)?

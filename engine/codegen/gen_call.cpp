@@ -121,8 +121,9 @@ Val Gen::call(const NodeRef& e) {
           std::string ext = extent(bi, static_cast<int>(a));
           std::string ok = "(uint64_t)" + x.c + " < (uint64_t)" + ext;
           inside += (inside.empty() ? "" : " && ") + ok;
-          em.line("if (EIN_UNLIKELY(!(" + ok + "))) ein_fail(A, " + std::to_string(site(row->span)) + ", EIN_E_BOUNDS, " +
-                  ord_ + ", " + x.c + ", " + std::to_string(a) + ", " + ext + ");");
+          if (!quiet_len_)
+            em.line("if (EIN_UNLIKELY(!(" + ok + "))) ein_fail(A, " + std::to_string(site(row->span)) + ", EIN_E_BOUNDS, " +
+                    ord_ + ", " + x.c + ", " + std::to_string(a) + ", " + ext + ");");
         }
         return em.define(DType::I32, "i32", "((" + inside + ") ? (i32)" + extent(bi, static_cast<int>(n)) + " : (i32)0)", level,
                          Motion::Cheap);

@@ -1,6 +1,7 @@
 // Loops, stores and the other lowered statements. Loop shapes:
 //  - the first kParallel loop outside a parallel region becomes `omp parallel for`, with an
-//    `if()` so that small iteration spaces do not pay for a thread team;
+//    `if()` so that small iteration spaces do not pay for a thread team (its work counted by
+//    run-time trips, and a batch of one opening the team on the next loop: team_split.cpp);
 //  - innermost loops are strip-mined (EIN_STRIP iterations) so the interrupt flag is polled
 //    often without a test per element, and carry `omp simd` when iterations are independent;
 //  - other loops poll once per iteration; kSequential (recurrence) loops run in order.
@@ -99,12 +100,11 @@ std::string Gen::open_loop(const LoopSpec& sp) {
   if (sp.omp_for) {
     pragma = "#pragma omp for schedule(static)\n";
   } else if (omp_for) {
-    char work[64];
-    std::snprintf(work, sizeof work, "%.0f", std::max(1.0, std::min(sp.inner_work, 1e12)));
-    std::string cond = "ein_imul(ein_isub(" + L.hi + ", " + L.lo + "), " + work + "LL) >= " +
-                       std::to_string(parallel_threshold) + "LL";
+    // (iterations x work per iteration, in double: no wrap-around; team_split.cpp)
+    std::string cond = "(double)ein_isub(" + L.hi + ", " + L.lo + ") * " + runtime_work(sp.loop, sp.inner_work) +
+                       " >= " + std::to_string(parallel_threshold) + ".0";
     pragma = "#pragma omp parallel for schedule(static) if(" + cond + ")\n";
-    if (!loops.empty()) {
+    if (!loops.empty() && twin_ok_) {
       L.twin_pragma = pragma;
       L.twin_cond = cond;
     }
@@ -231,7 +231,7 @@ Gen::LoopSpec Gen::loop_spec(const NodeRef& s) {
   sp.reverse = s->has(ir::kReverse);
   sp.loop = s;
   sp.innermost = innermost(s);
-  sp.parallel = s->has(ir::kParallel) && allow_parallel;
+  sp.parallel = s->has(ir::kParallel) && allow_parallel && !serial_loops_.count(s->id);
   sp.simd = sp.innermost && s->has(ir::kParallel) && !s->has(ir::kSequential) &&
             !has_row_reduction(ir::lfor_body(s), s->def, [&](const NodeRef& r) { return short_row(s, r); });
   sp.inner_work = loop_work(s);
@@ -246,6 +246,7 @@ void Gen::stmt(const NodeRef& s) {
       if (contracted_nest(s)) return;
       if (blocked_nest(s)) return;
       if (reduce_lanes(s)) return;
+      if (team_inside(s)) return;
       const NodeRef& body = ir::lfor_body(s);
       LoopSpec sp = loop_spec(s);
       Carry saved = std::move(carry_);
