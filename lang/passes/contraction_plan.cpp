@@ -421,16 +421,42 @@ class Planner {
         gs.push_back(i);
         std::sort(p.c.operands[i].axes.begin(), p.c.operands[i].axes.end());
       }
+    // Of the orders that make a GEMM, the one whose copy reads the source along its contiguous
+    // axis: the packed copy's last axis a variable of the read's last subscript, best a free one
+    // (`I[c, y + a, x + b]` packed [c, a, b, y, x]: runs of x, not of the 3 taps b; the copy
+    // of a 3 x 3 convolution's 16 x 64 x 64 input was a strided read per value). Ties keep the
+    // first order found (permutation order), as before; the search stops at the best score.
+    auto score = [&]() {
+      int sc = 0;
+      for (size_t i : gs) {
+        const ContractionOperand& o = p.c.operands[i];
+        const auto& subs = ir::index_args(o.read);
+        if (o.value || o.axes.empty() || subs.empty() || !mentions(subs.back(), o.axes.back())) continue;
+        sc += contains(p.c.summed, o.axes.back()) ? 1 : 2;
+      }
+      return sc;
+    };
+    const int best_possible = 2 * static_cast<int>(gs.size());
+    int best = -1, tried = 0;
+    std::vector<std::vector<DefId>> best_axes;
+    std::optional<GemmShape> best_gemm;
+    std::vector<DefId> best_layout;
     std::function<bool(size_t)> perms = [&](size_t at) {
       if (at == gs.size()) {
+        ++tried;
         for (auto& l : layouts)
           if (auto g = gemm_shape(p.c, l); g && !g->m.empty() && !g->n.empty()) {
-            p.kernel = ContractionKernel::Blas;
-            p.gemm = *g;
-            choose(l);
-            return true;
+            int sc = score();
+            if (sc > best) {
+              best = sc;
+              best_gemm = *g;
+              best_layout = l;
+              best_axes.clear();
+              for (size_t i : gs) best_axes.push_back(p.c.operands[i].axes);
+            }
+            return best >= best_possible || tried > 5000;
           }
-        return false;
+        return tried > 5000;
       }
       auto& axes = p.c.operands[gs[at]].axes;
       do {
@@ -438,7 +464,13 @@ class Planner {
       } while (std::next_permutation(axes.begin(), axes.end()));
       return false;
     };
-    return perms(0);
+    perms(0);
+    if (best < 0) return false;
+    for (size_t j = 0; j < gs.size(); ++j) p.c.operands[gs[j]].axes = best_axes[j];
+    p.kernel = ContractionKernel::Blas;
+    p.gemm = *best_gemm;
+    choose(best_layout);
+    return true;
   }
 
   // A gathered read of six or more variables (a batched multi-channel 2-D convolution
