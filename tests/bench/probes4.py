@@ -12,18 +12,12 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import variants  # noqa: E402
+import probes3  # noqa: E402  (nd: the inputs built as the ein programs build them)
+variants, nd = probes3.variants, probes3.nd
 bench, np = variants.bench, variants.np
 f32, f64 = np.float32, np.float64
 P = []
 probe = variants.registry(P)
-
-
-def nd(shape, coefs, m, scale, off, dt):
-    """((sum of coef * index) % m) * scale - off over `shape`, built as the ein programs build it."""
-    idx = np.indices(shape)
-    acc = sum(c * i for c, i in zip(coefs, idx))
-    return (acc % m).astype(dt) * dt(scale) - dt(off)
 
 
 def im2col_conv(X, W, pads):
