@@ -86,9 +86,12 @@ std::string Gen::runtime_work(const NodeRef& loop, double static_work) {
   if (loop && loop->kind == Kind::LFor)
     for (NodeRef cur = next_loop(ir::lfor_body(loop)); cur; cur = next_loop(ir::lfor_body(cur))) {
       if (loop_fact(cur).trip || !before(ir::lfor_lo(cur)) || !before(ir::lfor_hi(cur))) continue;
-      quiet_len_ = true;
+      struct Quiet {  // reset on every exit (an Unsupported thrown by index())
+        bool& q;
+        explicit Quiet(bool& f) : q(f) { q = true; }
+        ~Quiet() { q = false; }
+      } quiet(quiet_len_);
       Val lo = index(ir::lfor_lo(cur)), hi = index(ir::lfor_hi(cur));
-      quiet_len_ = false;
       trips.push_back("(double)ein_imax(0, ein_isub(" + hi.c + ", " + lo.c + "))");
       w /= 16;
     }
@@ -106,9 +109,13 @@ bool Gen::team_inside(const NodeRef& s) {
   const NodeRef inner = next_loop(ir::lfor_body(s));
   if (!inner || !inner->has(ir::kParallel) || inner->has(ir::kSequential)) return false;
   // The next loop's team must be able to open at all: work per outer iteration known before
-  // the run to be below the parallel threshold leaves nothing to gain.
+  // the run to be below the parallel threshold leaves nothing to gain. Unknown, it is worth
+  // the second copy of the nest (compile time) when two more loops nest below (an image, a
+  // sequence of vectors: [N, C, H, W], [N, S, D]); a [batch, features] nest has work for a
+  // team on its second loop only at a million features, known before the run or not at all.
   const auto known = static_points(cx, *unit, ir::lfor_body(s), std::nullopt);
   if (known && *known < static_cast<double>(parallel_threshold)) return false;
+  if (!known && !next_loop(ir::lfor_body(inner))) return false;
   const auto trip = loop_fact(s).trip;
   if (trip && *trip >= 64) return false;
 
