@@ -5,6 +5,8 @@
 // prints it. The nest keeps its plain version behind a run-time test (sizes BLAS cannot take,
 // empty ranges), so every plan is only a faster way to the same values.
 #include <algorithm>
+#include <cstring>
+#include <map>
 
 #include "engine/codegen/gen.h"
 #include "engine/codegen/static_facts.h"
@@ -28,6 +30,23 @@ std::string prod(const std::vector<std::string>& xs) {
   std::string out = "1LL";
   for (auto& x : xs) out = out == "1LL" ? x : "ein_smul(" + out + ", " + x + ")";
   return out;
+}
+
+// a and b the same expression once every variable of b that `ren` maps is read as its image
+// (the two sides of a Gram matrix: `X[s, f] - mu[f]` and `X[s, g] - mu[g]` with g -> f). The
+// fields of structurally_equal, with a renamed variable's name and slot left out.
+bool same_renamed(const NodeRef& a, const NodeRef& b, const std::map<DefId, DefId>& ren) {
+  if (a == b) return true;
+  if (!a || !b) return false;
+  auto it = b->def.valid() ? ren.find(b->def) : ren.end();
+  const bool renamed = it != ren.end();
+  if (a->kind != b->kind || a->def != (renamed ? it->second : b->def) || a->aux != b->aux || a->path != b->path ||
+      a->ival != b->ival || a->flags != b->flags || a->dt != b->dt || a->kids.size() != b->kids.size() ||
+      (!renamed && (a->name != b->name || a->slot != b->slot)) || std::memcmp(&a->fval, &b->fval, sizeof(double)) != 0)
+    return false;
+  for (size_t i = 0; i < a->kids.size(); ++i)
+    if (!same_renamed(a->kids[i], b->kids[i], ren)) return false;
+  return true;
 }
 
 }  // namespace
@@ -180,6 +199,27 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
     for (DefId d : o.axes) exts.push_back(ext(d));
     for (size_t a = 0; a < exts.size(); ++a)
       pk.strides.push_back(prod(std::vector<std::string>(exts.begin() + static_cast<long>(a) + 1, exts.end())));
+    // The same values as an earlier operand's copy, axis for axis (a Gram matrix `Xcᵀ Xc` of a
+    // computed operand): one copy serves both sides, and emit_blas can call syrk.
+    for (size_t j = 0; j < i && pk.same_as < 0; ++j) {
+      const ContractionOperand& q = p.c.operands[j];
+      const Dest& qk = c.packs[j];
+      if (qk.base.empty() || qk.same_as >= 0 || q.axes.size() != o.axes.size() || !q.value != !o.value) continue;
+      std::map<DefId, DefId> ren;
+      bool fits = true;
+      for (size_t a = 0; a < o.axes.size() && fits; ++a) {
+        const std::string ka = def_key(o.axes[a]), kb = def_key(q.axes[a]);
+        fits = c.ext.at(ka).c == c.ext.at(kb).c && c.lo.count(ka) == c.lo.count(kb) &&
+               (!c.lo.count(ka) || c.lo.at(ka) == c.lo.at(kb));
+        if (o.axes[a] != q.axes[a]) ren[o.axes[a]] = q.axes[a];
+      }
+      if (fits && same_renamed(q.value ? q.value : q.read, o.value ? o.value : o.read, ren)) {
+        pk.base = qk.base;
+        pk.strides = qk.strides;
+        pk.same_as = static_cast<int>(j);
+      }
+    }
+    if (pk.same_as >= 0) continue;
     std::string key = "gather|" + std::to_string(p.c.reduce->id) + "|" + std::to_string(i);
     auto hit = scratch_.find(key);
     if (hit != scratch_.end()) {
@@ -276,7 +316,7 @@ Gen::Contract Gen::prepare(const ContractionPlan& p, const NodeRef& root) {
     // Below a few thousand multiply-adds a BLAS call costs more than the loops.
     c.guards.push_back("(ein_imul(ein_imul(" + c.M + ", " + c.N + "), " + c.K + ") >= 4096LL)");
     for (auto& pk : c.packs)
-      if (!pk.base.empty()) c.guards.push_back("(" + pk.base + " != 0)");
+      if (!pk.base.empty() && pk.same_as < 0) c.guards.push_back("(" + pk.base + " != 0)");
   } else {
     std::vector<std::string> ks;
     for (DefId d : p.c.summed) ks.push_back(ext(d));
@@ -381,7 +421,7 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
   int ba = c.bufs[static_cast<size_t>(g.a)], bb = c.bufs[static_cast<size_t>(g.b)];
   const std::string f = c.dt == DType::F32 ? "s" : "d";
   for (size_t i = 0; i < p.c.operands.size(); ++i)
-    if (!c.packs[i].base.empty()) emit_gather(p.c.operands[i], c, c.packs[i]);
+    if (!c.packs[i].base.empty() && c.packs[i].same_as < 0) emit_gather(p.c.operands[i], c, c.packs[i]);
   Val alpha = alpha_of(p, c.dt, p.whole);
   k.accesses += 2;
   // Batch points: one flat loop over all of them, split into the batch variables. Small calls
@@ -458,7 +498,9 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
     what = f + "gemm";
     // One matrix against its own transpose (`sum[s](X[s, f] * X[s, g])`): a Gram matrix, half
     // the work as syrk. Decided at run time: the same block, leading dimension and size.
-    if (g.ta != g.tb && ba == bb && packA.base.empty() && packB.base.empty()) {
+    // A shared packed copy (prepare) is such a matrix too.
+    if (g.ta != g.tb && ((ba == bb && packA.base.empty() && packB.base.empty()) ||
+                         (!packA.base.empty() && packA.base == packB.base))) {
       call = "(" + pa + " == " + pb + " && " + lda + " == " + ldb + " && " + c.M + " == " + c.N + ") ? A->rt->" + f +
              "syrk(" + std::to_string(g.ta) + ", " + c.M + ", " + c.K + ", " + alpha.c + ", " + pa + ", " + lda + ", " +
              pc + ", " + dest_ld(g.m) + ") : " + call;
@@ -485,8 +527,12 @@ void Gen::emit_blas(const ContractionPlan& p, const Contract& c) {
   if (contraction_strategy_.empty()) contraction_strategy_ = kind;
   for (size_t i = 0; i < p.c.operands.size(); ++i)
     if (!c.packs[i].base.empty())
-      k.plan.push_back("gather: " + ir::index_base(p.c.operands[i].read)->name + " packed into " +
-                       std::to_string(c.packs[i].axes.size()) + "-axis scratch before the BLAS call");
+      k.plan.push_back(c.packs[i].same_as >= 0
+                           ? "gather: operand " + std::to_string(i + 1) + " (" + ir::index_base(p.c.operands[i].read)->name +
+                                 ") reads the packed copy of operand " + std::to_string(c.packs[i].same_as + 1) +
+                                 " (the same values)"
+                           : "gather: " + ir::index_base(p.c.operands[i].read)->name + " packed into " +
+                                 std::to_string(c.packs[i].axes.size()) + "-axis scratch before the BLAS call");
   k.plan.push_back("BLAS: " + what + "(" + ir::index_base(A.read)->name + (g.ta ? "ᵀ" : "") + ", " + ir::index_base(B.read)->name +
                    (g.tb ? "ᵀ" : "") + ")" + (g.batch.empty() ? "" : " per batch point (in parallel, one BLAS thread each, when small or many)") +
                    (p.in_place ? " into the tensor" : " into scratch") +

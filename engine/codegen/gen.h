@@ -168,13 +168,20 @@ class Gen {
   void red_init(const RedVars& R);
   void red_step(const RedVars& R, const std::string& v, const std::string& first);
   void red_point(const RedVars& R, const ir::NodeRef& body, const std::string& first);
-  bool select_guards(const ir::NodeRef& r, const RedVars& R) const;
+  bool select_guards(const ir::NodeRef& r, const ir::NodeRef& body, const RedVars& R) const;
   Val red_result(const RedVars& R, const ir::NodeRef& r);
   Val reduce_here(const ir::NodeRef& r, const std::string& key);
   bool speculate(const ir::NodeRef& r, int lvl) const;
   bool memo_allowed(const ir::NodeRef& r, int memo_at, int use_at);
   Val reduce_memo(const ir::NodeRef& r, const std::string& key, int memo_at);
-  Val arg_reduce_simd(const ir::NodeRef& r, const ir::NodeRef& var, const std::string& key);
+  Val arg_reduce_simd(const ir::NodeRef& r, const ir::NodeRef& var, const std::string& key, const ir::NodeRef& body,
+                      const std::string& lo_c, const std::string& hi_c);
+  // reduce_bounds.cpp: r's body without the guards that only bound its variables (`where j <= i`),
+  // whose bounds go to lo_c/hi_c (C text per variable, empty when unchanged); r's body when none.
+  // `fits`: a run-time condition (i32 variables over ranges not known to stay in i32) under which
+  // the bounds hold; empty when they always do.
+  ir::NodeRef bound_guards(const ir::NodeRef& r, const std::vector<ir::NodeRef>& vars, std::vector<std::string>& lo_c,
+                           std::vector<std::string>& hi_c, std::string& fits);
   // reduce_interchange.cpp: an outer reduction over c of an inner reduction reading a tensor at
   // c, with c innermost over packed operands; an empty Val when the reduction is not of that form.
   Val reduce_interchanged(const ir::NodeRef& r, const std::string& key);
@@ -201,6 +208,7 @@ class Gen {
     std::string base;                // pointer expression
     std::vector<ir::DefId> axes;     // variables of its axes
     std::vector<std::string> strides;
+    int same_as = -1;  // a packed copy: the earlier operand whose copy holds the same values
   };
   struct Contract {
     bool ok = true;

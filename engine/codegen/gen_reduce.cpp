@@ -332,8 +332,7 @@ Gen::RedVars Gen::red_vars(const NodeRef& r) {
 // nothing (a guard may be there to skip an expensive call): evaluated at every point and
 // combined as a select, so the loop vectorises. Masked row means of 4096 x 1024 f32: 0.86 ->
 // 0.42 x NumPy (probes.py).
-bool Gen::select_guards(const NodeRef& r, const RedVars& R) const {
-  const NodeRef& body = ir::lreduce_body(r);
+bool Gen::select_guards(const NodeRef& r, const NodeRef& body, const RedVars& R) const {
   if (!innermost(r) || (body->kind != Kind::LGuard && body->kind != Kind::LLetIn)) return false;
   if ((R.op != Op::Sum && !is_extremum(R.op)) || !is_float(R.dt) || in_simd || may_fail(body, *unit, 0)) return false;
   bool calls = false;
@@ -405,86 +404,160 @@ Val Gen::reduce_here(const NodeRef& r, const std::string& key) {
     if (k->kind == Kind::LoopVar) vars.push_back(k);
     else if (k->kind == Kind::LCheck) stmt(k);
   }
-  const NodeRef& body = ir::lreduce_body(r);
-  bool simple = innermost(r) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn;
+  if (Val v = reduce_interchanged(r, key); !v.c.empty()) return v;
+  // Guards that only bound a variable (`where j <= i`) become its loop's bounds; `fits`: when
+  // that holds only for ranges within i32, the guarded loops are the other version.
+  std::vector<std::string> lo_c, hi_c;
+  std::string fits;
+  const NodeRef body = bound_guards(r, vars, lo_c, hi_c, fits);
+  const NodeRef& guarded = ir::lreduce_body(r);
   // Short rows known before the run (a class axis of 10) take the one-pass loop: the two
   // vectorised passes and their block bookkeeping cost more than they save below ~32 values.
   auto short_row = [&](const NodeRef& v) {
     auto trip = static_trip(cx, *unit, ir::loopvar_lo(*v), ir::loopvar_hi(*v));
     return trip && *trip <= 32;
   };
-  if (Val v = reduce_interchanged(r, key); !v.c.empty()) return v;
-  if (simple && vars.size() == 1 && is_arg(op_of(r->name)) && !may_fail(body, *unit, 0) && !in_simd &&
-      !short_row(vars[0]))
-    return arg_reduce_simd(r, vars[0], key);
+  auto plain = [&](const NodeRef& b) { return innermost(r) && b->kind != Kind::LGuard && b->kind != Kind::LLetIn; };
+  if (fits.empty() && plain(body) && vars.size() == 1 && is_arg(op_of(r->name)) && !may_fail(body, *unit, 0) &&
+      !in_simd && !short_row(vars[0]))
+    return arg_reduce_simd(r, vars[0], key, body, lo_c.empty() ? "" : lo_c[0], hi_c.empty() ? "" : hi_c[0]);
   RedVars R = red_vars(r);
-  R.select = select_guards(r, R);
-  simple = simple || R.select;
-  bool simd = simple && !is_arg(R.op) && !ir::is_logical_reduce(R.op) && is_float(R.dt) && !may_fail(body, *unit, 0) && !in_simd;
-  R.simd_max = simd && is_extremum(R.op);  // the same result without simd, too
+  auto vector = [&](const NodeRef& b, bool select) {
+    return (plain(b) || select) && !is_arg(R.op) && !ir::is_logical_reduce(R.op) && is_float(R.dt) &&
+           !may_fail(b, *unit, 0) && !in_simd;
+  };
+  const bool sel = select_guards(r, body, R), sel_guarded = !fits.empty() && select_guards(r, guarded, R);
+  // (a max/min's NaN flag form is the same result in a scalar loop, so one form serves both)
+  R.simd_max = is_extremum(R.op) && (vector(body, sel) || (!fits.empty() && vector(guarded, sel_guarded)));
   red_init(R);
-  std::string first;
-  for (size_t j = 0; j < vars.size(); ++j) {
-    LoopSpec sp = red_loop(r, vars, j);
-    sp.simd = sp.innermost && simd;
-    if (sp.simd && is_additive(R.op)) sp.simd_clause = std::string("reduction(") + (R.op == Op::Sum ? "+" : "*") + ":" + R.acc + ")";
-    if (sp.simd && R.simd_max)
-      sp.simd_clause = std::string("reduction(") + (R.op == Op::Max ? "max" : "min") + ":" + R.acc + ") reduction(|:" + R.nan + ")";
-    std::string v = open_loop(sp);
-    if (j == 0) first = v;
+  auto version = [&](const NodeRef& b, bool select, bool bounded) {
+    R.select = select;
+    const bool simd = vector(b, select);
+    std::string first;
+    for (size_t j = 0; j < vars.size(); ++j) {
+      LoopSpec sp = red_loop(r, vars, j);
+      if (bounded && !lo_c.empty() && !lo_c[j].empty()) {
+        // Within the variable's own range: its magnitude bound stays.
+        sp.bits = std::max(index(sp.lo).bits, index(sp.hi).bits);
+        sp.lo_c = lo_c[j];
+        sp.hi_c = hi_c[j];
+      }
+      sp.simd = sp.innermost && simd;
+      if (sp.simd && is_additive(R.op)) sp.simd_clause = std::string("reduction(") + (R.op == Op::Sum ? "+" : "*") + ":" + R.acc + ")";
+      if (sp.simd && R.simd_max)
+        sp.simd_clause = std::string("reduction(") + (R.op == Op::Max ? "max" : "min") + ":" + R.acc + ") reduction(|:" + R.nan + ")";
+      std::string v = open_loop(sp);
+      if (j == 0) first = v;
+    }
+    red_point(R, b, vars.empty() ? "0" : first);
+    for (size_t j = 0; j < vars.size(); ++j) close_loop();
+  };
+  if (fits.empty()) {
+    version(body, sel, true);
+  } else {
+    em.open("if (" + fits + ") {", true);
+    version(body, sel, true);
+    em.close();
+    em.open("else {", true);
+    version(guarded, sel_guarded, false);
+    em.close();
   }
-  red_point(R, body, vars.empty() ? "0" : first);
-  for (size_t j = 0; j < vars.size(); ++j) close_loop();
   if (ir::is_logical_reduce(R.op)) em.line(R.label + ":;");
   Val out = red_result(R, r);
   em.remember(em.depth(), key, out.c);
   return out;
 }
 
-// A one-branch compare-and-keep loop does not vectorise. Instead: the extremum in one
-// vectorised pass (with a NaN flag, as simd max/min), then the first index holding it (the
-// first NaN when there is one), searched in blocks of 64 whose "any hit" test is vectorised
-// and which stop at the first block that has one. Same index, NaN rule and empty-range error
-// as the one-pass loop; 3x faster on rows of 4096 floats. The body is evaluated again in the
-// search, so only plain bodies that cannot fail come here.
-Val Gen::arg_reduce_simd(const NodeRef& r, const NodeRef& var, const std::string& key) {
+// A one-branch compare-and-keep loop does not vectorise. Instead, one pass in vector lanes:
+// lane l of each block of W points keeps the best value it has seen and the block where it
+// first saw it, by the one-pass loop's own rule (a NaN, or a strictly better value, replaces
+// the lane's best; a NaN stays), and the lanes are combined after the row: the first NaN if
+// a lane holds one, else the largest (argmin: smallest) value at its smallest index. A lane's
+// index is the first of its own best value, so the combined index is the row's first one —
+// the one-pass loop's index, NaN rule and E006 for an empty range, reading the row once (the
+// earlier form found the extremum, then searched for its first index: two passes). Lanes
+// start at -inf (+inf, the integer bound), which no value beats, so a row of nothing but that
+// value leaves every lane empty: its first index, as the loop's "the first element is taken"
+// says. Bodies that cannot fail only (each point is evaluated once, as in the loop).
+Val Gen::arg_reduce_simd(const NodeRef& r, const NodeRef& var, const std::string& key, const NodeRef& body,
+                         const std::string& lo_c, const std::string& hi_c) {
   RedVars R = red_vars(r);
-  const NodeRef& body = ir::lreduce_body(r);
-  bool mx = R.op == Op::ArgMax;
-  std::string T = ctype(R.vt);
-  std::string init = is_float(R.vt) ? std::string(mx ? "-" : "") + (R.vt == DType::F32 ? "__builtin_inff()" : "__builtin_inf()")
-                                    : int_bound(R.vt, !mx);
-  em.line(T + " " + R.acc + " = " + init + "; int " + R.nan + " = 0; int64_t " + R.arg + " = INT64_MAX;");
-  R.arg_pass = 1;
+  const bool mx = R.op == Op::ArgMax, flt = is_float(R.vt);
+  const std::string T = ctype(R.vt), cmp = mx ? " > " : " < ";
+  // Two 512-bit vectors of values per block: two independent compare/select chains.
+  const std::string W = dtype_storage_bytes(R.vt) >= 8 ? "16" : "32";
+  const std::string init = flt ? std::string(mx ? "-" : "") + (R.vt == DType::F32 ? "__builtin_inff()" : "__builtin_inf()")
+                               : int_bound(R.vt, !mx);
+  Val lo = index(ir::loopvar_lo(*var)), hi = index(ir::loopvar_hi(*var));
+  const int bits = std::max(lo.bits, hi.bits);
+  if (!lo_c.empty()) {  // bounds from the guards (reduce_bounds.cpp), within the variable's range
+    lo.c = lo_c;
+    hi.c = hi_c;
+  }
+  const std::string n = R.acc + "c", nb = R.acc + "b", bv = R.acc + "v", bk = R.acc + "k", blk = R.acc + "q";
+  em.line(T + " " + R.acc + " = 0; int64_t " + R.arg + " = -1;");
+  em.line("const int64_t " + n + " = ein_isub(" + hi.c + ", " + lo.c + ");");
+  const bool saved_simd = in_simd;
+  // One point of lane `l` in block `b` (b = the block count for the tail).
+  auto point = [&](const std::string& j, const std::string& l, const std::string& b) {
+    size_t m = mark();
+    Val x{j, DType::I64, em.depth(), true};
+    x.bits = bits;
+    bind(var->def, x);
+    Val v = convert(value(body), R.vt);
+    const std::string cur = bv + "[" + l + "]", t = em.fresh("bt");
+    em.line("const bool " + t + " = " +
+            (flt ? "(" + cur + " == " + cur + ") & ((" + v.c + " != " + v.c + ") | (" + v.c + cmp + cur + "))"
+                 : "(" + v.c + cmp + cur + ")") + ";");
+    em.line(cur + " = " + t + " ? " + v.c + " : " + cur + "; " + bk + "[" + l + "] = " + t + " ? " + b + " : " + bk + "[" +
+            l + "];");
+    unbind_to(m);
+  };
+  // Block numbers are int32 (a lane's index vector as wide as its values): rows below 2^35.
+  em.open("if (" + n + " > 0 && " + n + " < (1LL << 35)) {", true);
+  em.line(T + " " + bv + "[" + W + "]; int32_t " + bk + "[" + W + "];");
+  em.line("for (int l = 0; l < " + W + "; ++l) { " + bv + "[l] = " + init + "; " + bk + "[l] = -1; }");
+  em.line("const int32_t " + nb + " = (int32_t)(" + n + " / " + W + ");");
+  em.open("for (int32_t " + blk + " = 0; " + blk + " < " + nb + "; ++" + blk + ") {", false);
+  em.line("if ((" + blk + " & 4095) == 0 && ein_stop(A, " + stop_ord_ + ")) break;");
+  const std::string j0 = em.fresh("j0"), l = em.fresh("l"), j = em.fresh("j");
+  em.line("const int64_t " + j0 + " = " + lo.c + " + (int64_t)" + blk + " * " + W + ";");
+  em.open("#pragma omp simd\nfor (int " + l + " = 0; " + l + " < " + W + "; ++" + l + ") {", false);
+  in_simd = true;
+  em.line("const int64_t " + j + " = " + j0 + " + " + l + ";");
+  point(j, l, blk);
+  em.close();
+  em.close();
+  const std::string t0 = em.fresh("j0"), tj = em.fresh("j");
+  em.line("const int64_t " + t0 + " = " + lo.c + " + (int64_t)" + nb + " * " + W + ";");
+  em.open("for (int64_t " + tj + " = " + t0 + "; " + tj + " < " + hi.c + "; ++" + tj + ") {", false);
+  point(tj, "(" + tj + " - " + t0 + ")", nb);
+  em.close();
+  in_simd = saved_simd;
+  // The lanes in any order: the key is (NaN first, then the better value, then the smaller index).
+  em.open("for (int l = 0; l < " + W + "; ++l) {", false);
+  em.line("if (" + bk + "[l] < 0) continue;");
+  em.line("const " + T + " v = " + bv + "[l]; const int64_t i = " + lo.c + " + (int64_t)" + bk + "[l] * " + W + " + l;");
+  const std::string& a = R.acc;
+  std::string better = flt ? "(" + a + " == " + a + " ? (v != v || v" + cmp + a + " || (v == " + a + " && i < " + R.arg +
+                                 ")) : (v != v && i < " + R.arg + "))"
+                           : "(v" + cmp + a + " || (v == " + a + " && i < " + R.arg + "))";
+  em.line("if (" + R.arg + " < 0 || " + better + ") { " + a + " = v; " + R.arg + " = i; }");
+  em.close();
+  em.line("if (" + R.arg + " < 0) " + R.arg + " = " + lo.c + ";");
+  em.close();
+  // Longer rows (or none): the one-pass loop.
+  em.open("else if (" + n + " > 0) {", true);
   LoopSpec sp = red_loop(r, {var}, 0);
-  sp.simd = sp.innermost;
-  if (sp.simd) sp.simd_clause = std::string("reduction(") + (mx ? "max" : "min") + ":" + R.acc + ") reduction(|:" + R.nan + ")";
+  sp.simd = false;
+  sp.lo_c = lo.c;
+  sp.hi_c = hi.c;
+  sp.bits = bits;
   std::string v = open_loop(sp);
+  R.arg_pass = 0;
   red_point(R, body, v);
   close_loop();
-  Val lo = index(ir::loopvar_lo(*var)), hi = index(ir::loopvar_hi(*var));
-  std::string b = em.fresh("blk"), be = b + "e";
-  em.open("for (int64_t " + b + " = " + lo.c + "; " + b + " < " + hi.c + " && " + R.arg + " == INT64_MAX; " + b + " += 64) {", false);
-  em.line("const int64_t " + be + " = " + hi.c + " - " + b + " > 64 ? " + b + " + 64 : " + hi.c + ";");
-  em.line("int " + R.has + " = 0;");
-  for (int pass = 2; pass <= 3; ++pass) {
-    R.arg_pass = pass;
-    LoopSpec in;
-    in.lo_c = b;
-    in.hi_c = be;
-    in.def = var->def;
-    in.innermost = true;
-    in.simd = pass == 2;
-    if (in.simd) in.simd_clause = "reduction(|:" + R.has + ")";
-    if (pass == 3) em.open("if (" + R.has + ") {", false);
-    std::string w = open_loop(in);
-    red_point(R, body, w);
-    close_loop();
-    if (pass == 3) em.close();
-  }
   em.close();
-  em.line("if (" + R.arg + " == INT64_MAX) " + R.arg + " = -1;");
-  R.arg_pass = 0;
   Val out = red_result(R, r);
   em.remember(em.depth(), key, out.c);
   return out;
@@ -518,7 +591,7 @@ Val Gen::reduce_parallel(const NodeRef& r) {
   // The innermost loop of each thread's share vectorises as in reduce_here (float sums and
   // products; max/min keep their scalar NaN rule here): without it a whole-array `sum[i, j]`
   // was one scalar chain of dependent f64 adds, 4096² f32 squares in 44 ms against NumPy's 10.
-  R.select = R.op == Op::Sum && select_guards(r, R);
+  R.select = R.op == Op::Sum && select_guards(r, ir::lreduce_body(r), R);
   const bool simple = (innermost(r) && body->kind != Kind::LGuard && body->kind != Kind::LLetIn) || R.select;
   const bool simd = simple && is_additive(R.op) && is_float(R.dt) && !may_fail(body, *unit, 0) && !in_simd;
   std::string first;

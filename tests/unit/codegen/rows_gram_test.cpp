@@ -1,0 +1,88 @@
+// Three codegen rules of session 16 (perf helper), read from the kernel plan and source: guards
+// that only bound a reduction variable become its loop's bounds (engine/codegen/reduce_bounds.cpp),
+// and where they do not (a bound reading another variable of the reduction, a guard after a let
+// that may fail); one packed copy for both sides of a Gram matrix of a computed operand, called
+// as syrk (contract.cpp); argmax over a row in one pass of vector lanes (gen_reduce.cpp). Values:
+// the goldens regressions/reduce_guard_bounds, gram_shared_pack, jit_argmax_one_pass.
+#include <gtest/gtest.h>
+
+#include "engine/codegen/codegen.h"
+#include "tests/unit/passes/pass_fixture.h"
+
+namespace ein {
+namespace {
+
+using codegen::CellPlan;
+using codegen::PlanOptions;
+using testing::compile;
+
+CellPlan plan_always(testing::Compiled& c) {
+  EXPECT_TRUE(c.ok) << c.rendered();
+  PlanOptions o;
+  o.mode = PlanOptions::Mode::Always;
+  return codegen::plan_cell(*c.cx, o);
+}
+
+// Whether some kernel of `tensor` has `text` in its plan lines (or, with `source`, its C++).
+bool any_kernel(const CellPlan& p, const std::string& tensor, const std::string& text, bool source = false) {
+  for (auto& k : p.kernels)
+    if (k.kind == codegen::KernelKind::Clause && k.tensor && k.tensor->name == tensor) {
+      if (source && k.source.find(text) != std::string::npos) return true;
+      if (!source)
+        for (auto& l : k.plan)
+          if (l.find(text) != std::string::npos) return true;
+    }
+  return false;
+}
+
+TEST(ReduceBounds, CausalAndBandGuardsBecomeLoopBounds) {
+  auto c = compile(
+      "let S[i in 0..64, j in 0..64] = ((i * 7 + j * 3) % 23) as f32 * 0.1 - 1.0;\n"
+      "let m[i] = max[j](S[i, j] where j <= i);\n"
+      "let z[i] = sum[j](std::math::exp(S[i, j] - m[i]) where j <= i);\n"
+      "let b[i] = sum[j](S[i, j] where j > i - 3 && i >= j);\n"
+      "let a[i] = argmin[j](S[i, j] where j >= i);\n"
+      "print(m[3], z[3], b[3], a[3]);\n");
+  CellPlan p = plan_always(*c);
+  for (const char* t : {"m", "z", "b", "a"}) EXPECT_TRUE(any_kernel(p, t, "guards as bounds")) << t;
+  EXPECT_TRUE(any_kernel(p, "z", "#pragma omp simd reduction(+:", true)) << "the sum of exp vectorises without its test";
+}
+
+TEST(ReduceBounds, BoundsOnInnerVariablesOrAfterAFailingLetStayTests) {
+  auto c = compile(
+      "let X[i in 0..40, j in 0..40] = (i * 3 + j) % 7;\n"
+      "let t[i in 0..40] = sum[j, k](X[j, k] where k <= j);\n"
+      "let q[i] = sum[j](d where d = 100 / (X[i, j] + 1), j <= i);\n"
+      "print(t[0], q[3]);\n");
+  CellPlan p = plan_always(*c);
+  EXPECT_FALSE(any_kernel(p, "t", "guards as bounds")) << "k's bound reads j, a variable of the same reduction";
+  EXPECT_FALSE(any_kernel(p, "q", "guards as bounds")) << "the let before the guard divides (may fail) at every point";
+}
+
+TEST(GramPack, BothSidesOfACentredGramMatrixShareOneCopy) {
+  auto c = compile(
+      "let X[s in 0..400, f in 0..64] = ((s * 7 + f * 3) % 17) as f64 * 0.1 - 0.8;\n"
+      "let mu[f] = sum[s](X[s, f]) / 400.0;\n"
+      "let C[f, g] = sum[s]((X[s, f] - mu[f]) * (X[s, g] - mu[g])) / 399.0;\n"
+      "let D[f, g] = sum[s]((X[s, f] - mu[f]) * (X[s, g] + mu[g]));\n"
+      "print(C[3, 5], D[3, 5]);\n");
+  CellPlan p = plan_always(*c);
+  EXPECT_TRUE(any_kernel(p, "C", "reads the packed copy of operand 1"));
+  EXPECT_TRUE(any_kernel(p, "C", "A->rt->dsyrk(", true));
+  EXPECT_FALSE(any_kernel(p, "D", "reads the packed copy")) << "the second side differs";
+}
+
+TEST(ArgReduce, LongRowsTakeOnePassInLanes) {
+  auto c = compile(
+      "let X[i in 0..64, j in 0..1000] = ((i * 7 + j * 13) % 997) as f32;\n"
+      "let a[i] = argmax[j](X[i, j]);\n"
+      "let Y[i in 0..64, j in 0..10] = X[i, j];\n"
+      "let b[i] = argmax[j](Y[i, j]);\n"
+      "print(a[3], b[3]);\n");
+  CellPlan p = plan_always(*c);
+  EXPECT_TRUE(any_kernel(p, "a", "[32]; int32_t", true)) << "32 lanes of values and their blocks";
+  EXPECT_FALSE(any_kernel(p, "b", "[32]; int32_t", true)) << "a row of 10 keeps the one-pass loop";
+}
+
+}  // namespace
+}  // namespace ein
