@@ -131,7 +131,7 @@ NodeRef Gen::bound_guards(const NodeRef& r, const std::vector<NodeRef>& vars, st
       case BinOp::Lt: hi = "ein_imin(" + hi + ", " + e + ")"; break;
       case BinOp::Le: hi = "(" + e + " < " + hi + " ? " + e + " + 1 : " + hi + ")"; break;
       case BinOp::Ge: lo = "ein_imax(" + lo + ", " + e + ")"; break;
-      default: lo = "(" + e + " >= " + lo + " ? " + e + " + 1 : " + lo + ")"; break;
+      default: lo = "(" + e + " >= " + lo + " ? (" + e + " < " + hi + " ? " + e + " + 1 : " + hi + ") : " + lo + ")"; break;
     }
   }
   for (size_t k = 0; k < vars.size(); ++k) {
