@@ -48,7 +48,7 @@ bool plain(const Unit& u, const NodeRef& n) {
   return ok;
 }
 
-size_t mentions(const NodeRef& n, ir::DefId d) {
+size_t count_reads(const NodeRef& n, ir::DefId d) {
   size_t m = 0;
   ir::for_each_node(n, [&](const NodeRef& x) { m += (x->kind == Kind::Name || x->kind == Kind::Path) && x->def == d; });
   return m;
@@ -81,7 +81,7 @@ std::optional<int64_t> earlier_rows(const CompileCtx& cx, const Unit& u, const N
     }
     far = std::max(far, rev ? row->c : -row->c);
   });
-  if (!ok || reads != mentions(cb, a)) return std::nullopt;
+  if (!ok || reads != count_reads(cb, a)) return std::nullopt;
   return far;
 }
 
@@ -132,7 +132,7 @@ std::optional<Kernel> gen_jammed(const CompileCtx& cx, const Unit& u, const Node
   NodeRef ca = only_loop(ta), cb = only_loop(tb);
   if (!ca || !cb || ta->def == tb->def || !ca->has(ir::kSequential) || ca->flags != cb->flags ||
       !same_bound(cx, u, ir::lfor_lo(ca), ir::lfor_lo(cb)) || !same_bound(cx, u, ir::lfor_hi(ca), ir::lfor_hi(cb)) ||
-      !plain(u, ca) || !plain(u, cb) || mentions(ca, tb->def) > 0)
+      !plain(u, ca) || !plain(u, cb) || count_reads(ca, tb->def) > 0)
     return std::nullopt;
   auto far = earlier_rows(cx, u, cb, ta->def);
   if (!far) return std::nullopt;

@@ -31,11 +31,7 @@ std::string product(DType dt, const std::string& a, const std::string& v) {
   return "((" + std::string(ctype(dt)) + ")((" + U + ")" + a + " * (" + U + ")" + v + "))";
 }
 
-bool mentions(const NodeRef& n, DefId d) {
-  bool hit = false;
-  ir::for_each_node(n, [&](const NodeRef& x) { hit = hit || (x->kind == Kind::Name && x->def == d); });
-  return hit;
-}
+using ir::mentions;
 
 }  // namespace
 

@@ -70,6 +70,13 @@ void for_each_node(const NodeRef& n, F&& f) {
   for (auto& k : n->kids) for_each_node(k, f);
 }
 
+// Does `n` read the binding `d` anywhere (a name resolved to it)?
+inline bool mentions(const NodeRef& n, DefId d) {
+  bool hit = false;
+  for_each_node(n, [&](const NodeRef& x) { hit = hit || (x->kind == Kind::Name && x->def == d); });
+  return hit;
+}
+
 // A lowered function body that only computes a value — no tensor definitions, loops, stores,
 // statements, lambdas, comprehensions, matches or strings: what a kernel can inline. Without
 // `reads`, also no tensor reads or reductions: a scalar function of its parameters.

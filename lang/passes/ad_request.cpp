@@ -383,7 +383,7 @@ bool Rewriter::recurrent(DefId d) const {
   bool reads = false;
   for (const NodeRef& decl : stmt->kids)
     if (decl && decl->kind == Kind::EinDecl && !decl->kids.empty())
-      ir::for_each_node(decl->kids[0], [&](const NodeRef& n) { reads = reads || (n->kind == Kind::Name && n->def == d); });
+      reads = reads || ir::mentions(decl->kids[0], d);
   return reads;
 }
 

@@ -62,14 +62,7 @@ NodeRef without_inactive(const NodeRef& n, const std::unordered_set<DefId>& inac
   return changed ? ir::with_kids(n, std::move(kids)) : n;
 }
 
-// Does `e` read the local `d`?
-bool mentions(const NodeRef& e, DefId d) {
-  bool any = false;
-  ir::for_each_node(e, [&](const NodeRef& n) {
-    if (n->kind == Kind::Name && n->def == d) any = true;
-  });
-  return any;
-}
+using ir::mentions;
 
 // `body` (a rule's value) with every recomputation of the function's own result replaced by
 // `value`: a call of the function on exactly the rule's parameters, or the function's body

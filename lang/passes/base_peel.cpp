@@ -18,13 +18,7 @@ using ir::NodeRef;
 
 namespace {
 
-bool reads(const NodeRef& n, DefId self) {
-  bool found = false;
-  ir::for_each_node(n, [&](const NodeRef& x) {
-    if (x->kind == Kind::Name && x->def == self) found = true;
-  });
-  return found;
-}
+bool reads(const NodeRef& n, DefId self) { return ir::mentions(n, self); }
 
 // A branch as a store value: a block that is only its tail is that tail.
 NodeRef branch_value(const NodeRef& b) {

@@ -39,7 +39,7 @@ bool reads_of(const NodeRef& n, DefId d) {
   return n->kind == Kind::Index && is_ref(ir::index_base(*n), d);
 }
 
-bool mentions(const NodeRef& n, DefId d) {
+bool names_def(const NodeRef& n, DefId d) {
   if (!d.valid()) return false;
   bool hit = false;
   ir::for_each_node(n, [&](const NodeRef& x) {
@@ -157,10 +157,10 @@ bool Checkpoint::try_primal(size_t ip) {
   // with P by a reduction (a linear step's adjoint reads only itself: `@loss / @w` reads both).
   size_t ia = 0;
   auto paired = [&](size_t j) {
-    if (mentions(st[j], P->def)) return true;
+    if (names_def(st[j], P->def)) return true;
     for (size_t q = j + 1; q < st.size(); ++q)
-      if (st[q] && st[q]->kind == Kind::Let && mentions(st[q], P->def) &&
-          mentions(st[q], st[j]->def))
+      if (st[q] && st[q]->kind == Kind::Let && names_def(st[q], P->def) &&
+          names_def(st[q], st[j]->def))
         return true;
     return false;
   };
@@ -222,7 +222,7 @@ bool Checkpoint::try_primal(size_t ip) {
   // Other units (functions reading a global whole) and closures: not followed.
   for (auto& other : cx_.units)
     if (other.get() != &u_ && other->lowered &&
-        (mentions(other->lowered, P->def) || mentions(other->lowered, A->def)))
+        (names_def(other->lowered, P->def) || names_def(other->lowered, A->def)))
       return false;
   const int64_t e0 = std::min<int64_t>(e.any() ? e.lo : 0, 0),
                 e1 = std::max<int64_t>(e.any() ? e.hi : 0, 0);
@@ -243,7 +243,7 @@ Readers Checkpoint::readers(size_t ip, size_t ia, DefId P, DefId A, int64_t T) {
     // Another statement writing into P or A: the terms, moved into the sweep, would read rows
     // it has not written yet.
     if (s->kind == Kind::LTensor && (s->def == P || s->def == A)) rd.ok = false;
-    if (!mentions(s, P) && !mentions(s, A)) continue;
+    if (!names_def(s, P) && !names_def(s, A)) continue;
     if (j > ia && s->kind == Kind::Let && ir::let_value(*s)->kind == Kind::LReduce &&
         ir::reduce_op(*ir::let_value(*s)) == ir::ReduceOp::Sum &&
         ir::let_pattern(*s)->kind == Kind::PBind) {
@@ -329,7 +329,7 @@ bool Checkpoint::scan(const NodeRef& n, DefId d, const std::function<bool(const 
       for (auto& k : ir::index_args(*x)) walk(k);
       return;
     }
-    if (is_ref(x, d) || (x->kind == Kind::Lambda && mentions(x, d))) {
+    if (is_ref(x, d) || (x->kind == Kind::Lambda && names_def(x, d))) {
       if (whole)
         *whole = true;
       else
@@ -367,7 +367,7 @@ NodeRef Checkpoint::summed_clause(const NodeRef& t) {
   for (size_t x = 0; x < vars.size(); ++x)
     if (idx[x]->kind != Kind::Name || idx[x]->def != vars[x]) return nullptr;
   const NodeRef& v = ir::lstore_value(*n);
-  if (v->kind != Kind::LReduce || ir::reduce_op(*v) != ir::ReduceOp::Sum || mentions(v, t->def))
+  if (v->kind != Kind::LReduce || ir::reduce_op(*v) != ir::ReduceOp::Sum || names_def(v, t->def))
     return nullptr;
   return clause;
 }

@@ -35,7 +35,7 @@ std::optional<int64_t> Checkpoint::beside(size_t ip, size_t iq, int64_t b, int64
   const auto& st = u_.lowered->kids;
   const NodeRef &P = st[ip], &Q = st[iq];
   if (!Q || Q->kind != Kind::LTensor || Q->has(ir::kResume) || Q->has(ir::kHasElem) ||
-      Q->has(ir::kReverse) || !movable(Q->def) || !mentions(Q, P->def))
+      Q->has(ir::kReverse) || !movable(Q->def) || !names_def(Q, P->def))
     return std::nullopt;
   int64_t Lq = 0;
   NodeRef qloop = time_loop(Q, false, &Lq);
@@ -131,7 +131,7 @@ bool Checkpoint::try_fuse(size_t ip) {
     if (!ok) return false;
   }
   for (auto& other : cx_.units)
-    if (other.get() != &u_ && other->lowered && mentions(other->lowered, P->def)) return false;
+    if (other.get() != &u_ && other->lowered && names_def(other->lowered, P->def)) return false;
   // Blocks of B steps (P's rows of a block in kBlockCache), the window a power of two (an index
   // modulo it is a mask).
   double row_p = dtype_storage_bytes(static_cast<DType>(P->ival));

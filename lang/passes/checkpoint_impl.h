@@ -25,7 +25,7 @@ using ir::NodeRef;
 std::optional<int64_t> offset_of(const NodeRef& e, const std::unordered_set<DefId>& vars);
 bool is_ref(const NodeRef& n, DefId d);
 bool reads_of(const NodeRef& n, DefId d);
-bool mentions(const NodeRef& n, DefId d);
+bool names_def(const NodeRef& n, DefId d);  // a Name or a Path resolved to d
 // The loop variable of `loop` and the clause variables bound to it inside (`LLet m = t`).
 std::unordered_set<DefId> time_vars(const NodeRef& loop);
 

@@ -367,11 +367,7 @@ class Planner {
   // use it, next to reads that do not use that variable at all (the filter `w[k]`): the blocks
   // then read the window contiguously and the filter as a broadcast, so a short reduction no
   // longer is the only vectorised loop.
-  static bool mentions(const NodeRef& e, DefId d) {
-    bool m = false;
-    ir::for_each_node(e, [&](const NodeRef& x) { m = m || (x->kind == Kind::Name && x->def == d); });
-    return m;
-  }
+  static bool mentions(const NodeRef& e, DefId d) { return ir::mentions(e, d); }
   static bool unit_in(const NodeRef& e, DefId d) {
     if (e->kind == Kind::Name) return e->def == d;
     if (e->kind != Kind::Binary) return false;

@@ -17,13 +17,7 @@ using ir::NodeRef;
 
 namespace {
 
-bool mentions(const NodeRef& n, DefId d) {
-  bool hit = false;
-  ir::for_each_node(n, [&](const NodeRef& x) {
-    if (x->kind == Kind::Name && x->def == d) hit = true;
-  });
-  return hit;
-}
+using ir::mentions;
 
 class Planner : public ir::Mutator {
  public:

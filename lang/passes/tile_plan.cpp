@@ -15,13 +15,7 @@ namespace {
 
 constexpr int64_t kTile = 64;
 
-bool mentions(const NodeRef& n, ir::DefId d) {
-  bool hit = false;
-  ir::for_each_node(n, [&](const NodeRef& x) {
-    if (x->kind == Kind::Name && x->def == d) hit = true;
-  });
-  return hit;
-}
+using ir::mentions;
 
 bool is_var(const NodeRef& x, ir::DefId d) { return x->kind == Kind::Name && x->def == d; }
 
