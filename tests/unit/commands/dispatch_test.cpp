@@ -4,6 +4,7 @@
 
 #include "engine/session/commands.h"
 #include "tests/unit/commands/command_helpers.h"
+#include "tests/unit/jit/jit_fixture.h"
 
 namespace ein::testing_commands {
 namespace {
@@ -128,9 +129,15 @@ TEST(CommandDispatch, JitModeShowAndSet) {
 }
 
 TEST(CommandDispatch, CacheInfoAndClear) {
+  // A private cache: `%cache clear` on the user's cache emptied it under every other ein
+  // running on the machine, and their writes made the two `%cache info` reads differ.
+  testing::TempDir dir;
+  testing::ScopedEnv env;
+  env.set("EIN_CACHE_DIR", dir.path());
   TestSession t;
   ExecuteResult info = t.term("%cache");
   EXPECT_TRUE(info.ok);
+  EXPECT_NE(info.text.find(dir.path()), std::string::npos) << info.text;
   for (const char* row : {"directory", "kernels on disk", "size", "hits", "misses", "compile time"})
     EXPECT_NE(info.text.find(row), std::string::npos) << row;
   EXPECT_EQ(t.term("%cache info").text, info.text);
