@@ -27,7 +27,10 @@ import test_repl  # noqa: E402  (the Repl driver and the test runner)
 BAR = re.compile(r"\r(line (\d+): [^\r]*?)  \[([\u2588\u2591]{20})\] +(\d+)%  [0-9.kMG]+/[0-9.kMG]+ \u00b7 [0-9.]+ s")
 PROMPT_END = r">>> $"
 LONG = ("let y = { let x[0] = 0.0; let x[t in 1..2000000000] = "
-        "x[t - 1] + 1.0 / (1.0 + x[t - 1] * x[t - 1]); x[1999999999] };")
+        "x[t - 1] + 1.0 / (1.0 + x[t - 1] / (2.0 + x[t - 1] / (3.0 + x[t - 1] / (4.0 + x[t - 1])))); "
+        "x[1999999999] };")
+# Four dependent divisions per step: with one, a fast machine finished the native cell in about
+# 1 s, before the bar had been redrawn twice, and the interrupt test waited for a bar that ended.
 
 
 def winsize(fd, rows=40, cols=120):
