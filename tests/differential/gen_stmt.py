@@ -560,3 +560,6 @@ def fn_local_decl(g):
     g.tag("fn_local_decl")
     arg = g.ex.generic_arg(g.ex.expr(dt, g.ctx(), 1), dt)
     return [fn, SLet(name, g.ex.fix(Call(f, [Ref(n), arg]), dt))], [SPrint([Ref(name)])]
+
+
+from gen_rec import rec1_inferred  # noqa: E402,F401  (a statement kind, reached by name)

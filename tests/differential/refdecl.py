@@ -8,7 +8,7 @@ import refnum
 from refrest import expand_clause
 
 
-def slot_ranges(ev, name, c, env):
+def slot_ranges(ev, name, c, env, single=False):
     slots = [s.name for s in c.slots if isinstance(s, SlotIdx)]
     out = []
     uses = None
@@ -25,9 +25,12 @@ def slot_ranges(ev, name, c, env):
                 raise
         else:
             if uses is None:
+                selfs = []
                 uses = refranges.collect_uses([("where", c.where), c.body, c.else_],
                                               ev.shape_fn(env), ev.const_fn(env), set(slots),
-                                              skip_name=name)
+                                              skip_name=name, selfs=selfs)
+                if single:
+                    refranges.mark_guarded(uses, selfs)
             level = set(slots) - {s.name}
             out.append(refranges.infer(s.name, uses, level, ev.range_eval(env),
                                        lambda rr, rd: ev.inferred_red(rr, rd, env),
@@ -64,7 +67,7 @@ def eval_decl(ev, s, env=None):
             rank = len(c.slots)
         elif rank != len(c.slots):
             raise RefError("E004", "clauses of different rank", compile_time=True)
-        clauses.append((c, slot_ranges(ev, s.name, c, env)))
+        clauses.append((c, slot_ranges(ev, s.name, c, env, single=len(s.clauses) == 1)))
     types = {clause_type(ev, c, env, s.name, s.dt) for c, _ in clauses}
     if len(types) > 1:
         raise RefError("E002", f"clauses of {s.name} have types {sorted(types)}",

@@ -60,17 +60,29 @@ def affine(e, wl, idxs, consts):
 
 
 class Use:
-    __slots__ = ("aff", "extent", "chain", "plain", "node")
+    """`cond`: the access runs only sometimes (an `if` branch, the right side of `&&`/`||`);
+    `lit`: its affine form with literal constants only (no loop-invariant names folded in);
+    `side`: -1 when its start does not bound the index, +1 when its end does not (mark_guarded)."""
+    __slots__ = ("aff", "extent", "chain", "plain", "node", "cond", "lit", "side")
 
-    def __init__(self, aff, extent, chain, plain, node):
+    def __init__(self, aff, extent, chain, plain, node, cond=False, lit=None):
         self.aff, self.extent, self.chain, self.plain, self.node = aff, extent, chain, plain, node
+        self.cond, self.lit, self.side = cond, lit, 0
 
 
-def collect_uses(roots, shape_of, consts, outer, skip_name=None):
+def collect_uses(roots, shape_of, consts, outer, skip_name=None, selfs=None):
     """Every affine array access below `roots`. `chain` lists the reduction indices (RIdx, with
     their Red) enclosing the access inside the roots, outermost first; `outer` the names bound
-    outside. Accesses of `skip_name` (the declaration's own name: self-reads) do not count."""
+    outside. Accesses of `skip_name` (the declaration's own name: self-reads) do not count; they
+    are appended to `selfs` when given (one Use per axis, extent None)."""
     uses = []
+    cond = [False]
+
+    def walk_cond(e, chain, wl):
+        was = cond[0]
+        cond[0] = True
+        walk(e, chain, wl)
+        cond[0] = was
 
     def walk(e, chain, wl):
         if e is None:
@@ -91,7 +103,14 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None):
                 a = affine(ix, wl, names, consts)
                 if a is not None:
                     plain = isinstance(ix, Ref) and ix.name not in wl
-                    uses.append(Use(a, shape[axis], list(chain), plain, e))
+                    lit = affine(ix, wl, names, lambda n: None)
+                    uses.append(Use(a, shape[axis], list(chain), plain, e, cond[0], lit))
+            if e.name == skip_name and selfs is not None:
+                names = set(outer) | {r.name for r, _ in chain}
+                for ix in e.idx:
+                    a = affine(ix, wl, names, lambda n: None)
+                    if a is not None:
+                        selfs.append(Use(a, None, list(chain), False, e, cond[0], a))
             return
         if isinstance(e, Red):
             wl2 = dict(wl)
@@ -121,15 +140,15 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None):
             return
         if isinstance(e, (Bin,)):
             walk(e.a, chain, wl)
-            walk(e.b, chain, wl)
+            (walk_cond if e.op in ("&&", "||") else walk)(e.b, chain, wl)
         elif isinstance(e, (Un, Cast)):
             walk(e.a, chain, wl)
         elif isinstance(e, Call):
             walk(e.args, chain, wl)
         elif isinstance(e, If):
             walk(e.c, chain, wl)
-            walk(e.a, chain, wl)
-            walk(e.b, chain, wl)
+            walk_cond(e.a, chain, wl)
+            walk_cond(e.b, chain, wl)
         elif isinstance(e, WGuard):
             walk(e.c, chain, wl)
         elif isinstance(e, WBind):
@@ -148,6 +167,38 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None):
         else:
             walk(r, [], wl0)
     return uses
+
+
+def single_offset(u):
+    """(index, k) when the access is `i + k` with a literal k != 0, else None."""
+    a = u.lit
+    if a is None:
+        return None
+    vs = [k for k in a if k != 1 and a[k] != 0]
+    if len(vs) != 1 or a[vs[0]] != 1 or a.get(1, 0) == 0:
+        return None
+    return vs[0], a[1]
+
+
+def mark_guarded(uses, selfs):
+    """A definition with one clause writes its base case as a branch (`if t == 0 { .. } else
+    { .. x[t - 1] .. s[t - 1] .. }`). A read of another array under a branch at an offset in
+    the direction of a conditional self-read (`x[t - 1]` going forwards, `x[t + 1]` backwards)
+    does not give the index its start (end, backwards); it still bounds the other side, and is
+    checked when it runs (docs/language.md, session 16)."""
+    direction = {}
+    for u in selfs:
+        so = single_offset(u) if u.cond else None
+        if so is not None:
+            direction[so[0]] = direction.get(so[0], 0) | (1 if so[1] < 0 else 2)
+    for u in uses:
+        so = single_offset(u) if u.cond else None
+        if so is None or so[0] not in direction:
+            continue
+        if so[1] < 0 and direction[so[0]] & 1:
+            u.side = -1
+        elif so[1] > 0 and direction[so[0]] & 2:
+            u.side = 1
 
 
 def infer(v, uses, level, eval_range, inferred_range, what, fixed=None):
@@ -184,23 +235,29 @@ def infer(v, uses, level, eval_range, inferred_range, what, fixed=None):
     if not mine:
         raise RefError("E004", f"cannot infer the range of `{v}` ({what})", compile_time=True)
     lo, hi = 0, None
+    # A read whose end is relaxed stays an end when no other use gives one.
+    keep_end = all(u.side == 1 for u in mine)
     for u in mine:
-        valid = [c for c in range(-LIMIT, LIMIT) if ok(u, v, c, eval_range, inferred_range)]
+        side = 0 if (u.side == 1 and keep_end) else u.side
+        valid = [c for c in range(-LIMIT, LIMIT) if ok(u, v, c, eval_range, inferred_range, side)]
         if not valid:
             ulo, uhi = 0, 0
         else:
-            if valid[-1] == LIMIT - 1:
+            if valid[-1] == LIMIT - 1 and side != 1:
                 raise Unspecified(f"range of `{v}` is unbounded")
             if valid != list(range(valid[0], valid[-1] + 1)):
                 raise Unspecified(f"valid values of `{v}` are not an interval")
             ulo, uhi = valid[0], valid[-1] + 1
+        if side == -1:
+            ulo = 0
         lo = max(lo, ulo)
-        hi = uhi if hi is None else min(hi, uhi)
+        if side != 1:
+            hi = uhi if hi is None else min(hi, uhi)
     # An empty result keeps its end: a declaration allocates up to it (docs/language.md).
     return (lo, hi)
 
 
-def ok(u, v, c, eval_range, inferred_range):
+def ok(u, v, c, eval_range, inferred_range, side=0):
     """Is access `u` in bounds at v = c for every value of the indices nested inside v?
 
     A nested range that is empty at this point (`max[j in 0..i](x[i - 1 + j])` at i = 0) still
@@ -238,4 +295,4 @@ def ok(u, v, c, eval_range, inferred_range):
         vals.pop(r.name, None)
         return mn, mx
     mn, mx = rec(0)
-    return 0 <= mn and mx < u.extent
+    return (side == -1 or 0 <= mn) and (side == 1 or mx < u.extent)
