@@ -216,6 +216,13 @@ class Gen:
             self.input()
         for _ in range(r.randint(0, 1)):
             self.input(shape=())
+        # An integer offset as programs write it (`let g = 1;`), for where-derived indices with
+        # a loop-invariant offset. Its own stream: the programs of every seed stay as they were.
+        side = random.Random(self.seed ^ 0x5EED)
+        if side.random() < 0.3:
+            self.commit([SInput(self.fresh("g"), "i32", (), side.choice([0, 1, 2, 3, -1]),
+                                annotate=side.random() < 0.5)])
+            self.tag("input_offset")
         kinds = dict(KINDS)
         if self.deriv:
             kinds["error"] = 0

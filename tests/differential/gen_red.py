@@ -7,7 +7,7 @@ from ir import Access, Bin, Cast, Lit, Range, Red, Ref, RIdx, WBind, WGuard, is_
 
 # Relative weights; docs/testing.md lists them.
 OPS_NUM = {"sum": 5, "prod": 1, "max": 2, "min": 2}
-PATTERNS = {"plain": 10, "dependent": 2, "conv": 2, "derived": 1, "strided_conv": 1}
+PATTERNS = {"plain": 10, "dependent": 2, "conv": 2, "derived": 2, "strided_conv": 1}
 
 
 class RedGen:
@@ -29,8 +29,10 @@ class RedGen:
             body_dt = dt
         self.g.tag(f"red_{op}")
         pats = dict(PATTERNS)
-        if op in ("argmax", "argmin") or not ctx.idx:
+        if op in ("argmax", "argmin"):
             pats = {"plain": 1}
+        elif not ctx.idx:
+            pats = {"plain": 4, "derived": 1 if any(d == "i32" for d in ctx.vars.values()) else 0}
         if self.g.bug_on("strided_index"):
             pats["strided_conv"] = 0
         if self.g.bug_on("dependent_range"):
@@ -161,9 +163,17 @@ class RedGen:
             rest = self.x.expr(body_dt, ctx, depth - 1) if r.random() < 0.5 else None
             body = acc if rest is None else Bin(r.choice("+*"), acc, rest)
             return Red(op, [RIdx(k, rng)], body)
-        o = self.outer(ctx)
-        if o is None:
-            return None
+        # A loop-invariant integer as the offset (a let, a parameter, a comprehension
+        # variable): `sum[k](x[p] * w[k] where p = g + k)` (E004 until session 14).
+        ints = [n for n, d in ctx.vars.items() if d == "i32"]
+        inv = None
+        if pat == "derived" and ints and (not ctx.idx or r.random() < 0.35):
+            inv = r.choice(ints)
+            o = None
+        else:
+            o = self.outer(ctx)
+            if o is None:
+                return None
         xs = self.axis_arrays(ctx, body_dt, 2)
         ws = self.axis_arrays(ctx, body_dt)
         if not xs or not ws:
@@ -183,10 +193,13 @@ class RedGen:
             self.g.tag("index_strided")
         else:
             p = self.g.fresh("p")
-            where.append(WBind(p, Bin("+", Ref(o.name), Ref(k))))
+            where.append(WBind(p, Bin("+", Ref(inv if o is None else o.name), Ref(k))))
             ix = Ref(p)
             self.g.tag("where_derived_index")
-        o.det = True
+            if o is None:
+                self.g.tag("where_derived_invariant_offset")
+        if o is not None:
+            o.det = True
         xacc = self.partial_access(xn, xa, ix, ctx)
         wacc = self.partial_access(wn, wa, Ref(k), ctx)
         body = Bin("*", xacc, wacc)
