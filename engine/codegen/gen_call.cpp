@@ -65,6 +65,15 @@ Val Gen::call(const NodeRef& e) {
       std::vector<Val> v;
       for (auto& a : args) v.push_back(value(a));
       DType dt = v.empty() ? DType::F32 : v[0].dt;
+      // Integer minimum and maximum (a clamped index: std::math::clamp): the second operand
+      // when it is smaller (larger), as the interpreter takes it (engine/value/math.cpp).
+      if ((*b == Builtin::Min2 || *b == Builtin::Max2) && v.size() == 2 && is_int(v[0].dt) && is_int(v[1].dt) &&
+          is_int(dtype_of(e))) {
+        const DType rt = dtype_of(e);
+        Val x = convert(v[0], rt), y = convert(v[1], rt);
+        return em.define(rt, ctype(rt), "(" + y.c + (*b == Builtin::Min2 ? " < " : " > ") + x.c + " ? " + y.c + " : " + x.c + ")",
+                         std::max(x.level, y.level), Motion::Cheap);
+      }
       if (!is_float(dt) || (v.size() == 2 && v[1].dt != dt)) unsupported("math on non-float values");
       int level = 0;
       for (auto& x : v) level = std::max(level, x.level);

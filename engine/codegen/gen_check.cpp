@@ -56,6 +56,34 @@ bool invariant(const NodeRef& n, const std::vector<ir::DefId>& local) {
   return true;
 }
 
+NodeRef unwrap_tail(const NodeRef& n) {
+  if (n && n->kind == Kind::Block && n->has(ir::kHasTail) && n->kids.size() == 1) return unwrap_tail(n->kids[0]);
+  return n;
+}
+
+// Does `t` compare v with the bound b, and from which side: -1 when it holds for v below b
+// (v < b, v <= b, b > v, b >= v), +1 for v above b, 0 when it is no such test.
+int bound_test(const NodeRef& t, const NodeRef& v, const NodeRef& b) {
+  if (!t || t->kind != Kind::Binary) return 0;
+  auto op = static_cast<BinOp>(t->ival);
+  int side = op == BinOp::Lt || op == BinOp::Le ? -1 : op == BinOp::Gt || op == BinOp::Ge ? 1 : 0;
+  // The same value: one node, one binding, or equal expressions without calls (written out
+  // in place, `if o - 2 <= 0 { 0 } else if o - 2 >= W1 { W1 } else { o - 2 }`, each copy is
+  // evaluated on its own: a call might not give the same value twice).
+  auto same = [](const NodeRef& a, const NodeRef& c) {
+    NodeRef x = unwrap_tail(a), y = unwrap_tail(c);
+    if (!x || !y) return false;
+    bool calls = false;
+    ir::for_each_node(x, [&](const NodeRef& n) { calls = calls || n->kind == Kind::Call; });
+    return x == y || (x->kind == Kind::Name && y->kind == Kind::Name && x->def == y->def) ||
+           (!calls && ir::structurally_equal(x, y));
+  };
+  const NodeRef &l = ir::bin_lhs(t), &r = ir::bin_rhs(t);
+  if (same(l, v) && same(r, b)) return side;
+  if (same(l, b) && same(r, v)) return -side;
+  return 0;
+}
+
 }  // namespace
 
 std::string Gen::precheck(const NodeRef& stmt) {
@@ -220,12 +248,76 @@ std::string Gen::precheck(const NodeRef& stmt) {
     }
     return "(" + empty + " || ((" + lo + ") >= 0 && (" + hi + ") < " + ext + fits + "))";
   };
+  // A clamp of any value v between two invariant bounds: `if v < lo { lo } else if v > hi { hi }
+  // else { v }` (either test first, < or <=, either side of the comparison; written in place or
+  // the body of a called function such as std's clampi) or `__min2(__max2(v, lo), hi)` and
+  // `__max2(__min2(v, hi), lo)`. Its value is lo, hi or between them whatever v is (v < lo
+  // gives lo; else v > hi gives hi; else lo <= v <= hi; with lo > hi only lo or hi), so it is
+  // in [0, ext) when both bounds are: `X[.., clampi(ow * s + b - p, 0, W - 1)]`, an edge-padded
+  // window read, is decided by two tests at entry. `arg` maps a callee's parameters to the
+  // caller's argument nodes (null: not a parameter); the bounds returned are caller nodes.
+  std::function<std::optional<std::pair<NodeRef, NodeRef>>(const NodeRef&, const std::function<NodeRef(const NodeRef&)>&, int)> clamp_bounds =
+      [&](const NodeRef& e0, const std::function<NodeRef(const NodeRef&)>& arg, int depth) -> std::optional<std::pair<NodeRef, NodeRef>> {
+    const NodeRef e = unwrap_tail(e0);
+    if (!e || depth > 2) return std::nullopt;
+    auto bound = [&](const NodeRef& n) -> NodeRef {
+      NodeRef c = unwrap_tail(n);
+      if (c && c->kind == Kind::Name && arg) c = arg(c);
+      return c && invariant(c, local) ? c : nullptr;
+    };
+    if (e->kind == Kind::If && ir::if_else(e)) {
+      const NodeRef b1 = unwrap_tail(ir::if_then(e)), inner = unwrap_tail(ir::if_else(e));
+      if (!b1 || !inner || inner->kind != Kind::If || !ir::if_else(inner)) return std::nullopt;
+      const NodeRef b2 = unwrap_tail(ir::if_then(inner)), v = unwrap_tail(ir::if_else(inner));
+      if (!b2 || !v) return std::nullopt;
+      const int s1 = bound_test(ir::if_cond(e), v, b1), s2 = bound_test(ir::if_cond(inner), v, b2);
+      if (s1 == 0 || s2 == 0 || s1 == s2) return std::nullopt;
+      NodeRef lo = bound(b1), hi = bound(b2);
+      if (!lo || !hi) return std::nullopt;
+      return std::make_pair(lo, hi);
+    }
+    if (e->kind != Kind::Call) return std::nullopt;
+    const NodeRef& callee = ir::call_callee(e);
+    const auto& args = ir::call_args(e);
+    auto b = callee->kind == Kind::Name ? builtin_of(callee->def) : std::nullopt;
+    if (b && (*b == Builtin::Min2 || *b == Builtin::Max2) && args.size() == 2) {
+      // The outer call's bound is one argument, the other the inner call of the other builtin
+      // with one invariant argument (the other bound).
+      const Builtin other = *b == Builtin::Min2 ? Builtin::Max2 : Builtin::Min2;
+      for (size_t i = 0; i < 2; ++i) {
+        const NodeRef in = unwrap_tail(args[i]);
+        NodeRef outer = bound(args[1 - i]);
+        if (!outer || !in || in->kind != Kind::Call || ir::call_args(in).size() != 2) continue;
+        const NodeRef& ic = ir::call_callee(in);
+        auto ib = ic->kind == Kind::Name ? builtin_of(ic->def) : std::nullopt;
+        if (!ib || *ib != other) continue;
+        for (size_t j = 0; j < 2; ++j)
+          if (NodeRef inner = bound(ir::call_args(in)[j])) return std::make_pair(inner, outer);
+      }
+      return std::nullopt;
+    }
+    if (b || arg) return std::nullopt;  // a user function called from a callee: not followed
+    auto it = unit->call_targets.find(e->id);
+    if (it == unit->call_targets.end() || !it->second->lowered || it->second->params.size() != args.size())
+      return std::nullopt;
+    const Unit* cu = it->second;
+    if (cu->kind != Unit::Kind::Fn || !cu->captures.empty()) return std::nullopt;
+    auto param = [&](const NodeRef& n) -> NodeRef {
+      for (size_t i = 0; i < cu->params.size(); ++i)
+        if (n->def == cu->params[i]) return args[i];
+      return nullptr;
+    };
+    return clamp_bounds(cu->lowered, param, depth + 1);
+  };
   axis_cond = [&](const NodeRef& e, const std::string& ext, bool gather) -> std::string {
     NodeRef var, off;
     bool neg = false;
     if (!affine(e, var, off, neg)) {
       if (invariant(e, local)) return "((uint64_t)" + index(e).c + " < (uint64_t)" + ext + ")";
       if (std::string c = linear_cond(e, ext); !c.empty()) return c;
+      if (auto cb = clamp_bounds(e, nullptr, 0))
+        return "((uint64_t)" + index(cb->first).c + " < (uint64_t)" + ext + " && (uint64_t)" + index(cb->second).c +
+               " < (uint64_t)" + ext + ")";
       if (!gather) return "";
       if (e->kind == Kind::Index) return gather_cond(e, ext, "");
       // A gather plus or minus an invariant (`x[idx[n] - 1]`).
