@@ -25,16 +25,83 @@ class SiteFinder : public ir::RecursiveVisitor {
  protected:
   bool pre(const NodeRef& n) override {
     if (n->kind == Kind::EinGroup) {
+      if (!done_.insert(n->id).second) return true;  // solved before its enclosing site
+      for (auto& clause : n->kids) solve_nested(clause);
       std::vector<NodeRef> ext = explicit_extents(n);
-      for (auto& clause : n->kids) solve(clause, n->def, ext, n->kids.size() == 1);
-      // Nested sites inside clause bodies (blocks with their own definitions) are still visited.
+      std::vector<NodeRef> prior;
+      for (auto& clause : n->kids) {
+        solve(clause, n->def, ext, n->kids.size() == 1, prior);
+        extend_extents(prior, clause);
+      }
       return true;
     }
     if (n->kind == Kind::Reduce && !covered_.count(n->id)) {
+      solve_nested(n);
       solve(n, DefId{});
       return true;
     }
     return true;
+  }
+
+  // Definitions nested in a site (a block's `let wp[e] = W[t - 1, e];` in a clause body) are
+  // solved before it: the site may then read their extents (see nested_groups). Their own
+  // ranges never depend on the enclosing site's (its indices are not theirs to solve).
+  void solve_nested(const NodeRef& root) {
+    for (auto& k : root->kids) {
+      if (!k || k->kind == Kind::Lambda) continue;
+      if (k->kind == Kind::EinGroup) {
+        pre(k);
+        continue;
+      }
+      solve_nested(k);
+    }
+  }
+
+  // Per nested definition of `root`: its allocation extent per axis (null where a clause's
+  // range is unknown) and the reductions of the site it is computed inside.
+  void nested_groups(const NodeRef& root, SiteSolver& s) {
+    std::vector<uint32_t> reduces;
+    std::function<void(const NodeRef&)> go = [&](const NodeRef& n) {
+      if (!n || n->kind == Kind::Lambda) return;
+      if (n != root && n->kind == Kind::EinGroup) {
+        std::vector<NodeRef> ext;
+        bool first = true;
+        for (auto& clause : n->kids) {
+          if (clause->kind != Kind::EinDecl) {
+            ext.clear();
+            break;
+          }
+          size_t rank = ir::ein_slots_count(clause);
+          if (first) ext.assign(rank, nullptr);
+          if (rank != ext.size()) {
+            ext.assign(ext.size(), nullptr);
+            break;
+          }
+          for (size_t a = 0; a < rank; ++a) {
+            const NodeRef& sl = ir::ein_slots(clause)[a];
+            NodeRef end;
+            if (sl->kind == Kind::IdxLit) end = irb::lit(sl->ival + 1);
+            if (sl->kind == Kind::IdxVar || sl->kind == Kind::IdxIn) {
+              auto it = u_.ranges.find(sl->def);
+              if (it != u_.ranges.end()) end = it->second.hi;
+            }
+            if (!end || (!first && !ext[a])) {
+              ext[a] = nullptr;
+              continue;
+            }
+            ext[a] = first ? end : irb::imax(ext[a], end);
+          }
+          first = false;
+        }
+        s.note_nested(n->def, std::move(ext), reduces);
+        return;
+      }
+      bool red = n->kind == Kind::Reduce;
+      if (red) reduces.push_back(n->id);
+      for (auto& k : n->kids) go(k);
+      if (red) reduces.pop_back();
+    };
+    go(root);
   }
 
   // The allocation extent of each axis when every clause fixes it (`t in 1..4`, `0`): the
@@ -64,8 +131,28 @@ class SiteFinder : public ir::RecursiveVisitor {
     return out;
   }
 
-  void solve(const NodeRef& root, DefId self, std::vector<NodeRef> self_extents = {}, bool single_clause = false) {
+  // `ext` (per axis, the extent of the clauses so far) grows by `clause`'s solved ranges.
+  void extend_extents(std::vector<NodeRef>& ext, const NodeRef& clause) {
+    if (clause->kind != Kind::EinDecl) return;
+    size_t rank = ir::ein_slots_count(clause);
+    if (ext.empty()) ext.assign(rank, nullptr);
+    if (ext.size() != rank) return;
+    for (size_t a = 0; a < rank; ++a) {
+      const NodeRef& sl = ir::ein_slots(clause)[a];
+      NodeRef end;
+      if (sl->kind == Kind::IdxLit) end = irb::lit(sl->ival + 1);
+      if (sl->kind == Kind::IdxVar || sl->kind == Kind::IdxIn) {
+        auto it = u_.ranges.find(sl->def);
+        if (it != u_.ranges.end()) end = it->second.hi;
+      }
+      if (end) ext[a] = ext[a] ? irb::imax(ext[a], end) : end;
+    }
+  }
+
+  void solve(const NodeRef& root, DefId self, std::vector<NodeRef> self_extents = {}, bool single_clause = false,
+             std::vector<NodeRef> prior = {}) {
     SiteSolver s(cx_, u_);
+    s.note_prior_extents(std::move(prior));
     // Where-bound locals inside the site are per-point values, never range sources.
     ir::for_each_node(root, [&](const NodeRef& n) {
       if (n->kind == Kind::WBind || n->kind == Kind::WDerived || n->kind == Kind::CompGen ||
@@ -76,6 +163,7 @@ class SiteFinder : public ir::RecursiveVisitor {
       if (n->kind == Kind::PBind) s.note_site_local(n->def);  // tuple patterns, match arms
       if (n->kind == Kind::Reduce) covered_.insert(n->id);
     });
+    nested_groups(root, s);
     s.solve(root, self, std::move(self_extents), single_clause);
     // Every index of the site must have a range now (nested definitions are their own sites,
     // solved when the walk reaches them).
@@ -100,7 +188,7 @@ class SiteFinder : public ir::RecursiveVisitor {
  private:
   CompileCtx& cx_;
   Unit& u_;
-  std::unordered_set<uint32_t> covered_;
+  std::unordered_set<uint32_t> covered_, done_;
   std::unordered_set<DefId> reported_;
 };
 

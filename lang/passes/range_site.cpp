@@ -108,7 +108,28 @@ bool SiteSolver::bounds(const Access& a, DefId v) const {
   // allocation is known). With another source the self-read is no use of it: a state read
   // on part of its axis (`R[j, k] * S[t - 1, n, k]`, S twice as wide) is fine.
   if (a.self) return a.self_bounded && a.written_plain && reduce_vars_.count(v) > 0 && !other_source(v);
-  return !a.point_local || reduce_vars_.count(v);
+  return local_bounds(a, v);
+}
+
+// A use whose base is computed inside the site bounds only a reduction run after it, by the
+// base's own extent (`dim(v)`, which the tape reads back: Tape::explicit_ranges). A nested
+// definition's extent written out (nested_ext) serves every other index.
+bool SiteSolver::local_bounds(const Access& a, DefId v) const {
+  if (a.nested_ext) return !runs_after(a, v);
+  if (!a.point_local) return true;
+  return runs_after(a, v);
+}
+
+// Is v a reduction variable whose loop starts after the base of `a` exists? A nested
+// definition computed inside v's own reduction does not exist when v's loop starts.
+bool SiteSolver::runs_after(const Access& a, DefId v) const {
+  if (!reduce_vars_.count(v)) return false;
+  auto nested = nested_.find(ir::index_base(a.node)->def);
+  if (nested == nested_.end()) return true;
+  auto chain = chain_.find(v);
+  if (chain == chain_.end() || chain->second.empty()) return false;
+  const auto& inside = nested->second.inside;
+  return std::find(inside.begin(), inside.end(), chain->second.back()) == inside.end();
 }
 
 // Does `a` reach v through an inner index whose explicit range is written in v
@@ -130,7 +151,7 @@ bool SiteSolver::through_inner_range(const Access& a, DefId v) const {
 
 bool SiteSolver::other_source(DefId v) const {
   for (auto& b : accesses_)
-    if (!b.self && b.aff.ok && b.aff.coef_of(v) && (!b.point_local || reduce_vars_.count(v))) return true;
+    if (!b.self && b.aff.ok && b.aff.coef_of(v) && local_bounds(b, v)) return true;
   return false;
 }
 
@@ -522,6 +543,37 @@ void SiteSolver::add_access(const NodeRef& n) {
     // declaration's own loops, but it can bound a reduction evaluated after it.
     point_local = k == DefKind::Local && !local_outside_site(base->def);
     bool self_read = base->def == self_;
+    auto nested = nested_.find(base->def);
+    if (nested != nested_.end()) {
+      // A definition nested in the site exists only inside it: `dim(wp)` cannot be evaluated
+      // where the site's loops start. Its extent is usable when it is the same at every point
+      // (`let wp[e] = W[t - 1, e];` inside W's clause: e's end does not move with t — unless it
+      // is W's own extent, which this site is computing); otherwise it bounds nothing here
+      // and the access is checked when it runs.
+      for (size_t i = 0; i < ir::index_args_count(n); ++i) {
+        int axis = static_cast<int>(i);
+        const auto& ext = nested->second.extents;
+        NodeRef e = axis < static_cast<int>(ext.size()) ? ext[axis] : nullptr;
+        // `let wp[e] = W[t - 1, e];` inside W's own clause: e runs over W's axis, whose extent
+        // this clause helps to fix. The clauses before it already give one; with this clause
+        // taking the same, the allocation is consistent (the smallest extent that is).
+        if (e && e->kind == Kind::DimOf && ir::dimof_tensor(*e)->kind == Kind::Name &&
+            ir::dimof_tensor(*e)->def == self_ && e->ival >= 0 &&
+            e->ival < static_cast<int64_t>(prior_extents_.size()))
+          e = prior_extents_[e->ival];
+        bool usable_ext = e && site_independent(e) && !ir::mentions(e, self_);
+        const NodeRef& ix = ir::index_args(n)[i];
+        bool plain = ix->kind == Kind::Name && is_var(ix->def);
+        if (usable_ext) {
+          accesses_.push_back(Access{n, axis, affine(ix), e, false, false, plain, false});
+          accesses_.back().nested_ext = true;
+        }
+        // bounds only a reduction run after the definition (see local_bounds)
+        accesses_.push_back(Access{n, axis, affine(ix), irb::dim_of(base, axis), false, true, plain, false});
+      }
+      access_arity_[n->id] = ir::index_args_count(n);
+      return;
+    }
     extent = [&, self_read](int axis) -> NodeRef {
       if (!self_read) return irb::dim_of(base, axis);
       return axis < static_cast<int>(self_extents_.size()) ? self_extents_[axis] : nullptr;

@@ -34,6 +34,7 @@ struct Access {
   bool point_local;  // the base is computed inside the site (a where/let local)
   bool written_plain;  // the index is written as a bare name: `X[i]`
   bool self_bounded = false;  // a self-read whose axis extent the clauses' explicit ranges fix
+  bool nested_ext = false;  // the extent of a definition nested in the site, written out (local_bounds)
   int guarded_side = 0;  // -1: its start is not a start of v (see SiteSolver::mark_guarded_reads); +1: its end
 };
 
@@ -79,6 +80,8 @@ class SiteSolver {
   Affine affine(const NodeRef& e, int depth = 0);
 
   bool site_independent(const NodeRef& e);
+  bool local_bounds(const Access& a, DefId v) const;
+  bool runs_after(const Access& a, DefId v) const;
 
   void collect_accesses(const NodeRef& n, bool cond = false);
 
@@ -92,6 +95,14 @@ class SiteSolver {
 
  public:
   void note_site_local(DefId d) { site_locals_.insert(d); }
+  // A definition nested in the site, solved before it: its extent per axis (null: unknown) and
+  // the ids of the site's reductions it is computed inside.
+  // Per axis of the definition, the extent its clauses solved before this one give (null: none).
+  void note_prior_extents(std::vector<NodeRef> e) { prior_extents_ = std::move(e); }
+  void note_nested(DefId d, std::vector<NodeRef> extents, std::vector<uint32_t> inside) {
+    site_locals_.insert(d);
+    nested_[d] = Nested{std::move(extents), std::move(inside)};
+  }
 
  private:
   CompileCtx& cx_;
@@ -111,6 +122,12 @@ class SiteSolver {
   bool single_clause_ = false;                // the site is the only clause of its definition
   std::unordered_set<size_t> contributed_;
   std::unordered_map<uint32_t, size_t> access_arity_;
+  struct Nested {
+    std::vector<NodeRef> extents;
+    std::vector<uint32_t> inside;
+  };
+  std::unordered_map<DefId, Nested> nested_;
+  std::vector<NodeRef> prior_extents_;
 };
 
 }  // namespace ein::ranges
