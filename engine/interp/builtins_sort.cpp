@@ -22,12 +22,32 @@
 #include <type_traits>
 #include <limits>
 #include <memory>
+#include <thread>
+#include <vector>
+#include <cstdlib>
 
 #include "engine/interp/interp_impl.h"
 
 namespace ein {
 
 namespace {
+
+// The engine's own code uses no OpenMP: libgomp must not be loaded before the first kernel
+// sets OMP_WAIT_POLICY (engine/jit/jit.cpp load_object, docs/jit.md "Threads"), so the rows
+// of a large sort go to plain threads, as many as OMP_NUM_THREADS (its first number) or the
+// CPUs allow.
+template <class F>
+void run_on_threads(bool par, F& work) {
+  int n = par ? static_cast<int>(std::thread::hardware_concurrency()) : 1;
+  if (const char* e = std::getenv("OMP_NUM_THREADS")) {
+    const int want = std::atoi(e);
+    if (want > 0) n = std::min(n, want);
+  }
+  std::vector<std::thread> team;
+  for (int i = 1; i < n; ++i) team.emplace_back([&work] { work(); });
+  work();
+  for (std::thread& t : team) t.join();
+}
 
 template <class K>
 struct Keyed {
@@ -113,8 +133,9 @@ void order_rows(const Tensor& x, Tensor& out, int64_t outer, int64_t n, int64_t 
   // A thread team only pays off with several rows of some length; a single long row is one sort.
   const bool par = rows > 1 && rows * n >= (1 << 15);
   const bool partial = kk < n && kk * 16 <= n;
-#pragma omp parallel if (par)
-  {
+  std::atomic<int64_t> next_row{0};
+  // One worker's share: rows handed out one at a time (rows differ in NaN count and k).
+  auto worker = [&] {
     using U = decltype(radix_key(K(0), false));
     const bool radix = n >= kRadixFrom && !partial;
     std::vector<Keyed<K>> buf(radix ? 0 : static_cast<size_t>(n));
@@ -123,8 +144,7 @@ void order_rows(const Tensor& x, Tensor& out, int64_t outer, int64_t n, int64_t 
     std::unique_ptr<U[]> kbuf(new U[2 * rn]);
     std::unique_ptr<int32_t[]> abuf(new int32_t[2 * rn]);
     std::vector<int32_t> nans;
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t r; (r = next_row.fetch_add(1, std::memory_order_relaxed)) < rows;) {
       if (stopped.load(std::memory_order_relaxed)) continue;
       if (interrupt && interrupt->load(std::memory_order_relaxed)) {
         stopped = true;
@@ -176,7 +196,8 @@ void order_rows(const Tensor& x, Tensor& out, int64_t outer, int64_t n, int64_t 
       if (!descending)
         for (int32_t i : nans) put(i);
     }
-  }
+  };
+  run_on_threads(par, worker);
   if (stopped) fault("E007", "interrupted");
 }
 

@@ -92,7 +92,9 @@ void* load_object(State& s, const std::string& bytes, std::string* err) {
   // 2-thread loop over 8 MB took 0.3 ms or 4.2 ms per region, one regime or the other for a
   // whole process (half the runs slow; 8 ms per statement in ein). A passive worker sleeps
   // between regions and the scheduler places it on an idle CPU at each wake-up (0.3–0.5 ms in
-  // every run). libgomp reads the variable once, when the first kernel loads it; a user's own
+  // every run). libgomp reads the variable once, in its constructor, when the first kernel loads
+  // it — which is why no code linked into ein may use OpenMP itself (the executable would load
+  // libgomp before main; unit OmpWait.KernelsRunWithThePassivePolicy). A user's own
   // OMP_WAIT_POLICY wins. docs/jit.md, "Threads".
   static std::once_flag omp_env;
   std::call_once(omp_env, [] { setenv("OMP_WAIT_POLICY", "passive", 0); });
