@@ -378,9 +378,15 @@ bool Gen::einsum(const NodeRef& tensor, const NodeRef& clause) {
         head = "#pragma omp parallel for schedule(static) if(" + work + " >= " + std::to_string(8 * parallel_threshold) +
                "LL)\n" + head;
       }
-      if (d + 1 == order.size() && !inner.empty()) head = "#pragma omp simd\n" + head;
+      const bool simd = d + 1 == order.size() && !inner.empty();
+      if (simd) head = "#pragma omp simd\n" + head;
+      // A step of one loop (an elementwise product of two vectors, `r[n] * q[n]` in
+      // `sum[n](X[n, d] * r[n] * q[n])`) is its simd loop, which may not break: the stop check
+      // goes before it. (It was inside: GCC rejected the kernel, and the whole cell's batch of
+      // kernels ran interpreted.)
+      if (d == 0 && simd) em.line("if (ein_stop(A, INT64_MAX)) return A->err->code;");
       em.open(head, false);
-      if (d == 0) em.line("if (ein_stop(A, " + std::string(result.idx.size() >= 2 ? "e_" + v : "INT64_MAX") + ")) " +
+      if (d == 0 && !simd) em.line("if (ein_stop(A, " + std::string(result.idx.size() >= 2 ? "e_" + v : "INT64_MAX") + ")) " +
                           (result.idx.size() >= 2 ? "continue;" : "break;"));
     }
     em.line(addr(result) + " += " + rhs + ";");

@@ -187,6 +187,24 @@ void computed_operands(Contraction& orig, const std::vector<NodeRef>& products) 
     for (auto& s : sets) dup = dup || (subset(s, f.vars) && subset(f.vars, s));
     if (!inside && !dup) sets.push_back(f.vars);
   }
+  // One widest set, and factors over a strict subset of it that hold every summed variable: a
+  // matrix times a computed vector, `sum[n](X[n, d] * (p[n] - y[n]))` (the gradient of a
+  // logistic or linear regression, a weighted column sum). Without this the vector's factors
+  // joined X's group and the column sum ran as loops reading X with a stride, once per column
+  // (logreg_step in tests/bench/probes5.py: 2.7 × NumPy's `X.T @ (p - y)`). The narrower
+  // factors form the second operand (the union of their variables); the widest set's factors
+  // the first.
+  bool narrow = false;
+  if (sets.size() == 1) {
+    std::vector<DefId> rest;
+    for (auto& f : fs)
+      if (!subset(sets[0], f.vars))
+        for (DefId d : f.vars)
+          if (!contains(rest, d)) rest.push_back(d);
+    if (rest.empty() || subset(sets[0], rest)) return;  // (a strict subset: else no GEMV)
+    sets.push_back(rest);
+    narrow = true;
+  }
   if (sets.size() != 2) return;
   for (DefId s : c.summed)
     if (!contains(sets[0], s) || !contains(sets[1], s)) return;
@@ -194,7 +212,7 @@ void computed_operands(Contraction& orig, const std::vector<NodeRef>& products) 
   std::vector<int> count(2, 0);
   DType dt = static_cast<DType>(c.reduce->dt);
   for (auto& f : fs) {
-    size_t g = subset(f.vars, sets[0]) ? 0 : 1;
+    size_t g = narrow ? (subset(sets[0], f.vars) ? 0 : 1) : subset(f.vars, sets[0]) ? 0 : 1;
     ContractionOperand& o = ops[g];
     ++count[g];
     if (!o.read) o.read = f.first;

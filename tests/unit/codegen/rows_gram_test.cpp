@@ -4,6 +4,9 @@
 // that may fail); one packed copy for both sides of a Gram matrix of a computed operand, called
 // as syrk (contract.cpp); argmax over a row in one pass of vector lanes (gen_reduce.cpp). Values:
 // the goldens regressions/reduce_guard_bounds, gram_shared_pack, jit_argmax_one_pass.
+// Session 17: a matrix times a computed vector as one GEMV (lang/passes/contraction.cpp
+// computed_operands), and the einsum path's one-loop step without a break in its simd loop;
+// values: regressions/gemv_computed_vector.
 #include <gtest/gtest.h>
 
 #include "engine/codegen/codegen.h"
@@ -82,6 +85,39 @@ TEST(ArgReduce, LongRowsTakeOnePassInLanes) {
   CellPlan p = plan_always(*c);
   EXPECT_TRUE(any_kernel(p, "a", "[32]; int32_t", true)) << "32 lanes of values and their blocks";
   EXPECT_FALSE(any_kernel(p, "b", "[32]; int32_t", true)) << "a row of 10 keeps the one-pass loop";
+}
+
+TEST(GemvComputedVector, ColumnSumsOfAMatrixTimesAComputedVectorAreOneGemv) {
+  auto c = compile(
+      "let X[n in 0..400, d in 0..37] = ((n * 7 + d * 3) % 17) as f32 * 0.1 - 0.8;\n"
+      "let y[n in 0..400] = (n % 2) as f32;\n"
+      "let p[n in 0..400] = (n % 5) as f32 * 0.2;\n"
+      "let g[d] = sum[n](X[n, d] * (p[n] - y[n])) / 400.0;\n"
+      "let h[d] = sum[n](X[n, d] * (p[n] - y[n]) * (d as f32));\n"
+      "print(g[3], h[3]);\n");
+  CellPlan p = plan_always(*c);
+  EXPECT_TRUE(any_kernel(p, "g", "sgemv(Xᵀ, pᵀ)"));
+  EXPECT_TRUE(any_kernel(p, "g", "p packed into 1-axis scratch"));
+  EXPECT_FALSE(any_kernel(p, "h", "sgemv(")) << "a factor over the free variable d is not a vector over n";
+}
+
+TEST(GemvComputedVector, AOneLoopEinsumStepChecksTheStopBeforeItsSimdLoop) {
+  auto c = compile(
+      "let X[n in 0..333, d in 0..13] = ((n * 5 + d * 11) % 19) as f64 * 0.25 - 2.0;\n"
+      "let r[n in 0..333] = (n % 7) as f64 - 3.0;\n"
+      "let q[n in 0..333] = (n % 5) as f64 * 0.5;\n"
+      "let h[d] = sum[n](X[n, d] * r[n] * q[n]);\n"
+      "print(h[3]);\n");
+  CellPlan p = plan_always(*c);
+  ASSERT_TRUE(any_kernel(p, "h", "contraction factorised"));
+  for (auto& k : p.kernels)
+    if (k.tensor && k.tensor->name == "h") {
+      const size_t at = k.source.find("#pragma omp simd\n");
+      ASSERT_NE(at, std::string::npos);
+      const size_t brace = k.source.find('{', at);
+      const size_t close = k.source.find('}', brace);
+      EXPECT_EQ(k.source.substr(brace, close - brace).find("break"), std::string::npos) << k.source;
+    }
 }
 
 }  // namespace
