@@ -6,8 +6,11 @@
 // the goldens regressions/reduce_guard_bounds, gram_shared_pack, jit_argmax_one_pass.
 // Session 17: a matrix times a computed vector as one GEMV (lang/passes/contraction.cpp
 // computed_operands), and the einsum path's one-loop step without a break in its simd loop;
-// values: regressions/gemv_computed_vector.
+// values: regressions/gemv_computed_vector. Guards as bounds for a top-level reduction run by a
+// thread team (gen_reduce.cpp reduce_parallel); values: regressions/reduce_guard_bounds_toplevel.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "engine/codegen/codegen.h"
 #include "tests/unit/passes/pass_fixture.h"
@@ -118,6 +121,33 @@ TEST(GemvComputedVector, AOneLoopEinsumStepChecksTheStopBeforeItsSimdLoop) {
       const size_t close = k.source.find('}', brace);
       EXPECT_EQ(k.source.substr(brace, close - brace).find("break"), std::string::npos) << k.source;
     }
+}
+
+TEST(ReduceBounds, TopLevelReductionsTakeTheirGuardsAsBounds) {
+  auto c = compile(
+      "let x[i in 0..100000] = ((i * 7) % 23) as f32 * 0.1 - 1.0;\n"
+      "let n = 70000;\n"
+      "let s = sum[i](x[i] where i >= 6 && i < n);\n"
+      "let u = sum[i](x[i] where i >= 6 && i != 500);\n"
+      "print(s, u);\n");
+  CellPlan p = plan_always(*c);
+  // A top-level `let` of a reduction is an Expr kernel (its statement is the Let).
+  auto let_kernel = [&](const std::string& name) -> const codegen::Kernel* {
+    for (auto& k : p.kernels)
+      if (k.kind == codegen::KernelKind::Expr && k.stmt && k.stmt->kind == ir::Kind::Let &&
+          ir::let_pattern(*k.stmt)->name == name)
+        return &k;
+    return nullptr;
+  };
+  auto has_plan = [](const codegen::Kernel* k, const std::string& text) {
+    return k && std::any_of(k->plan.begin(), k->plan.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; });
+  };
+  const codegen::Kernel* s = let_kernel("s");
+  const codegen::Kernel* u = let_kernel("u");
+  ASSERT_TRUE(s && u);
+  EXPECT_TRUE(has_plan(s, "guards as bounds"));
+  EXPECT_NE(s->source.find("#pragma omp simd reduction(+:"), std::string::npos) << "the team's shares vectorise without the test";
+  EXPECT_FALSE(has_plan(u, "guards as bounds")) << "`i != 500` is no bound: the conjunction stays a test";
 }
 
 }  // namespace
