@@ -5,31 +5,16 @@
 // regressions/recurrence_inline_base_peeled and regressions/jit_reduce_lanes.
 #include <gtest/gtest.h>
 
-#include "engine/codegen/codegen.h"
-#include "tests/unit/passes/pass_fixture.h"
+#include "tests/unit/codegen/plan_fixture.h"
 
 namespace ein {
 namespace {
 
 using codegen::CellPlan;
 using codegen::Kernel;
-using codegen::PlanOptions;
+using testing::any_kernel;
 using testing::compile;
-
-CellPlan plan_always(testing::Compiled& c) {
-  EXPECT_TRUE(c.ok) << c.rendered();
-  PlanOptions o;
-  o.mode = PlanOptions::Mode::Always;
-  return codegen::plan_cell(*c.cx, o);
-}
-
-bool any_line(const CellPlan& p, const std::string& tensor, const std::string& text) {
-  for (auto& k : p.kernels)
-    if (k.kind == codegen::KernelKind::Clause && k.tensor && k.tensor->name == tensor)
-      for (auto& l : k.plan)
-        if (l.find(text) != std::string::npos) return true;
-  return false;
-}
+using testing::plan_always;
 
 TEST(BasePeel, InlineBaseCaseOfAMatrixPowerLeavesAGemmStep) {
   auto c = compile(
@@ -37,7 +22,7 @@ TEST(BasePeel, InlineBaseCaseOfAMatrixPowerLeavesAGemmStep) {
       "let P[t in 0..5, i in 0..64, j in 0..64] = if t == 0 { A[i, j] } else { sum[k](P[t - 1, i, k] * P[t - 1, k, j]) };\n"
       "print(P[4, 3, 5]);\n");
   CellPlan p = plan_always(*c);
-  EXPECT_TRUE(any_line(p, "P", "dgemm")) << "the step is a BLAS call";
+  EXPECT_TRUE(any_kernel(p, "P", "dgemm")) << "the step is a BLAS call";
 }
 
 TEST(BasePeel, BaseReadingTheTensorOrAMiddleIndexIsNotPeeled) {
@@ -74,9 +59,9 @@ TEST(ReduceLanes, RunTimeTripWindowsRunInLanesRowSumsDoNot) {
       "let X[i in 0..300, j in 0..400] = (i * 3 + j) as f32;\n"
       "print(pool(X, 3));\n");
   CellPlan p = plan_always(*c);
-  EXPECT_TRUE(any_line(p, "R", "lanes: sum"));
-  EXPECT_TRUE(any_line(p, "C", "lanes: sum"));
-  EXPECT_FALSE(any_line(p, "S", "lanes:")) << "a row sum vectorises along its own loop";
+  EXPECT_TRUE(any_kernel(p, "R", "lanes: sum"));
+  EXPECT_TRUE(any_kernel(p, "C", "lanes: sum"));
+  EXPECT_FALSE(any_kernel(p, "S", "lanes:")) << "a row sum vectorises along its own loop";
 }
 
 }  // namespace

@@ -12,34 +12,15 @@
 
 #include <algorithm>
 
-#include "engine/codegen/codegen.h"
-#include "tests/unit/passes/pass_fixture.h"
+#include "tests/unit/codegen/plan_fixture.h"
 
 namespace ein {
 namespace {
 
 using codegen::CellPlan;
-using codegen::PlanOptions;
+using testing::any_kernel;
 using testing::compile;
-
-CellPlan plan_always(testing::Compiled& c) {
-  EXPECT_TRUE(c.ok) << c.rendered();
-  PlanOptions o;
-  o.mode = PlanOptions::Mode::Always;
-  return codegen::plan_cell(*c.cx, o);
-}
-
-// Whether some kernel of `tensor` has `text` in its plan lines (or, with `source`, its C++).
-bool any_kernel(const CellPlan& p, const std::string& tensor, const std::string& text, bool source = false) {
-  for (auto& k : p.kernels)
-    if (k.kind == codegen::KernelKind::Clause && k.tensor && k.tensor->name == tensor) {
-      if (source && k.source.find(text) != std::string::npos) return true;
-      if (!source)
-        for (auto& l : k.plan)
-          if (l.find(text) != std::string::npos) return true;
-    }
-  return false;
-}
+using testing::plan_always;
 
 TEST(ReduceBounds, CausalAndBandGuardsBecomeLoopBounds) {
   auto c = compile(
