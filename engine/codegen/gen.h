@@ -195,6 +195,9 @@ class Gen {
   std::string runtime_work(const ir::NodeRef& loop, double static_work);
   std::unordered_set<uint32_t> serial_loops_, team_busy_;  // LFor ids (team_inside)
   bool twin_ok_ = true;
+  // Emitting the checked version of a clause whose reads are tested at entry (versions()): the
+  // path of a failing or guarded run, not worth team_split's second copy of the nest.
+  bool checked_copy_ = false;
   bool quiet_len_ = false;  // `len(X[0])` without its row check (a work estimate: team_split.cpp)  // a team opened inside a loop gets its serial twin (Emitter::close_twin)
   // Deepest scope level any free variable of n lives at; appends their names to *key.
   int free_level(const ir::NodeRef& n, std::string* key) const;

@@ -144,9 +144,16 @@ void plan_unit(const CompileCtx& cx, Unit& u) {
     };
     scan(s, false, false);
   }
-  // Other units (functions reading a global) observe it too.
+  // Other units (functions reading a global) observe it too. A local binding of this unit
+  // (every candidate unless whole_program admits globals) can be named elsewhere only by a
+  // closure capturing it: the other units are walked only then. Walking all of them for every
+  // unit with a candidate was quadratic in the units, on every statement: ~5 ms per call of a
+  // std function with a padded copy once a program had used a few dozen library functions.
+  bool global = false;
+  for (auto& [d, at] : producer_at) global = global || cx.resolver.info(d).kind == DefKind::Global;
   for (auto& other : cx.units) {
     if (other.get() == &u || !other->lowered) continue;
+    if (!global && other->kind != Unit::Kind::Lambda && other->captures.empty()) continue;
     ir::for_each_node(other->lowered, [&](const NodeRef& n) {
       if ((n->kind == Kind::Name || n->kind == Kind::Path) && producer_at.count(n->def)) uses[n->def].ok = false;
     });

@@ -96,6 +96,37 @@ TEST(CodegenFusion, SessionCellsKeepGlobals) {
   EXPECT_TRUE(p.elided.empty());
 }
 
+// A function's local producer: fused into its one point consumer; not when a closure of the
+// function captures it (the closure reads it whole; the walk of the function's own body sees
+// the read inside the lambda). fusion_plan walks the other units only for a global or a unit
+// with captures (it walked every unit, for every unit with a candidate, on every statement).
+size_t fusions_of(testing::Compiled& c, const std::string& prefix) {
+  for (auto& u : c.cx->units)
+    if (u->name.rfind(prefix, 0) == 0) return u->fusions.size();
+  return 99;
+}
+
+TEST(CodegenFusion, FunctionLocalsFuseUnlessAClosureCapturesThem) {
+  auto c = compile(
+      "fn f(x) {\n"
+      "  let t[i] = x[i] * 2.0;\n"
+      "  let y[i] = t[i] + 1.0;\n"
+      "  y\n"
+      "}\n"
+      "fn g(x) {\n"
+      "  let t[i] = x[i] * 2.0;\n"
+      "  let h = |j| t[j] * 3.0;\n"
+      "  let y[i] = t[i] + h(i);\n"
+      "  y\n"
+      "}\n"
+      "let x[i in 0..100] = i as f32;\n"
+      "print(f(x)[3], g(x)[3]);\n");
+  ASSERT_TRUE(c->ok) << c->rendered();
+  plan(*c);
+  EXPECT_EQ(fusions_of(*c, "f("), 1u);
+  EXPECT_EQ(fusions_of(*c, "g("), 0u);
+}
+
 // ---- bounds checks ----------------------------------------------------------------------------
 
 TEST(CodegenBounds, InferredRangesNeedNoChecks) {
