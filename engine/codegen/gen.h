@@ -195,8 +195,8 @@ class Gen {
   std::string runtime_work(const ir::NodeRef& loop, double static_work);
   std::unordered_set<uint32_t> serial_loops_, team_busy_;  // LFor ids (team_inside)
   bool twin_ok_ = true;
-  // Emitting the checked version of a clause whose reads are tested at entry (versions()): the
-  // path of a failing or guarded run, not worth team_split's second copy of the nest.
+  // Emitting the checked copy of a clause whose entry-tested reads are all unconditional
+  // (versions()): it runs only in a run about to fail, not worth team_split's second nest.
   bool checked_copy_ = false;
   bool quiet_len_ = false;  // `len(X[0])` without its row check (a work estimate: team_split.cpp)  // a team opened inside a loop gets its serial twin (Emitter::close_twin)
   // Deepest scope level any free variable of n lives at; appends their names to *key.
@@ -322,6 +322,9 @@ class Gen {
   // Bounds-check versioning (gen_check.cpp): accesses the entry test covers, and whether the
   // fast version is being generated (its unchecked reads never move above `assume_level`).
   std::unordered_set<uint32_t> assumed_;
+  // precheck: an entry-tested read is under a condition (its test may fail in a run that
+  // fails nowhere: the checked copy is then a normal path, compiled like the fast one).
+  bool entry_guarded_ = false;
   bool assume_ = false;
   int assume_level_ = 0;
   bool counting_ = true;  // count accesses once, not per version

@@ -84,6 +84,18 @@ int bound_test(const NodeRef& t, const NodeRef& v, const NodeRef& b) {
   return 0;
 }
 
+// Index nodes evaluated only under a condition: an if/else branch, a guarded value, the right
+// side of && or ||, a match arm. Their entry test can fail in a run that fails nowhere (the
+// guard keeps the read in range), so the checked copy of such a clause is a normal path.
+void conditional_reads(const NodeRef& n, bool under, std::unordered_set<uint32_t>& out) {
+  if (!n) return;
+  if (n->kind == Kind::Index && under) out.insert(n->id);
+  const bool branchy = n->kind == Kind::If || n->kind == Kind::LIf || n->kind == Kind::LGuard || n->kind == Kind::Match ||
+                       (n->kind == Kind::Binary && (static_cast<BinOp>(n->ival) == BinOp::And ||
+                                                    static_cast<BinOp>(n->ival) == BinOp::Or));
+  for (size_t i = 0; i < n->kids.size(); ++i) conditional_reads(n->kids[i], under || (branchy && i > 0), out);
+}
+
 }  // namespace
 
 std::string Gen::precheck(const NodeRef& stmt) {
@@ -339,6 +351,9 @@ std::string Gen::precheck(const NodeRef& stmt) {
     std::string last1 = "((__int128)" + hi + pm + "(__int128)" + o + ")";  // last + 1
     return "(" + lo + " >= " + hi + " || (" + first + " >= 0 && " + last1 + " <= " + ext + "))";
   };
+  std::unordered_set<uint32_t> conditional;
+  conditional_reads(stmt, false, conditional);
+  entry_guarded_ = false;
   for (auto& x : accesses) {
     // Only reads of this clause's own unit (not of inlined callees) and of real buffers.
     ir::TypeRef t = type_of_def(ir::index_base(x));
@@ -358,6 +373,7 @@ std::string Gen::precheck(const NodeRef& stmt) {
     if (!ok || mine.empty()) continue;
     for (auto& m : mine) conds.push_back(m);
     assumed_.insert(x->id);
+    entry_guarded_ = entry_guarded_ || conditional.count(x->id) > 0;
   }
   if (assumed_.empty()) return "";
   std::string all;

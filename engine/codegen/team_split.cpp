@@ -104,9 +104,9 @@ std::string Gen::runtime_work(const NodeRef& loop, double static_work) {
 
 bool Gen::team_inside(const NodeRef& s) {
   if (!loops.empty() || in_parallel || in_simd || !allow_parallel || team_busy_.count(s->id)) return false;
-  // Not in the checked copy of a kernel whose reads are tested at entry: that copy runs when
-  // the test fails (a run about to report E005, or the guarded edge boxes of a split window),
-  // and a second nest there doubled its compile time for no run that matters (session 17).
+  // Not in the checked copy of a kernel whose entry-tested reads are all unconditional: that
+  // copy runs only in a run about to report E005, and a second nest there doubled its compile
+  // time for no run that matters (session 17; gen_kernel.cpp versions()).
   if (checked_copy_) return false;
   LoopSpec sp = loop_spec(s);
   if (!sp.parallel || sp.omp_for || sp.innermost) return false;
