@@ -5,21 +5,16 @@ kernel entry, engine/codegen/gen_check.cpp). Expected values come from NumPy her
 maximum over -inf padding, np.max: NaN propagates), never from ein.
 Usage: PYENV_VERSION=system python3 max_pool_edge_clamp.py > max_pool_edge_clamp.ein"""
 import itertools
+import os
+import sys
+
 import numpy as np
 
 f32, f64 = np.float32, np.float64
 
 
-def fmt(v):
-    if isinstance(v, np.ndarray):
-        return "[" + ", ".join(fmt(x) for x in v) + "]"
-    if isinstance(v, (np.integer, int)):
-        return str(int(v))
-    if np.isnan(v):
-        return "nan"
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return str(v) if isinstance(v, np.floating) else repr(v)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "stdlib", "gen"))
+from common import fmt_np as fmt, print_cases  # noqa: E402  (how `print` shows a value)
 
 
 def max_pool(X, k, s, pads):
@@ -118,9 +113,4 @@ print("//$ EIN_JIT=never|always")
 print("use std::ml::max_pool;")
 print("let nan_v = 0.0 / 0.0;")
 print("let inf_v = 1.0 / 0.0;")
-for c in cases:
-    if isinstance(c, str):
-        print(c)
-    else:
-        print(c[0])
-        print("//> " + c[1])
+print_cases(cases)

@@ -6,19 +6,16 @@ lanes, strides, pads one short of the window, NaN and inf inside windows, f32 an
 Values are multiples of 1/8 (window sums exact); expected values from NumPy, never from ein.
 Usage: PYENV_VERSION=system python3 pool_nd_lanes.py > pool_nd_lanes.ein"""
 import itertools
+import os
+import sys
+
 import numpy as np
 
 f32, f64 = np.float32, np.float64
 
 
-def fmt(v):
-    if isinstance(v, np.ndarray):
-        return "[" + ", ".join(fmt(x) for x in v) + "]"
-    if np.isnan(v):
-        return "nan"
-    if np.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return str(v) if isinstance(v, np.floating) else repr(v)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "stdlib", "gen"))
+from common import fmt_np as fmt, print_cases  # noqa: E402  (how `print` shows a value)
 
 
 def windows(X, k, s, pads):
@@ -109,9 +106,4 @@ print("//$ EIN_JIT=never|always")
 print("use std::ml::{average_pool, lp_pool};")
 print("let nan_v = 0.0 / 0.0;")
 print("let inf_v = 1.0 / 0.0;")
-for l in lines:
-    if isinstance(l, str):
-        print(l)
-    else:
-        print(l[0])
-        print("//> " + l[1])
+print_cases(lines)

@@ -104,6 +104,23 @@ def fmt(x, kind):
     return "[" + ", ".join(fmt(row, kind) for row in a) + "]"
 
 
+def fmt_np(x):
+    """fmt with the element type read from a NumPy value's dtype (f32, f64, else i32)."""
+    a = np.asarray(x)
+    return fmt(a, {"float32": "f32", "float64": "f64"}.get(str(a.dtype), "i32"))
+
+
+def print_cases(cases):
+    """A golden's body: a string is a line of code; a (code, expected) pair is followed by its
+    `//> expected` line."""
+    for c in cases:
+        if isinstance(c, str):
+            print(c)
+        else:
+            print(c[0])
+            print("//> " + c[1])
+
+
 # ---- test files ---------------------------------------------------------------------------------
 
 class TestFile:
