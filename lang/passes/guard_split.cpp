@@ -154,9 +154,16 @@ class Splitter : public ir::Mutator {
     cut.conjuncts.insert(c->id);
   }
 
-  // The guards of every reduction in `value` whose ranges are constant.
+  // The guards of every reduction in `value` whose ranges are constant, and the test of a
+  // value that is a whole `if c { A } else { B }` (a padded copy: `if h >= p && h < H + p
+  // { X[h - p] } else { 0.0 }`, a mask): between its bounds the test holds and the value is A.
   std::map<DefId, Cut> cuts_of(const NodeRef& value, const std::unordered_set<DefId>& decl) {
     std::map<DefId, Cut> cuts;
+    if (value->kind == Kind::If && ir::if_else(value)) {
+      std::vector<NodeRef> conj;
+      split_and(ir::if_cond(value), conj);
+      for (const NodeRef& c : conj) bound(c, decl, {}, cuts);
+    }
     ir::for_each_node(value, [&](const NodeRef& r) {
       if (r->kind != Kind::LReduce) return;
       std::unordered_map<DefId, std::pair<int64_t, int64_t>> ranges;
@@ -183,12 +190,19 @@ class Splitter : public ir::Mutator {
       Splitter* self;
       const std::unordered_set<uint32_t>* gone;
       NodeRef post(const NodeRef& x) override {
-        if (x->kind != Kind::LGuard) return x;
+        if (x->kind != Kind::LGuard && !(x->kind == Kind::If && ir::if_else(x))) return x;
         std::vector<NodeRef> conj, keep;
-        split_and(ir::lguard_cond(x), conj);
+        split_and(x->kind == Kind::If ? ir::if_cond(x) : ir::lguard_cond(x), conj);
         for (const NodeRef& c : conj)
           if (!gone->count(c->id)) keep.push_back(c);
         if (keep.size() == conj.size()) return x;
+        if (keep.empty() && x->kind == Kind::If) {
+          // Its test holds everywhere here: the value is the `then` branch (a block of one
+          // expression is that expression).
+          NodeRef t = ir::if_then(x);
+          while (t->kind == Kind::Block && t->has(ir::kHasTail) && t->kids.size() == 1) t = t->kids[0];
+          return t;
+        }
         if (keep.empty()) return ir::lguard_value(x);
         NodeRef cond = keep[0];
         for (size_t i = 1; i < keep.size(); ++i)
