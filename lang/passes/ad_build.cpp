@@ -363,6 +363,23 @@ NodeRef Copier::copy(const NodeRef& n) {
   return rec(n, env);
 }
 
+void copy_index_ranges(CompileCtx& cx, Facts& facts, const Copier& cp,
+                       const std::function<const RangeFact*(DefId)>& first) {
+  std::unordered_map<DefId, NodeRef> to_copy = cp.subst;  // parameters -> their lets
+  for (auto& [orig, copy] : cp.renamed) to_copy[orig] = name(cx.resolver.info(copy).name, copy);
+  for (auto& [orig, copy] : cp.renamed) {
+    const RangeFact* rf = first ? first(orig) : nullptr;
+    if (!rf) rf = facts.range(orig);
+    if (!rf || !rf->lo || !rf->hi) continue;
+    Copier rc(cx, facts);
+    rc.subst = to_copy;
+    RangeFact f = *rf;
+    f.lo = rc.copy(rf->lo);
+    f.hi = rc.copy(rf->hi);
+    facts.add_range(copy, f);
+  }
+}
+
 DefId Copier::fresh(const NodeRef& binder, Env& env) {
   const DefInfo& info = cx_.resolver.info(binder->def);
   DefKind k = info.kind == DefKind::Global ? DefKind::Local : info.kind;

@@ -101,6 +101,13 @@ class Copier {
   Facts& facts_;
 };
 
+// The indices `cp` renamed get their own ranges, with the names inside copied alike: a copy
+// falls back to its original's range otherwise, which reads the original's names (`k in 0..j`
+// copied with j renamed read the old j: a wrong adjoint). `first` may give a range that wins
+// over the original's (a specialisation's own).
+void copy_index_ranges(CompileCtx& cx, Facts& facts, const Copier& cp,
+                       const std::function<const RangeFact*(DefId)>& first = nullptr);
+
 // Symbolic forward-mode differentiation of per-point expressions (thesis Listing 6.2).
 // tangent() returns nullptr for a zero tangent. The tangent of `marker` (a node, by id) is one;
 // defs in `tangents` have the given tangent expressions; everything else is constant.

@@ -488,8 +488,20 @@ NodeRef Forward::block(const NodeRef& b) {
       for (auto& c : s->kids) {
         NodeRef t = tangent(ir::ein_value(*c));
         any = any || t;
+        // The tangent's value may read no array (`dv[i] = if i == m0 { 1.0 } else { 0.0 }` for
+        // `v[i] = x[i]`): an inferred slot takes the primal's range, written out.
+        std::vector<NodeRef> slots;
+        for (const NodeRef& sl : ir::ein_slots(c)) {
+          const RangeFact* rf = sl->kind == Kind::IdxVar ? facts_.range(sl->def) : nullptr;
+          if (rf && rf->lo && rf->hi)
+            slots.push_back(idx_in(sl->name, sl->def, rf->lo_const ? irb::lit(*rf->lo_const) : rf->lo,
+                                   rf->hi_const ? irb::lit(*rf->hi_const) : rf->hi));
+          else
+            slots.push_back(sl);
+        }
+        slots.insert(slots.begin(), t ? t : flit(0.0));
         clauses.push_back(ir::make({.kind = Kind::EinDecl, .span = c->span,
-                                    .kids = ir::kid_list(t ? t : flit(0.0), ir::ein_slots(c)),
+                                    .kids = std::move(slots),
                                     .name = "d" + s->name, .def = d}));
       }
       if (!any) continue;

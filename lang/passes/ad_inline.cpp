@@ -137,23 +137,11 @@ NodeRef Tape::inline_call(const NodeRef& call) {
     for (auto& [orig, copy] : cp.renamed) pin_def_type(copy, orig, spec);
     pin_node_types(lambda ? ir::lambda_body(*fn) : ir::fn_body(*fn), body, spec);
   }
-  std::unordered_map<DefId, NodeRef> to_copy = cp.subst;  // parameters -> their lets
-  for (auto& [orig, copy] : cp.renamed) to_copy[orig] = name(cx_.resolver.info(copy).name, copy);
-  for (auto& [orig, copy] : cp.renamed) {
-    // Specialisations share the body's index DefIds but not their ranges (`sum[j](x[..b, j])`
-    // runs over axis 0 of a vector, axis 1 of a matrix): the inlined one's come first.
-    const RangeFact* rf = nullptr;
+  copy_index_ranges(cx_, facts_, cp, [&](DefId orig) -> const RangeFact* {
     if (spec && fn == spec->body)
-      if (auto it = spec->ranges.find(orig); it != spec->ranges.end()) rf = &it->second;
-    if (!rf) rf = facts_.range(orig);
-    if (!rf || !rf->lo || !rf->hi) continue;
-    Copier rc(cx_, facts_);
-    rc.subst = to_copy;
-    RangeFact f = *rf;
-    f.lo = rc.copy(rf->lo);
-    f.hi = rc.copy(rf->hi);
-    facts_.add_range(copy, f);
-  }
+      if (auto it = spec->ranges.find(orig); it != spec->ranges.end()) return &it->second;
+    return nullptr;
+  });
   // The value may itself be a block (a branch chosen per specialisation leaves its block in
   // tail position) and may call further functions over arrays: both are unfolded here, or the
   // caller would treat a non-elementwise call as elementwise.

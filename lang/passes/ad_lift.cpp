@@ -202,6 +202,7 @@ NodeRef Tape::lift_local_arrays(const NodeRef& value, const std::vector<NodeRef>
       facts_.note_type(blk->id, ir::elem_of(facts_.def_type(g->def)));
       kids[0] = cp.copy(blk);
     }
+    copy_index_ranges(cx_, facts_, cp);
     NodeRef decl = ir::make({.kind = Kind::EinDecl, .span = c->span, .kids = std::move(kids), .name = nm, .def = vd});
     NodeRef group = ir::make({.kind = Kind::EinGroup, .span = g->span, .kids = {decl}, .name = nm, .def = vd});
     TypeRef vt = facts_.def_type(g->def);

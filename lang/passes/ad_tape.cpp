@@ -103,6 +103,15 @@ NodeRef Tape::inline_point_arrays(const NodeRef& e, DefId self) {
     for (const NodeRef& sl : ir::ein_slots(c))
       if (sl->kind == Kind::IdxIn || sl->kind == Kind::IdxVar) slots.push_back(sl->def);
     if (slots.empty() || slots.size() != ir::ein_slots_count(c)) continue;
+    // Points below a range's start hold 0, not the definition (`let v[m] = x[m - 2];` has m in
+    // 2..): a read there written out would compute the value (reading x[-2]).
+    bool from_zero = true;
+    for (DefId sl : slots) {
+      const RangeFact* rf = facts_.range(sl);
+      from_zero = from_zero && rf &&
+                  ((rf->lo_const && *rf->lo_const == 0) || (rf->lo && rf->lo->kind == Kind::IntLit && rf->lo->ival == 0));
+    }
+    if (!from_zero) continue;
     bool only = true;
     for (size_t j = i + 1; j < stmts.size() && only; ++j) only = point_reads_only(stmts[j], g->def, slots.size());
     if (!only) continue;

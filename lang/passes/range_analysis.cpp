@@ -27,7 +27,7 @@ class SiteFinder : public ir::RecursiveVisitor {
     if (n->kind == Kind::EinGroup) {
       if (!done_.insert(n->id).second) return true;  // solved before its enclosing site
       for (auto& clause : n->kids) solve_nested(clause);
-      std::vector<NodeRef> ext = explicit_extents(n);
+      std::vector<NodeRef> ext = group_extents(n, false);
       std::vector<NodeRef> prior;
       for (auto& clause : n->kids) {
         solve(clause, n->def, ext, n->kids.size() == 1, prior);
@@ -64,35 +64,7 @@ class SiteFinder : public ir::RecursiveVisitor {
     std::function<void(const NodeRef&)> go = [&](const NodeRef& n) {
       if (!n || n->kind == Kind::Lambda) return;
       if (n != root && n->kind == Kind::EinGroup) {
-        std::vector<NodeRef> ext;
-        bool first = true;
-        for (auto& clause : n->kids) {
-          if (clause->kind != Kind::EinDecl) {
-            ext.clear();
-            break;
-          }
-          size_t rank = ir::ein_slots_count(clause);
-          if (first) ext.assign(rank, nullptr);
-          if (rank != ext.size()) {
-            ext.assign(ext.size(), nullptr);
-            break;
-          }
-          for (size_t a = 0; a < rank; ++a) {
-            const NodeRef& sl = ir::ein_slots(clause)[a];
-            NodeRef end;
-            if (sl->kind == Kind::IdxLit) end = irb::lit(sl->ival + 1);
-            if (sl->kind == Kind::IdxVar || sl->kind == Kind::IdxIn) {
-              auto it = u_.ranges.find(sl->def);
-              if (it != u_.ranges.end()) end = it->second.hi;
-            }
-            if (!end || (!first && !ext[a])) {
-              ext[a] = nullptr;
-              continue;
-            }
-            ext[a] = first ? end : irb::imax(ext[a], end);
-          }
-          first = false;
-        }
+        std::vector<NodeRef> ext = group_extents(n, true);
         s.note_nested(n->def, std::move(ext), reduces);
         return;
       }
@@ -104,49 +76,48 @@ class SiteFinder : public ir::RecursiveVisitor {
     go(root);
   }
 
-  // The allocation extent of each axis when every clause fixes it (`t in 1..4`, `0`): the
-  // per-axis maximum of the ends (SPEC §5.4); null where some clause infers its range.
-  static std::vector<NodeRef> explicit_extents(const NodeRef& group) {
+  // Per axis, the end a clause gives: a literal slot's point + 1, an explicit range's end, and
+  // with `solved` an index's range as solved so far; null where it gives none.
+  std::vector<NodeRef> clause_ends(const NodeRef& clause, bool solved) const {
+    std::vector<NodeRef> out;
+    for (const NodeRef& sl : ir::ein_slots(clause)) {
+      NodeRef end;
+      if (sl->kind == Kind::IdxLit) end = irb::lit(sl->ival + 1);
+      if (!solved && sl->kind == Kind::IdxIn && ir::idxin_range(sl)->kind == Kind::RangeLit)
+        end = range_end(ir::idxin_range(sl));
+      if (solved && (sl->kind == Kind::IdxVar || sl->kind == Kind::IdxIn))
+        if (auto it = u_.ranges.find(sl->def); it != u_.ranges.end()) end = it->second.hi;
+      out.push_back(end);
+    }
+    return out;
+  }
+
+  // The allocation extent of each axis when every clause fixes it (SPEC §5.4: the per-axis
+  // maximum of the ends); null where some clause does not. Without `solved`, only literal
+  // slots and explicit ranges count (`t in 1..4`, `0`); with it, the ranges solved so far.
+  std::vector<NodeRef> group_extents(const NodeRef& group, bool solved) const {
     std::vector<NodeRef> out;
     bool first = true;
     for (auto& clause : group->kids) {
       if (clause->kind != Kind::EinDecl) return {};
-      size_t rank = ir::ein_slots_count(clause);
-      if (first) out.assign(rank, nullptr);
-      if (rank != out.size()) return {};
-      for (size_t a = 0; a < rank; ++a) {
-        const NodeRef& sl = ir::ein_slots(clause)[a];
-        NodeRef end;
-        if (sl->kind == Kind::IdxLit) end = irb::lit(sl->ival + 1);
-        if (sl->kind == Kind::IdxIn && ir::idxin_range(sl)->kind == Kind::RangeLit)
-          end = range_end(ir::idxin_range(sl));
-        if (!end || (!first && !out[a])) {
-          out[a] = nullptr;
-          continue;
-        }
-        out[a] = first ? end : irb::imax(out[a], end);
-      }
+      std::vector<NodeRef> ends = clause_ends(clause, solved);
+      if (first) out = ends;
+      if (ends.size() != out.size()) return std::vector<NodeRef>(out.size(), nullptr);
+      for (size_t a = 0; a < ends.size() && !first; ++a)
+        out[a] = out[a] && ends[a] ? irb::imax(out[a], ends[a]) : nullptr;
       first = false;
     }
     return out;
   }
 
   // `ext` (per axis, the extent of the clauses so far) grows by `clause`'s solved ranges.
-  void extend_extents(std::vector<NodeRef>& ext, const NodeRef& clause) {
+  void extend_extents(std::vector<NodeRef>& ext, const NodeRef& clause) const {
     if (clause->kind != Kind::EinDecl) return;
-    size_t rank = ir::ein_slots_count(clause);
-    if (ext.empty()) ext.assign(rank, nullptr);
-    if (ext.size() != rank) return;
-    for (size_t a = 0; a < rank; ++a) {
-      const NodeRef& sl = ir::ein_slots(clause)[a];
-      NodeRef end;
-      if (sl->kind == Kind::IdxLit) end = irb::lit(sl->ival + 1);
-      if (sl->kind == Kind::IdxVar || sl->kind == Kind::IdxIn) {
-        auto it = u_.ranges.find(sl->def);
-        if (it != u_.ranges.end()) end = it->second.hi;
-      }
-      if (end) ext[a] = ext[a] ? irb::imax(ext[a], end) : end;
-    }
+    std::vector<NodeRef> ends = clause_ends(clause, true);
+    if (ext.empty()) ext.assign(ends.size(), nullptr);
+    if (ext.size() != ends.size()) return;
+    for (size_t a = 0; a < ends.size(); ++a)
+      if (ends[a]) ext[a] = ext[a] ? irb::imax(ext[a], ends[a]) : ends[a];
   }
 
   void solve(const NodeRef& root, DefId self, std::vector<NodeRef> self_extents = {}, bool single_clause = false,

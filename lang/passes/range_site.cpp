@@ -115,6 +115,16 @@ bool SiteSolver::bounds(const Access& a, DefId v) const {
 // base's own extent (`dim(v)`, which the tape reads back: Tape::explicit_ranges). A nested
 // definition's extent written out (nested_ext) serves every other index.
 bool SiteSolver::local_bounds(const Access& a, DefId v) const {
+  if (a.nested_ext && a.reduce_only) {
+    if (!reduce_vars_.count(v) || runs_after(a, v)) return false;
+    auto chain = chain_.find(v);
+    if (chain == chain_.end() || chain->second.empty()) return false;
+    for (DefId d : a.ext_deps) {
+      const auto& inside = nested_.at(d).inside;
+      if (std::find(inside.begin(), inside.end(), chain->second.back()) != inside.end()) return false;
+    }
+    return true;
+  }
   if (a.nested_ext) return !runs_after(a, v);
   if (!a.point_local) return true;
   return runs_after(a, v);
@@ -212,6 +222,11 @@ void SiteSolver::settle(DefId v) {
       for (auto& s : b.positive) require_positive(v, s, a);
       cand.lo = b.lo;
       cand.hi = b.hi;
+      // Through a nested range, the side that does not move with v bounds nothing: unless it
+      // is in bounds by itself (a smallest read at a constant >= 0), the read is not proven
+      // (`sum[k in 0..i + 1](x[k - 2])` reads x[-2] at k = 0 for every i: with the read taken
+      // as proven, native kernels read outside x with exit 0), and is checked when it runs.
+      if (through && ((!alo && !(lo->constant() && lo->k >= 0)) || !ahi)) guarded.push_back(cands.size());
       if (a.guarded_side < 0 && a.aff.coef_of(v)) {
         cand.lo = nullptr;
         guarded.push_back(cands.size());
@@ -358,11 +373,36 @@ bool SiteSolver::finalize(DefId v, const std::vector<Candidate>& cands) {
   return true;
 }
 
+// A definition nested in the site whose slots all have explicit ranges (`let v[i in 0..3] =
+// x[k + i];` in y[k]'s body) is computed whole at every point of the site: its reads must stay
+// in bounds for every value of its slots, so they bound the site's indices as a nested
+// reduction's reads do (SPEC §5.2, "for every value of the indices nested inside it"). Its slots
+// join the site as explicit indices nested in it; its body's own reductions stay its own.
+void SiteSolver::adopt_explicit_slots(const NodeRef& group) {
+  if (group->kids.size() != 1 || group->kids[0]->kind != Kind::EinDecl) return;
+  const NodeRef& clause = group->kids[0];
+  for (const NodeRef& s : ir::ein_slots(clause))
+    if (s->kind != Kind::IdxLit && !(s->kind == Kind::IdxIn && ir::idxin_range(s)->kind == Kind::RangeLit)) return;
+  binders_.push_back(clause->id);
+  for (const NodeRef& s : ir::ein_slots(clause)) {
+    if (s->kind != Kind::IdxIn) continue;
+    var_set_.insert(s->def);
+    chain_[s->def] = binders_;
+    order_.push_back(s->def);
+    spans_[s->def] = s->span;
+    add_explicit(s);
+  }
+  binders_.pop_back();
+}
+
 // Index variables introduced at this site (slots of the root and of nested reductions).
 void SiteSolver::collect_vars(const NodeRef& n, bool is_root) {
   if (!n) return;
   if (n->kind == Kind::Lambda) return;
-  if (!is_root && n->kind == Kind::EinGroup) return;  // a nested definition is its own site
+  if (!is_root && n->kind == Kind::EinGroup) {  // a nested definition is its own site
+    adopt_explicit_slots(n);
+    return;
+  }
   bool binder = n->kind == Kind::EinDecl || n->kind == Kind::Reduce;
   if (binder) binders_.push_back(n->id);
   if (binder) {
@@ -499,9 +539,13 @@ Affine SiteSolver::affine(const NodeRef& e, int depth) {
   return a;
 }
 
-bool SiteSolver::site_independent(const NodeRef& e) {
+bool SiteSolver::site_independent(const NodeRef& e, std::vector<DefId>* nested_deps) {
   bool ok = true;
   ir::for_each_node(e, [&](const NodeRef& n) {
+    if (nested_deps && n->kind == Kind::Name && nested_.count(n->def)) {
+      nested_deps->push_back(n->def);
+      return;
+    }
     if (n->kind == Kind::Name && n->def.valid()) {
       if (is_var(n->def) || derived_.count(n->def)) ok = false;
       DefKind k = cx_.resolver.info(n->def).kind;
@@ -562,11 +606,18 @@ void SiteSolver::add_access(const NodeRef& n) {
             e->ival < static_cast<int64_t>(prior_extents_.size()))
           e = prior_extents_[e->ival];
         bool usable_ext = e && site_independent(e) && !ir::mentions(e, self_);
+        // Sized by another definition nested in the site (`let v[k] = T_l[k] ..` inside a
+        // reduction, T_l declared before it in the block): the extent is fixed while the
+        // reduction runs, so it bounds the reductions enclosing v but not T_l.
+        std::vector<DefId> deps;
+        bool red_ext = !usable_ext && e && !ir::mentions(e, self_) && site_independent(e, &deps);
         const NodeRef& ix = ir::index_args(n)[i];
         bool plain = ix->kind == Kind::Name && is_var(ix->def);
-        if (usable_ext) {
+        if (usable_ext || red_ext) {
           accesses_.push_back(Access{n, axis, affine(ix), e, false, false, plain, false});
           accesses_.back().nested_ext = true;
+          accesses_.back().ext_deps = std::move(deps);
+          accesses_.back().reduce_only = red_ext;
         }
         // bounds only a reduction run after the definition (see local_bounds)
         accesses_.push_back(Access{n, axis, affine(ix), irb::dim_of(base, axis), false, true, plain, false});

@@ -35,6 +35,8 @@ struct Access {
   bool written_plain;  // the index is written as a bare name: `X[i]`
   bool self_bounded = false;  // a self-read whose axis extent the clauses' explicit ranges fix
   bool nested_ext = false;  // the extent of a definition nested in the site, written out (local_bounds)
+  bool reduce_only = false;  // ... reading other nested definitions (ext_deps): bounds reductions only
+  std::vector<DefId> ext_deps;
   int guarded_side = 0;  // -1: its start is not a start of v (see SiteSolver::mark_guarded_reads); +1: its end
 };
 
@@ -79,8 +81,10 @@ class SiteSolver {
 
   Affine affine(const NodeRef& e, int depth = 0);
 
-  bool site_independent(const NodeRef& e);
+  // `nested_deps`: names of definitions nested in the site are allowed, and collected there.
+  bool site_independent(const NodeRef& e, std::vector<DefId>* nested_deps = nullptr);
   bool local_bounds(const Access& a, DefId v) const;
+  void adopt_explicit_slots(const NodeRef& group);
   bool runs_after(const Access& a, DefId v) const;
 
   void collect_accesses(const NodeRef& n, bool cond = false);

@@ -562,4 +562,5 @@ def fn_local_decl(g):
     return [fn, SLet(name, g.ex.fix(Call(f, [Ref(n), arg]), dt))], [SPrint([Ref(name)])]
 
 
-from gen_rec import rec1_inferred  # noqa: E402,F401  (a statement kind, reached by name)
+from gen_rec import rec1_inferred  # noqa: E402,F401  (statement kinds, reached by name)
+from gen_local import body_local  # noqa: E402,F401

@@ -164,27 +164,54 @@ class Evaluator:
         from ir import walk as _walk
         if e is None:
             return
-        stack = [(e, frozenset(names), frozenset(expl))]
+        # locs: arrays declared in enclosing blocks -> (dt, shape), shape None when it moves
+        # with an enclosing index (then only the evaluation knows it)
+        stack = [(e, frozenset(names), frozenset(expl), {})]
+
+        def static_env(scope, ex, locs):
+            env = dict(self.g)
+            for n in scope:
+                env[n] = (INDEX, 0, 0.0)
+            env[IDX] = scope
+            env[EXPL] = ex
+            for n, (dt, sh) in locs.items():
+                env[n] = Tensor(dt or "f32", sh)
+            return env
         while stack:
-            node, scope, ex = stack.pop()
+            node, scope, ex, locs = stack.pop()
             if isinstance(node, Red):
-                env = dict(self.g)
-                for n in scope:
-                    env[n] = (INDEX, 0, 0.0)
-                env[IDX] = scope
-                env[EXPL] = ex
+                known = {n: v for n, v in locs.items() if v[1] is not None}
+                env = static_env(scope, ex, known)
                 red = self.expanded_red(node, env)
-                for r in red.idx:
-                    if r.rng is None:
-                        self.inferred_red(r, red, env)
+                if len(known) == len(locs):
+                    for r in red.idx:
+                        if r.rng is None:
+                            self.inferred_red(r, red, env)
                 inner = scope | {r.name for r in red.idx}
                 ex2 = ex | {r.name for r in red.idx if r.rng is not None}
                 for w in red.where:
-                    stack.append((w.e if isinstance(w, WBind) else w.c, inner, ex2))
-                stack.append((red.body, inner, ex2))
+                    stack.append((w.e if isinstance(w, WBind) else w.c, inner, ex2, locs))
+                stack.append((red.body, inner, ex2, locs))
+                continue
+            if isinstance(node, Block):
+                from refdecl import local_shape
+                inner_locs = dict(locs)
+                for item in node.lets:
+                    if isinstance(item, SDecl):
+                        for c in item.clauses:
+                            own = {x.name for x in c.slots if isinstance(x, SlotIdx)}
+                            own_ex = {x.name for x in c.slots
+                                      if isinstance(x, SlotIdx) and x.rng is not None}
+                            stack.append((c.body, scope | own, ex | own_ex, dict(inner_locs)))
+                        known = {n: v for n, v in inner_locs.items() if v[1] is not None}
+                        sh = local_shape(self, item, static_env(scope, ex, known))
+                        inner_locs[item.name] = (item.dt, sh)
+                    else:
+                        stack.append((item[1], scope, ex, dict(inner_locs)))
+                stack.append((node.result, scope, ex, inner_locs))
                 continue
             for child in _children(node):
-                stack.append((child, scope, ex))
+                stack.append((child, scope, ex, locs))
 
     def bind(self, name, val):
         if name in self.overrides:
@@ -523,8 +550,10 @@ class Evaluator:
             level = {x.name for x in red.idx if x.name != r.name}
             # ("where", ...): its bindings are derived indices of the body's accesses
             # (`y[q, p] where p = n + q` bounds q), not only expressions to search.
+            from refdecl import local_shape
             uses = refranges.collect_uses([("where", red.where), red.body], self.shape_fn(env),
-                                          self.const_fn(env), outer)
+                                          self.const_fn(env), outer,
+                                          local_shape=lambda d: local_shape(self, d, env))
             self.range_cache[key] = refranges.infer(
                 r.name, uses, level, self.range_eval(env),
                 lambda rr, rd: self.inferred_red(rr, rd, env), f"reduction `{red.op}`", fixed)

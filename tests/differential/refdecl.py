@@ -28,7 +28,8 @@ def slot_ranges(ev, name, c, env, single=False):
                 selfs = []
                 uses = refranges.collect_uses([("where", c.where), c.body, c.else_],
                                               ev.shape_fn(env), ev.const_fn(env), set(slots),
-                                              skip_name=name, selfs=selfs)
+                                              skip_name=name, selfs=selfs,
+                                              local_shape=lambda d: local_shape(ev, d, env))
                 if single:
                     refranges.mark_guarded(uses, selfs)
             level = set(slots) - {s.name}
@@ -36,6 +37,27 @@ def slot_ranges(ev, name, c, env, single=False):
                                        lambda rr, rd: ev.inferred_red(rr, rd, env),
                                        f"declaration `{name}`"))
     return out
+
+
+def local_shape(ev, d, env):
+    """The allocation shape of a declaration local to a block, when its ranges can be found
+    without the enclosing indices' values (else None: ein's nested definitions rule)."""
+    from ref import IDX
+    idx = env.get(IDX, ())
+    env = {k: v for k, v in env.items() if k not in idx}     # no enclosing index values
+    try:
+        shape = None
+        for c in d.clauses:
+            c = expand_clause(c, ev.shape_fn(env))
+            rs = slot_ranges(ev, d.name, c, env, single=len(d.clauses) == 1)
+            shape = shape or [0] * len(rs)
+            if len(rs) != len(shape):
+                return None
+            for a, (lo, hi) in enumerate(rs):
+                shape[a] = max(shape[a], hi, 0)
+        return tuple(shape) if shape is not None else None
+    except Exception:       # its ranges read an enclosing index: per point
+        return None
 
 
 def clause_type(ev, c, env, name, hint):

@@ -18,8 +18,8 @@ An interval the uses narrow to nothing ([lo, hi) with hi <= lo) is empty; a decl
 allocates max(hi, 0) points on that axis (the same "up to its end" rule as for ranges starting
 above 0), which is how ein behaves; SPEC does not say (docs/language.md).
 """
-from ir import Access, Bin, Block, Call, Cast, Clause, If, Lit, Red, Ref, Rest, RIdx, Un, WBind, \
-    WGuard, Diff
+from ir import Access, Bin, Block, Call, Cast, Clause, If, Lit, Red, Ref, Rest, RIdx, SlotIdx, \
+    SlotLit, Un, WBind, WGuard, Diff
 from refnum import RefError, Unspecified
 
 LIMIT = 80
@@ -70,19 +70,48 @@ class Use:
         self.cond, self.lit, self.side = cond, lit, 0
 
 
-def collect_uses(roots, shape_of, consts, outer, skip_name=None, selfs=None):
+def collect_uses(roots, shape_of, consts, outer, skip_name=None, selfs=None, local_shape=None):
     """Every affine array access below `roots`. `chain` lists the reduction indices (RIdx, with
     their Red) enclosing the access inside the roots, outermost first; `outer` the names bound
     outside. Accesses of `skip_name` (the declaration's own name: self-reads) do not count; they
-    are appended to `selfs` when given (one Use per axis, extent None)."""
+    are appended to `selfs` when given (one Use per axis, extent None). A declaration local to
+    a block (`{ let v[j] = a[j] * 2.0; v[i] }`) has the shape `local_shape(decl)` gives: known when
+    its ranges do not depend on the enclosing indices (ein solves it first, docs/language.md
+    "Definitions nested in a body"), else None (its reads bound nothing here)."""
     uses = []
     cond = [False]
+    opaque = [False]
+    locs = {}
 
     def walk_cond(e, chain, wl):
         was = cond[0]
         cond[0] = True
         walk(e, chain, wl)
         cond[0] = was
+
+    def local_decl(d, chain, wl):
+        adopt = len(d.clauses) == 1 and all(
+            isinstance(sl, SlotLit) or (isinstance(sl, SlotIdx) and sl.rng is not None)
+            for sl in d.clauses[0].slots)
+        was = opaque[0]
+        opaque[0] = True
+        for c in d.clauses:
+            inner = chain + ([(RIdx(sl.name, sl.rng), None) for sl in c.slots
+                              if isinstance(sl, SlotIdx)] if adopt else [])
+            wl2 = dict(wl)
+            for sl in c.slots:
+                if isinstance(sl, SlotIdx) and sl.rng is not None:
+                    walk(sl.rng.lo, chain, wl)
+                    walk(sl.rng.hi, chain, wl)
+            for w in c.where:
+                if isinstance(w, WBind):
+                    walk(w.e, inner, wl2)
+                    wl2[w.name] = None
+                else:
+                    walk(w.c, inner, wl2)
+            walk(c.body, inner, wl2)
+            walk(c.else_, inner, wl2)
+        opaque[0] = was
 
     def walk(e, chain, wl):
         if e is None:
@@ -93,6 +122,8 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None, selfs=None):
             return
         if isinstance(e, Access):
             shape = shape_of(e.name) if e.name != skip_name else None
+            if e.name in locs:
+                shape = locs[e.name]
             names = set(outer) | {r.name for r, _ in chain}
             for axis, ix in enumerate(e.idx):
                 if isinstance(ix, Rest):
@@ -111,6 +142,22 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None, selfs=None):
                     a = affine(ix, wl, names, lambda n: None)
                     if a is not None:
                         selfs.append(Use(a, None, list(chain), False, e, cond[0], a))
+            return
+        if isinstance(e, Red) and opaque[0]:
+            # a reduction inside a local declaration's body is that declaration's own: its
+            # indices are unknown names here (ein solves them with the declaration)
+            wl2 = dict(wl)
+            for w in e.where:
+                if isinstance(w, WBind):
+                    walk(w.e, chain, wl2)
+                    wl2[w.name] = None
+                else:
+                    walk(w.c, chain, wl2)
+            for r in e.idx:
+                if r.rng is not None:
+                    walk(r.rng.lo, chain, wl)
+                    walk(r.rng.hi, chain, wl)
+            walk(e.body, chain, wl2)
             return
         if isinstance(e, Red):
             wl2 = dict(wl)
@@ -132,7 +179,13 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None, selfs=None):
             wl2 = dict(wl)
             for item in e.lets:
                 if not isinstance(item, tuple):
-                    continue           # a local declaration: its own indices, its own uses
+                    # A local declaration: computed whole at every point, so its reads are uses
+                    # here too. With one clause whose slots all have explicit ranges its indices
+                    # count as nested in this site (ein adopts them: range_site.cpp
+                    # adopt_explicit_slots); otherwise they are unknown names (no use).
+                    local_decl(item, chain, wl2)
+                    locs[item.name] = local_shape(item) if local_shape else None
+                    continue
                 n, v = item
                 walk(v, chain, wl2)
                 wl2[n] = None          # block locals are values, not derived indices
@@ -212,7 +265,13 @@ def infer(v, uses, level, eval_range, inferred_range, what, fixed=None):
     for u in uses:
         coef = u.aff.get(v, 0)
         if coef == 0:
-            continue
+            if not through_inner(u, v):
+                continue
+            # never a plain use of v; the side of the nested range that does not move with v
+            # bounds nothing here (range_site.cpp: ranges::solve's `through`)
+            lo_moves, hi_moves = inner_sides(u, v)
+            u = Use(u.aff, u.extent, u.chain, False, u.node)
+            u.side = -1 if not lo_moves else (1 if not hi_moves else 0)
         others = [k for k in u.aff if k != 1 and k != v and u.aff[k] != 0]
         chain_names = {r.name for r, _ in u.chain}
         if any(k in level for k in others):
@@ -255,6 +314,39 @@ def infer(v, uses, level, eval_range, inferred_range, what, fixed=None):
             hi = uhi if hi is None else min(hi, uhi)
     # An empty result keeps its end: a declaration allocates up to it (docs/language.md).
     return (lo, hi)
+
+
+def through_inner(u, v):
+    """Does `u` reach v through a nested index whose explicit range is written in v
+    (`c[i] = sum[j in 0..i + 1](x[j])`, a prefix sum)? Then x[j] in bounds for every j bounds i
+    (docs/language.md, "Ranges through a nested explicit range"; range_site.cpp
+    through_inner_range)."""
+    from ir import walk as _walk
+    for r, _ in u.chain:
+        if r.name in u.aff and u.aff[r.name] != 0 and r.rng is not None:
+            if any(isinstance(n, Ref) and n.name == v for n in _walk(r.rng.lo)) or \
+                    any(isinstance(n, Ref) and n.name == v for n in _walk(r.rng.hi)):
+                return True
+    return False
+
+
+def inner_sides(u, v):
+    """(does the smallest access move with v, does the largest) for a use reaching v through
+    nested explicit ranges: each nested index contributes the end of its range that gives the
+    extreme (the lower end for a positive coefficient)."""
+    from ir import walk as _walk
+
+    def names_v(e):
+        return any(isinstance(n, Ref) and n.name == v for n in _walk(e))
+    lo_moves = hi_moves = False
+    for r, _ in u.chain:
+        a = u.aff.get(r.name, 0)
+        if a == 0 or r.rng is None:
+            continue
+        small, large = (r.rng.lo, r.rng.hi) if a > 0 else (r.rng.hi, r.rng.lo)
+        lo_moves = lo_moves or names_v(small)
+        hi_moves = hi_moves or names_v(large)
+    return lo_moves, hi_moves
 
 
 def ok(u, v, c, eval_range, inferred_range, side=0):
