@@ -89,6 +89,20 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None, selfs=None, loc
         walk(e, chain, wl)
         cond[0] = was
 
+    def opaque_parts(rngs, where, chain, inner, wl, wl2):
+        """The ranges (read outside) and where items (inside, their bindings plain values,
+        never derived indices) of a construct whose own indices are not this site's."""
+        for rng in rngs:
+            if rng is not None:
+                walk(rng.lo, chain, wl)
+                walk(rng.hi, chain, wl)
+        for w in where:
+            if isinstance(w, WBind):
+                walk(w.e, inner, wl2)
+                wl2[w.name] = None
+            else:
+                walk(w.c, inner, wl2)
+
     def local_decl(d, chain, wl):
         adopt = len(d.clauses) == 1 and all(
             isinstance(sl, SlotLit) or (isinstance(sl, SlotIdx) and sl.rng is not None)
@@ -99,16 +113,8 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None, selfs=None, loc
             inner = chain + ([(RIdx(sl.name, sl.rng), None) for sl in c.slots
                               if isinstance(sl, SlotIdx)] if adopt else [])
             wl2 = dict(wl)
-            for sl in c.slots:
-                if isinstance(sl, SlotIdx) and sl.rng is not None:
-                    walk(sl.rng.lo, chain, wl)
-                    walk(sl.rng.hi, chain, wl)
-            for w in c.where:
-                if isinstance(w, WBind):
-                    walk(w.e, inner, wl2)
-                    wl2[w.name] = None
-                else:
-                    walk(w.c, inner, wl2)
+            opaque_parts([sl.rng for sl in c.slots if isinstance(sl, SlotIdx)], c.where,
+                         chain, inner, wl, wl2)
             walk(c.body, inner, wl2)
             walk(c.else_, inner, wl2)
         opaque[0] = was
@@ -147,16 +153,7 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None, selfs=None, loc
             # a reduction inside a local declaration's body is that declaration's own: its
             # indices are unknown names here (ein solves them with the declaration)
             wl2 = dict(wl)
-            for w in e.where:
-                if isinstance(w, WBind):
-                    walk(w.e, chain, wl2)
-                    wl2[w.name] = None
-                else:
-                    walk(w.c, chain, wl2)
-            for r in e.idx:
-                if r.rng is not None:
-                    walk(r.rng.lo, chain, wl)
-                    walk(r.rng.hi, chain, wl)
+            opaque_parts([r.rng for r in e.idx], e.where, chain, chain, wl, wl2)
             walk(e.body, chain, wl2)
             return
         if isinstance(e, Red):
