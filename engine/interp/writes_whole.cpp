@@ -54,11 +54,12 @@ std::optional<std::vector<std::pair<int64_t, int64_t>>> clause_box(
 
 }  // namespace
 
-// The clauses' boxes must cover the storage. Either one clause spans every axis, or the
-// clauses span every axis but one and their ranges on that axis tile it: guard_split cuts a
-// padded window's point loop at the guards' bounds into [0, 3) [3, n - 3) [n - 3, n), each
-// piece its own clause (a 7-tap 'same' correlation over 2^22 f32 zeroed its reused 16 MiB
-// before the kernel overwrote it).
+// The clauses' boxes must cover the storage: one clause spanning every axis, or pieces that
+// tile it. guard_split cuts a padded window's point loop at the guards' bounds into [0, 3)
+// [3, n - 3) [n - 3, n), each piece its own clause (a 7-tap 'same' correlation over 2^22 f32
+// zeroed its reused 16 MiB before the kernel overwrote it), and a padded copy along every
+// padded axis (2-D: 5 boxes, 3-D: 7). Checked on the grid of the boxes' edges: every cell must
+// lie in some box (pieces may overlap; a cell no box holds means a zero fill).
 bool writes_every_point(const NodeRef& t, const std::vector<int64_t>& shape,
                         const std::function<int64_t(const NodeRef&)>& eval) {
   if (shape.empty() || t->has(ir::kWindowed) || t->has(ir::kHasElem)) return false;
@@ -70,25 +71,38 @@ bool writes_every_point(const NodeRef& t, const std::vector<int64_t>& shape,
     boxes.push_back(std::move(*box));
   }
   if (boxes.empty()) return false;
-  // The one axis along which clauses may be partial (none: every box is whole).
-  std::optional<size_t> cut;
-  for (const auto& box : boxes)
-    for (size_t a = 0; a < shape.size(); ++a) {
-      if (box[a].first == 0 && box[a].second == shape[a]) continue;
-      if (cut && *cut != a) return false;
-      cut = a;
-    }
-  if (!cut) return true;
-  std::vector<std::pair<int64_t, int64_t>> spans;
-  for (const auto& box : boxes)
-    if (box[*cut].first < box[*cut].second) spans.push_back(box[*cut]);
-  std::sort(spans.begin(), spans.end());
-  int64_t reached = 0;
-  for (const auto& [lo, hi] : spans) {
-    if (lo > reached) return false;
-    reached = std::max(reached, hi);
+  const size_t rank = shape.size();
+  std::vector<std::vector<int64_t>> edges(rank);
+  size_t cells = 1;
+  for (size_t a = 0; a < rank; ++a) {
+    edges[a] = {0, shape[a]};
+    for (const auto& box : boxes)
+      for (int64_t e : {box[a].first, box[a].second}) edges[a].push_back(std::clamp<int64_t>(e, 0, shape[a]));
+    std::sort(edges[a].begin(), edges[a].end());
+    edges[a].erase(std::unique(edges[a].begin(), edges[a].end()), edges[a].end());
+    cells *= edges[a].size() - 1;  // an axis of extent 0: no cell, nothing to write
+    if (cells > 4096) return false;  // many pieces: zero fill rather than a long check
   }
-  return reached >= shape[*cut];
+  std::vector<size_t> at(rank, 0);
+  for (size_t c = 0; c < cells; ++c) {
+    size_t rest = c;
+    for (size_t a = rank; a-- > 0;) {
+      at[a] = rest % (edges[a].size() - 1);
+      rest /= edges[a].size() - 1;
+    }
+    bool held = false;
+    for (const auto& box : boxes) {
+      bool in = true;
+      for (size_t a = 0; a < rank && in; ++a)
+        in = box[a].first <= edges[a][at[a]] && edges[a][at[a] + 1] <= box[a].second;
+      if (in) {
+        held = true;
+        break;
+      }
+    }
+    if (!held) return false;
+  }
+  return true;
 }
 
 }  // namespace ein
