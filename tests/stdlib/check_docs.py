@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Asks the REPL `?PATH::NAME` for every (module path, function) pair of stdlib_surface.md and
-checks that the answer is the function's signature followed by its doc comment (the `//` lines
-above its definition in share/std, as docs/stdlib.md shows them).
+"""Asks the REPL `?PATH::NAME` for every (module path, function) pair of stdlib_surface.md, and
+for every public function of share/std under its own module, and checks that the answer is the
+function's signature followed by its doc comment (the `//` lines above its definition in
+share/std, as docs/stdlib.md shows them).
 
     python3 tests/stdlib/check_docs.py --ein build/ein
 
@@ -103,12 +104,20 @@ def main():
         for kind, name, _, doc, _ in items:
             if kind == "fn":
                 docs.setdefault(name, set()).add(" ".join(doc.split()))
+    # and every public function under its defining module, surface or not (the broadcast
+    # helpers, std::math_utils, the bodies in shape_impl, ...)
+    asked = {f"{path}::{name}" for path in avail for name in avail[path]}
+    extra = {}
+    for m, (_, _, _, items) in gen_stdlib_docs.collect().items():
+        for kind, name, _, _, _ in items:
+            if kind == "fn" and f"{m}::{name}" not in asked:
+                extra.setdefault(m, set()).add(name)
     repl = Repl(args.ein)
     bad = total = 0
     try:
         repl.until_prompt()
-        for path in sorted(avail):
-            for name in sorted(avail[path]):
+        for path, names in sorted(avail.items()) + sorted(extra.items()):
+            for name in sorted(names):
                 if f"{path}::{name}" in pending:
                     continue
                 total += 1

@@ -72,6 +72,51 @@ def broadcast_helpers():
          lambda x, r: np.broadcast_arrays(x, r)[1], []),
         ("unflatten_like", b + "unflatten_like(f, m2)", {"f": f}, ["f"], lambda f: f.reshape(2, 3), [],
          ["let m2: [f64; 2, 3] = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]];"]),
+    ] + axis_views()
+
+
+def axis_views():
+    """The [before, n, after] views of the axis operations, the flat-view helpers and the strided
+    slice (session 17 audit: called by every axis operation, never differentiated directly)."""
+    b = "std::ml::broadcast::"
+    x4 = rnd(714, (2, 3, 2, 2))
+    y = rnd(715, (2, 5, 4))
+    y2 = rnd(716, (2, 4))
+    f = rnd(717, (12,))
+    m = rnd(718, (3, 4))
+    t5 = rnd(719, (2, 2, 1, 2, 3))
+    zeros = "let z4: [f64; 2, 3, 2, 2] = " + str(np.zeros((2, 3, 2, 2)).tolist()) + ";"
+    model3 = "let z3: [f64; 1, 1, 1] = [[[0.0]]];"
+    return [
+        ("around_axis", b + "around_axis(x4, 1)", {"x4": x4}, ["x4"], lambda x4: x4.reshape(2, 3, 4), []),
+        ("around_axis_last", b + "around_axis(x4, 3)", {"x4": x4}, ["x4"], lambda x4: x4.reshape(12, 2, 1), []),
+        ("from_axis_view", b + "from_axis_view(y, z4, 1)", {"y": y}, ["y"],
+         lambda y: y.reshape(2, 5, 2, 2), [], [zeros]),
+        ("without_axis", b + "without_axis(y2, z4, 1)", {"y2": y2}, ["y2"],
+         lambda y2: y2.reshape(2, 2, 2), [], [zeros]),
+        ("unflatten", b + "unflatten(f, [2, 3, 2], z3)", {"f": f}, ["f"], lambda f: f.reshape(2, 3, 2), [],
+         [model3]),
+        ("rows_of", b + "rows_of(f, 4, 5)", {"f": f}, ["f"], lambda f: f[4:9], []),
+        ("take_strided", b + "take_strided(m, [2, 3], [-1, -2], [3, 2])", {"m": m}, ["m"],
+         lambda m: m[2::-1, 3::-2], []),
+        ("take_strided_5d", b + "take_strided(t5, [1, 0, 0, 1, 0], [-1, 1, 1, -1, 2], [2, 2, 1, 2, 2])",
+         {"t5": t5}, ["t5"], lambda t5: t5[1::-1, :, :, 1::-1, 0::2], []),
+    ]
+
+
+def scalar_helpers():
+    """std::math::sum (np.sum of a whole array) and std::math_utils' elementwise max, min and
+    clamp (np.maximum / np.minimum / np.clip), inputs away from ties and the clamp bounds."""
+    x = rnd(730, (2, 3), -2, 2)
+    y = x + np.round(np.where(rnd(731, (2, 3)) > 0, 0.3, -0.3), 3)
+    v = away(732, (7,), [-0.5, 0.5], -1, 1, 0.05)
+    t3 = rnd(733, (2, 2, 3))
+    mu = "std::math_utils::"
+    return [
+        ("math_sum", "std::math::sum(t3)", {"t3": t3}, ["t3"], lambda t3: t3.sum(), []),
+        ("math_utils_max", mu + "max(x, y)", {"x": x, "y": y}, ["x", "y"], lambda x, y: np.maximum(x, y), []),
+        ("math_utils_min", mu + "min(x, y)", {"x": x, "y": y}, ["x", "y"], lambda x, y: np.minimum(x, y), []),
+        ("math_utils_clamp", mu + "clamp(v, -0.5, 0.5)", {"v": v}, ["v"], lambda v: np.clip(v, -0.5, 0.5), []),
     ]
 
 
@@ -135,4 +180,4 @@ def numerics():
 
 
 def cases():
-    return ml_functions() + broadcast_helpers() + numerics()
+    return ml_functions() + broadcast_helpers() + numerics() + scalar_helpers()

@@ -125,7 +125,8 @@ def empty_file():
 
 def signed_zero_file():
     t = modes_file("outside/signed_zero.ein", "the sign of zero: relu, max and min give np.maximum's / "
-                 "np.minimum's (the second operand on ties), leaky_relu and prelu keep -0.0 (x * alpha)",
+                 "np.minimum's (the second operand on ties), leaky_relu and prelu keep -0.0 (x * alpha), "
+                 "elu, celu and selu give ONNX's 0.0",
                  uses=["std::ml::*"])
     z = t.let("z", np.array([[-0.0, 0.0, -2.0], [1.5, -0.0, 0.0]]), "f64")
     with np.errstate(divide="ignore"):
@@ -139,6 +140,13 @@ def signed_zero_file():
         t.check("1.0 / prelu(z, 0.25)", inv(np.where(z < 0, z * 0.25, z)), "f64")
         t.check("1.0 / relu(-0.0)", np.inf, "f64")
         t.check("1.0 / leaky_relu(-0.0, 0.1)", -np.inf, "f64")
+        # ONNX's Elu/Celu/Selu references: max(0, x) + min(0, alpha * (exp(x / a) - 1)) after
+        # clipping x, which gives 0.0 at -0.0 (torch's x > 0 ? x : alpha * expm1(x) gives -0.0).
+        def onnx_elu(x, alpha, scale=1.0):
+            return scale * (np.clip(x, 0, np.inf) + (np.exp(np.clip(x, -np.inf, 0)) - 1) * alpha)
+        t.check("1.0 / elu(z, 1.0)", inv(onnx_elu(z, 1.0)), "f64")
+        t.check("1.0 / celu(z, 2.0)", inv(np.maximum(0, z) + np.minimum(0, 2.0 * (np.exp(z / 2.0) - 1)) + 0.0), "f64")
+        t.check("1.0 / selu(z)", inv(onnx_elu(z, 1.6732632423543772, 1.0507009873554805)), "f64")
     zf = t.let("zf", np.array([-0.0, 2.0, -0.0, -1.0]), "f32")
     with np.errstate(divide="ignore"):
         t.check("1.0 / relu(zf)", (1.0 / np.maximum(zf, np.float32(0))).astype(np.float32), "f32")
