@@ -279,6 +279,17 @@ Value std_builtin(Builtin b, std::vector<Value>& args, const std::string& root_d
       return cast_value(args[0], to);
     }
     case Builtin::Split: return split(args[0], args[1], args[2]);
+    case Builtin::Promote: {
+      // Reached only for a run-time typed x (a static one is rewritten by type_infer): the same
+      // rule on the value's element type.
+      const Value& x = args[0];
+      DType d = x.is_tensor() ? x.tensor_ref().dtype() : x.tag == Value::Tag::Bool ? DType::Bool : x.dt;
+      if (!x.is_tensor() && !x.is_scalar()) fault("E002", "__promote: expected a number or an array");
+      bool to_float = str_arg(args, 1, "the mode") == "float";
+      if (to_float && !is_float(d)) return cast_value(x, DType::F64);
+      if (!to_float && d == DType::Bool) return cast_value(x, DType::I32);
+      return x;
+    }
     case Builtin::Argsort:
       if (args.size() < 3) fault("E002", "__argsort(x, axis, descending[, k])");
       return argsort_value(args[0], args[1], args[2], args.size() > 3 ? &args[3] : nullptr, interrupt);

@@ -99,6 +99,9 @@ struct Unit {
   std::unordered_map<uint32_t, Unit*> call_targets;       // Call node id -> callee unit
   std::unordered_map<ir::DefId, int> rest_len;            // rest def -> number of axes
   std::unordered_map<uint32_t, bool> static_ifs;          // If node id -> branch taken (rank tests)
+  // `__promote(x, mode)` call node id -> the element type x is converted to (null: x as it is);
+  // decided per specialisation like static_ifs, and rewritten away at the end of type_infer.
+  std::unordered_map<uint32_t, ir::TypeRef> promotes;
   // Parameters whose argument at the one call of this specialisation is a literal shape or
   // equation (`[2, 3]`, `"ij,jk->ik"`): builtins read it to type their result statically.
   std::unordered_map<ir::DefId, ir::NodeRef> literal_args;

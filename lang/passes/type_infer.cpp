@@ -493,11 +493,12 @@ void type_infer(CompileCtx& cx) {
   // Rank tests decided per specialisation: keep only the taken branch in each unit's body.
   for (auto& up : cx.units) {
     Unit& u = *up;
-    if (u.static_ifs.empty()) continue;
+    if (u.static_ifs.empty() && u.promotes.empty()) continue;
     struct Prune : ir::Mutator {
       Unit& u;
       explicit Prune(Unit& x) : u(x) {}
       NodeRef pre(const NodeRef& n) override {
+        if (n->kind == Kind::Call) return promote(n);
         auto it = u.static_ifs.find(n->id);
         if (n->kind != Kind::If || it == u.static_ifs.end()) return nullptr;
         const NodeRef& b = it->second ? ir::if_then(n) : ir::if_else(n);
@@ -513,6 +514,19 @@ void type_infer(CompileCtx& cx) {
         NodeRef unit = ir::make({.kind = Kind::TupleLit, .span = n->span});
         u.types[unit->id] = ir::t_unit();
         return unit;
+      }
+      // `__promote(x, mode)` as decided: x itself, or `x as [T]` (`x as T` for a scalar).
+      NodeRef promote(const NodeRef& n) {
+        auto it = u.promotes.find(n->id);
+        if (it == u.promotes.end()) return nullptr;
+        NodeRef x = mutate(ir::call_args(n)[0]);
+        if (!it->second) return x;
+        TypeRef t = u.types[n->id];
+        NodeRef prim = ir::make({.kind = Kind::TyPrim, .span = n->span, .name = dtype_name(it->second->dtype)});
+        NodeRef ty = t && t->k == Type::K::Array ? ir::make({.kind = Kind::TyArray, .span = n->span, .kids = {prim}}) : prim;
+        NodeRef c = ir::make({.kind = Kind::Cast, .span = n->span, .kids = {x, ty}});
+        u.types[c->id] = t;
+        return c;
       }
     } prune(u);
     u.body = prune.mutate(u.body);

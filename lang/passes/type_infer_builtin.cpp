@@ -276,6 +276,34 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       if (x->k == Type::K::Array) return ir::t_array(ir::t_scalar(DType::I32), x->rank);
       return ir::t_unknown();
     }
+    case Builtin::Promote: {
+      // __promote(x, "float"): NumPy's float for an integer or bool x (np.mean, np.sqrt of ints
+      // give float64), x itself when it is a float. __promote(x, "int"): bools as i32 (np.sum
+      // and np.cumsum count them), x itself otherwise. Decided per specialisation from x's
+      // static type; type_infer rewrites the call into x or `x as [T]`, so no later pass sees it.
+      // A run-time typed x keeps the call (engine/interp/builtins_std.cpp).
+      if (!arity(2, 2)) return ir::t_unknown();
+      const NodeRef& m = ir::call_args(e)[1];
+      bool to_float = m->kind == Kind::StrLit && m->name == "float";
+      if (m->kind != Kind::StrLit || (!to_float && m->name != "int")) {
+        err("E002", "`__promote` takes \"float\" or \"int\" as a literal", arg_span(1), "not a mode");
+        return ir::t_unknown();
+      }
+      TypeRef x = resolved(args[0]);
+      if (x->k != Type::K::Array && x->k != Type::K::Scalar && x->k != Type::K::Var) return ir::t_unknown();
+      // Only a known integer or bool type converts: an integer literal (`sqrt(2)`, a type
+      // variable here) stays a literal, which the float operation then types by its context
+      // (`x_f32 * sqrt(2)` is f32, as before).
+      TypeRef ex = resolved(ir::elem_of(x));
+      bool known = ex && ex->k == Type::K::Scalar;
+      bool is_bool = known && ex->dtype == DType::Bool;
+      TypeRef to;
+      if (to_float && known && (is_bool || is_int(ex->dtype))) to = ir::t_scalar(DType::F64);
+      if (!to_float && is_bool) to = ir::t_scalar(DType::I32);
+      u.promotes[e->id] = to;
+      if (!to) return args[0];
+      return x->k == Type::K::Array ? ir::t_array(to, x->rank) : to;
+    }
     default: return ir::t_unknown();
   }
 }

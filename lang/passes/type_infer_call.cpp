@@ -409,6 +409,7 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     unit->call_targets.clear();
     unit->rest_len.clear();
     unit->static_ifs.clear();
+    unit->promotes.clear();
     unit->ret_type = ts.deep(unit->ret_type, false);
     Infer sub(cx, sh, *unit);
     sub.run_function(params, body, ret_ann);

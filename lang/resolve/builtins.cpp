@@ -38,7 +38,7 @@ const BuiltinInfo kTable[] = {
     {Builtin::FileSize, "__file_size", true}, {Builtin::Reshape, "__reshape", true},
     {Builtin::Cast, "__cast", true},        {Builtin::Einsum, "__einsum", true},
     {Builtin::Convert, "__convert", true},  {Builtin::Split, "__split", true},
-    {Builtin::Argsort, "__argsort", true},
+    {Builtin::Argsort, "__argsort", true},  {Builtin::Promote, "__promote", true},
 };
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == static_cast<size_t>(Builtin::Count_));
 

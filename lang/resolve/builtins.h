@@ -21,6 +21,8 @@ enum class Builtin : uint16_t {
   // std-only intrinsics of engine/interp/builtins_std.cpp: error checks, file-system
   // operations, and the operations whose result type is known only at run time
   Check, FsTest, FsStr, FsDo, FileSize, Reshape, Cast, Einsum, Convert, Split, Argsort,
+  // std-only: NumPy's promotion of an argument (type_infer_builtin.cpp)
+  Promote,
   Count_
 };
 
