@@ -291,14 +291,15 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       }
       TypeRef x = resolved(args[0]);
       if (x->k != Type::K::Array && x->k != Type::K::Scalar && x->k != Type::K::Var) return ir::t_unknown();
-      // Only a known integer or bool type converts: an integer literal (`sqrt(2)`, a type
-      // variable here) stays a literal, which the float operation then types by its context
-      // (`x_f32 * sqrt(2)` is f32, as before).
+      // Only a known integer or bool type converts, or integer literals already used as
+      // integers (indices, ranges: IntOnly); a free integer literal (`sqrt(2)`) stays a literal,
+      // which the float operation then types by its context (`x_f32 * sqrt(2)` is f32).
       TypeRef ex = resolved(ir::elem_of(x));
       bool known = ex && ex->k == Type::K::Scalar;
       bool is_bool = known && ex->dtype == DType::Bool;
+      bool int_only = ex && ts.is_int_only(ex);
       TypeRef to;
-      if (to_float && known && (is_bool || is_int(ex->dtype))) to = ir::t_scalar(DType::F64);
+      if (to_float && (int_only || (known && (is_bool || is_int(ex->dtype))))) to = ir::t_scalar(DType::F64);
       if (!to_float && is_bool) to = ir::t_scalar(DType::I32);
       u.promotes[e->id] = to;
       if (!to) return args[0];

@@ -67,6 +67,11 @@ bool TypeStore::is_intish(const TypeRef& t) const {
   return s->k == Type::K::Scalar && is_int(s->dtype);
 }
 
+bool TypeStore::is_int_only(const TypeRef& t) const {
+  TypeRef s = shallow(t);
+  return s && s->k == Type::K::Var && kind_[s->var_id] == VarKind::IntOnly;
+}
+
 bool TypeStore::is_floatish(const TypeRef& t) const {
   TypeRef s = shallow(t);
   if (!s) return false;

@@ -21,6 +21,8 @@ class TypeStore {
   bool is_floatish(const ir::TypeRef& t) const;
   bool is_numeric(const ir::TypeRef& t) const;  // int-ish, float-ish or an Any variable
   bool is_var(const ir::TypeRef& t) const;
+  // Is t an integer literal variable that may no longer become a float (require_int)?
+  bool is_int_only(const ir::TypeRef& t) const;
   // An integer literal variable used where only integers go (range bounds, indices) may no
   // longer become a float through a later use (`let n = 3; 0..n` then `x_f32 * n` is E002).
   // `inside`: also the elements of arrays and tuples.

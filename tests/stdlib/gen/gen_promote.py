@@ -88,6 +88,10 @@ def reductions_file():
     x = t.let("x", np.array([[0.5, 1.5], [2.0, -1.0]], dtype=np.float32), "f32")
     t.check("reduce_mean(x)", np.mean(x, keepdims=True), "f32")
     t.check_text("typeof(reduce_mean(x))", "[f32; 1, 1]")
+    # integer literals once used as integers (indices here) are integers: their mean is f64
+    t.raw("let labels = [2, 0, 1, 2, 2, 1];")
+    t.check("std::array::sum_axis(onehot(labels, 3, [0, 1]), 0)", np.array([1, 2, 3], dtype=np.int32), "i32")
+    check_typed(t, "std::array::mean(labels)", np.mean([2, 0, 1, 2, 2, 1]), "f64")
     # a fraction of true elements in a user function
     t.raw("fn frac(mask) { std::array::mean(mask) }")
     check_typed(t, "frac(m)", np.mean(m), "f64")
