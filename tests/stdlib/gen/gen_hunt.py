@@ -9,19 +9,13 @@ import math
 
 import numpy as np
 
-from common import TestFile
+from gen_grad import fd
+from gen_select import modes_file
 
-MODES = "//$ EIN_JIT=never|always"
 
-
-def grad(f, a, h=1e-6):
-    g = np.zeros_like(a)
-    for i in np.ndindex(a.shape):
-        u, d = a.copy(), a.copy()
-        u[i] += h
-        d[i] -= h
-        g[i] = (f(u) - f(d)) / (2 * h)
-    return g
+def grad(f, a):
+    """Central differences of the scalar f at a (gen_grad.fd with a unit weight)."""
+    return fd(lambda a: f(a), {"a": a}, "a", 1.0)
 
 
 def softmax(z):
@@ -30,9 +24,8 @@ def softmax(z):
 
 
 def axis_forms_file():
-    t = TestFile("outside/hunt_axis_forms.ein", "axis = -1 / -2 forms of std::ml and std::array on "
+    t = modes_file("outside/hunt_axis_forms.ein", "axis = -1 / -2 forms of std::ml and std::array on "
                  "a 3-D f32 tensor", uses=["std::ml::*"])
-    t.raw(MODES)
     x = t.let("x", np.array([[[0.5, -1.0, 2.0, 0.25], [1.5, 0.0, -0.5, 3.0], [-2.0, 1.0, 0.75, -0.25]],
                              [[1.0, 1.0, -1.0, 0.5], [0.0, 2.5, -3.0, 1.25], [0.5, -0.5, 1.5, 2.0]]],
                             dtype=np.float32), "f32")
@@ -56,9 +49,8 @@ def axis_forms_file():
 
 
 def functions_file():
-    t = TestFile("outside/hunt_user_functions.ein", "library calls inside user functions, a scalar "
+    t = modes_file("outside/hunt_user_functions.ein", "library calls inside user functions, a scalar "
                  "recurrence and a row recurrence, and gradients through them (f64)", uses=["std::ml::*"])
-    t.raw(MODES)
     X = t.let("X", np.array([[0.5, -1.0, 0.25], [1.5, 0.5, -0.5], [-0.75, 0.25, 1.0], [0.1, 0.2, 0.3]]), "f64")
     Y = t.let("Y", np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]), "f64")
     W = t.let("W", np.array([[0.2, -0.3], [0.1, 0.4], [-0.5, 0.25]]), "f64")
@@ -92,10 +84,10 @@ def functions_file():
 
 
 def numerics_file():
-    t = TestFile("outside/hunt_numerics.ein", "everyday numerics from library calls: a k-means step, "
+    t = modes_file("outside/hunt_numerics.ein", "everyday numerics from library calls: a k-means step, "
                  "power iteration, a histogram of integer labels, a polynomial fit, a running mean",
                  uses=["std::ml::*"])
-    t.raw(MODES, "use std::array::{argmin_axis, sum_axis};")
+    t.raw("use std::array::{argmin_axis, sum_axis};")
     P = t.let("P", np.array([[0.0, 0.1], [0.2, -0.1], [5.0, 5.2], [4.8, 5.1], [0.1, 0.0], [5.1, 4.9]]), "f64")
     C = t.let("C", np.array([[0.0, 0.0], [1.0, 1.0]]), "f64")
     t.raw("let d[i, c] = sum[k]((P[i, k] - C[c, k]) ** 2.0);", "let a = argmin_axis(d, -1);",

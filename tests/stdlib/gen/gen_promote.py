@@ -9,9 +9,7 @@ its context, as before (f32 alone, f32 next to an f32). Files under cases/outsid
 """
 import numpy as np
 
-from common import TestFile
-
-MODES = "//$ EIN_JIT=never|always"
+from gen_select import modes_file
 
 
 def ein_type(a):
@@ -28,9 +26,8 @@ def check_typed(t, expr, value, kind):
 
 
 def float_functions_file():
-    t = TestFile("outside/promote_float_functions.ein", "std::math's float functions of integers "
+    t = modes_file("outside/promote_float_functions.ein", "std::math's float functions of integers "
                  "and bools give f64 (NumPy's float64); floats keep their type", uses=["std::math::*"])
-    t.raw(MODES)
     a = t.let("a", np.array([[1, 4, 9], [16, 2, 3]], dtype=np.int32), "i32")
     v = t.let("v", np.array([0, 1, -2, 3], dtype=np.int64), "i64")
     b = t.let("b", np.array([True, False, True]), "bool")
@@ -61,10 +58,9 @@ def float_functions_file():
 
 
 def reductions_file():
-    t = TestFile("outside/promote_reductions.ein", "means of integers and bools are f64 "
+    t = modes_file("outside/promote_reductions.ein", "means of integers and bools are f64 "
                  "(np.mean), sums and running sums of bools count them (np.sum, np.cumsum; i32)",
                  uses=["std::ml::*"])
-    t.raw(MODES)
     a = t.let("a", np.array([[1, -4, 9], [16, 2, 3]], dtype=np.int32), "i32")
     m = t.let("m", np.array([[True, False, True, True], [False, False, True, False]]), "bool")
     check_typed(t, "reduce_mean(a)", np.mean(a, keepdims=True), "f64")
