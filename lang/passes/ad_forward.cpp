@@ -20,13 +20,15 @@ thread_local int g_inline_depth = 0;
 
 
 
-// r's slots with the ranges the primal inferred for them written out (those naming nothing bound
-// inside r's body). The derivative rebuilds r over copies of its body that may have lost the
-// access such a range came from: a partial drops a block's unused let (`max[q, i]({ let b =
-// v[q]; x[i] })`, ad_build's flatten_partial), and an index inferred from nothing is E004.
-std::vector<NodeRef> explicit_slots(const NodeRef& r, Facts& facts) {
+// Slots (a reduction's or a clause's) with the ranges the primal inferred for them written out
+// (those naming nothing bound inside `body`). The derivative rebuilds r over copies of its body
+// that may have lost the access such a range came from: a partial drops a block's unused let
+// (`max[q, i]({ let b = v[q]; x[i] })`, ad_build's flatten_partial), a tangent's value reads no
+// array (`dv[i] = if i == m0 { 1.0 } else { 0.0 }` for `v[i] = x[i]`), and an index inferred
+// from nothing is E004.
+std::vector<NodeRef> explicit_slots(ir::Kids slots, const NodeRef& body, Facts& facts) {
   std::vector<NodeRef> out;
-  std::unordered_set<DefId> inner = binders_in(ir::reduce_body(*r));
+  std::unordered_set<DefId> inner = binders_in(body);
   auto free_of_inner = [&](const NodeRef& e) {
     bool ok = true;
     ir::for_each_node(e, [&](const NodeRef& n) {
@@ -34,7 +36,7 @@ std::vector<NodeRef> explicit_slots(const NodeRef& r, Facts& facts) {
     });
     return ok;
   };
-  for (const NodeRef& sl : ir::reduce_slots(r)) {
+  for (const NodeRef& sl : slots) {
     const RangeFact* rf = sl->kind == Kind::IdxVar ? facts.range(sl->def) : nullptr;
     NodeRef hi = rf && rf->hi ? (rf->hi_const ? irb::lit(*rf->hi_const) : rf->hi) : nullptr;
     if (!rf || !rf->lo || !hi || !free_of_inner(rf->lo) || !free_of_inner(hi)) {
@@ -44,6 +46,10 @@ std::vector<NodeRef> explicit_slots(const NodeRef& r, Facts& facts) {
     out.push_back(ir::edited(idx_in(sl->name, sl->def, rf->lo, hi), [&](ir::Node& x) { x.span = sl->span; }));
   }
   return out;
+}
+
+std::vector<NodeRef> explicit_slots(const NodeRef& r, Facts& facts) {
+  return explicit_slots(ir::reduce_slots(r), ir::reduce_body(*r), facts);
 }
 
 // Does `e` read one of the locals `ds`?
@@ -488,17 +494,7 @@ NodeRef Forward::block(const NodeRef& b) {
       for (auto& c : s->kids) {
         NodeRef t = tangent(ir::ein_value(*c));
         any = any || t;
-        // The tangent's value may read no array (`dv[i] = if i == m0 { 1.0 } else { 0.0 }` for
-        // `v[i] = x[i]`): an inferred slot takes the primal's range, written out.
-        std::vector<NodeRef> slots;
-        for (const NodeRef& sl : ir::ein_slots(c)) {
-          const RangeFact* rf = sl->kind == Kind::IdxVar ? facts_.range(sl->def) : nullptr;
-          if (rf && rf->lo && rf->hi)
-            slots.push_back(idx_in(sl->name, sl->def, rf->lo_const ? irb::lit(*rf->lo_const) : rf->lo,
-                                   rf->hi_const ? irb::lit(*rf->hi_const) : rf->hi));
-          else
-            slots.push_back(sl);
-        }
+        std::vector<NodeRef> slots = explicit_slots(ir::ein_slots(c), ir::ein_value(*c), facts_);
         slots.insert(slots.begin(), t ? t : flit(0.0));
         clauses.push_back(ir::make({.kind = Kind::EinDecl, .span = c->span,
                                     .kids = std::move(slots),
