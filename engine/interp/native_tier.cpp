@@ -10,6 +10,7 @@
 #include "engine/interp/interp_impl.h"
 #include "engine/interp/native_runtime.h"
 #include "engine/jit/jit.h"
+#include "engine/jit/omp_wait.h"
 
 namespace ein {
 
@@ -88,6 +89,9 @@ NativeTier::NativeTier(CompileCtx& cx, const ExecOptions& opt) : cx_(cx), opt_(o
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
     std::fprintf(stderr, "jit: plan %.3f ms (%zu kernels, %zu deferred, %zu interpreted), load %.3f ms\n", ms(t0, t1),
                  plan.kernels.size(), plan.deferred.size(), plan.skipped.size(), ms(t1, std::chrono::steady_clock::now()));
+    // How the kernels' OpenMP workers wait (decided at the first kernel load, once).
+    static std::once_flag wait_once;
+    std::call_once(wait_once, [] { std::fprintf(stderr, "jit: threads: %s\n", jit::apply_omp_wait().why.c_str()); });
     // Why each interpreted clause is not a kernel: the first thing to read when a program is slow.
     for (const codegen::Skipped& sk : plan.skipped)
       std::fprintf(stderr, "jit: interpreted line %u: %s\n", cx.sm.start(sk.stmt->span).line, sk.reason.c_str());

@@ -1,5 +1,6 @@
 // Kernel loading: memory cache -> disk cache -> one compiler run for all misses of a batch.
 #include "engine/jit/jit.h"
+#include "engine/jit/omp_wait.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -86,18 +87,9 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 // closed: a kernel pointer may be in use by a running cell in another session, and a few
 // kilobytes per distinct kernel are cheap.
 void* load_object(State& s, const std::string& bytes, std::string* err) {
-  // OpenMP's default wait policy keeps a team's workers spinning between parallel regions. On a
-  // small VM (2 vCPUs) a spinning worker that once shared the master's CPU is never moved off
-  // it, and from then on every parallel region waits a scheduler tick for its other half: a
-  // 2-thread loop over 8 MB took 0.3 ms or 4.2 ms per region, one regime or the other for a
-  // whole process (half the runs slow; 8 ms per statement in ein). A passive worker sleeps
-  // between regions and the scheduler places it on an idle CPU at each wake-up (0.3–0.5 ms in
-  // every run). libgomp reads the variable once, in its constructor, when the first kernel loads
-  // it — which is why no code linked into ein may use OpenMP itself (the executable would load
-  // libgomp before main; unit OmpWait.KernelsRunWithThePassivePolicy). A user's own
-  // OMP_WAIT_POLICY wins. docs/jit.md, "Threads".
-  static std::once_flag omp_env;
-  std::call_once(omp_env, [] { setenv("OMP_WAIT_POLICY", "passive", 0); });
+  // How the OpenMP workers of the kernels wait between regions: libgomp reads it once, when the
+  // first kernel object loads it (omp_wait.cpp; docs/jit.md "Threads").
+  apply_omp_wait();
   const TrustedDir* w = work_dir(s);
   std::unique_ptr<TrustedDir> sub = w ? w->make_private_subdir("ein-build-") : nullptr;
   if (!sub || !sub->write("k.so", bytes, true)) {
