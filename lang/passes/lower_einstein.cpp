@@ -83,6 +83,106 @@ class Lowerer : public ir::Mutator {
             f.hi_const ? irb::lit(*f.hi_const) : (f.hi ? mutate(f.hi) : f.hi)};
   }
 
+  // A slot's range may name another slot of its clause (`let L[i in 0..n, j in 0..i + 1]`, a
+  // triangle, SPEC §5.2 "ranges may be symbolic"): the allocation is the bounding box, the
+  // largest end over the values of the slots it names. Points outside the triangle are 0 like
+  // any point no clause covers (§5.4). An end that is not a sum of constant multiples of slots
+  // and slot-free terms has no such bound here: E004, never a shape read from an unbound index.
+  NodeRef slot_extent(const NodeRef& c, const NodeRef& s) {
+    std::unordered_set<DefId> slots;
+    for (const NodeRef& o : ir::ein_slots(c))
+      if (o->kind != Kind::IdxLit) slots.insert(o->def);
+    auto it = u_.ranges.find(s->def);
+    if (it == u_.ranges.end() || it->second.hi_const || !it->second.hi || !names_any(it->second.hi, slots))
+      return range(s->def, s->span).second;
+    std::unordered_map<DefId, int> seen;
+    NodeRef hi = extreme(it->second.hi, true, slots, seen, 0);
+    // Interval bounds are the exact maximum only when no slot is reached twice (through the
+    // ranges of the slots named): `l - j` with `l in j..j + 2` would be bounded by n, not 1.
+    for (auto& [d, k] : seen)
+      if (k > 1) hi = nullptr;
+    if (!hi) {
+      cx_.error("E004", "the end of `" + s->name + "`'s range depends on another index of `" + c->name +
+                "` in a way whose largest value is not known before the loops run", s->span, "",
+                "write the end as a sum of constant multiples of other indices, each named once "
+                "(`" + s->name + " in 0..i + 1`), or give the array a fixed range and a `where` guard");
+      return nullptr;
+    }
+    return mutate(hi);
+  }
+
+  static bool names_any(const NodeRef& e, const std::unordered_set<DefId>& slots) {
+    bool found = false;
+    ir::for_each_node(e, [&](const NodeRef& k) {
+      if (k->kind == Kind::Name && slots.count(k->def)) found = true;
+    });
+    return found;
+  }
+
+  // The largest (hi) or smallest value of e over the slots' ranges (a slot runs lo..hi - 1).
+  NodeRef extreme(const NodeRef& e, bool hi, const std::unordered_set<DefId>& slots,
+                  std::unordered_map<DefId, int>& seen, int depth) {
+    if (!names_any(e, slots)) return e;
+    if (depth > 32) return nullptr;
+    switch (e->kind) {
+      case Kind::Name: {
+        ++seen[e->def];
+        auto it = u_.ranges.find(e->def);
+        if (it == u_.ranges.end()) return nullptr;
+        const RangeFact& f = it->second;
+        if (hi) {
+          NodeRef end = f.hi_const ? irb::lit(*f.hi_const) : (f.hi ? extreme(f.hi, true, slots, seen, depth + 1) : nullptr);
+          return end ? irb::sub(end, irb::lit(1)) : nullptr;
+        }
+        return f.lo_const ? irb::lit(*f.lo_const) : (f.lo ? extreme(f.lo, false, slots, seen, depth + 1) : nullptr);
+      }
+      case Kind::Unary:
+        if (static_cast<ir::UnOp>(e->ival) != ir::UnOp::Neg) return nullptr;
+        if (NodeRef x = extreme(ir::unary_operand(e), !hi, slots, seen, depth + 1)) return irb::neg(x);
+        return nullptr;
+      case Kind::IMax:
+      case Kind::IMin: {
+        std::vector<NodeRef> kids;
+        for (const NodeRef& k : e->kids) {
+          NodeRef x = extreme(k, hi, slots, seen, depth + 1);
+          if (!x) return nullptr;
+          kids.push_back(x);
+        }
+        return ir::make({.kind = e->kind, .span = e->span, .kids = std::move(kids)});
+      }
+      case Kind::Binary: {
+        const NodeRef& a = e->kids[0];
+        const NodeRef& b = e->kids[1];
+        switch (static_cast<ir::BinOp>(e->ival)) {
+          case ir::BinOp::Add: {
+            NodeRef x = extreme(a, hi, slots, seen, depth + 1), y = extreme(b, hi, slots, seen, depth + 1);
+            return x && y ? irb::add(x, y) : nullptr;
+          }
+          case ir::BinOp::Sub: {
+            NodeRef x = extreme(a, hi, slots, seen, depth + 1), y = extreme(b, !hi, slots, seen, depth + 1);
+            return x && y ? irb::sub(x, y) : nullptr;
+          }
+          case ir::BinOp::Mul: {
+            auto k = irb::as_lit(a) ? irb::as_lit(a) : irb::as_lit(b);
+            if (!k) return nullptr;
+            NodeRef x = extreme(irb::as_lit(a) ? b : a, *k >= 0 ? hi : !hi, slots, seen, depth + 1);
+            return x ? irb::mul(x, *k) : nullptr;
+          }
+          case ir::BinOp::Div: {
+            // Integer division by a positive constant never decreases when its dividend grows
+            // (floor or truncation alike), so the extreme dividend gives the extreme quotient.
+            auto k = irb::as_lit(b);
+            if (!k || *k <= 0) return nullptr;
+            NodeRef x = extreme(a, hi, slots, seen, depth + 1);
+            return x ? ir::make_binary(ir::BinOp::Div, x, irb::lit(*k), e->span) : nullptr;
+          }
+          default: return nullptr;
+        }
+      }
+      default: return nullptr;
+    }
+  }
+
   NodeRef lower_group(const NodeRef& g) {
     ir::TypeRef t = u_.def_types.count(g->def) ? u_.def_types[g->def] : cx_.global_types[g->def];
     ir::TypeRef el = ir::elem_of(t);
@@ -92,7 +192,8 @@ class Lowerer : public ir::Mutator {
     for (auto& c : g->kids) {
       for (size_t a = 0; a < nslots && a < ir::ein_slots_count(c); ++a) {
         const NodeRef& s = ir::ein_slots(c)[a];
-        NodeRef e = s->kind == Kind::IdxLit ? irb::add(irb::lit(s->ival), irb::lit(1)) : range(s->def, s->span).second;
+        NodeRef e = s->kind == Kind::IdxLit ? irb::add(irb::lit(s->ival), irb::lit(1)) : slot_extent(c, s);
+        if (!e) return ir::make({.kind = Kind::LNop, .span = g->span});  // E004 reported
         extents[a] = extents[a] ? irb::imax(extents[a], e) : e;
       }
     }

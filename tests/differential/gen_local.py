@@ -35,8 +35,7 @@ def _local(g, dt, outer):
         g.tag("local_decl_reads_outer_value")
     slots = [SlotIdx(x) for x in names]
     moving = False
-    if outer and len(shape) == 1 and r.random() < 0.25 and \
-            not (g.deriv and g.bug_on("ad_local_moving_range")):
+    if outer and len(shape) == 1 and r.random() < 0.25:
         # a range that moves with the enclosing index: bounds nothing outside, per point
         o = r.choice(outer)
         slots = [SlotIdx(names[0], Range(Lit(0, "i32"), Bin("+", Ref(o), Lit(1, "i32"))))]

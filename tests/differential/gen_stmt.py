@@ -40,6 +40,18 @@ def finish_slots(g, ctx, names):
             slots.append(SlotIdx(n, Range(Lit(v.lo, "i32"), Lit(v.hi, "i32"))))
         else:
             slots.append(SlotIdx(n))
+    if len(slots) >= 2 and g.r.random() < 0.12:
+        # a triangle or band: a later slot's range names an earlier slot (SPEC §5.2)
+        a = g.r.randrange(1, len(slots))
+        p = g.r.randrange(0, a)
+        n, q = slots[a].name, slots[p].name
+        hi = ctx.idx[n].hi if ctx.idx[n].hi is not None else g.r.choice(g.extents)
+        rng = g.r.choice([
+            Range(Lit(0, "i32"), Bin("+", Ref(q), Lit(g.r.randint(0, 2), "i32"))),
+            Range(Ref(q), Lit(hi, "i32")),
+            Range(Lit(0, "i32"), Bin("-", Lit(hi, "i32"), Ref(q)))])
+        slots[a] = SlotIdx(n, rng)
+        g.tag("range_dependent_slot")
     return slots
 
 

@@ -12,11 +12,6 @@ KNOWN = {
         "`c[o] = s[o] * sum[k](t[o + k])`: ein infers o from s[o] first and gives k the "
         "dependent range 0..len(t) - o (docs/language.md, Dependent inner ranges); the reference "
         "counts t[o + k] as a use of o only (k: E004). Explicit outer indices are generated."),
-    "ad_local_moving_range": (
-        "tests/golden/pending/ad_local_moving_range_call.ein", "autodiff",
-        "a block-local array with a range that moves with the enclosing index (`let v[l in "
-        "0..j] = .. f(..) ..`) in a differentiated declaration: E002 'expected an integer, found "
-        "()' at the range. Derivative programs write such arrays without the moving range."),
 }
 
 

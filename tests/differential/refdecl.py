@@ -20,9 +20,9 @@ def slot_ranges(ev, name, c, env, single=False):
                 out.append(ev.explicit(s.rng, env))
             except Exception as exc:   # a range that reads another slot
                 from ref import GenBug
-                if isinstance(exc, GenBug):
-                    raise Unspecified(f"range of `{s.name}` depends on another slot")
-                raise
+                if not isinstance(exc, GenBug):
+                    raise
+                out.append(dependent_range(ev, s, c, out, env))
         else:
             if uses is None:
                 selfs = []
@@ -37,6 +37,44 @@ def slot_ranges(ev, name, c, env, single=False):
                                        lambda rr, rd: ev.inferred_red(rr, rd, env),
                                        f"declaration `{name}`"))
     return out
+
+
+class Dependent(tuple):
+    """A slot range naming earlier slots of its clause (`j in 0..i + 1`, SPEC §5.2): the tuple
+    is the bounding box (the allocation takes the largest end over the earlier slots' values,
+    §5.4); `holds(idx)` says whether a point's value of the slot is in its own range there."""
+
+
+def dependent_range(ev, s, c, out, env):
+    import itertools
+    from ref import GenBug, IDX, INDEX
+    earlier = [(k, x) for k, x in enumerate(c.slots[:len(out)]) if isinstance(x, SlotIdx)]
+
+    def bind(idx):
+        local = dict(env)
+        for k, x in earlier:
+            local[x.name] = (INDEX, idx[k], 0.0)
+        local[IDX] = frozenset(x.name for _, x in earlier)
+        return local
+
+    def bounds(idx):
+        try:
+            return ev.explicit(s.rng, bind(idx))
+        except GenBug:
+            raise Unspecified(f"range of `{s.name}` depends on a later slot")
+
+    los, his = [], []
+    for combo in itertools.product(*[range(lo, hi) for lo, hi in out]):
+        if all(not isinstance(r, Dependent) or r.holds(combo) for r in out):
+            lo, hi = bounds(combo)
+            los.append(lo)
+            his.append(hi)
+    if not his:
+        raise Unspecified(f"range of `{s.name}` over an empty domain")
+    r = Dependent((min(los), max(his)))
+    pos = len(out)
+    r.holds = lambda idx: (lambda b: b[0] <= idx[pos] < b[1])(bounds(idx))
+    return r
 
 
 def local_shape(ev, d, env):
@@ -132,7 +170,8 @@ def point(ev, d, idx, fill=False):
     if st == "busy":
         raise RefError("E012", f"{d.name}{idx} depends on itself", compile_time=True)
     cover = [(c, rs) for c, rs in d.clauses
-             if all(lo <= i < hi for i, (lo, hi) in zip(idx, rs))]
+             if all(lo <= i < hi for i, (lo, hi) in zip(idx, rs)) and
+             all(not isinstance(r, Dependent) or r.holds(idx) for r in rs)]
     if len(cover) > 1:
         raise Unspecified(f"clauses overlap at {d.name}{idx}")
     if not cover:
