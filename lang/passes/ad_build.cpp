@@ -500,9 +500,78 @@ NodeRef Copier::rec(const NodeRef& n, Env& env) {
     default: {
       std::vector<NodeRef> kids;
       for (auto& k : n->kids) kids.push_back(rec(k, env));
+      if (n->kind == Kind::Call)
+        if (NodeRef b = beta(n, kids)) return b;
       return node(n, std::move(kids), env);
     }
   }
+}
+
+namespace {
+
+// An argument cheap and safe to copy to each use of its parameter: names, literals, index
+// arithmetic and reads (what a per-point argument of an inlined call already is).
+bool copyable_arg(const NodeRef& e, int depth = 0) {
+  if (!e || depth > 6) return false;
+  switch (e->kind) {
+    case Kind::Name:
+    case Kind::Path:
+    case Kind::IntLit:
+    case Kind::FloatLit:
+    case Kind::BoolLit: return true;
+    case Kind::Unary:
+    case Kind::Binary:
+    case Kind::Index:
+      for (auto& k : e->kids)
+        if (!copyable_arg(k, depth + 1)) return false;
+      return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+// `(|u| e)(a)` is e with u bound to a. A closure passed to an inlined function (`euler(|u| -k *
+// u, ..)`) is called where the body calls its parameter; left a call of a lambda copy, it ran
+// as a closure no frame layout had seen, its captures unbound (E003 "`k` is used before it has
+// a value" at run time in a gradient inside a function).
+NodeRef Copier::beta(const NodeRef& call, const std::vector<NodeRef>& kids) {
+  if (kids.empty() || !kids[0] || kids[0]->kind != Kind::Lambda) return nullptr;
+  const NodeRef& f = kids[0];
+  ir::Kids params = ir::lambda_params(*f);
+  if (params.size() + 1 != kids.size()) return nullptr;
+  for (auto& p : params)
+    if (!p || p->kind != Kind::Param || !p->def.valid()) return nullptr;
+  Copier body(cx_, facts_);
+  std::vector<NodeRef> lets;
+  for (size_t a = 0; a < params.size(); ++a) {
+    const NodeRef& p = params[a];
+    const NodeRef& arg = kids[a + 1];
+    // The closure's own copies of its parameters (a lambda substituted for a parameter is
+    // copied afresh) reach the ranges of its indices through their origins: bind them all.
+    auto bind = [&](const NodeRef& e) {
+      DefId d = p->def;
+      for (int hop = 0; hop < 64 && d.valid(); ++hop, d = facts_.def_origin(d)) body.subst[d] = e;
+    };
+    if (copyable_arg(arg)) {
+      bind(arg);
+      continue;
+    }
+    // Evaluated once, before the body, as the call would.
+    DefId d = cx_.resolver.new_def(p->name, DefKind::Local, p->span);
+    facts_.note_def_origin(d, p->def);
+    NodeRef pb = ir::make({.kind = Kind::PBind, .span = p->span, .name = p->name, .def = d});
+    NodeRef ty = p->kids.empty() ? nullptr : p->kids[0];
+    lets.push_back(ir::make({.kind = Kind::Let, .span = arg->span, .kids = {pb, ty, arg}}));
+    bind(name(p->name, d));
+  }
+  NodeRef v = body.copy(ir::lambda_body(*f));
+  // Its indices get their ranges here, with the parameters bound (the enclosing copy's
+  // substitutions name the callee's parameters, which a closure written by the caller never reads).
+  copy_index_ranges(cx_, facts_, body);
+  if (lets.empty()) return v;
+  lets.push_back(v);
+  return ir::make({.kind = Kind::Block, .span = call->span, .kids = std::move(lets), .flags = ir::kHasTail});
 }
 
 }  // namespace ein::ad

@@ -45,6 +45,10 @@ class Facts {
   const RangeFact* range(DefId index) const;  // by original or renamed DefId
   void note_origin(uint32_t copy_id, uint32_t orig_id) { origin_[copy_id] = orig_id; }
   void note_def_origin(DefId copy, DefId orig) { def_origin_[copy] = orig; }
+  DefId def_origin(DefId copy) const {
+    auto it = def_origin_.find(copy);
+    return it == def_origin_.end() ? DefId{} : it->second;
+  }
   void note_type(uint32_t id, TypeRef t) { extra_[id] = std::move(t); }
   void note_def_type(DefId d, TypeRef t) { extra_defs_[d] = std::move(t); }
   void add_unit(const Unit* u) { units_.push_back(u); }
@@ -96,6 +100,7 @@ class Copier {
   using Env = std::unordered_map<DefId, Binding>;
   NodeRef rec(const NodeRef& n, Env& env);
   NodeRef node(const NodeRef& n, std::vector<NodeRef> kids, const Env& env);
+  NodeRef beta(const NodeRef& call, const std::vector<NodeRef>& kids);
   DefId fresh(const NodeRef& binder, Env& env);
   CompileCtx& cx_;
   Facts& facts_;

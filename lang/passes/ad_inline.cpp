@@ -63,6 +63,12 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
   // differentiate it in its arguments only, not in the values it captures (`|u| -k * u`).
   TypeRef callee_t = facts_.type(ir::call_callee(e));
   bool closure = callee->kind == Kind::Lambda || (callee_t && callee_t->k == ir::Type::K::Lambda);
+  // So is a call taking a closure (`twice(|u| a * u * u, x)`): inlined, the body's calls of the
+  // parameter become the closure's body (Copier::beta), which forward mode can follow.
+  for (const NodeRef& a : orig_args) {
+    TypeRef at = facts_.type(a);
+    closure = closure || a->kind == Kind::Lambda || (at && at->k == ir::Type::K::Lambda);
+  }
   if (!arrays && !closure) {  // a scalar call: differentiated per point by forward mode
     // Forward mode looks its target up without knowing which specialisation's body this call
     // was copied from (they share nodes: `flip(x[..])` is rank 1 -> 0 in one, 2 -> 1 in another).
