@@ -259,6 +259,19 @@ class Gen {
   std::unordered_set<uint32_t> nest_busy_;             // nests being emitted
   std::string contraction_strategy_;                   // gemm, gemv, batched-gemm, tiled
 
+  // ---- gen_rowbuf.cpp: a fused row reduction's terms kept in the output row ----
+  void plan_row_buffers(const ir::NodeRef& tensor, const ir::NodeRef& clause);
+  Val row_read(const ir::NodeRef& e, uint32_t reduction);  // the kept term of this point
+  void keep_row_term(const Val& v, const std::string& var);  // red_point: store the term
+  std::unordered_map<uint32_t, uint32_t> row_terms_;     // consumer's term node id -> LReduce id
+  std::unordered_map<uint32_t, ir::NodeRef> row_reads_;  // LReduce id -> the consumer's read of it
+  std::vector<ir::DefId> row_outer_;                      // the output row's outer indices
+  ir::DefId row_var_;                                     // the consumer's loop over the row
+  uint32_t keeping_ = 0;  // the LReduce whose terms red_point stores, while it is generated
+  int kept_ = 0;          // stores red_point emitted for it
+  // LReduce ids of fused row reductions (load_fused): computed once per row or refused.
+  std::unordered_set<uint32_t> fused_rows_;
+
   // ---- gen_call.cpp ----
   Val call(const ir::NodeRef& e);
 

@@ -110,6 +110,8 @@ const Val* Gen::lookup(ir::DefId d) const {
 }
 
 Val Gen::value(const NodeRef& e) {
+  if (!row_terms_.empty() && !keeping_)
+    if (auto rt = row_terms_.find(e->id); rt != row_terms_.end()) return row_read(e, rt->second);
   auto g = unit->common.find(e->id);
   if (g == unit->common.end()) return compute(e);
   // The group and what its names and reads stand for here: a fused producer's body or an inlined

@@ -253,7 +253,18 @@ Val Gen::load_fused(const NodeRef& e, const NodeRef& producer) {
     bind(slot->def, x);
   }
   for (auto& l : lets) bind(l->def, value(ir::llet_value(l)));
-  Val v = convert(value(ir::lstore_value(cur)), static_cast<DType>(producer->ival));
+  const NodeRef& stored = ir::lstore_value(cur);
+  // A row reduction (lang/passes/fusion_plan): computed once per row of this kernel, before the
+  // loops inside the row (Gen::reduce); one that may fail would fail in another order than
+  // unfused.
+  bool row = false;
+  ir::for_each_node(stored, [&](const NodeRef& x) {
+    if (x->kind != Kind::LReduce) return;
+    row = true;
+    fused_rows_.insert(x->id);
+  });
+  if (row && may_fail(stored, *unit, 0)) unsupported("a fused row reduction that may fail");
+  Val v = convert(value(stored), static_cast<DType>(producer->ival));
   unbind_to(m);
   return v;
 }
@@ -282,6 +293,7 @@ int Gen::add_output(const NodeRef& tensor) {
 void Gen::clause(const NodeRef& tensor, const NodeRef& cl) {
   out_buf = add_output(tensor);
   out_def = tensor->def;
+  plan_row_buffers(tensor, cl);
   versions(cl, [&] { stmt(cl); });
 }
 

@@ -134,19 +134,38 @@ Val Gen::reduce(const NodeRef& r) {
     target = speculate(r, lvl) ? lvl : std::max(lvl, em.innermost_cond());
   if (assume_) target = std::max(target, assume_level_);
   const int memo_at = assume_ ? std::max(lvl, assume_level_) : lvl;
-  if (memo_at < target && memo_allowed(r, memo_at, target)) return reduce_memo(r, key, memo_at);
+  // A fused row reduction (load_fused) runs once per row: hoisted, or at its first use in the
+  // row (memo); computed at every point of the row it would cost a row per point. One whose
+  // terms are kept for the row's loop (gen_rowbuf.cpp) must run before that loop: hoisted.
+  const bool keep = row_reads_.count(r->id) > 0;
+  const bool row = fused_rows_.count(r->id) > 0 && lvl < em.depth();
+  if (keep && target >= em.depth()) unsupported("a fused row reduction that cannot run before its row");
+  if (!keep && memo_at < target && memo_allowed(r, memo_at, target)) return reduce_memo(r, key, memo_at);
+  if (row && target >= em.depth()) unsupported("a fused row reduction computed at every point");
   if (target >= em.depth()) return reduce_here(r, key);
   std::string saved_ord = ord_, saved_stop = stop_ord_;
-  bool saved_par = in_parallel;
+  bool saved_par = in_parallel, saved_simd = in_simd;
   Val v;
   {
     Emitter::Detour d(em, target);
     context_at(target);
+    // Outside the loops it leaves, a vector loop of this scope no longer encloses the code.
+    for (const LoopInfo& L : loops)
+      if (L.head_level > target) {
+        in_simd = L.saved_simd;
+        break;
+      }
+    const uint32_t saved_keep = keeping_;
+    keeping_ = keep ? r->id : 0;
+    kept_ = 0;
     v = reduce_here(r, key);
+    keeping_ = saved_keep;
+    if (keep && kept_ == 0) unsupported("a kept row reduction took another form");
   }
   ord_ = saved_ord;
   stop_ord_ = saved_stop;
   in_parallel = saved_par;
+  in_simd = saved_simd;
   return v;
 }
 
@@ -348,6 +367,7 @@ void Gen::red_point(const RedVars& R, const NodeRef& body, const std::string& fi
   int opened = 0;
   NodeRef cur = body;
   if (R.select) {
+    if (keeping_) unsupported("a kept row reduction with guards");
     // Every guard is evaluated, then the value or the identity is taken: the same result, since
     // a sum never holds -0 (adding +0 changes nothing) and max/min ignore -inf/+inf.
     std::string cond;
@@ -381,7 +401,12 @@ void Gen::red_point(const RedVars& R, const NodeRef& body, const std::string& fi
       break;
     }
   }
-  Val v = convert(value(cur), R.vt);
+  Val raw = value(cur);
+  if (keeping_) {
+    if (opened) unsupported("a kept row reduction with guards");
+    keep_row_term(raw, first);
+  }
+  Val v = convert(raw, R.vt);
   red_step(R, v.c, first);
   while (opened-- > 0) em.close();
   unbind_to(m);

@@ -26,42 +26,71 @@ std::vector<NodeRef> clauses_of(const NodeRef& t) {
   return out;
 }
 
-bool elementwise_producer(const NodeRef& t) {
-  if (t->has(ir::kHasElem) || t->has(ir::kWindowed)) return false;
+// What a candidate producer computes at each point: its own element (elementwise), or one
+// reduction over a row of something else (a row reduction: `z[i] = sum[j](exp(X[i, j] - m[i]))`).
+enum class Produces { Nothing, Element, RowReduction };
+
+// The value a row-reduction producer stores: reductions (`sum[j](..)`, or `ln(sum[j](..))`), each
+// a sum/max/min/prod (not an argmax/argmin), without a contraction plan (a GEMV stays a BLAS
+// call) and with nothing nested (no reduction or tensor inside its body).
+bool row_reduction(const Unit& u, const NodeRef& value) {
+  bool ok = true, any = false;
+  std::function<void(const NodeRef&)> walk = [&](const NodeRef& x) {
+    if (!x || !ok) return;
+    if (x->kind == Kind::LTensor || x->kind == Kind::Lambda) ok = false;
+    if (x->kind != Kind::LReduce) {
+      for (const NodeRef& k : x->kids) walk(k);
+      return;
+    }
+    any = true;
+    const std::string& op = x->name;
+    if (u.contractions.count(x->id) || (op != "sum" && op != "max" && op != "min" && op != "prod")) ok = false;
+    ir::for_each_node(ir::lreduce_body(x), [&](const NodeRef& y) {
+      if (y->kind == Kind::LReduce || y->kind == Kind::LTensor || y->kind == Kind::Lambda) ok = false;
+    });
+  };
+  walk(value);
+  return ok && any;
+}
+
+Produces producer_kind(const Unit& u, const NodeRef& t) {
+  if (t->has(ir::kHasElem) || t->has(ir::kWindowed)) return Produces::Nothing;
   const auto dt = static_cast<DType>(t->ival);
-  if (dt == DType::F16 || dt == DType::BF16) return false;  // no native kernel computes these
+  if (dt == DType::F16 || dt == DType::BF16) return Produces::Nothing;  // no native kernel computes these
   const ir::Kids extents = ir::lshape_extents(ir::ltensor_shape(t));
   std::vector<NodeRef> clauses = clauses_of(t);
-  if (clauses.size() != 1) return false;
+  if (clauses.size() != 1) return Produces::Nothing;
   std::unordered_map<DefId, std::pair<NodeRef, NodeRef>> bounds;
   NodeRef cur = clauses[0];
   while (cur->kind == Kind::LFor) {
-    if (cur->has(ir::kSequential) || cur->has(ir::kReverse)) return false;
+    if (cur->has(ir::kSequential) || cur->has(ir::kReverse)) return Produces::Nothing;
     bounds[cur->def] = {ir::lfor_lo(cur), ir::lfor_hi(cur)};
     cur = ir::lfor_body(cur);
   }
   while (cur->kind == Kind::LSeq && ir::lseq_stmts_count(cur) == 2 && ir::lseq_stmts(cur)[0]->kind == Kind::LLet)
     cur = ir::lseq_stmts(cur)[1];
-  if (cur->kind != Kind::LStore || ir::lstore_index_count(cur) != extents.size()) return false;
+  if (cur->kind != Kind::LStore || ir::lstore_index_count(cur) != extents.size()) return Produces::Nothing;
   for (size_t a = 0; a < extents.size(); ++a) {
     const NodeRef& ix = ir::lstore_index(cur)[a];
     auto b = bounds.find(ix->def);
-    if (ix->kind != Kind::Name || b == bounds.end()) return false;
+    if (ix->kind != Kind::Name || b == bounds.end()) return Produces::Nothing;
     const NodeRef& ext = extents[a];
-    if (b->second.first->kind != Kind::IntLit || b->second.first->ival != 0) return false;
+    if (b->second.first->kind != Kind::IntLit || b->second.first->ival != 0) return Produces::Nothing;
     bool whole = ir::structurally_equal(ext, b->second.second) ||
                  (ext->kind == Kind::IMax && ir::imax_a(ext)->kind == Kind::IntLit && ir::imax_a(ext)->ival == 0 &&
                   ir::structurally_equal(ir::imax_b(ext), b->second.second));
-    if (!whole) return false;
+    if (!whole) return Produces::Nothing;
     bounds.erase(b);
   }
-  if (!bounds.empty()) return false;
+  if (!bounds.empty()) return Produces::Nothing;
   bool ok = true;
+  const bool reduction = row_reduction(u, ir::lstore_value(cur));
   ir::for_each_node(cur, [&](const NodeRef& x) {
-    if (x->kind == Kind::LReduce || x->kind == Kind::LTensor || x->kind == Kind::Lambda) ok = false;
+    if ((x->kind == Kind::LReduce && !reduction) || x->kind == Kind::LTensor || x->kind == Kind::Lambda) ok = false;
     if (x->kind == Kind::Index && ir::index_base(x)->kind == Kind::Name && ir::index_base(x)->def == t->def) ok = false;
   });
-  return ok;
+  if (!ok) return Produces::Nothing;
+  return reduction ? Produces::RowReduction : Produces::Element;
 }
 
 struct Use {
@@ -77,12 +106,16 @@ void plan_unit(const CompileCtx& cx, Unit& u) {
   // Producers and consumers are top-level LTensors of the unit body (a statement sequence).
   const ir::Kids stmts = body->kids;
   std::unordered_map<DefId, size_t> producer_at;
+  std::unordered_set<DefId> row_reductions;
   for (size_t i = 0; i < stmts.size(); ++i) {
     const NodeRef& s = stmts[i];
-    if (!s || s->kind != Kind::LTensor || !elementwise_producer(s)) continue;
+    if (!s || s->kind != Kind::LTensor) continue;
+    const Produces kind_of = producer_kind(u, s);
+    if (kind_of == Produces::Nothing) continue;
     DefKind kind = cx.resolver.info(s->def).kind;
     if (kind == DefKind::Global && !cx.opt.whole_program) continue;  // a later cell may read it
     producer_at[s->def] = i;
+    if (kind_of == Produces::RowReduction) row_reductions.insert(s->def);
   }
   if (producer_at.empty()) return;
   // Every reference to a candidate must be a proven point read or an extent, inside one later
@@ -94,18 +127,26 @@ void plan_unit(const CompileCtx& cx, Unit& u) {
     const NodeRef& s = stmts[i];
     if (!s) continue;
     std::vector<DefId> loopvars;
+    bool in_order = false;  // a loop of the consumer runs in order (a recurrence)
     if (s->kind == Kind::LTensor) {
       std::vector<NodeRef> cls = clauses_of(s);
-      for (NodeRef cur = cls.size() == 1 ? cls[0] : nullptr; cur && cur->kind == Kind::LFor; cur = ir::lfor_body(cur))
+      for (NodeRef cur = cls.size() == 1 ? cls[0] : nullptr; cur && cur->kind == Kind::LFor; cur = ir::lfor_body(cur)) {
         loopvars.push_back(cur->def);
+        in_order = in_order || cur->has(ir::kSequential) || cur->has(ir::kReverse);
+      }
     }
-    auto at_point = [&](const NodeRef& ix) -> std::optional<std::vector<DefId>> {
-      if (ir::index_args_count(ix) != loopvars.size()) return std::nullopt;
+    // A row reduction may also be read at the consumer's outer loop variables, in order (`z[i]`
+    // inside the loops over i and j): codegen computes it once per row, before the inner loops
+    // (hoisted, since it cannot fail), or refuses the fused kernel.
+    auto at_point = [&](const NodeRef& ix, bool row) -> std::optional<std::vector<DefId>> {
+      const size_t n = ir::index_args_count(ix);
+      if (row ? (n == 0 || n > loopvars.size()) : n != loopvars.size()) return std::nullopt;
       std::vector<DefId> seen;
       for (const NodeRef& x : ir::index_args(ix)) {
         if (x->kind != Kind::Name) return std::nullopt;
         if (std::find(loopvars.begin(), loopvars.end(), x->def) == loopvars.end()) return std::nullopt;
         if (std::find(seen.begin(), seen.end(), x->def) != seen.end()) return std::nullopt;
+        if (row && x->def != loopvars[seen.size()]) return std::nullopt;
         seen.push_back(x->def);
       }
       return seen;
@@ -128,8 +169,10 @@ void plan_unit(const CompileCtx& cx, Unit& u) {
         }
       };
       if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name && producer_at.count(ir::index_base(n)->def)) {
-        auto point = at_point(n);
-        bool good = proven(u, n) && !n->has(ir::kWindowed) && !red && point.has_value();
+        const bool row = row_reductions.count(ir::index_base(n)->def) > 0;
+        auto point = at_point(n, row);
+        // A row reduction computed in parallel stays so: not moved into a loop run in order.
+        bool good = proven(u, n) && !n->has(ir::kWindowed) && !red && point.has_value() && !(row && in_order);
         const std::vector<DefId> indices = point.value_or(std::vector<DefId>{});
         note(ir::index_base(n)->def, good, &indices);
         for (const NodeRef& ix : ir::index_args(n)) scan(ix, lam, red);

@@ -9,7 +9,12 @@
 // A producer: one clause of loops over exactly [0, extent) of every axis around one store
 // (where-lets allowed), no guard, reduction or self-read, an element type native kernels compute
 // (not f16/bf16), and not a session global unless the whole program is known (a later cell may
-// read it).
+// read it). Or a row reduction: the same, except that the stored value holds sum/max/min/prod
+// reductions (nothing nested in them, no contraction plan: `z[i] = sum[j](exp(x[i, j] - m[i]))`,
+// `ls[i] = ln(sum[j](..))`); it may also be read at the consumer's outer loop variables in order
+// (`z[i]` inside loops over i and j), not by a consumer whose loops run in order. Codegen
+// computes it once per row (or refuses the fused kernel) and, when the consumer recomputes the
+// reduction's term, keeps the terms in the output row (engine/codegen/gen_rowbuf.cpp).
 #pragma once
 #include <string>
 

@@ -127,6 +127,48 @@ TEST(CodegenFusion, FunctionLocalsFuseUnlessAClosureCapturesThem) {
   EXPECT_EQ(fusions_of(*c, "g("), 0u);
 }
 
+// A row reduction read by one later statement at its outer loop variables is computed inside that
+// statement's kernel, once per row (lang/passes/fusion_plan, engine/codegen/gen_rowbuf.cpp); when
+// the consumer recomputes the reduction's term (a softmax's exp), the sum's loop stores each term
+// into the output row and the row loop reads it back: one exp per point instead of two.
+TEST(CodegenFusion, RowReductionsKeepTheirTermsInTheOutputRow) {
+  auto c = compile(
+      "let x[i in 0..64, j in 0..100] = (i + j) as f32 * 0.01;\n"
+      "let m[i] = max[j](x[i, j]);\n"
+      "let z[i] = sum[j](std::math::exp(x[i, j] - m[i]));\n"
+      "let y[i, j] = std::math::exp(x[i, j] - m[i]) / z[i];\n"
+      "print(y[1, 2]);\n",
+      {.whole_program = true});
+  CellPlan p = plan(*c);
+  const Kernel* y = kernel_for(p, "y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(fused_names(*y), std::vector<std::string>{"z"});
+  EXPECT_EQ(kernel_for(p, "z"), nullptr);
+  EXPECT_NE(kernel_for(p, "m"), nullptr);  // read by two statements: stored
+  // One exp call in the kernel, stored into the row, read back in the row loop.
+  size_t exps = 0;
+  for (size_t at = y->source.find("ein_expf("); at != std::string::npos; at = y->source.find("ein_expf(", at + 1)) ++exps;
+  EXPECT_EQ(exps, 1u) << y->source;
+  EXPECT_NE(y->source.find("= b0[ix"), std::string::npos) << y->source;
+}
+
+TEST(CodegenFusion, RowReductionsStayStoredWhenReadOtherwise) {
+  // z read at the inner variable (a column), inside a reduction, by two statements, or by a
+  // recurrence (its loop runs in order: the sum would lose its threads): z stays a kernel.
+  for (const char* use : {"let y[i, j] = x[i, j] / z[j];\n",
+                          "let y[i] = sum[k](x[i, k] * z[k]);\n",
+                          "let y[i, j] = x[i, j] / z[i];\nlet w[i] = z[i] + 1.0;\n",
+                          "let y[i] = if i == 0 { z[0] } else { y[i - 1] * 0.5 + z[i] };\n"}) {
+    auto c = compile(std::string("let x[i in 0..64, j in 0..64] = (i + j) as f32 * 0.01;\n"
+                                 "let z[i] = sum[j](std::math::exp(x[i, j]));\n") +
+                         use + "print(y[1]);\n",
+                     {.whole_program = true});
+    ASSERT_TRUE(c->ok) << c->rendered();
+    CellPlan p = plan(*c);
+    EXPECT_NE(kernel_for(p, "z"), nullptr) << use;
+  }
+}
+
 // ---- bounds checks ----------------------------------------------------------------------------
 
 TEST(CodegenBounds, InferredRangesNeedNoChecks) {

@@ -1,0 +1,200 @@
+// A fused row reduction's terms kept in the output row. A softmax written the usual way,
+//
+//   let z[i] = sum[j](exp(X[i, j] - m[i]));
+//   let y[i, j] = exp(X[i, j] - m[i]) / z[i];
+//
+// computes every exp twice: once for the row sum, once for the quotient. When the fusion plan
+// computes z inside y's loops (lang/passes/fusion_plan: a row reduction read at y's outer loop
+// variables), the sum is hoisted to the start of each row of y; here, when y's value contains
+// the reduction's term itself (the same expression, y's variables for z's), the sum's loop also
+// stores each term into y's row, y[i, j] = exp(..), and the term in y's own loop over the row
+// reads it back before y[i, j] is overwritten with the quotient. The row is in cache between
+// the two loops; each term is computed once. The values are the same bits as computing the term
+// twice (the same expression at the same precision, stored at its own type), so the kernel's
+// results do not change (they differ from the interpreter's as any kernel's row sum does:
+// docs/jit.md "Rounding").
+//
+// Conditions (otherwise nothing is kept and the term is computed twice, as before): y's clause
+// is a nest of loops storing y at exactly its loop variables, in order, the innermost over
+// exactly [0, extent) of y's last axis (the terms are stored before the store's own range test),
+// and reads nothing of y;
+// the read of z is not under a branch (the sum must run before y's loop over the row); the
+// reduction is a sum/max/min/prod over one variable with the range of y's innermost loop and
+// no guard; its term calls a function (a libm call is what is worth keeping) and has y's
+// element type. The reduction is computed once per row or the fused kernel is refused
+// (Gen::reduce), so the row is always filled before it is read.
+#include <cstring>
+#include <functional>
+
+#include "engine/codegen/gen.h"
+
+namespace ein::codegen {
+
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+using DefMap = std::unordered_map<ir::DefId, ir::DefId>;
+
+// a (the producer's expression) equals b (the consumer's) when a's variables in `m` are read as
+// their images.
+bool same_under(const NodeRef& a, const NodeRef& b, const DefMap& m) {
+  if (a == b) return true;
+  if (!a || !b) return false;
+  if (a->kind != b->kind || a->ival != b->ival || a->dt != b->dt || a->aux != b->aux || a->kids.size() != b->kids.size())
+    return false;
+  if (std::memcmp(&a->fval, &b->fval, sizeof(double)) != 0) return false;
+  if (a->kind == Kind::Name) {
+    auto it = m.find(a->def);
+    if (it != m.end()) return it->second == b->def;
+    if (a->def != b->def || a->name != b->name) return false;
+  } else if (a->name != b->name || a->def != b->def || a->path != b->path) {
+    return false;
+  }
+  for (size_t i = 0; i < a->kids.size(); ++i)
+    if (!same_under(a->kids[i], b->kids[i], m)) return false;
+  return true;
+}
+
+// The store of a single-clause tensor's loop nest (no lets in between), its loops' variables.
+NodeRef nest_store(const NodeRef& clause, std::vector<NodeRef>* loops) {
+  NodeRef cur = clause;
+  while (cur && cur->kind == Kind::LFor) {
+    if (loops) loops->push_back(cur);
+    cur = ir::lfor_body(cur);
+  }
+  return cur && cur->kind == Kind::LStore ? cur : nullptr;
+}
+
+bool calls_something(const NodeRef& n) {
+  bool found = false;
+  ir::for_each_node(n, [&](const NodeRef& x) { found = found || x->kind == Kind::Call; });
+  return found;
+}
+
+// Nodes under which a value is computed unconditionally (everything else may be skipped: `if`,
+// `&&`, `||`, a match).
+bool transparent(const NodeRef& n) {
+  switch (n->kind) {
+    case Kind::Binary: {
+      auto op = static_cast<ir::BinOp>(n->ival);
+      return op != ir::BinOp::And && op != ir::BinOp::Or;
+    }
+    case Kind::Unary:
+    case Kind::Call:
+    case Kind::Cast:
+    case Kind::Index: return true;
+    default: return n->kids.empty();
+  }
+}
+
+}  // namespace
+
+void Gen::plan_row_buffers(const NodeRef& tensor, const NodeRef& clause) {
+  row_terms_.clear();
+  row_reads_.clear();
+  row_outer_.clear();
+  if (fusion.producers.empty() || tensor->has(ir::kWindowed) || tensor->has(ir::kHasElem)) return;
+  std::vector<NodeRef> loops;
+  NodeRef st = nest_store(clause, &loops);
+  if (!st || loops.size() < 2 || ir::lstore_index_count(st) != loops.size()) return;
+  for (size_t a = 0; a < loops.size(); ++a) {
+    const NodeRef& ix = ir::lstore_index(st)[a];
+    if (ix->kind != Kind::Name || ix->def != loops[a]->def) return;
+  }
+  const NodeRef& value = ir::lstore_value(st);
+  bool self = false;
+  ir::for_each_node(value, [&](const NodeRef& x) {
+    self = self || (x->kind == Kind::Index && ir::index_base(x)->kind == Kind::Name && ir::index_base(x)->def == tensor->def);
+  });
+  if (self) return;
+  const DType out_dt = static_cast<DType>(tensor->ival);
+  const NodeRef& row = loops.back();
+  // The terms are stored before the store's own range test of the row axis runs: the row loop
+  // must cover exactly [0, extent) of the last axis, as the tensor's shape says.
+  const ir::Kids extents = ir::lshape_extents(ir::ltensor_shape(tensor));
+  if (extents.size() != loops.size()) return;
+  const NodeRef& ext = extents.back();
+  const NodeRef& lo = ir::lfor_lo(row);
+  const NodeRef& hi = ir::lfor_hi(row);
+  if (lo->kind != Kind::IntLit || lo->ival != 0) return;
+  if (!ir::structurally_equal(ext, hi) &&
+      !(ext->kind == Kind::IMax && ir::imax_a(ext)->kind == Kind::IntLit && ir::imax_a(ext)->ival == 0 &&
+        ir::structurally_equal(ir::imax_b(ext), hi)))
+    return;
+  // Reads of fused row reductions at the outer loop variables, outside any branch.
+  std::function<void(const NodeRef&)> walk = [&](const NodeRef& n) {
+    if (!n || !transparent(n)) return;
+    if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name) {
+      auto fp = fusion.producers.find(ir::index_base(n)->def);
+      if (fp != fusion.producers.end() && ir::index_args_count(n) == loops.size() - 1) {
+        NodeRef pst = nest_store(fp->second->kids.back(), nullptr);
+        const NodeRef r = pst ? ir::lstore_value(pst) : nullptr;
+        bool ok = r && r->kind == Kind::LReduce && ir::lstore_index_count(pst) == ir::index_args_count(n) &&
+                  (r->name == "sum" || r->name == "max" || r->name == "min" || r->name == "prod") &&
+                  ir::lreduce_items_count(r) == 1 && ir::lreduce_items(r)[0]->kind == Kind::LoopVar;
+        DefMap m;
+        for (size_t a = 0; ok && a < ir::index_args_count(n); ++a) {
+          const NodeRef& x = ir::index_args(n)[a];
+          const NodeRef& slot = ir::lstore_index(pst)[a];
+          ok = x->kind == Kind::Name && x->def == loops[a]->def && slot->kind == Kind::Name;
+          if (ok) m[slot->def] = x->def;
+        }
+        if (ok) {
+          const NodeRef& var = ir::lreduce_items(r)[0];
+          const NodeRef& body = ir::lreduce_body(r);
+          m[var->def] = row->def;
+          ok = body->kind != Kind::LGuard && body->kind != Kind::LLetIn && calls_something(body) &&
+               body->dt >= 0 && static_cast<DType>(body->dt) == out_dt &&
+               same_under(ir::loopvar_lo(*var), ir::lfor_lo(row), m) && same_under(ir::loopvar_hi(*var), ir::lfor_hi(row), m);
+          if (ok) {
+            bool any = false;
+            ir::for_each_node(value, [&](const NodeRef& s) {
+              if (s->kind == body->kind && same_under(body, s, m)) {
+                row_terms_[s->id] = r->id;
+                any = true;
+              }
+            });
+            if (any) row_reads_[r->id] = n;
+          }
+        }
+        return;  // the producer's read: nothing inside it to look at
+      }
+    }
+    for (const NodeRef& k : n->kids) walk(k);
+  };
+  walk(value);
+  if (row_reads_.empty()) {
+    row_terms_.clear();
+    return;
+  }
+  for (size_t a = 0; a + 1 < loops.size(); ++a) row_outer_.push_back(loops[a]->def);
+  row_var_ = row->def;
+}
+
+Val Gen::row_read(const NodeRef&, uint32_t reduction) {
+  // The reduction first (hoisted to the row's scope, storing its terms: Gen::reduce refuses the
+  // kernel otherwise), then the term of this point from the row.
+  value(row_reads_.at(reduction));
+  std::vector<std::string> at;
+  for (ir::DefId d : row_outer_) at.push_back(lookup(d)->c);
+  const Val* j = lookup(row_var_);
+  if (!j) unsupported("a kept row term outside its row loop");
+  at.push_back(j->c);
+  const BufArg& B = k.bufs[static_cast<size_t>(out_buf)];
+  const std::string t = em.fresh("rk");
+  em.line("const " + std::string(ctype(B.dt)) + " " + t + " = b" + std::to_string(out_buf) + "[" + flat(out_buf, at, false) + "];");
+  return Val{t, B.dt, em.depth()};
+}
+
+void Gen::keep_row_term(const Val& v, const std::string& var) {
+  if (v.dt != k.bufs[static_cast<size_t>(out_buf)].dt) unsupported("a kept row term of another type");
+  std::vector<std::string> at;
+  for (ir::DefId d : row_outer_) at.push_back(lookup(d)->c);
+  at.push_back(var);
+  em.line("b" + std::to_string(out_buf) + "[" + flat(out_buf, at, false) + "] = " + v.c + ";");
+  ++kept_;
+}
+
+}  // namespace ein::codegen
