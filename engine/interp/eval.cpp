@@ -161,7 +161,11 @@ Wide Interpreter::Impl::eval_wide(const NodeRef& e) {
     case Kind::IMax: return std::max(eval_wide(ir::imax_a(*e)), eval_wide(ir::imax_b(*e)));
     case Kind::DimOf: {
       const NodeRef& tensor = ir::dimof_tensor(*e);
-      const Value& v = lookup(tensor);
+      // The extent of an array expression other than a name (a call's result indexed in a
+      // declaration, `softmax(x)[j]`, lang/passes/range_site.cpp) is that of its value.
+      const bool named = tensor->kind == Kind::Name || tensor->kind == Kind::Path;
+      Value computed = named ? Value::unit() : eval(tensor);
+      const Value& v = named ? lookup(tensor) : computed;
       int axis = static_cast<int>(e->ival);
       if (v.tag == Value::Tag::Tensor) {
         const Tensor& t = v.tensor_ref();

@@ -632,6 +632,14 @@ void SiteSolver::add_access(const NodeRef& n) {
     access_arity_[n->id] = ir::index_args_count(n);
   } else if (base->kind == Kind::ArrayLit) {
     extent = [&](int axis) { return literal_extent(base, axis); };
+  } else if (base->kind == Kind::Call && site_independent(base)) {
+    // SPEC §5.2: plain uses on any array expression bound an index. A call's result that
+    // reads nothing of the site (`softmax(X[0])[j]`, `f(x)[j]`) has one extent for all of it.
+    extent = [&](int axis) {
+      NodeRef d = ir::make({.kind = Kind::DimOf, .span = base->span, .kids = {base}, .ival = axis});
+      u_.types[d->id] = ir::t_scalar(DType::I64);
+      return d;
+    };
   } else {
     return;
   }
