@@ -367,7 +367,7 @@ void Gen::red_point(const RedVars& R, const NodeRef& body, const std::string& fi
   int opened = 0;
   NodeRef cur = body;
   if (R.select) {
-    if (keeping_) unsupported("a kept row reduction with guards");
+    if (keeping_) unsupported("a kept row reduction with selected terms");  // (select: no calls)
     // Every guard is evaluated, then the value or the identity is taken: the same result, since
     // a sum never holds -0 (adding +0 changes nothing) and max/min ignore -inf/+inf.
     std::string cond;
@@ -402,10 +402,7 @@ void Gen::red_point(const RedVars& R, const NodeRef& body, const std::string& fi
     }
   }
   Val raw = value(cur);
-  if (keeping_) {
-    if (opened) unsupported("a kept row reduction with guards");
-    keep_row_term(raw, first);
-  }
+  if (keeping_) keep_row_term(raw, first);  // inside the guards: kept where they hold
   Val v = convert(raw, R.vt);
   red_step(R, v.c, first);
   while (opened-- > 0) em.close();

@@ -18,10 +18,10 @@
 // is a nest of loops storing y at exactly its loop variables, in order, the innermost over
 // exactly [0, extent) of y's last axis (the terms are stored before the store's own range test),
 // and reads nothing of y;
-// the read of z is not under a branch (the sum must run before y's loop over the row); the
-// reduction is a sum/max/min/prod over one variable with the range of y's innermost loop and
-// no guard; its term calls a function (a libm call is what is worth keeping) and has y's
-// element type. The reduction is computed once per row or the fused kernel is refused
+// the reduction is a sum/max/min/prod over one variable with the range of y's innermost loop;
+// its term calls a function (a libm call is what is worth keeping) and has y's element type; a
+// guarded term (`where M[i, j] > 0`, kept only where the guards hold) is read back only inside
+// `if` branches on the same conditions (`if M[i, j] > 0 { exp(..) / z[i] } else { 0.0 }`). The reduction is computed once per row or the fused kernel is refused
 // (Gen::reduce), so the row is always filled before it is read.
 #include <cstring>
 #include <functional>
@@ -73,22 +73,6 @@ bool calls_something(const NodeRef& n) {
   return found;
 }
 
-// Nodes under which a value is computed unconditionally (everything else may be skipped: `if`,
-// `&&`, `||`, a match).
-bool transparent(const NodeRef& n) {
-  switch (n->kind) {
-    case Kind::Binary: {
-      auto op = static_cast<ir::BinOp>(n->ival);
-      return op != ir::BinOp::And && op != ir::BinOp::Or;
-    }
-    case Kind::Unary:
-    case Kind::Call:
-    case Kind::Cast:
-    case Kind::Index: return true;
-    default: return n->kids.empty();
-  }
-}
-
 }  // namespace
 
 void Gen::plan_row_buffers(const NodeRef& tensor, const NodeRef& clause) {
@@ -123,9 +107,10 @@ void Gen::plan_row_buffers(const NodeRef& tensor, const NodeRef& clause) {
       !(ext->kind == Kind::IMax && ir::imax_a(ext)->kind == Kind::IntLit && ir::imax_a(ext)->ival == 0 &&
         ir::structurally_equal(ir::imax_b(ext), hi)))
     return;
-  // Reads of fused row reductions at the outer loop variables, outside any branch.
+  // Reads of fused row reductions at the outer loop variables (under a branch too: Gen::reduce
+  // refuses the kernel when the reduction cannot be hoisted before the row's loop).
   std::function<void(const NodeRef&)> walk = [&](const NodeRef& n) {
-    if (!n || !transparent(n)) return;
+    if (!n) return;
     if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name) {
       auto fp = fusion.producers.find(ir::index_base(n)->def);
       if (fp != fusion.producers.end() && ir::index_args_count(n) == loops.size() - 1) {
@@ -143,19 +128,47 @@ void Gen::plan_row_buffers(const NodeRef& tensor, const NodeRef& clause) {
         }
         if (ok) {
           const NodeRef& var = ir::lreduce_items(r)[0];
-          const NodeRef& body = ir::lreduce_body(r);
+          // A guarded term (`where mask[i, j] > 0`) is kept only where its guards hold: it may
+          // be read back only under `if` branches taken on the same conditions.
+          std::vector<NodeRef> guards;
+          NodeRef body = ir::lreduce_body(r);
+          while (body->kind == Kind::LGuard) {
+            guards.push_back(ir::lguard_cond(body));
+            body = ir::lguard_value(body);
+          }
           m[var->def] = row->def;
-          ok = body->kind != Kind::LGuard && body->kind != Kind::LLetIn && calls_something(body) &&
-               body->dt >= 0 && static_cast<DType>(body->dt) == out_dt &&
-               same_under(ir::loopvar_lo(*var), ir::lfor_lo(row), m) && same_under(ir::loopvar_hi(*var), ir::lfor_hi(row), m);
+          ok = body->kind != Kind::LLetIn && calls_something(body) && body->dt >= 0 &&
+               static_cast<DType>(body->dt) == out_dt && same_under(ir::loopvar_lo(*var), ir::lfor_lo(row), m) &&
+               same_under(ir::loopvar_hi(*var), ir::lfor_hi(row), m);
           if (ok) {
             bool any = false;
-            ir::for_each_node(value, [&](const NodeRef& s) {
-              if (s->kind == body->kind && same_under(body, s, m)) {
-                row_terms_[s->id] = r->id;
-                any = true;
+            std::vector<NodeRef> taken;  // conditions of the `if` branches around the node
+            std::function<void(const NodeRef&)> find = [&](const NodeRef& x) {
+              if (!x) return;
+              if (x->kind == body->kind && same_under(body, x, m)) {
+                bool covered = true;
+                for (const NodeRef& g : guards) {
+                  bool in = false;
+                  for (const NodeRef& c : taken) in = in || same_under(g, c, m);
+                  covered = covered && in;
+                }
+                if (covered) {
+                  row_terms_[x->id] = r->id;
+                  any = true;
+                  return;
+                }
               }
-            });
+              if (x->kind == Kind::If) {
+                find(ir::if_cond(x));
+                taken.push_back(ir::if_cond(x));
+                find(ir::if_then(x));
+                taken.pop_back();
+                if (x->kids.size() > 2) find(ir::if_else(x));
+                return;
+              }
+              for (const NodeRef& kid : x->kids) find(kid);
+            };
+            find(value);
             if (any) row_reads_[r->id] = n;
           }
         }
