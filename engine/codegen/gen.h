@@ -274,6 +274,7 @@ class Gen {
 
   // ---- gen_call.cpp ----
   Val call(const ir::NodeRef& e);
+  bool cheap_calls(const ir::NodeRef& n, const Unit& u, int depth) const;
 
   // ---- gen_kernel.cpp: arguments ----
   int buffer_of(const ir::NodeRef& name);  // buffer index of a tensor Name (registers it)

@@ -56,6 +56,31 @@ bool cheap_math(Builtin b) {
 
 }  // namespace
 
+// Every call in n is a cheap math intrinsic (cheap_math), directly or through expression-bodied
+// functions (std::math::exp is `__exp(x)`): computing n where a guard then discards it costs
+// vector instructions only (Gen::select_guards).
+bool Gen::cheap_calls(const NodeRef& n, const Unit& u, int depth) const {
+  if (depth > 4) return false;
+  bool ok = true;
+  ir::for_each_node(n, [&](const NodeRef& x) {
+    if (!ok || x->kind != Kind::Call) return;
+    const NodeRef& callee = ir::call_callee(x);
+    if (callee->kind != Kind::Name && callee->kind != Kind::Path) {
+      ok = false;
+      return;
+    }
+    if (auto b = builtin_of(callee->def)) {
+      ok = is_math_intrinsic(*b) && cheap_math(*b);
+      return;
+    }
+    auto it = u.call_targets.find(x->id);
+    const Unit* f = it == u.call_targets.end() ? nullptr : it->second;
+    ok = f && f->kind == Unit::Kind::Fn && f->captures.empty() && f->lowered && ir::expression_body(f->lowered) &&
+         cheap_calls(f->lowered, *f, depth + 1);
+  });
+  return ok;
+}
+
 Val Gen::call(const NodeRef& e) {
   const NodeRef& callee = ir::call_callee(e);
   if (callee->kind != Kind::Name && callee->kind != Kind::Path) unsupported("a call of a computed function");

@@ -356,9 +356,10 @@ Gen::RedVars Gen::red_vars(const NodeRef& r) {
 bool Gen::select_guards(const NodeRef& r, const NodeRef& body, const RedVars& R) const {
   if (!innermost(r) || (body->kind != Kind::LGuard && body->kind != Kind::LLetIn)) return false;
   if ((R.op != Op::Sum && !is_extremum(R.op)) || !is_float(R.dt) || in_simd || may_fail(body, *unit, 0)) return false;
-  bool calls = false;
-  ir::for_each_node(body, [&](const NodeRef& x) { calls = calls || x->kind == Kind::Call; });
-  return !calls;
+  // Calls only of cheap math (exp, sqrt, abs: what a masked softmax's row sum computes, and what
+  // the emitter computes before the guard's branch anyway): a libm call or a user function at
+  // every skipped point would cost what the guard saves.
+  return cheap_calls(body, *unit, 0);
 }
 
 // The body of one point: lets, guards (skip the point), then the accumulation.
@@ -367,9 +368,10 @@ void Gen::red_point(const RedVars& R, const NodeRef& body, const std::string& fi
   int opened = 0;
   NodeRef cur = body;
   if (R.select) {
-    if (keeping_) unsupported("a kept row reduction with selected terms");  // (select: no calls)
     // Every guard is evaluated, then the value or the identity is taken: the same result, since
-    // a sum never holds -0 (adding +0 changes nothing) and max/min ignore -inf/+inf.
+    // a sum never holds -0 (adding +0 changes nothing) and max/min ignore -inf/+inf. A kept row
+    // term (gen_rowbuf.cpp) is stored at every point: where a guard fails, the consumer reads
+    // no term (only under `if`s on the guards) and overwrites the position.
     std::string cond;
     while (cur->kind == Kind::LLetIn || cur->kind == Kind::LGuard) {
       if (cur->kind == Kind::LLetIn) {
@@ -381,7 +383,9 @@ void Gen::red_point(const RedVars& R, const NodeRef& body, const std::string& fi
         cur = ir::lguard_value(cur);
       }
     }
-    Val v = convert(value(cur), R.vt);
+    Val raw = value(cur);
+    if (keeping_) keep_row_term(raw, first);
+    Val v = convert(raw, R.vt);
     const char* inf = R.vt == DType::F32 ? "__builtin_inff()" : "__builtin_inf()";
     const std::string id = R.op == Op::Sum ? "0" : R.op == Op::Max ? std::string("(-") + inf + ")" : std::string(inf);
     red_step(R, cond.empty() ? v.c : "(" + cond + " ? " + v.c + " : (" + ctype(R.vt) + ")" + id + ")", first);

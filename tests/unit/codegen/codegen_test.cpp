@@ -152,6 +152,26 @@ TEST(CodegenFusion, RowReductionsKeepTheirTermsInTheOutputRow) {
   EXPECT_NE(y->source.find("= b0[ix"), std::string::npos) << y->source;
 }
 
+// A guarded row sum of cheap math (exp) selects the term or 0 in a vector loop, and a masked
+// softmax keeps its terms: the term is read back only under `if` on the same guard.
+TEST(CodegenFusion, MaskedRowSumsOfExpVectoriseAndKeepTheirTerms) {
+  auto c = compile(
+      "let x[i in 0..64, j in 0..100] = (i + j) as f32 * 0.01;\n"
+      "let k[i in 0..64, j in 0..100] = (i * 3 + j) % 5;\n"
+      "let z[i] = sum[j](std::math::exp(x[i, j]) where k[i, j] > 0);\n"
+      "let y[i, j] = if k[i, j] > 0 { std::math::exp(x[i, j]) / z[i] } else { 0.0 };\n"
+      "print(y[1, 2]);\n",
+      {.whole_program = true});
+  CellPlan p = plan(*c);
+  const Kernel* y = kernel_for(p, "y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(fused_names(*y), std::vector<std::string>{"z"});
+  EXPECT_NE(y->source.find("#pragma omp simd reduction(+:"), std::string::npos) << y->source;
+  size_t exps = 0;
+  for (size_t at = y->source.find("ein_expf("); at != std::string::npos; at = y->source.find("ein_expf(", at + 1)) ++exps;
+  EXPECT_EQ(exps, 1u) << y->source;
+}
+
 TEST(CodegenFusion, RowReductionsStayStoredWhenReadOtherwise) {
   // z read at the inner variable (a column), inside a reduction, by two statements, or by a
   // recurrence (its loop runs in order: the sum would lose its threads): z stays a kernel.
