@@ -127,6 +127,12 @@ TEST(CodegenFusion, FunctionLocalsFuseUnlessAClosureCapturesThem) {
   EXPECT_EQ(fusions_of(*c, "g("), 0u);
 }
 
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 // A row reduction read by one later statement at its outer loop variables is computed inside that
 // statement's kernel, once per row (lang/passes/fusion_plan, engine/codegen/gen_rowbuf.cpp); when
 // the consumer recomputes the reduction's term (a softmax's exp), the sum's loop stores each term
@@ -146,9 +152,7 @@ TEST(CodegenFusion, RowReductionsKeepTheirTermsInTheOutputRow) {
   EXPECT_EQ(kernel_for(p, "z"), nullptr);
   EXPECT_NE(kernel_for(p, "m"), nullptr);  // read by two statements: stored
   // One exp call in the kernel, stored into the row, read back in the row loop.
-  size_t exps = 0;
-  for (size_t at = y->source.find("ein_expf("); at != std::string::npos; at = y->source.find("ein_expf(", at + 1)) ++exps;
-  EXPECT_EQ(exps, 1u) << y->source;
+  EXPECT_EQ(occurrences(y->source, "ein_expf("), 1u) << y->source;
   EXPECT_NE(y->source.find("= b0[ix"), std::string::npos) << y->source;
 }
 
@@ -167,9 +171,7 @@ TEST(CodegenFusion, MaskedRowSumsOfExpVectoriseAndKeepTheirTerms) {
   ASSERT_NE(y, nullptr);
   EXPECT_EQ(fused_names(*y), std::vector<std::string>{"z"});
   EXPECT_NE(y->source.find("#pragma omp simd reduction(+:"), std::string::npos) << y->source;
-  size_t exps = 0;
-  for (size_t at = y->source.find("ein_expf("); at != std::string::npos; at = y->source.find("ein_expf(", at + 1)) ++exps;
-  EXPECT_EQ(exps, 1u) << y->source;
+  EXPECT_EQ(occurrences(y->source, "ein_expf("), 1u) << y->source;
 }
 
 TEST(CodegenFusion, RowReductionsStayStoredWhenReadOtherwise) {
