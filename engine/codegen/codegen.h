@@ -104,6 +104,12 @@ struct PlanOptions {
   enum class Mode { Never, Auto, Always } mode = Mode::Auto;
   double threshold = 32768;  // auto: points below which a clause stays interpreted
   bool fusion = true;
+  // Auto mode: a clause or statement whose size is unknown before the run (inside a function)
+  // is deferred with no source (`Kernel::source` empty, `work` -1) instead of generated now;
+  // `generate_deferred` makes it when a run first makes it large. Most never grow that large
+  // (a std layer on a small input), and generating every one took about a third of a cell of
+  // repeated std calls. The native tier sets it; `%ir kernel` plans eagerly.
+  bool lazy_deferred = false;
 };
 
 struct CellPlan {
@@ -136,6 +142,10 @@ std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const ir::
 // trailing expression of a cell (echoed as Out[n]) — tiered alike.
 std::optional<Kernel> gen_expr(const CompileCtx& cx, const Unit& u, const ir::NodeRef& stmt,
                                std::string* why);
+// The kernel of a deferred skeleton from plan_cell under `lazy_deferred` (its unit, tensor and
+// statement set, no source): the same kernel plan_cell would have generated, or nullopt with
+// the reason when codegen cannot take the statement.
+std::optional<Kernel> generate_deferred(const CompileCtx& cx, const Kernel& skeleton, std::string* why);
 // A sequential `LFor` whose body only resumes earlier tensors, and its loop kernel.
 bool is_resume_loop(const ir::NodeRef& loop);
 std::optional<Kernel> gen_loop(const CompileCtx& cx, const Unit& u, const ir::NodeRef& loop, std::string* why);

@@ -86,6 +86,28 @@ std::optional<Kernel> gen_clause(const CompileCtx& cx, const Unit& u, const Node
 
 const NodeRef& expr_kernel_value(const NodeRef& stmt) { return statement_value(stmt); }
 
+namespace {
+
+// A deferred kernel before generation (lazy_deferred): what the tier needs to decide when to
+// generate it — its statement, unit and tensor, the interpreter's cost of a point, no work.
+Kernel skeleton(const Unit& u, KernelKind kind, const NodeRef& tensor, const NodeRef& stmt) {
+  Kernel k;
+  if (kind == KernelKind::Clause) k = clause_kernel(u, tensor, stmt);
+  k.kind = kind;
+  k.unit = &u;
+  k.stmt = stmt;
+  k.work = -1;
+  k.interp_cost = interp_point_cost(u, k);
+  return k;
+}
+
+}  // namespace
+
+std::optional<Kernel> generate_deferred(const CompileCtx& cx, const Kernel& sk, std::string* why) {
+  if (sk.kind == KernelKind::Clause) return gen_clause(cx, *sk.unit, sk.tensor, sk.stmt, FusionMap{}, why);
+  return gen_expr(cx, *sk.unit, sk.stmt, why);
+}
+
 std::optional<Kernel> gen_expr(const CompileCtx& cx, const Unit& u, const NodeRef& let, std::string* why) {
   Kernel k;
   k.kind = KernelKind::Expr;
@@ -117,6 +139,7 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
   // costs 0.3 ms or more; the load itself (~1-2 ms) is what the threshold pays for. A cold
   // compile grows by those functions, not by another compiler run.
   std::vector<Kernel> medium;
+  const bool lazy = opt.lazy_deferred && opt.mode == PlanOptions::Mode::Auto;
   for (auto& up : cx.units) {
     const Unit& u = *up;
     if (!u.lowered) continue;
@@ -166,6 +189,10 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
             cands.push_back({std::move(fused->second), c, ""});
             continue;
           }
+          if (lazy && !static_points(cx, u, c, std::nullopt)) {
+            plan.deferred.push_back(skeleton(u, KernelKind::Clause, n, c));
+            continue;
+          }
           std::string why;
           auto k = gen_clause(cx, u, n, c, FusionMap{}, &why);
           cands.push_back({std::move(k), c, why});
@@ -175,6 +202,8 @@ CellPlan plan_cell(const CompileCtx& cx, const PlanOptions& opt) {
         for (auto& cd : cands) admit(std::move(cd.k), cd.stmt, cd.why, group && cd.k && cd.k->work >= 0);
         open = false;
       } else if (kernel_statement(n, tail)) {
+        // (Generated now even when deferred: when codegen cannot take the statement whole, the
+        // reductions inside it are planned on their own below.)
         std::string why;
         auto k = gen_expr(cx, u, n, &why);
         // A statement codegen cannot take whole (`let t = (sum(..), 1);`) leaves its reductions open.

@@ -48,6 +48,7 @@ double threshold_from_env() {
 NativeTier::NativeTier(CompileCtx& cx, const ExecOptions& opt) : cx_(cx), opt_(opt) {
   popt_.mode = codegen::parse_mode(opt.jit);
   popt_.threshold = threshold_from_env();
+  popt_.lazy_deferred = true;  // a deferred clause's source is generated when it first runs large
   if (popt_.mode == codegen::PlanOptions::Mode::Never) return;
   auto t0 = std::chrono::steady_clock::now();
   codegen::CellPlan plan = codegen::plan_cell(cx, popt_);
@@ -168,9 +169,33 @@ bool NativeTier::ready(Interpreter::Impl& in, NativeKernel& nk) {
     for (const NodeRef& c : ir::ltensor_stmts(nk.k.tensor))
       if (c->kind != Kind::LCheck) pts += runtime_points(in, c);
   }
-  if (pts * nk.k.interp_cost < popt_.threshold) return false;
+  // Each run small, but together worth a kernel: a function called again and again (a layer in
+  // a loop, a std call at every step of a recurrence; its specialisation is shared, so are its
+  // kernels) interpreted a few thousand points per call, ~1 ms, forever. Once its runs have
+  // added up to the threshold, it is compiled like a clause that is large once.
+  double work = pts * nk.k.interp_cost;
+  if (work < popt_.threshold) {
+    nk.seen += work;
+    if (nk.seen < popt_.threshold) return false;
+  }
   nk.deferred = false;
   auto t0 = std::chrono::steady_clock::now();
+  if (nk.k.source.empty()) {
+    // Planned lazily (PlanOptions::lazy_deferred): generated now, as plan_cell would have.
+    std::string why;
+    std::optional<codegen::Kernel> k = codegen::generate_deferred(cx_, nk.k, &why);
+    if (opt_.jit_stats) opt_.jit_stats->codegen_ms += ms_since(t0);
+    if (config::is_set(config::Env::JitTrace) && !k)
+      std::fprintf(stderr, "jit: interpreted line %u: %s\n", cx_.sm.start(nk.k.stmt->span).line, why.c_str());
+    if (!k) {
+      nk.failed = true;
+      return false;
+    }
+    double cost = nk.k.interp_cost;
+    nk.k = std::move(*k);
+    nk.k.interp_cost = cost;
+    t0 = std::chrono::steady_clock::now();
+  }
   jit::BatchResult r = load({nk.k.source}, opt_);
   if (opt_.jit_stats) {
     opt_.jit_stats->hits += r.hits;

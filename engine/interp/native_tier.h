@@ -19,6 +19,7 @@ struct NativeKernel {
   ein_kernel_fn fn = nullptr;
   bool deferred = false;   // auto mode: compile when the run-time size is large
   bool failed = false;     // compilation failed or arguments never fit: interpret
+  double seen = 0;         // deferred: interpreted work of its runs so far (each below the threshold)
 };
 
 class NativeTier {

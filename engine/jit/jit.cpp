@@ -35,6 +35,12 @@ struct State {
   DiskCache disk;
   std::unique_ptr<TrustedDir> scratch;  // private build directory when there is no disk cache
   std::unordered_map<std::string, void*> loaded;  // key -> entry point
+  // Kernel source -> its key. A cell that calls the same function again, or runs again, plans
+  // the same kernel text again; its SHA-256 (prelude state, source, compiler identity) is the
+  // same for the whole process, so it is computed once. Bounded: forgotten past kMemoBytes.
+  std::unordered_map<std::string, std::pair<std::string, std::string>> key_of_source;  // (identity, key)
+  size_t memo_bytes = 0;
+  int64_t memo_hits = 0;
   // Objects loaded from the disk cache, by inode. The descriptor stays open so that the inode
   // cannot be freed and reused by another file while we remember it.
   std::map<std::pair<dev_t, ino_t>, std::pair<int, void*>> by_inode;
@@ -103,9 +109,34 @@ void* load_object(State& s, const std::string& bytes, std::string* err) {
   return h;
 }
 
+constexpr size_t kMemoBytes = size_t{64} << 20;
+
+std::string sha_key(const Compiler& c, const std::string& source);
+
 std::string key_locked(State& s, const std::string& source) {
   const TrustedDir* w = work_dir(s);
   const Compiler& c = compiler(s.disk, w ? w->path() : "");
+  // (The identity is part of the memo's entry: flags from the environment may change it.)
+  auto it = s.key_of_source.find(source);
+  if (it != s.key_of_source.end() && it->second.first == c.identity) {
+    ++s.memo_hits;
+    return it->second.second;
+  }
+  std::string key = sha_key(c, source);
+  if (it != s.key_of_source.end()) {
+    it->second = {c.identity, key};
+    return key;
+  }
+  if (s.memo_bytes + source.size() > kMemoBytes) {
+    s.key_of_source.clear();
+    s.memo_bytes = 0;
+  }
+  s.memo_bytes += source.size();
+  s.key_of_source.emplace(source, std::make_pair(c.identity, key));
+  return key;
+}
+
+std::string sha_key(const Compiler& c, const std::string& source) {
   // The hash state after the ABI line and the prelude (17 KB) is the same for every kernel:
   // hashing it once per process instead of once per key took ~5 % of a gradient-heavy run.
   static const Sha256 after_prelude = [] {
@@ -178,6 +209,9 @@ void reset_for_tests() {
   std::lock_guard<std::mutex> lock(s.mu);
   s.configured = false;
   s.loaded.clear();
+  s.key_of_source.clear();  // the compiler identity may change with the environment
+  s.memo_bytes = 0;
+  s.memo_hits = 0;
   for (auto& [ino, pin] : s.by_inode) close(pin.first);
   s.by_inode.clear();
   s.scratch.reset();
@@ -291,6 +325,7 @@ CacheInfo cache_info() {
   ci.hits = s.hits;
   ci.misses = s.misses;
   ci.compile_ms = s.compile_ms;
+  ci.key_memo_hits = s.memo_hits;
   return ci;
 }
 

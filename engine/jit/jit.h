@@ -17,6 +17,7 @@ struct CacheInfo {
   int64_t hits = 0;       // process lifetime counters
   int64_t misses = 0;
   double compile_ms = 0;
+  int64_t key_memo_hits = 0;  // kernel keys found by their source text, without hashing it
 };
 
 CacheInfo cache_info();

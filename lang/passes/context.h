@@ -105,6 +105,10 @@ struct Unit {
   // Parameters whose argument at the one call of this specialisation is a literal shape or
   // equation (`[2, 3]`, `"ij,jk->ik"`): builtins read it to type their result statically.
   std::unordered_map<ir::DefId, ir::NodeRef> literal_args;
+  // Every argument of that call whose type is still open is a literal written at the call
+  // (`[3, 3]`, `0.5`), so nothing but this body constrains it: a later call with structurally
+  // equal literals and extents may share this specialisation (type_infer_call.cpp).
+  bool shares_literals = false;
   // Unannotated bindings of this unit whose value is such a literal (`let axes = [0, 2];`):
   // bindings never change, so a call reading one sees the literal as if written there.
   std::unordered_map<ir::DefId, ir::NodeRef> literal_lets;

@@ -146,6 +146,24 @@ NodeRef Infer::literal_arg(const NodeRef& a) const {
   return a;
 }
 
+// A literal written out at a call: a number, string or boolean, or an array literal of them
+// (negated numbers included), nested. Its type is the call's alone.
+static bool written_literal(const NodeRef& a) {
+  if (!a) return false;
+  switch (a->kind) {
+    case Kind::IntLit:
+    case Kind::FloatLit:
+    case Kind::StrLit:
+    case Kind::BoolLit: return true;
+    case Kind::Unary: return static_cast<ir::UnOp>(a->ival) == ir::UnOp::Neg && written_literal(ir::unary_operand(a));
+    case Kind::ArrayLit:
+      for (auto& k : a->kids)
+        if (!written_literal(k)) return false;
+      return true;
+    default: return false;
+  }
+}
+
 // The extents of a value known where it is written: an array literal (nested, rectangular)
 // whose innermost elements are scalars (`[2, len(w) / 2]` has extent 2), a binding of this unit
 // holding one or annotated with literal extents, or a parameter whose argument had them. Empty
@@ -330,6 +348,24 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
   // call reaches the one in progress.
   bool args_open = false;
   for (auto& p : ptypes) args_open = args_open || ts.is_var(p) || only_literal_vars(p);
+  // A call with literal attributes (`average_pool(X, [3, 3], [1, 1], [1, 1, 1, 1])`) gets a
+  // specialisation of its own, analysed, lowered and planned again at every call: ~10 ms CPU a
+  // call of a std layer (docs/performance.md, "per-call cost"). When every argument whose type
+  // is still open is a literal written at the call, its type variable is constrained by the
+  // callee's body alone; another such call with the same signature, structurally equal literal
+  // arguments and equal known extents would be analysed into the same facts, so it shares the
+  // specialisation (the tie of the literals' variables only makes them default alike).
+  bool literal_call = callee->k == Type::K::FnItem && (!lits.empty() || !extents.empty());
+  for (size_t i = 0; i < ptypes.size() && literal_call; ++i)
+    literal_call = !has_var(ptypes[i]) || written_literal(ir::call_args(call_node)[i]);
+  auto same_literals = [&](const Unit& spec) {
+    if (spec.literal_args.size() != lits.size() || spec.arg_extents != extents) return false;
+    for (auto& [def, lit] : lits) {
+      auto it = spec.literal_args.find(def);
+      if (it == spec.literal_args.end() || !ir::structurally_equal(it->second, lit)) return false;
+    }
+    return true;
+  };
   Unit* reuse = nullptr;
   bool taken = false;
   for (auto it = cx.specs.lower_bound({key, ""}); it != cx.specs.end() && it->first.first == key; ++it) {
@@ -342,6 +378,8 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     // of this signature; closed by its first caller's uses, only calls without open literals.
     if (!reuse && lits.empty() && extents.empty() && it->second->literal_args.empty() && it->second->arg_extents.empty() &&
         (sh.self_closed.count(it->second) || (!args_open && !is_open(*it->second))))
+      reuse = it->second;
+    if (!reuse && literal_call && it->second->shares_literals && same_literals(*it->second))
       reuse = it->second;
   }
   if (reuse) {
@@ -428,6 +466,9 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
   }
   for (auto& d : earlier) cx.diags.report(std::move(d));
   for (auto& d : mine) cx.diags.report(std::move(d));
+  // Shared by later calls with equal literals only when the body alone closed the result: a
+  // result the caller still decides (`first([3, 3])` as i64 here, i32 there) is the call's.
+  unit->shares_literals = literal_call && !has_var(unit->ret_type);
   // Literal parameters the body left open stay open: the call's other uses decide (SPEC §3),
   // and the types are settled when the whole cell has been inferred.
   for (size_t i = 0; i < args.size() && i < unit->param_types.size(); ++i) ts.unify(args[i], unit->param_types[i]);
@@ -435,22 +476,23 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
   return unit;
 }
 
-bool Infer::is_open(const Unit& spec) {
-  auto has_var = [&](const TypeRef& t) {
-    bool found = false;
-    std::function<void(const TypeRef&)> visit = [&](const TypeRef& x0) {
-      TypeRef x = ts.shallow(x0);
-      if (!x || found) return;
-      if (x->k == Type::K::Var) {
-        found = true;
-        return;
-      }
-      if (x->elem) visit(x->elem);
-      for (auto& e : x->elems) visit(e);
-    };
-    visit(t);
-    return found;
+bool Infer::has_var(const TypeRef& t) {
+  bool found = false;
+  std::function<void(const TypeRef&)> visit = [&](const TypeRef& x0) {
+    TypeRef x = ts.shallow(x0);
+    if (!x || found) return;
+    if (x->k == Type::K::Var) {
+      found = true;
+      return;
+    }
+    if (x->elem) visit(x->elem);
+    for (auto& e : x->elems) visit(e);
   };
+  visit(t);
+  return found;
+}
+
+bool Infer::is_open(const Unit& spec) {
   if (spec.ret_type && has_var(spec.ret_type)) return true;
   for (auto& p : spec.param_types)
     if (has_var(p)) return true;

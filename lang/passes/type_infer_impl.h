@@ -72,6 +72,7 @@ class Infer {
   ir::TypeRef builtin_call(Builtin b, const ir::NodeRef& e, std::vector<ir::TypeRef>& args);
   bool only_literal_vars(const ir::TypeRef& t);
   bool is_open(const Unit& spec);  // parameters or result still hold inference variables
+  bool has_var(const ir::TypeRef& t);  // holds an inference variable (through arrays, tuples)
   ir::NodeRef literal_arg(const ir::NodeRef& a) const;
   std::vector<int64_t> known_extents(const ir::NodeRef& a);
   // type_infer_npy.cpp: `load_npy` / `save_npy` with a literal path.

@@ -59,6 +59,32 @@ TEST(JitCache, KeyCoversSourceAndFlags) {
   EXPECT_NE(k1, jit::kernel_key(answer_kernel(1)));
 }
 
+TEST(JitCache, KeysOfSourcesSeenBeforeAreNotHashedAgain) {
+  // A repeated call or a re-run cell plans the same kernel text again: its key comes from the
+  // memo (no SHA-256), and is the key hashing would give; another text, or other flags (the
+  // compiler identity), are hashed afresh.
+  TempDir dir;
+  ScopedEnv env;
+  env.set("EIN_CACHE_DIR", dir.path());
+  jit::reset_for_tests();
+  std::string k1 = jit::kernel_key(answer_kernel(7));
+  int64_t before = jit::cache_info().key_memo_hits;
+  EXPECT_EQ(jit::kernel_key(answer_kernel(7)), k1);
+  EXPECT_EQ(jit::cache_info().key_memo_hits, before + 1);
+  std::string k2 = jit::kernel_key(answer_kernel(8));
+  EXPECT_NE(k2, k1);
+  EXPECT_EQ(jit::cache_info().key_memo_hits, before + 1);
+  jit::BatchResult a = jit::load_kernels({answer_kernel(7)}, nullptr);
+  ASSERT_TRUE(a.error.empty()) << a.error;
+  EXPECT_EQ(call_answer(a.fns[0]), 7);
+  EXPECT_EQ(jit::cache_info().key_memo_hits, before + 2);
+  // (ScopedEnv::set resets the jit's state, as a new process would start: the memo with it.)
+  env.set("EIN_CXXFLAGS", "-O2 -march=native -fopenmp");
+  std::string k3 = jit::kernel_key(answer_kernel(7));
+  EXPECT_NE(k3, k1);
+  EXPECT_EQ(jit::cache_info().key_memo_hits, 0);
+}
+
 TEST(JitCache, CorruptAndTruncatedEntriesAreRebuilt) {
   TempDir dir;
   ScopedEnv env;
