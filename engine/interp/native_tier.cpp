@@ -174,10 +174,7 @@ bool NativeTier::ready(Interpreter::Impl& in, NativeKernel& nk) {
   // kernels) interpreted a few thousand points per call, ~1 ms, forever. Once its runs have
   // added up to the threshold, it is compiled like a clause that is large once.
   double work = pts * nk.k.interp_cost;
-  if (work < popt_.threshold) {
-    nk.seen += work;
-    if (nk.seen < popt_.threshold) return false;
-  }
+  if (work < popt_.threshold && add_seen(nk, work) < popt_.threshold) return false;
   nk.deferred = false;
   auto t0 = std::chrono::steady_clock::now();
   if (nk.k.source.empty()) {
@@ -208,6 +205,26 @@ bool NativeTier::ready(Interpreter::Impl& in, NativeKernel& nk) {
   nk.fn = reinterpret_cast<ein_kernel_fn>(r.fns[0]);
   if (!nk.fn) nk.failed = true;
   return nk.fn != nullptr;
+}
+
+// The interpreted work of a deferred kernel's runs so far. A clause of a function (a std
+// layer, a helper of an earlier cell) is planned again in every cell that calls it, with new
+// node ids; its runs in earlier cells count too, keyed by what names the clause across cells:
+// the specialisation's signature (its key without the per-call owner `#N`), the clause's span
+// and its tensor. A redefined function is another DefId, so another key. The count only decides
+// when to compile (never what runs), so two clauses sharing a key cost nothing but an early
+// compile.
+double NativeTier::add_seen(NativeKernel& nk, double work) {
+  const Unit* u = nk.k.unit;
+  if (!u || u->kind != Unit::Kind::Fn || !nk.k.stmt->span.valid()) return nk.seen += work;
+  static std::mutex mu;
+  static std::unordered_map<std::string, double> seen;
+  const Span& sp = nk.k.stmt->span;
+  std::string key = u->key.substr(0, u->key.find('#')) + "@" + std::to_string(sp.file) + ":" + std::to_string(sp.lo) +
+                    ":" + std::to_string(sp.hi) + ":" + (nk.k.tensor ? nk.k.tensor->name : std::string("="));
+  std::lock_guard<std::mutex> lock(mu);
+  if (seen.size() > 100000) seen.clear();  // bounded; forgetting only delays a compile
+  return nk.seen = (seen[key] += work);
 }
 
 bool NativeTier::bounds_past_i64(Interpreter::Impl& in, NativeKernel& nk) {

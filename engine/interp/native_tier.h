@@ -19,7 +19,7 @@ struct NativeKernel {
   ein_kernel_fn fn = nullptr;
   bool deferred = false;   // auto mode: compile when the run-time size is large
   bool failed = false;     // compilation failed or arguments never fit: interpret
-  double seen = 0;         // deferred: interpreted work of its runs so far (each below the threshold)
+  double seen = 0;         // deferred: interpreted work of its runs so far (NativeTier::add_seen)
 };
 
 class NativeTier {
@@ -48,6 +48,9 @@ class NativeTier {
   NativeKernel* find(uint32_t stmt_id);
   bool ready(Interpreter::Impl& in, NativeKernel& nk);
   bool bounds_past_i64(Interpreter::Impl& in, NativeKernel& nk);
+  // Adds one run's interpreted work to the kernel's count (kept across cells for a function's
+  // clause) and returns the total.
+  double add_seen(NativeKernel& nk, double work);
   // 0 = ran; EIN_MISMATCH = arguments do not fit; otherwise throws the kernel's error.
   int call(Interpreter::Impl& in, NativeKernel& nk, Value* result);
   void materialize(Interpreter::Impl& in, NativeKernel& nk);

@@ -43,5 +43,45 @@ TEST(TierRuntime, ReductionUnderAnEpilogueCountsItsTerms) {
   EXPECT_NE(out.find("41"), std::string::npos) << out;
 }
 
+TEST(TierRuntime, SmallRunsOfAFunctionAddUpAcrossCallsAndCells) {
+  // Each run of the clause is below the threshold; its runs are counted together (in the cell
+  // and across cells, by the specialisation's signature and the clause's span) and the clause is
+  // compiled once they reach it. A redefined function is another DefId and counts afresh.
+  TempDir dir;
+  ScopedEnv env;
+  env.set("EIN_CACHE_DIR", dir.path());
+  env.set("EIN_JIT_THRESHOLD", "100");
+  std::string out;
+  SessionOptions so;
+  so.jit = "auto";
+  so.out = [&](const std::string& t) { out += t; };
+  Session s(so);
+  ASSERT_TRUE(s.run_cell("let x[r in 0..2, d in 0..4] = (r + d) as f32;\nlet W[o in 0..3, d in 0..4] = (o * d) as f32;").ok);
+  ASSERT_TRUE(s.run_cell("fn layer(x, W) { let y[r, o] = sum[i](x[r, i] * W[o, i]) + 1.0; y }").ok);
+  // 6 points of 4 terms (24 < 100) a run.
+  int first = -1;
+  for (int cell = 0; cell < 8; ++cell) {
+    CellResult r = s.run_cell("let z = layer(x, W);\nprint(z[1, 2]);");
+    ASSERT_TRUE(r.ok) << r.rendered;
+    if (r.kernel_hits + r.kernel_misses > 0 && first < 0) first = cell;
+  }
+  EXPECT_GE(first, 1) << "the first small run is interpreted";
+  EXPECT_LE(first, 5) << "runs of 24 reach 100 by the fifth";
+  // z[1, 2] = sum_d (1 + d)(2 d) + 1 = 41, interpreted and compiled alike.
+  size_t n = 0;
+  for (size_t at = out.find("41"); at != std::string::npos; at = out.find("41", at + 1)) ++n;
+  EXPECT_EQ(n, 8u) << out;
+  // Four calls in one cell of a function redefined with another body: counted afresh, together.
+  ASSERT_TRUE(s.run_cell("fn layer(x, W) { let y[r, o] = sum[i](x[r, i] * W[o, i]) + 2.0; y }").ok);
+  CellResult one = s.run_cell("let a = layer(x, W);\nprint(a[1, 2]);");
+  ASSERT_TRUE(one.ok) << one.rendered;
+  EXPECT_EQ(one.kernel_hits + one.kernel_misses, 0);
+  CellResult four = s.run_cell("let b = layer(x, W);\nlet c = layer(x, W);\nlet d = layer(x, W);\nlet e = layer(x, W);\n"
+                               "print(e[1, 2]);");
+  ASSERT_TRUE(four.ok) << four.rendered;
+  EXPECT_EQ(four.kernel_hits + four.kernel_misses, 1);
+  EXPECT_NE(out.find("42"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace ein
