@@ -11,8 +11,8 @@ measure is the process's CPU time (user + sys of the child, `getrusage`) of the 
     first call = CPU(1) - CPU(0)        (loads the std modules, compiles or loads kernels)
     later calls = (CPU(R) - CPU(1)) / (R - 1)
 
-each the best of --reps triples, beside NumPy's per-call `process_time` over the same R calls
-(values of the last call checked against NumPy in every row).
+each program's CPU the minimum of --reps interleaved runs, beside NumPy's per-call
+`process_time` over the same R calls (values of the last call checked against NumPy in every row).
   PYENV_VERSION=system python3 tests/bench/probes6.py [--ein build/ein] [--reps 3] [-k NAME]
 No target is met or missed here: the table is the measurement docs/performance.md quotes.
 Not part of scripts/test.sh (timings are facts about a machine)."""
@@ -53,7 +53,19 @@ def numpy_per_call(R, step, init):
     return best, out
 
 
-AP_IN = "let X[n in 0..1, c in 0..8, h in 0..12, w in 0..12] = ((c * 7 + h * 3 + w * 5) % 23) as f32 * 0.1 - 1.0;"
+def chained_probe(name, R, head, var, call, picks, setup):
+    """A probe of R statements `let {var}k = call({var}(k-1));` after `head`'s lines, printing the
+    last value at `picks` (index strings); `setup()` gives NumPy's (first value, step)."""
+    def make(R):
+        lines = list(head) + [f"let {var}{k} = {call.format(f'{var}{k - 1}')};" for k in range(1, R + 1)]
+        ein = "\n".join(lines + [f"print({', '.join(f'{var}{R}[{p}]' for p in picks)});"])
+
+        def numpy(R):
+            init, step = setup()
+            ms, Y = numpy_per_call(R, step, init)
+            return ms, tuple(Y[tuple(int(i) for i in p.split(", "))] for p in picks)
+        return ein, numpy
+    P.append((name, R, make, False))
 
 
 def np_avgpool_small(X):
@@ -64,61 +76,41 @@ def np_avgpool_small(X):
     return s / c
 
 
-@probe("std_pool_straight", 60)
-def pool_straight(R):
-    """A std function called statement after statement with the same shapes and attributes
-    (the pool helper's finding: ~9 ms CPU a call)."""
-    lines = [AP_IN, "let Y0 = X;"]
-    for k in range(1, R + 1):
-        lines.append(f"let Y{k} = std::ml::average_pool(Y{k - 1}, [3, 3], [1, 1], [1, 1, 1, 1]);")
-    lines.append(f"print(Y{R}[0, 1, 2, 3], Y{R}[0, 7, 11, 11]);")
-    ein = "\n".join(lines)
-
-    def numpy(R):
-        X = nd((1, 8, 12, 12), (0, 7, 3, 5), 23, 0.1, 1.0, f32)
-        ms, Y = numpy_per_call(R, np_avgpool_small, X)
-        return ms, (Y[0, 1, 2, 3], Y[0, 7, 11, 11])
-    return ein, numpy
+# A std function called statement after statement with the same shapes and attributes (the pool
+# helper's finding: ~9 ms CPU a call).
+chained_probe("std_pool_straight", 60,
+              ["let X[n in 0..1, c in 0..8, h in 0..12, w in 0..12] = ((c * 7 + h * 3 + w * 5) % 23) as f32 * 0.1 - 1.0;",
+               "let Y0 = X;"], "Y", "std::ml::average_pool({}, [3, 3], [1, 1], [1, 1, 1, 1])",
+              ["0, 1, 2, 3", "0, 7, 11, 11"],
+              lambda: (nd((1, 8, 12, 12), (0, 7, 3, 5), 23, 0.1, 1.0, f32), np_avgpool_small))
 
 
-@probe("mlp_layers_straight", 40)
-def mlp_layers(R):
-    """A forward pass over R dense layers through std::ml::linear and relu, 16 x 64 f32."""
-    lines = ["let H0[n in 0..16, d in 0..64] = ((n * 7 + d * 3) % 17) as f32 * 0.1 - 0.8;",
-             "let W[o in 0..64, d in 0..64] = ((o * 5 + d * 11) % 13) as f32 * 0.02 - 0.12;",
-             "let b[o in 0..64] = (o % 7) as f32 * 0.01 - 0.03;"]
-    for k in range(1, R + 1):
-        lines.append(f"let H{k} = std::ml::relu(std::ml::linear(H{k - 1}, W, b));")
-    lines.append(f"print(H{R}[0, 0], H{R}[15, 63], H{R}[7, 31]);")
-
-    def numpy(R):
-        H = nd((16, 64), (7, 3), 17, 0.1, 0.8, f32)
-        W = nd((64, 64), (5, 11), 13, 0.02, 0.12, f32)
-        b = (np.arange(64) % 7).astype(f32) * f32(0.01) - f32(0.03)
-        ms, Y = numpy_per_call(R, lambda h: np.maximum(h @ W.T + b, f32(0)), H)
-        return ms, (Y[0, 0], Y[15, 63], Y[7, 31])
-    return "\n".join(lines), numpy
+def np_mlp_setup():
+    W = nd((64, 64), (5, 11), 13, 0.02, 0.12, f32)
+    b = (np.arange(64) % 7).astype(f32) * f32(0.01) + f32(0.05)
+    return nd((16, 64), (7, 3), 17, 0.1, 0.8, f32), lambda h: np.maximum(h @ W.T + b, f32(0))
 
 
-@probe("user_fn_straight", 60)
-def user_fn(R):
-    """One user function (a row-normalising softmax-like step) called R times, same shapes."""
-    lines = ["fn step(x) { let m[r] = max[j](x[r, j]); let e[r, j] = std::math::exp(x[r, j] - m[r]);",
-             "  let s[r] = sum[j](e[r, j]); let y[r, j] = e[r, j] / s[r] * 4.0; y }",
-             "let A0[r in 0..8, j in 0..32] = ((r * 7 + j * 3) % 17) as f64 * 0.1 - 0.8;"]
-    for k in range(1, R + 1):
-        lines.append(f"let A{k} = step(A{k - 1});")
-    lines.append(f"print(A{R}[0, 0], A{R}[7, 31], A{R}[3, 17]);")
+# A forward pass over R dense layers through std::ml::linear and relu, 16 x 64 f32.
+chained_probe("mlp_layers_straight", 40,
+              ["let H0[n in 0..16, d in 0..64] = ((n * 7 + d * 3) % 17) as f32 * 0.1 - 0.8;",
+               "let W[o in 0..64, d in 0..64] = ((o * 5 + d * 11) % 13) as f32 * 0.02 - 0.12;",
+               "let b[o in 0..64] = (o % 7) as f32 * 0.01 + 0.05;"],
+              "H", "std::ml::relu(std::ml::linear({}, W, b))", ["0, 0", "15, 63", "7, 31"], np_mlp_setup)
 
-    def numpy(R):
-        A = nd((8, 32), (7, 3), 17, 0.1, 0.8, f64)
 
-        def step(x):
-            e = np.exp(x - x.max(1, keepdims=True))
-            return e / e.sum(1, keepdims=True) * 4.0
-        ms, Y = numpy_per_call(R, step, A)
-        return ms, (Y[0, 0], Y[7, 31], Y[3, 17])
-    return "\n".join(lines), numpy
+def np_rows_step(x):
+    e = np.exp(x - x.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True) * 4.0
+
+
+# One user function (a row-normalising softmax-like step) called R times, same shapes.
+chained_probe("user_fn_straight", 60,
+              ["fn step(x) { let m[r] = max[j](x[r, j]); let e[r, j] = std::math::exp(x[r, j] - m[r]);",
+               "  let s[r] = sum[j](e[r, j]); let y[r, j] = e[r, j] / s[r] * 4.0; y }",
+               "let A0[r in 0..8, j in 0..32] = ((r * 7 + j * 3) % 17) as f64 * 0.1 - 0.8;"],
+              "A", "step({})", ["0, 0", "7, 31", "3, 17"],
+              lambda: (nd((8, 32), (7, 3), 17, 0.1, 0.8, f64), np_rows_step))
 
 
 @probe("recurrence_std_softmax", 100)
@@ -199,13 +191,12 @@ def main():
         try:
             for r in (0, 1, R):
                 run_cpu([args.ein, *mode, paths[r]], env)  # cold: compiles
-            first = later = float("inf")
-            for _ in range(args.reps):
-                c = {}
+            c = {0: float("inf"), 1: float("inf"), R: float("inf")}
+            for _ in range(args.reps):  # interleaved; the minimum of each program's CPU time
                 for r in (0, 1, R):
-                    c[r], out, _ = run_cpu([args.ein, *mode, paths[r]], env)
-                first = min(first, c[1] - c[0])
-                later = min(later, (c[R] - c[1]) / (R - 1))
+                    ms, out, _ = run_cpu([args.ein, *mode, paths[r]], env)
+                    c[r] = min(c[r], ms)
+            first, later = c[1] - c[0], (c[R] - c[1]) / (R - 1)
         except RuntimeError as e:
             print(f"{name:24s} ein FAILED: {str(e).splitlines()[-1]}", flush=True)
             continue

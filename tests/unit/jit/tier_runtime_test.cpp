@@ -2,6 +2,8 @@
 // counted is the points times the terms of a reduction in the stored value, also when the
 // reduction sits under an epilogue (`sum[i](x[b, i] * W[o, i]) + bias[o]`, the library
 // `linear`). A few rows of a wide layer are few points but many terms.
+#include <memory>
+
 #include "engine/session/session.h"
 #include "tests/unit/jit/jit_fixture.h"
 
@@ -11,16 +13,26 @@ namespace {
 using testing::ScopedEnv;
 using testing::TempDir;
 
-TEST(TierRuntime, ReductionUnderAnEpilogueCountsItsTerms) {
+// A session in auto mode with its own kernel cache and the given threshold; prints into `out`.
+struct AutoSession {
   TempDir dir;
   ScopedEnv env;
-  env.set("EIN_CACHE_DIR", dir.path());
-  env.set("EIN_JIT_THRESHOLD", "32768");
   std::string out;
-  SessionOptions so;
-  so.jit = "auto";
-  so.out = [&](const std::string& t) { out += t; };
-  Session s(so);
+  std::unique_ptr<Session> session;
+  explicit AutoSession(const char* threshold) {
+    env.set("EIN_CACHE_DIR", dir.path());
+    env.set("EIN_JIT_THRESHOLD", threshold);
+    SessionOptions so;
+    so.jit = "auto";
+    so.out = [this](const std::string& t) { out += t; };
+    session = std::make_unique<Session>(so);
+  }
+};
+
+TEST(TierRuntime, ReductionUnderAnEpilogueCountsItsTerms) {
+  AutoSession a("32768");
+  Session& s = *a.session;
+  std::string& out = a.out;
   // Inputs from an earlier cell: the call's cell plans only the function's clause.
   ASSERT_TRUE(s.run_cell("let x[r in 0..2, d in 0..256] = ((r * 7 + d * 3) % 23) as f32 * 0.125;\n"
                          "let W[o in 0..512, d in 0..256] = ((o * 5 + d) % 19) as f32 * 0.0625;\n"
@@ -47,15 +59,9 @@ TEST(TierRuntime, SmallRunsOfAFunctionAddUpAcrossCallsAndCells) {
   // Each run of the clause is below the threshold; its runs are counted together (in the cell
   // and across cells, by the specialisation's signature and the clause's span) and the clause is
   // compiled once they reach it. A redefined function is another DefId and counts afresh.
-  TempDir dir;
-  ScopedEnv env;
-  env.set("EIN_CACHE_DIR", dir.path());
-  env.set("EIN_JIT_THRESHOLD", "100");
-  std::string out;
-  SessionOptions so;
-  so.jit = "auto";
-  so.out = [&](const std::string& t) { out += t; };
-  Session s(so);
+  AutoSession a("100");
+  Session& s = *a.session;
+  std::string& out = a.out;
   ASSERT_TRUE(s.run_cell("let x[r in 0..2, d in 0..4] = (r + d) as f32;\nlet W[o in 0..3, d in 0..4] = (o * d) as f32;").ok);
   ASSERT_TRUE(s.run_cell("fn layer(x, W) { let y[r, o] = sum[i](x[r, i] * W[o, i]) + 1.0; y }").ok);
   // 6 points of 4 terms (24 < 100) a run.

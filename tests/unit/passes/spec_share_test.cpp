@@ -30,11 +30,13 @@ size_t fn_units(Compiled& c, const std::string& prefix) {
   return n;
 }
 
+// Sums over windows of k[0] elements: the literal k decides the result's extent.
+const std::string kWin =
+    "fn win(x, k) { let y[i in 0..len(x) - k[0] + 1] = sum[j in 0..k[0]](x[i + j]); y }\n"
+    "let x: [f32; 8] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];\n";
+
 TEST(SpecShare, EqualWrittenLiteralsShareOneSpecialisation) {
-  auto c = compile(
-      "fn win(x, k) { let y[i in 0..len(x) - k[0] + 1] = sum[j in 0..k[0]](x[i + j]); y }\n"
-      "let x: [f32; 8] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];\n"
-      "let a = win(x, [3]);\nlet b = win(x, [3]);\nlet c = win(x, [2]);\n");
+  auto c = compile(kWin + "let a = win(x, [3]);\nlet b = win(x, [3]);\nlet c = win(x, [2]);\n");
   ASSERT_TRUE(c->ok) << c->rendered();
   auto t = targets(*c, {"a", "b", "c"});
   ASSERT_TRUE(t["a"] && t["b"] && t["c"]);
@@ -60,10 +62,7 @@ TEST(SpecShare, StdLayerCalledAgainIsAnalysedOnce) {
 
 TEST(SpecShare, LiteralThroughABindingKeepsItsOwnUnit) {
   // `k`'s type may be decided by the caller's other uses of k: such a call never shares.
-  auto c = compile(
-      "fn win(x, k) { let y[i in 0..len(x) - k[0] + 1] = sum[j in 0..k[0]](x[i + j]); y }\n"
-      "let x: [f32; 8] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];\n"
-      "let k = [3];\nlet a = win(x, k);\nlet b = win(x, [3]);\nlet c = win(x, [3]);\n");
+  auto c = compile(kWin + "let k = [3];\nlet a = win(x, k);\nlet b = win(x, [3]);\nlet c = win(x, [3]);\n");
   ASSERT_TRUE(c->ok) << c->rendered();
   auto t = targets(*c, {"a", "b", "c"});
   EXPECT_NE(t["a"], t["b"]);
