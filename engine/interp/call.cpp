@@ -62,23 +62,42 @@ Value Interpreter::Impl::call_unit(Unit* spec, std::vector<Value>& args, const V
   }
   Unit* saved_unit = unit;
   std::vector<Value>* saved_frame = frame;
+  uint64_t saved_gen = frame_gen;
   unit = spec;
   frame = &f;
+  frame_gen = ++frames_made;  // never reused, unlike the frame's address
   ++depth;
   struct Restore {
     Impl& s;
     Unit* u;
     std::vector<Value>* f;
+    uint64_t g;
     ~Restore() {
       s.unit = u;
       s.frame = f;
+      s.frame_gen = g;
       --s.depth;
     }
-  } restore{*this, saved_unit, saved_frame};
+  } restore{*this, saved_unit, saved_frame, saved_gen};
   return eval(spec->lowered);
 }
 
 Value Interpreter::Impl::call(const NodeRef& e) {
+  if (e->has(ir::kInvariantCall)) {
+    // The same value at every point of the declaration around it, in this frame
+    // (lang/passes/lower_einstein.cpp): computed at its first point, kept until the
+    // declaration's run ends (exec_tensor drops what it added).
+    auto key = std::make_pair(e->id, frame_gen);
+    if (auto it = invariant_values.find(key); it != invariant_values.end()) return it->second;
+    Value v = call_uncached(e);
+    invariant_values.emplace(key, v);
+    invariant_log.push_back(key);
+    return v;
+  }
+  return call_uncached(e);
+}
+
+Value Interpreter::Impl::call_uncached(const NodeRef& e) {
   Value callee = eval(ir::call_callee(e));
   std::vector<Value> args;
   args.reserve(ir::call_args_count(e));

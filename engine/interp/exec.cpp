@@ -130,8 +130,13 @@ std::optional<Value> Interpreter::Impl::run_cell() {
       if (tail && i + 1 == stmts.size()) result = eval_statement_value(s, s);
       else exec(s);
     } catch (const Fault& f) {
+      drop_invariants(0);
       rethrow_at(f, s);
+    } catch (...) {
+      drop_invariants(0);
+      throw;
     }
+    drop_invariants(0);  // nothing computed for one statement outlives it
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     timings.push_back(StmtTiming{cx.sm.start(s->span).line, ms});
     if (i < dead_after.size())
@@ -246,11 +251,18 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
   if (t->has(ir::kResume)) {
     // More statements of a tensor allocated earlier (a checkpointed sweep's segment: its
     // allocation and base rows ran before the loop over segments; lang/passes/checkpoint.h).
-    for (const NodeRef& k : ir::ltensor_stmts(*t)) {
-      if (k->kind == Kind::LFor && nest_empty(k)) continue;
-      if (native && native->run_clause(*this, t, k)) continue;
-      exec(k);
+    const size_t mark = invariant_log.size();
+    try {
+      for (const NodeRef& k : ir::ltensor_stmts(*t)) {
+        if (k->kind == Kind::LFor && nest_empty(k)) continue;
+        if (native && native->run_clause(*this, t, k)) continue;
+        exec(k);
+      }
+    } catch (...) {
+      drop_invariants(mark);
+      throw;
     }
+    drop_invariants(mark);
     return;
   }
   if (native) native->prepare(*this, t);
@@ -295,6 +307,7 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
   if (runtime_typed(t)) runtime_typed_tensors.insert(t->def);
   else runtime_typed_tensors.erase(t->def);
   const std::vector<NodeRef>* checks = native ? native->checks_of(t) : nullptr;
+  const size_t invariants_mark = invariant_log.size();
   try {
     if (checks)
       for (auto& c : *checks) exec(c);
@@ -310,9 +323,11 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
     // Nothing partial survives a failed definition (SPEC §11).
     if (t->slot < 0) env.globals.erase(t->def);
     drop_scratch(t);
+    drop_invariants(invariants_mark);
     throw;
   }
   drop_scratch(t);
+  drop_invariants(invariants_mark);
   if (shape.empty() && !t->has(ir::kHasElem)) {
     // A definition over zero axes is a scalar.
     const Value& cur = t->slot >= 0 ? (*frame)[static_cast<size_t>(t->slot)] : env.globals[t->def];

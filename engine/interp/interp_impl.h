@@ -47,6 +47,23 @@ struct Interpreter::Impl {
   std::unordered_map<ir::DefId, std::vector<int64_t>> pending_shapes;  // kHasElem tensors
   std::unordered_set<ir::DefId> runtime_typed_tensors;  // element type from the stored values
   std::shared_ptr<NativeTier> native;  // native kernels of this cell (native_tier.h)
+  // Calls marked ir::kInvariantCall, by (node, frame): their value for the run of the
+  // declaration around them. frame_gen numbers frames (call.cpp); invariant_log lets each
+  // exec_tensor drop exactly the values computed during its run.
+  struct PairHash {
+    size_t operator()(const std::pair<uint32_t, uint64_t>& k) const {
+      return std::hash<uint64_t>()(k.second * 0x9E3779B97F4A7C15ull ^ k.first);
+    }
+  };
+  std::unordered_map<std::pair<uint32_t, uint64_t>, Value, PairHash> invariant_values;
+  std::vector<std::pair<uint32_t, uint64_t>> invariant_log;
+  uint64_t frame_gen = 0, frames_made = 0;
+  void drop_invariants(size_t mark) {
+    while (invariant_log.size() > mark) {
+      invariant_values.erase(invariant_log.back());
+      invariant_log.pop_back();
+    }
+  }
 
   Impl(CompileCtx& c, RuntimeEnv& e, ExecOptions o) : cx(c), env(e), opt(std::move(o)) {}
 
@@ -99,6 +116,7 @@ struct Interpreter::Impl {
 
   // call.cpp: calls, closures, builtins
   Value call(const ir::NodeRef& e);
+  Value call_uncached(const ir::NodeRef& e);
   Value call_unit(Unit* spec, std::vector<Value>& args, const Value* callee);
   Value make_lambda(const ir::NodeRef& l);
   Value fn_value(ir::DefId d);

@@ -169,6 +169,10 @@ inline constexpr uint32_t kResume = 1u << 16;
 // LTensor: later (resumed) statements write every point before anything reads one, so a reused
 // buffer is not zero-filled first (a checkpoint tensor: 10 MB for the 10^3 x 10^4 heat gradient).
 inline constexpr uint32_t kFilledLater = 1u << 17;
+// Call: reads nothing that varies over the innermost declaration around it and calls a function
+// without effects: the interpreter computes it once per run of that declaration
+// (lang/passes/lower_einstein.cpp mark_invariant_calls, engine/interp/call.cpp).
+inline constexpr uint32_t kInvariantCall = 1u << 18;
 
 struct Node;
 using NodeRef = std::shared_ptr<const Node>;
