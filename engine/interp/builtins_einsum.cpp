@@ -22,7 +22,7 @@ using einsum_eq::kEllipsisBase;
   fault(err.code, "einsum `" + eq + "`: " + err.why);
 }
 
-std::vector<Tensor> operands(const Value& inputs, size_t n_terms, const einsum_eq::Term& first) {
+std::vector<Tensor> operands(const Value& inputs, size_t n_terms, const einsum_eq::Term& first, bool listed) {
   std::vector<Tensor> ops;
   auto take = [&](const Value& v) {
     if (v.is_tensor()) {
@@ -40,7 +40,7 @@ std::vector<Tensor> operands(const Value& inputs, size_t n_terms, const einsum_e
   } else if (inputs.is_tensor()) {
     const Tensor& t = inputs.tensor_ref();
     // One operand given directly (its rank is what the term needs) or a stack of operands.
-    bool direct = n_terms == 1 && first.fits(t.rank());
+    bool direct = !listed && n_terms == 1 && first.fits(t.rank());
     if (direct) {
       ops.push_back(t);
     } else {
@@ -55,11 +55,11 @@ std::vector<Tensor> operands(const Value& inputs, size_t n_terms, const einsum_e
 
 }  // namespace
 
-Value einsum(const std::string& equation, const Value& inputs, const std::atomic<bool>* interrupt) {
+Value einsum(const std::string& equation, const Value& inputs, const std::atomic<bool>* interrupt, bool listed) {
   einsum_eq::Parsed parsed = einsum_eq::parse_einsum(equation);
   if (!parsed.eq) bad(equation, parsed.error);
   const einsum_eq::Equation& eq = *parsed.eq;
-  std::vector<Tensor> ops = operands(inputs, eq.operands.size(), eq.operands[0]);
+  std::vector<Tensor> ops = operands(inputs, eq.operands.size(), eq.operands[0], listed);
   std::vector<int> ranks;
   for (auto& o : ops) ranks.push_back(o.rank());
   // A wrong number of operands (E006) is reported before their types, a wrong rank (E004) after.

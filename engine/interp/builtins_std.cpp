@@ -194,7 +194,9 @@ DType cast_target(const Value& to) {
 }
 
 // ONNX Split: the parts of x along `axis` with the given extents (a tuple of arrays; their
-// count is a run-time value). A single integer n splits into n equal parts.
+// count is a run-time value). A single integer n is ONNX 18's num_outputs: parts of
+// ceil(extent / n), the last one smaller when n does not divide the extent (7 into 3: 3, 3, 1;
+// 4 into 3: 2, 2, 0), E004 when even the last part would be negative (1 into 3).
 Value split(const Value& x, const Value& sizes_v, const Value& axis_v) {
   if (!x.is_tensor()) fault("E002", "split needs an array");
   const Tensor& t = x.tensor_ref();
@@ -205,8 +207,13 @@ Value split(const Value& x, const Value& sizes_v, const Value& axis_v) {
   std::vector<int64_t> sizes;
   if (sizes_v.tag == Value::Tag::Int) {
     int64_t k = sizes_v.i;
-    if (k <= 0 || n % k != 0) fault("E004", "split: " + std::to_string(n) + " does not split into " + std::to_string(k) + " equal parts");
-    sizes.assign(static_cast<size_t>(k), n / k);
+    int64_t part = k > 0 ? (n + k - 1) / k : 0;
+    if (k <= 0 || part * (k - 1) > n)
+      fault("E004", "split: an axis of " + std::to_string(n) + " does not split into " + std::to_string(k) +
+                        " parts (ONNX: parts of ceil(" + std::to_string(n) + " / " + std::to_string(k) +
+                        "), the last one what is left)");
+    sizes.assign(static_cast<size_t>(k), part);
+    sizes.back() = n - part * (k - 1);
   } else {
     sizes = int_list(sizes_v, "the split sizes");
   }
@@ -271,7 +278,8 @@ Value std_builtin(Builtin b, std::vector<Value>& args, const std::string& root_d
       return y;
     }
     case Builtin::Cast: return cast_value(args[0], cast_target(args[1]));
-    case Builtin::Einsum: return einsum(str_arg(args, 0, "the equation"), args[1], interrupt);
+    case Builtin::Einsum:
+      return einsum(str_arg(args, 0, "the equation"), args[1], interrupt, args.size() > 2 && args[2].tag == Value::Tag::Bool && args[2].b);
     case Builtin::Convert: {
       const Value& like = args[1];
       DType to = like.is_tensor() ? like.tensor_ref().dtype() : like.tag == Value::Tag::Bool ? DType::Bool : like.dt;
@@ -289,6 +297,15 @@ Value std_builtin(Builtin b, std::vector<Value>& args, const std::string& root_d
       if (to_float && !is_float(d)) return cast_value(x, DType::F64);
       if (!to_float && d == DType::Bool) return cast_value(x, DType::I32);
       return x;
+    }
+    case Builtin::IsInt:
+    case Builtin::IsBool: {
+      // Reached only for a run-time typed x (a static one decides its `if` in type_infer).
+      const Value& x = args[0];
+      DType d = x.is_tensor() ? x.tensor_ref().dtype() : x.tag == Value::Tag::Bool ? DType::Bool : x.dt;
+      if (!x.is_tensor() && !x.is_scalar() && x.tag != Value::Tag::Bool)
+        fault("E002", "__is_int / __is_bool: expected a number, a bool or an array");
+      return Value::boolean(b == Builtin::IsInt ? is_int(d) : d == DType::Bool);
     }
     case Builtin::Argsort:
       if (args.size() < 3) fault("E002", "__argsort(x, axis, descending[, k])");

@@ -321,6 +321,8 @@ Value Interpreter::Impl::builtin(Builtin b, const NodeRef& e, std::vector<Value>
     case Builtin::Convert:
     case Builtin::Split:
     case Builtin::Promote:
+    case Builtin::IsInt:
+    case Builtin::IsBool:
     case Builtin::Argsort: return std_builtin(b, args, cx.resolver.root_dir(), opt.interrupt);
     default: fault("E011", std::string("builtin `") + builtin_info(b).name + "` is not available");
   }

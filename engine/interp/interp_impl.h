@@ -150,8 +150,10 @@ Value io_builtin(Builtin b, std::vector<Value>& args);
 // polled by the ones whose work is not bounded by the memory they allocate (einsum).
 Value std_builtin(Builtin b, std::vector<Value>& args, const std::string& root_dir,
                   const std::atomic<bool>* interrupt);
+// listed: the operands were written as an array literal (`[a]`), so a stacked array is always
+// unstacked (type_infer decides it; else one operand whose term fits is taken directly).
 Value einsum(const std::string& equation, const Value& inputs,
-             const std::atomic<bool>* interrupt);  // builtins_einsum.cpp
+             const std::atomic<bool>* interrupt, bool listed = false);  // builtins_einsum.cpp
 // The stable order along an axis, i32 indices of x's shape (builtins_sort.cpp).
 // A k (args[3]) keeps the first k positions of the order along the axis.
 Value argsort_value(const Value& x, const Value& axis, const Value& descending, const Value* k,

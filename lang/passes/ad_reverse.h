@@ -83,7 +83,7 @@ class Tape {
   NodeRef einsum_point(const NodeRef& e, const std::vector<NodeRef>& idx);
   NodeRef split_part(const NodeRef& e, const std::vector<NodeRef>& idx);
   std::optional<std::pair<std::vector<int64_t>, int>> split_layout(const NodeRef& call) const;
-  ir::Kids tuple_elements(const NodeRef& e) const;
+  ir::Kids tuple_elements(const NodeRef& e, bool or_array = false) const;
   NodeRef destructured_part(const NodeRef& let, DefId d);
   NodeRef whole_reductions(const NodeRef& e);
   // Comprehensions (ad_comp.cpp): an entry linear in per-input Jacobians, and comprehensions

@@ -55,8 +55,9 @@ NodeRef Tape::reshaped_read(const NodeRef& v, const NodeRef& y, const std::vecto
   return pointwise(x, at);
 }
 
-// The elements of a tuple an inlined parameter was bound to (`(A, B)`), else empty.
-ir::Kids Tape::tuple_elements(const NodeRef& e) const {
+// The elements of a tuple an inlined parameter was bound to (`(A, B)`; or_array: also of an
+// array literal, einsum's listed operands `[A, B]`), else empty.
+ir::Kids Tape::tuple_elements(const NodeRef& e, bool or_array) const {
   NodeRef cur = e;
   for (int depth = 0; depth < 64 && (cur->kind == Kind::Name || cur->kind == Kind::Path); ++depth) {
     auto it = visible_.find(cur->def);
@@ -64,6 +65,7 @@ ir::Kids Tape::tuple_elements(const NodeRef& e) const {
       return {};
     cur = ir::let_value(*it->second);
   }
+  if (or_array && cur->kind == Kind::ArrayLit) return ir::array_elems(cur);
   if (cur->kind != Kind::TupleLit) return {};
   return ir::tuple_elems(cur);
 }
@@ -73,15 +75,17 @@ ir::Kids Tape::tuple_elements(const NodeRef& e) const {
 // einsum; E013 for an equation or operands only known at run time, or `...`.
 NodeRef Tape::einsum_point(const NodeRef& e, const std::vector<NodeRef>& idx) {
   auto b = builtin_call(e);
-  if (!b || *b != Builtin::Einsum || ir::call_args_count(e) != 2) return nullptr;
+  if (!b || *b != Builtin::Einsum || (ir::call_args_count(e) != 2 && ir::call_args_count(e) != 3)) return nullptr;
   ir::Kids args = ir::call_args(e);
+  // A third argument: the operands were written as an array literal, a list (type_infer).
+  bool listed = ir::call_args_count(e) == 3;
   std::optional<std::string> eq = fold_str(args[0], 0, nullptr);
   einsum_eq::Parsed parsed = eq ? einsum_eq::parse_einsum(*eq) : einsum_eq::Parsed{};
-  ir::Kids elems = tuple_elements(args[1]);
+  ir::Kids elems = tuple_elements(args[1], listed);
   std::vector<NodeRef> ops(elems.begin(), elems.end());
   // One operand may be given directly (`einsum("ij->ji", A)`), not as a stack of operands.
   if (int rank = ir::rank_of(facts_.type(args[1]));
-      ops.empty() && parsed.eq && parsed.eq->operands.size() == 1 && rank > 0 && parsed.eq->operands[0].fits(rank))
+      !listed && ops.empty() && parsed.eq && parsed.eq->operands.size() == 1 && rank > 0 && parsed.eq->operands[0].fits(rank))
     ops.push_back(args[1]);
   if (!eq || ops.empty())
     unsupported("`" + cx_.sm.snippet(e->span) + "`: an einsum whose equation or operands are known only at run time "
@@ -157,11 +161,14 @@ std::optional<std::pair<std::vector<int64_t>, int>> Tape::split_layout(const Nod
   if (a < 0 || a >= r) return std::nullopt;
   std::vector<int64_t> s;
   if (sizes->kind == Kind::IntLit) {
-    // n equal parts (`split(x, 2, 1)`): the axis' extent must be known and divide evenly (else
-    // the primal reports E004 and there is nothing to differentiate).
+    // n parts (`split(x, 2, 1)`) of ceil(extent / n), the last what is left (ONNX 18, as the
+    // primal in builtins_std.cpp): the axis' extent must be known (else the primal's E004
+    // leaves nothing to differentiate).
     auto ext = fold_extent(args[0], a);
-    if (!ext || sizes->ival <= 0 || *ext % sizes->ival != 0) return std::nullopt;
-    s.assign(static_cast<size_t>(sizes->ival), *ext / sizes->ival);
+    int64_t n = sizes->ival, part = n > 0 && ext ? (*ext + n - 1) / n : 0;
+    if (!ext || n <= 0 || part * (n - 1) > *ext) return std::nullopt;
+    s.assign(static_cast<size_t>(n), part);
+    s.back() = *ext - part * (n - 1);
     return std::make_pair(s, a);
   }
   if (sizes->kind != Kind::ArrayLit) return std::nullopt;
@@ -183,9 +190,9 @@ NodeRef Tape::split_part(const NodeRef& e, const std::vector<NodeRef>& idx) {
   auto lay = split_layout(call);
   std::vector<NodeRef> at = idx;
   if (!lay) {
-    // n equal parts written as a literal (the part count fixes the tuple's type) of an axis
-    // whose extent is known only when it runs (inside a generic function): part k starts at
-    // k * extent / n, computed then (the primal has checked that n divides the extent).
+    // n parts written as a literal (the part count fixes the tuple's type) of an axis whose
+    // extent is known only when it runs (inside a generic function): part k starts at
+    // k * ceil(extent / n), computed then (the primal has checked the layout).
     ir::Kids args = ir::call_args(call);
     NodeRef n = through_renames(args[1]);
     if (n->kind == Kind::Name || n->kind == Kind::Path)
@@ -197,7 +204,8 @@ NodeRef Tape::split_part(const NodeRef& e, const std::vector<NodeRef>& idx) {
     if (n->kind == Kind::IntLit && n->ival > 0 && e->ival >= 0 && e->ival < n->ival && a >= 0 && a < r &&
         idx.size() > static_cast<size_t>(a)) {
       if (e->ival == 0) return pointwise(args[0], at);
-      NodeRef part = bin(ir::BinOp::Div, as_index(extent_of(args[0], a)), ir::make_int(n->ival));
+      NodeRef up = bin(ir::BinOp::Add, as_index(extent_of(args[0], a)), ir::make_int(n->ival - 1));
+      NodeRef part = bin(ir::BinOp::Div, up, ir::make_int(n->ival));
       at[static_cast<size_t>(a)] = bin(ir::BinOp::Add, idx[static_cast<size_t>(a)], bin(ir::BinOp::Mul, ir::make_int(e->ival), part));
       return pointwise(args[0], at);
     }

@@ -102,6 +102,9 @@ struct Unit {
   // `__promote(x, mode)` call node id -> the element type x is converted to (null: x as it is);
   // decided per specialisation like static_ifs, and rewritten away at the end of type_infer.
   std::unordered_map<uint32_t, ir::TypeRef> promotes;
+  // `__einsum(eq, ops)` call node ids whose operands are an array literal, a list (rewritten at
+  // the end of type_infer into `__einsum(eq, ops, true)`, which the run unstacks).
+  std::unordered_set<uint32_t> einsum_lists;
   // Parameters whose argument at the one call of this specialisation is a literal shape or
   // equation (`[2, 3]`, `"ij,jk->ik"`): builtins read it to type their result statically.
   std::unordered_map<ir::DefId, ir::NodeRef> literal_args;

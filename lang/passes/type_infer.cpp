@@ -493,7 +493,7 @@ void type_infer(CompileCtx& cx) {
   // Rank tests decided per specialisation: keep only the taken branch in each unit's body.
   for (auto& up : cx.units) {
     Unit& u = *up;
-    if (u.static_ifs.empty() && u.promotes.empty()) continue;
+    if (u.static_ifs.empty() && u.promotes.empty() && u.einsum_lists.empty()) continue;
     struct Prune : ir::Mutator {
       Unit& u;
       explicit Prune(Unit& x) : u(x) {}
@@ -515,8 +515,17 @@ void type_infer(CompileCtx& cx) {
         u.types[unit->id] = ir::t_unit();
         return unit;
       }
-      // `__promote(x, mode)` as decided: x itself, or `x as [T]` (`x as T` for a scalar).
+      // `__promote(x, mode)` as decided: x itself, or `x as [T]` (`x as T` for a scalar);
+      // `__einsum(eq, [a, ..])` with its list flag.
       NodeRef promote(const NodeRef& n) {
+        if (u.einsum_lists.count(n->id)) {
+          NodeRef flag = ir::make_bool(true, n->span);
+          u.types[flag->id] = ir::t_bool();
+          return ir::edited(n, [&](ir::Node& m) {
+            for (auto& k : m.kids) k = mutate(k);
+            m.kids.push_back(flag);
+          });
+        }
         auto it = u.promotes.find(n->id);
         if (it == u.promotes.end()) return nullptr;
         NodeRef x = mutate(ir::call_args(n)[0]);

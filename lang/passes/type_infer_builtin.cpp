@@ -193,12 +193,27 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       return ir::t_unknown();
     }
     case Builtin::Einsum: {
-      if (!arity(2, 2)) return ir::t_unknown();
+      if (!arity(2, 3)) return ir::t_unknown();
       expect(ir::t_str(), args[0], arg_span(0), "an equation");
       // A literal equation fixes the rank of the result: the letters after `->`, or (implicit
       // form) the letters that occur once. The element type is the operands' common one.
       NodeRef eq = literal_arg(ir::call_args(e)[0]);
       TypeRef ops = resolved(args[1]);
+      // Operands written as an array literal (`[a]`, `[a, b]`, here or at the call of the
+      // library's einsum) are a list: the run must not read `[a]` as one operand with an extent-1
+      // leading axis, which a term with `...` would take (a wrong shape with exit 0 until session
+      // 18). The decision reaches the run as a third argument `true` (type_infer.cpp's prune).
+      NodeRef in = ir::call_args(e)[1];
+      NodeRef listed = in->kind == Kind::ArrayLit ? in : nullptr;
+      if (in->kind == Kind::Name && in->def.valid())
+        if (auto it = u.literal_args.find(in->def); it != u.literal_args.end() && it->second->kind == Kind::ArrayLit)
+          listed = it->second;
+      if (listed && ops->k == Type::K::Array && ops->rank >= 1) {
+        u.einsum_lists.insert(e->id);
+        std::vector<TypeRef> each(listed->kids.size(), ir::t_array(ops->elem, ops->rank - 1));
+        if (ops->rank == 1) each.assign(listed->kids.size(), ops->elem);
+        ops = ir::t_tuple(each);
+      }
       TypeRef el;
       if (ops->k == Type::K::Array) el = ops->elem;
       if (ops->k == Type::K::Tuple && !ops->elems.empty()) {
@@ -305,6 +320,13 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       if (!to) return args[0];
       return x->k == Type::K::Array ? ir::t_array(to, x->rank) : to;
     }
+    case Builtin::IsInt:
+    case Builtin::IsBool:
+      // __is_int(x): is x's element type an integer (not bool, not float)? __is_bool(x): is it
+      // bool? A bool, decided statically in an `if` condition when the type is known
+      // (Infer::static_bool).
+      if (!arity(1, 1)) return ir::t_unknown();
+      return ir::t_bool();
     default: return ir::t_unknown();
   }
 }

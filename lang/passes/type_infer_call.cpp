@@ -127,6 +127,20 @@ static bool counts_parts(const NodeRef& body, ir::DefId p) {
   return uses;
 }
 
+// Whether a body passes parameter p on as the operands of `__einsum` (std::ml::einsum): an array
+// literal written there (`einsum("...ij->...ji", [a])`) is a list of operands, which the stacked
+// array it evaluates to cannot say when one operand's term takes any rank.
+static bool feeds_einsum(const NodeRef& body, ir::DefId p) {
+  bool uses = false;
+  ir::for_each_node(body, [&](const NodeRef& n) {
+    if (uses || n->kind != Kind::Call || ir::call_args_count(n) != 2) return;
+    auto b = builtin_of(ir::call_callee(n)->def);
+    const NodeRef& a = ir::call_args(n)[1];
+    if (b && *b == Builtin::Einsum && a->kind == Kind::Name && a->def == p) uses = true;
+  });
+  return uses;
+}
+
 // A literal shape (an array literal of integer literals, `-1` included) or a string literal,
 // written at the call, bound by an unannotated `let` of this unit, or passed on from the
 // caller's own literal parameter.
@@ -329,6 +343,8 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     if (NodeRef lit = literal_arg(ir::call_args(call_node)[i])) lits[params[i]->def] = lit;
     else if (NodeRef n = ir::call_args(call_node)[i]; n->kind == Kind::IntLit && counts_parts(body, params[i]->def))
       lits[params[i]->def] = n;  // `split(x, 2, 1)`, `cast(x, 11)`: the count or type number
+    else if (n->kind == Kind::ArrayLit && !n->kids.empty() && feeds_einsum(body, params[i]->def))
+      lits[params[i]->def] = n;  // `einsum(eq, [a])`: a list of operands (Einsum in type_infer_builtin)
   std::unordered_map<ir::DefId, std::vector<int64_t>> extents;
   for (size_t i = 0; i < params.size(); ++i)
     if (std::vector<int64_t> ext = known_extents(ir::call_args(call_node)[i]);

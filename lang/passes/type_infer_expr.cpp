@@ -239,6 +239,21 @@ std::optional<bool> Infer::static_bool(const NodeRef& e) {
   // is ordinary code: both branches are typed and give the `if` one type (SPEC §4), so
   // `if false { x_f64 } else { 0.1 }` is an f64.
   if (!e) return std::nullopt;
+  // `__is_int(x)`, `__is_bool(x)` (std only): decided from x's element type like a rank test,
+  // so a library function keeps integers on an integer path (round of ints is the ints, as
+  // np.round) and bools on a bool one (reduce_max of bools is `any`), and the float path, which
+  // would not type, is never compiled for them. An integer literal counts as an integer, a
+  // float literal as a float; an unconstrained or run-time type stays code.
+  if (e->kind == Kind::Call && ir::call_args_count(e) == 1 &&
+      (ir::call_callee(e)->def == builtin_def(Builtin::IsInt) || ir::call_callee(e)->def == builtin_def(Builtin::IsBool))) {
+    bool want_int = ir::call_callee(e)->def == builtin_def(Builtin::IsInt);
+    TypeRef t = resolved(u.type(ir::call_args(e)[0]));
+    TypeRef el = t->k == Type::K::Array ? resolved(t->elem) : t;
+    if (el && el->k == Type::K::Scalar) return want_int ? is_int(el->dtype) : el->dtype == DType::Bool;
+    if (el && el->k == Type::K::Var && el->var_kind != ir::VarKind::Any)
+      return want_int && el->var_kind != ir::VarKind::Float;
+    return std::nullopt;
+  }
   if (e->kind == Kind::Unary && static_cast<ir::UnOp>(e->ival) == ir::UnOp::Not) {
     auto v = static_bool(ir::unary_operand(e));
     return v ? std::optional<bool>(!*v) : std::nullopt;

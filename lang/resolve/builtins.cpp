@@ -39,6 +39,7 @@ const BuiltinInfo kTable[] = {
     {Builtin::Cast, "__cast", true},        {Builtin::Einsum, "__einsum", true},
     {Builtin::Convert, "__convert", true},  {Builtin::Split, "__split", true},
     {Builtin::Argsort, "__argsort", true},  {Builtin::Promote, "__promote", true},
+    {Builtin::IsInt, "__is_int", true},     {Builtin::IsBool, "__is_bool", true},
 };
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == static_cast<size_t>(Builtin::Count_));
 

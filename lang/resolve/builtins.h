@@ -21,8 +21,10 @@ enum class Builtin : uint16_t {
   // std-only intrinsics of engine/interp/builtins_std.cpp: error checks, file-system
   // operations, and the operations whose result type is known only at run time
   Check, FsTest, FsStr, FsDo, FileSize, Reshape, Cast, Einsum, Convert, Split, Argsort,
-  // std-only: NumPy's promotion of an argument (type_infer_builtin.cpp)
-  Promote,
+  // std-only: NumPy's promotion of an argument, and the element-type tests that choose an
+  // integer or bool path (`if __is_int(x)`, decided per specialisation like a rank test;
+  // type_infer_builtin.cpp, Infer::static_bool)
+  Promote, IsInt, IsBool,
   Count_
 };
 

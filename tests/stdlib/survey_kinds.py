@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Survey (not a test stage): every case of gen/kinds_table.py as its own program (the table's
+inputs, then `print(expr); print(typeof(expr));`), run by run_golden.py against NumPy's value
+and type. Lists what passes, what differs and what ein refuses; cases NumPy refuses too (value
+None) only show what ein says.
+
+    PYENV_VERSION=system python3 tests/stdlib/survey_kinds.py --ein build/ein [--out DIR]
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "gen"))
+
+import kinds_table  # noqa: E402
+from common import fmt  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ein", required=True)
+    ap.add_argument("--out", default="/tmp/ein_stdlib_kinds_survey")
+    args = ap.parse_args()
+    shutil.rmtree(args.out, ignore_errors=True)
+    os.makedirs(args.out)
+    refused = []
+    for n, (expr, value, t) in enumerate(kinds_table.cases()):
+        body = "\n".join(kinds_table.PRELUDE) + "\n"
+        if value is None:
+            r = subprocess.run([args.ein, "-c", body + f"print({expr});"], capture_output=True, text=True, timeout=60)
+            first = (r.stderr.strip().split("\n") or [""])[0]
+            refused.append(f"{expr}: numpy refuses; ein rc={r.returncode} {r.stdout.strip()[:60]} {first[:100]}")
+            continue
+        kind = t.split(";")[0].strip("[")
+        body += f"print({expr});\n//> {fmt(value, kind)}\nprint(typeof({expr}));\n//> {t}\n"
+        with open(os.path.join(args.out, f"k{n:03d}.ein"), "w") as f:
+            f.write(f"// {expr}\n" + body)
+    r = subprocess.run([sys.executable, os.path.join(HERE, "..", "golden", "run_golden.py"), "--ein", args.ein,
+                        "--dir", args.out, "-j", "2"], capture_output=True, text=True)
+    for line in r.stdout.split("\n"):
+        if line.startswith("FAIL"):
+            name = line.split()[1].rstrip(":")
+            with open(os.path.join(args.out, name)) as f:
+                print(line.replace(name, f.readline().strip()).split('\\n')[0][:200])
+    print(r.stdout.strip().split("\n")[-1])
+    print("\n".join(refused))
+
+
+if __name__ == "__main__":
+    main()
