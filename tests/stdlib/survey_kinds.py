@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Survey (not a test stage): every case of gen/kinds_table.py as its own program (the table's
 inputs, then `print(expr); print(typeof(expr));`), run by run_golden.py against NumPy's value
-and type. Lists what passes, what differs and what ein refuses; cases NumPy refuses too (value
-None) only show what ein says.
+and type. Lists what passes, what differs and what ein refuses; cases without a value (NumPy refuses
+them too, or ein refuses them on purpose: docs/stdlib-notes.md) only show what ein says.
 
     PYENV_VERSION=system python3 tests/stdlib/survey_kinds.py --ein build/ein [--out DIR]
 """
@@ -32,7 +32,7 @@ def main():
         if value is None:
             r = subprocess.run([args.ein, "-c", body + f"print({expr});"], capture_output=True, text=True, timeout=60)
             first = (r.stderr.strip().split("\n") or [""])[0]
-            refused.append(f"{expr}: numpy refuses; ein rc={r.returncode} {r.stdout.strip()[:60]} {first[:100]}")
+            refused.append(f"{expr}: not compared (refused on purpose or by NumPy); ein rc={r.returncode} {r.stdout.strip()[:60]} {first[:100]}")
             continue
         kind = t.split(";")[0].strip("[")
         body += f"print({expr});\n//> {fmt(value, kind)}\nprint(typeof({expr}));\n//> {t}\n"

@@ -17,12 +17,14 @@ V = np.array([0, 1, -2, 3], dtype=np.int64)
 B = np.array([[True, False, True], [False, False, True]])
 X = np.array([[0.5, -1.5, 2.0], [3.0, -0.25, 1.0]], dtype=np.float32)
 E = np.zeros((2, 0), dtype=np.float32)  # an empty last axis
+Q = np.array([[[1, 5, 2, 3], [0, -2, 4, 4]]], dtype=np.int32)  # [N, C, L] integers
 PRELUDE = [
     "let a: [i32; 2, 3] = [[1, -4, 9], [0, 2, 3]];",
     "let v: [i64; 4] = [0, 1, -2, 3];",
     "let b: [bool; 2, 3] = [[true, false, true], [false, false, true]];",
     "let x: [f32; 2, 3] = [[0.5, -1.5, 2.0], [3.0, -0.25, 1.0]];",
     "let e[i in 0..2, j in 0..0] = x[i, 0];",
+    "let q: [i32; 1, 2, 4] = [[[1, 5, 2, 3], [0, -2, 4, 4]]];",
 ]
 
 F = np.float64
@@ -138,6 +140,26 @@ def cases():
                      ("std::ml::cumsum(a)", np.cumsum(A, -1).astype(np.int32)),
                      ("std::ml::cumsum(v)", np.cumsum(V)),
                      ("std::ml::clip(a, 0, 5)", np.clip(A, 0, 5))]:
+            add(e, v)
+        # float-only layers and losses of integers: f64 (a NumPy formula over the ints)
+        Qf, Af = Q.astype(F), A.astype(F)
+        m2, v2 = Qf.mean(2, keepdims=True), Qf.var(2, keepdims=True)
+        for e, v in [("std::ml::average_pool(q, [2], [2], [])", Qf.reshape(1, 2, 2, 2).mean(-1)),
+                     ("std::ml::global_average_pool(q)", Qf.mean(2, keepdims=True)),
+                     ("std::ml::layer_normalization(a, [1.0, 1.0, 1.0], [0.0, 0.0, 0.0], 1e-5, -1)",
+                      (Af - Af.mean(-1, keepdims=True)) / np.sqrt(Af.var(-1, keepdims=True) + 1e-5)),
+                     ("std::ml::instance_normalization(q, [1.0, 2.0], [0.0, 0.5], 1e-5)",
+                      (Qf - m2) / np.sqrt(v2 + 1e-5) * np.array([1.0, 2.0])[None, :, None] + np.array([0.0, 0.5])[None, :, None]),
+                     ("std::ml::batch_normalization(q, [1.0, 2.0], [0.0, 0.5], [1.0, 0.0], [4.0, 1.0], 0.0)",
+                      (Qf - np.array([1.0, 0.0])[None, :, None]) / np.sqrt(np.array([4.0, 1.0]))[None, :, None]
+                      * np.array([1.0, 2.0])[None, :, None] + np.array([0.0, 0.5])[None, :, None]),
+                     ("std::ml::lp_normalization(a, 1, 1)", Af / np.abs(Af).sum(1, keepdims=True)),
+                     ("std::ml::mse_loss(a, a + 1)", np.float64(1.0)),
+                     ("std::ml::mse_loss(x, a)", np.mean((X.astype(np.float32) - A.astype(np.float32)) ** 2, dtype=np.float32)),
+                     ("std::ml::mae_loss(a, a * 0)", np.abs(Af).mean()),
+                     ("std::ml::huber_loss(a, a * 0, 2.0)", np.where(np.abs(Af) <= 2, 0.5 * Af ** 2, 2 * (np.abs(Af) - 1)).mean()),
+                     ("std::ml::cosine_similarity(a, a * 2)", np.ones(2)),
+                     ("std::ml::image_scaler(q, 0.5, [1.0, -1.0])", 0.5 * Qf + np.array([1.0, -1.0])[None, :, None])]:
             add(e, v)
         # reducers
         for name, f in [("reduce_sum", np.sum), ("reduce_max", np.max), ("reduce_min", np.min),
