@@ -173,22 +173,8 @@ def recurrent_grads():
     Rr = t.let("Rr", rnd(143, (1, 3 * H, H)), F)
     B = t.let("B", rnd(144, (1, 6 * H)), F)
     h0 = t.let("h0", rnd(145, (1, N, H)), F)
-    sig = lambda z: 1 / (1 + np.exp(-z))
-
     def gru(W, Rr, h0):
-        h = h0[0]
-        Wz, Wr, Wh = np.split(W[0], 3)
-        Rz, Rr_, Rh = np.split(Rr[0], 3)
-        Wbz, Wbr, Wbh, Rbz, Rbr, Rbh = np.split(B[0], 6)
-        out = []
-        for s in range(T):
-            x = X[s]
-            z = sig(x @ Wz.T + h @ Rz.T + Wbz + Rbz)
-            r = sig(x @ Wr.T + h @ Rr_.T + Wbr + Rbr)
-            g = np.tanh(x @ Wh.T + (r * h) @ Rh.T + Rbh + Wbh)
-            h = (1 - z) * g + z * h
-            out.append(h)
-        return np.stack(out)[:, None]
+        return R.gru(X, W, Rr, B, h0)[:, None]
     wt = rnd(146, (T, 1, N, H))
     t.let("wt", wt, F)
     t.raw('let Y = gru(X, W, Rr, B, h0, 2, "forward", 0);', "let L = sum[s, d, n, j](Y[s, d, n, j] * wt[s, d, n, j]);")

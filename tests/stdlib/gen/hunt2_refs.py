@@ -95,3 +95,21 @@ def fd(f, x, h=1e-6):
         b[i] -= h
         g[i] = (f(a) - f(b)) / (2 * h)
     return g
+
+
+def gru(X, W, R, B, h0, d=0, reverse=False):
+    """ONNX GRU (linear_before_reset 0), direction d of the weights: the outputs [T, N, H]."""
+    sig = lambda z: 1 / (1 + np.exp(-z))
+    h = h0[d]
+    Wz, Wr, Wh = np.split(W[d], 3)
+    Rz, Rr, Rh = np.split(R[d], 3)
+    Wbz, Wbr, Wbh, Rbz, Rbr, Rbh = np.split(B[d], 6)
+    res = {}
+    for s in (range(X.shape[0] - 1, -1, -1) if reverse else range(X.shape[0])):
+        x = X[s]
+        z = sig(x @ Wz.T + h @ Rz.T + Wbz + Rbz)
+        r = sig(x @ Wr.T + h @ Rr.T + Wbr + Rbr)
+        g = np.tanh(x @ Wh.T + (r * h) @ Rh.T + Rbh + Wbh)
+        h = (1 - z) * g + z * h
+        res[s] = h
+    return np.stack([res[s] for s in range(X.shape[0])])
