@@ -133,6 +133,11 @@ Val Gen::reduce(const NodeRef& r) {
   if (lvl < target && !may_fail(r, *unit, 0))
     target = speculate(r, lvl) ? lvl : std::max(lvl, em.innermost_cond());
   if (assume_) target = std::max(target, assume_level_);
+  // A loop that never runs (its bounds fold to an empty range) may hold reads proven only
+  // vacuously, over that empty range: nothing inside it is computed outside it (fuzz, session
+  // 18: a hoisted sum read 2^31 past an array and the process died).
+  for (const LoopInfo& L : loops)
+    if (L.level <= em.depth() && L.trip && *L.trip <= 0) target = std::max(target, L.level);
   const int memo_at = assume_ ? std::max(lvl, assume_level_) : lvl;
   // A fused row reduction (load_fused) runs once per row: hoisted, or at its first use in the
   // row (memo); computed at every point of the row it would cost a row per point. One whose
