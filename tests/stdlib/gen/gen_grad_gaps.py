@@ -72,7 +72,25 @@ def broadcast_helpers():
          lambda x, r: np.broadcast_arrays(x, r)[1], []),
         ("unflatten_like", b + "unflatten_like(f, m2)", {"f": f}, ["f"], lambda f: f.reshape(2, 3), [],
          ["let m2: [f64; 2, 3] = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]];"]),
-    ] + axis_views()
+    ] + axis_views() + mixed_kinds()
+
+
+def mixed_kinds():
+    """Operands of different element kinds (session 19): the float operand's gradient through
+    broadcast::promote_with and the functions that call it, beside an integer array ai and a bool
+    mask bm (np.minimum, np.where, np.clip, np.add of the same operands)."""
+    b = "std::ml::broadcast::"
+    x = rnd(740, (3, 2), -2, 2)
+    ai = np.array([[1, -2], [0, 1], [-1, 2]], dtype=np.int32)
+    bm = np.array([[True, False], [False, True], [True, True]])
+    consts = [f"let ai: [i32; 3, 2] = {ai.tolist()};", f"let bm: [bool; 3, 2] = {str(bm.tolist()).lower()};"]
+    return [
+        ("promote_with", b + "promote_with(x, ai)", {"x": x}, ["x"], lambda x: x, [], consts),
+        ("min_int_array", "std::math::min(x, ai)", {"x": x}, ["x"], lambda x: np.minimum(x, ai), [], consts),
+        ("where_int_array", "std::ml::where(bm, x, ai)", {"x": x}, ["x"], lambda x: np.where(bm, x, ai), [], consts),
+        ("clip_int_bounds", "std::ml::clip(x, ai, 3)", {"x": x}, ["x"], lambda x: np.clip(x, ai, 3), [], consts),
+        ("add_bool", "std::ml::add(x, bm)", {"x": x}, ["x"], lambda x: x + bm, [], consts),
+    ]
 
 
 def axis_views():

@@ -12,13 +12,18 @@ from gen_select import modes_file
 
 
 def table_files():
-    groups = {"elementwise": [], "reducers": [], "empty": []}
+    groups = {"elementwise": [], "reducers": [], "empty": [], "mixed": []}
     for expr, value, t in kinds_table.cases():
         if value is None:
             continue
-        g = "empty" if "(e" in expr else "reducers" if "reduce_" in expr or "_axis" in expr or \
+        g = "mixed" if kinds_table.is_mixed(expr) else "empty" if "(e" in expr else "reducers" if "reduce_" in expr or "_axis" in expr or \
             "argm" in expr or "std::array::" in expr else "elementwise"
         groups[g].append((expr, value, t))
+    # One program holds a few hundred specialisations at most (E002 "too many specialisations"):
+    # the mixed-kind cases go to files of 150.
+    mixed = groups.pop("mixed")
+    for k in range(0, len(mixed), 150):
+        groups[f"mixed{k // 150 + 1}"] = mixed[k:k + 150]
     for g, cases in groups.items():
         t = modes_file(f"outside/kinds_{g}.ein", f"integer, bool and empty arguments NumPy accepts: {g} "
                        "(values and types from NumPy)", uses=[])
