@@ -25,7 +25,7 @@ import random
 import refnum
 from compare import Num, parse_line
 from gen import Gen, Stats
-from ir import (Access, Bin, Block, Cast, Clause, Diff, Lit, Program, Range, Ref, SDecl, SFn,
+from ir import (Access, Bin, Block, Call, Cast, Clause, Diff, Lit, Program, Range, Ref, SDecl, SFn,
                 SInput, SLet, SPrint, SlotIdx, SlotLit, WBind, clone, walk)
 from ref import Evaluator, GenBug, Tensor
 from refnum import IllConditioned, RefError, Unspecified
@@ -305,6 +305,8 @@ def rename(s, ren):
     for n in walk(s):
         if isinstance(n, (Ref, Access)) and n.name in ren:
             n.name = ren[n.name]
+        elif isinstance(n, Call) and n.fn in ren:    # a lambda bound by a recomputed `let`
+            n.fn = ren[n.fn]
     return s
 
 

@@ -27,6 +27,8 @@ KINDS = {
     "einstein": 8, "scalar_red": 3, "scalar": 1, "piecewise": 2, "rec1": 3, "rec1_inferred": 1.5, "rec2": 1.5,
     "stencil": 1.5, "state": 1, "rest": 1.5, "fn": 2, "whole": 1.5, "error": 0.3,
     "comprehension": 1, "fn_local_decl": 1, "body_local": 1,
+    # calls (gen_call.py): closures, indexed call results, invariant calls, calls in steps
+    "closure": 2, "indexed_call": 2, "invariant_call": 1.2, "rec_call": 1.2,
 }
 
 

@@ -576,3 +576,4 @@ def fn_local_decl(g):
 
 from gen_rec import rec1_inferred  # noqa: E402,F401  (statement kinds, reached by name)
 from gen_local import body_local  # noqa: E402,F401
+from gen_call import closure, indexed_call, invariant_call, rec_call  # noqa: E402,F401

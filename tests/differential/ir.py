@@ -74,6 +74,20 @@ class Call(Expr):
 
 
 @dataclass
+class Lambda(Expr):
+    """`|u, v| body` (SPEC §4): captures the names it reads by value where it is written."""
+    params: list        # parameter names
+    body: Expr
+
+
+@dataclass
+class CallIdx(Expr):
+    """`f(a)[j, k]` / `std::ml::softmax(x)[i]`: an element (or row) of a call's array result."""
+    call: Expr          # a Call
+    idx: list           # Expr (integer valued)
+
+
+@dataclass
 class If(Expr):
     c: Expr
     a: Expr

@@ -12,6 +12,33 @@ KNOWN = {
         "`c[o] = s[o] * sum[k](t[o + k])`: ein infers o from s[o] first and gives k the "
         "dependent range 0..len(t) - o (docs/language.md, Dependent inner ranges); the reference "
         "counts t[o + k] as a use of o only (k: E004). Explicit outer indices are generated."),
+    "ad_recurrence_row_call": (
+        "tests/golden/pending/ad_recurrence_step_calls_row.ein", "autodiff (lang/passes/ad_*)",
+        "a derivative through a recurrence whose step calls a function on the previous row "
+        "(`R[t, j] = F(R[t - 1])[j]`, softmax, a function with a local declaration) is E013. "
+        "Derivative programs draw only scalar steps (rec_call)."),
+    "call_extent_reduction_arg": (
+        "tests/golden/pending/call_extent_reduction_argument.ein", "ranges (lang/passes/range*)",
+        "`F(v, sum[k](v[k]))[j]`: a reduction in an argument keeps the call's extent from "
+        "bounding j (E004). Extra arguments of array-valued calls are drawn without reductions."),
+    "ad_fn_reads_global": (
+        "tests/golden/pending/ad_fn_reads_global_zero.ein", "autodiff (lang/passes/ad_*)",
+        "WRONG VALUE: a derivative flowing through a function body that reads a top-level "
+        "binding (`fn F(a) { t[2] * a }`) is 0. Derivative programs' step functions read only "
+        "their parameters."),
+    "ad_indexed_whole_array_call": (
+        "tests/golden/pending/ad_indexed_whole_array_call.ein", "autodiff (lang/passes/ad_*)",
+        "`C(v)[j]` with C a whole-array expression (user `a * c`, tanh, relu, sigmoid) is E013 "
+        "under a derivative. Derivative programs index only softmax and local declarations."),
+    "ad_closure_in_fn_reduction": (
+        "tests/golden/pending/ad_closure_in_fn_reduction_e003.ein", "autodiff (lang/passes/ad_*)",
+        "`fn F(f, x) { sum[n](f(x[n])) }` called with a lambda: E003 on n under a derivative. "
+        "Derivative programs draw no reducing higher-order function."),
+    "call_extent_local_recurrence": (
+        "tests/golden/pending/call_extent_local_recurrence.ein", "ranges (lang/passes/range*)",
+        "`softmax(l)[n, k]` on a block-local array of several clauses: E004 on n, k (a derivative "
+        "inside a scope recomputes such arrays as locals). Derivative programs' indexed calls "
+        "take input arrays only."),
 }
 
 

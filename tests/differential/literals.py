@@ -8,7 +8,7 @@ default type, f32 / i32. The generator keeps such expressions at their default t
 them an anchor `+ (0 as T)`; the shrinker refuses candidates that break this, so a shrunk
 program does not slide into a different question of literal typing than the one it shows.
 """
-from ir import (Access, Bin, Block, Call, Cast, Clause, Comp, If, Lit, Red, Ref, SFn, SLet,
+from ir import (Access, Bin, Block, Call, CallIdx, Cast, Lambda, Clause, Comp, If, Lit, Red, Ref, SFn, SLet,
                 WBind, walk)
 
 DEFAULT_TYPES = ("f32", "i32", "bool")
@@ -52,6 +52,10 @@ def anchored(e, annotated, env=None):
         return e.op == "!" or rec(e.a)
     if isinstance(e, If):
         return rec(e.a) or rec(e.b)
+    if isinstance(e, CallIdx):
+        return rec(e.call)
+    if isinstance(e, Lambda):
+        return rec(e.body)
     if isinstance(e, Call):
         if e.fn in ("sum", "max", "min", "prod"):
             return True

@@ -10,8 +10,10 @@ a self-read of a point no clause covers is E012 (SPEC §5.5). Scalars carry an e
 import itertools
 import math
 
+import refcall
+from refcall import Closure, sub_tensor
 import refranges
-from ir import (Access, Bin, Block, Call, CGen, CMember, Comp, Cast, Clause, Diff, FLOAT_TYPES,
+from ir import (Access, Bin, Block, Call, CallIdx, CGen, Lambda, CMember, Comp, Cast, Clause, Diff, FLOAT_TYPES,
                 If, Lit, Range, Red,
                 Ref, Rest, RIdx, SDecl, SFn, SInput, SLet, SPrint, SlotIdx, SlotLit, Un, WBind,
                 WGuard, clone)
@@ -266,6 +268,19 @@ class Evaluator:
             return self.ev(e.result, env)
         if t is Call:
             return self.call(e, env)
+        if t is Lambda:
+            return Closure(e.params, e.body, dict(env))
+        if t is CallIdx:
+            v = self.ev(e.call, env)
+            if not isinstance(v, Tensor):
+                raise GenBug("indexing a scalar call result")
+            idx = [self.ev(i, env)[1] for i in e.idx]
+            if len(idx) > len(v.shape):
+                raise RefError("E004", "too many indices", compile_time=True)
+            if len(idx) < len(v.shape):
+                return sub_tensor(v, idx)
+            k = v.offset(idx)
+            return (v.dt, v.vals[k], v.errs[k])
         if t is Red:
             return self.red(e, env)
         if t is Comp:
@@ -386,13 +401,21 @@ class Evaluator:
         if e.name in self.decls and e.name not in env:
             d = self.decls[e.name]
             idx = [self.ev(i, env)[1] for i in e.idx]
+            shape = d.t.shape
+            if len(idx) < len(shape):         # a row of a declaration: every point of it
+                rows = list(itertools.product(*[range(n) for n in shape[len(idx):]]))
+                if any(not 0 <= i < n for i, n in zip(idx, shape)):
+                    raise RefError("E005", f"row {idx} out of bounds for shape {shape}")
+                pts = [self.point(d, idx + list(rw)) for rw in rows]
+                dt = pts[0][0] if pts else (d.dt or d.hint)
+                return Tensor(dt, shape[len(idx):], [p[1] for p in pts], [p[2] for p in pts])
             return self.point(d, idx)
         arr = env.get(e.name)
         if not isinstance(arr, Tensor):
             raise GenBug(f"{e.name} is not an array")
         idx = [self.ev(i, env)[1] for i in e.idx]
         if len(idx) < len(arr.shape):
-            raise GenBug("partial indexing")
+            return sub_tensor(arr, idx)
         k = arr.offset(idx)
         return (arr.dt, arr.vals[k], arr.errs[k])
 
@@ -410,7 +433,17 @@ class Evaluator:
             a = args[0]
             items = list(zip(a.vals, a.errs))
             return (a.dt,) + reduce(a.dt, name, items)
+        if name.startswith("std::"):
+            import refstd
+            return refstd.call(name, args)
         f = env.get(name) or self.g.get(name)
+        if isinstance(f, Closure):
+            if len(args) != len(f.params):
+                raise GenBug("lambda arity")
+            local = dict(f.env)
+            for pn, v in zip(f.params, args):
+                local[pn] = v
+            return self.ev(f.body, local)
         if not isinstance(f, SFn):
             raise GenBug(f"{name} is not a function")
         if len(args) != len(f.params):
@@ -504,6 +537,9 @@ class Evaluator:
             for item in e.lets:
                 if isinstance(item, SDecl):
                     env[item.name] = Tensor(item.dt, ())
+                elif isinstance(item[1], (Lambda, Call)) and self.closure_valued(item[1], env):
+                    # `let L = |u| ..;` or `let L = make(c);`: a closure, typed when called
+                    env[item[0]] = self.closure_valued(item[1], env)
                 else:
                     env[item[0]] = (self.sty(item[1], env), 0, 0.0)
             return self.sty(e.result, env)
@@ -513,9 +549,30 @@ class Evaluator:
             if e.op in ("argmax", "argmin"):
                 return INDEX
             return self.static_dt(e.body, env, e)
+        if t is CallIdx:
+            try:
+                return self.ev(e.call, env).dt
+            except (RefError, Unspecified, IllConditioned, GenBug, ArithmeticError):
+                # typing only (placeholder values): the element type of the array argument,
+                # which every array-valued call the generator writes keeps (argmax: i32)
+                if e.call.fn == "std::array::argmax":
+                    return INDEX
+                return self.sty(Access(e.call.args[0].name, []), env) \
+                    if isinstance(e.call.args[0], (Ref, Access)) else self.sty(e.call.args[0], env)
         if t is Call:
+            if e.fn.startswith("std::array::argmax"):
+                return INDEX
             if e.fn.startswith("std::"):
-                return self.sty(e.args[0], env)
+                a = e.args[0]          # typing only: never evaluate (placeholder indices)
+                if isinstance(a, Ref) and isinstance(env.get(a.name), Tensor):
+                    return env[a.name].dt
+                return self.sty(a, env)
+            f0 = env.get(e.fn) or self.g.get(e.fn)
+            if isinstance(f0, Closure):
+                local = dict(f0.env)
+                for pn, a in zip(f0.params, e.args):
+                    local[pn] = (self.sty(a, env), 0, 0.0)
+                return self.sty(f0.body, local)
             if e.fn in ("sum", "prod", "max", "min") and e.fn not in env:
                 return self.ev(e.args[0], env).dt
             f = env.get(e.fn) or self.g.get(e.fn)
@@ -523,8 +580,27 @@ class Evaluator:
                 return f.ret
             local = dict(self.g)
             for (pn, pt), a in zip(f.params, e.args):
-                local[pn] = self.ev(a, env) if pt is None and isinstance(a, Ref) and \
-                    isinstance(env.get(a.name), Tensor) else (pt or self.sty(a, env), 0, 0.0)
+                v = None
+                if pt is None and isinstance(a, Lambda):
+                    v = Closure(a.params, a.body, dict(env))
+                elif pt is None and isinstance(a, (Ref, Access)):
+                    arr = env.get(a.name)
+                    if isinstance(arr, (Tensor, Closure)) and isinstance(a, Ref):
+                        v = arr
+                    elif isinstance(a, Access):
+                        if a.name in self.decls and a.name not in env:
+                            arr = self.decls[a.name].t
+                        if isinstance(arr, Tensor) and len(a.idx) < len(arr.shape):
+                            # a row, typed without reading it (placeholder values)
+                            v = Tensor(arr.dt, arr.shape[len(a.idx):])
+                elif pt is None and isinstance(a, CallIdx):
+                    try:
+                        v = self.ev(a, env)
+                    except (RefError, Unspecified, IllConditioned, GenBug, ArithmeticError):
+                        v = None
+                    if not isinstance(v, (Tensor, Closure)):
+                        v = None
+                local[pn] = v if v is not None else (pt or self.sty(a, env), 0, 0.0)
             return self.sty(f.body, local)
         raise GenBug(f"type of {e!r}")
 
@@ -571,8 +647,16 @@ class Evaluator:
     def index_names(self, env):
         return env.get(IDX, frozenset())
 
+    def call_shape(self, e, env):
+        return refcall.call_shape(self, e, env)
+
+    def closure_valued(self, e, env):
+        return refcall.closure_valued(self, e, env)
+
     def shape_fn(self, env):
         def shape_of(name):
+            if isinstance(name, CallIdx):
+                return self.call_shape(name, env)
             v = env.get(name)
             if isinstance(v, Tensor):
                 return v.shape

@@ -98,11 +98,12 @@ def local_shape(ev, d, env):
         return None
 
 
-def clause_type(ev, c, env, name, hint):
+def clause_type(ev, c, env, name, hint, shape=()):
     """The static type of a clause's value (body, and the `else` fallback must agree)."""
     from ref import IDX, INDEX, Tensor
     local = dict(env)
-    local[name] = Tensor(hint, ())          # self-reads have the definition's type
+    # self-reads have the definition's type (and its shape: a row read passed to a function)
+    local[name] = Tensor(hint, shape)
     names = [x.name for x in c.slots if isinstance(x, SlotIdx)]
     for n in names:
         local[n] = (INDEX, 0, 0.0)
@@ -128,14 +129,14 @@ def eval_decl(ev, s, env=None):
         elif rank != len(c.slots):
             raise RefError("E004", "clauses of different rank", compile_time=True)
         clauses.append((c, slot_ranges(ev, s.name, c, env, single=len(s.clauses) == 1)))
-    types = {clause_type(ev, c, env, s.name, s.dt) for c, _ in clauses}
-    if len(types) > 1:
-        raise RefError("E002", f"clauses of {s.name} have types {sorted(types)}",
-                       compile_time=True)
     shape = [0] * rank
     for _, rs in clauses:
         for a, (lo, hi) in enumerate(rs):
             shape[a] = max(shape[a], hi, 0)
+    types = {clause_type(ev, c, env, s.name, s.dt, tuple(shape)) for c, _ in clauses}
+    if len(types) > 1:
+        raise RefError("E002", f"clauses of {s.name} have types {sorted(types)}",
+                       compile_time=True)
     d = Decl(s.name, getattr(s, "dt", None), shape, clauses)
     d.env = env
     d.t.vals = [None] * len(d.t.vals)

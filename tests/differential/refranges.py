@@ -18,7 +18,7 @@ An interval the uses narrow to nothing ([lo, hi) with hi <= lo) is empty; a decl
 allocates max(hi, 0) points on that axis (the same "up to its end" rule as for ranges starting
 above 0), which is how ein behaves; SPEC does not say (docs/language.md).
 """
-from ir import Access, Bin, Block, Call, Cast, Clause, If, Lit, Red, Ref, Rest, RIdx, SlotIdx, \
+from ir import Access, Bin, Block, Call, CallIdx, Cast, Clause, If, Lit, Red, Ref, Rest, RIdx, SlotIdx, \
     SlotLit, Un, WBind, WGuard, Diff
 from refnum import RefError, Unspecified
 
@@ -148,6 +148,23 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None, selfs=None, loc
                     a = affine(ix, wl, names, lambda n: None)
                     if a is not None:
                         selfs.append(Use(a, None, list(chain), False, e, cond[0], a))
+            return
+        if isinstance(e, CallIdx):
+            # `f(a)[j]`: a plain use bounds j by the result's extent when the call reads
+            # nothing bound at the site (shape_of evaluates it without the indices, None
+            # otherwise); a call moving with an index bounds nothing.
+            walk(e.call, chain, wl)
+            shape = shape_of(e)
+            names = set(outer) | {r.name for r, _ in chain}
+            for axis, ix in enumerate(e.idx):
+                walk(ix, chain, wl)
+                if shape is None or axis >= len(shape):
+                    continue
+                a = affine(ix, wl, names, consts)
+                if a is not None:
+                    plain = isinstance(ix, Ref) and ix.name not in wl
+                    lit = affine(ix, wl, names, lambda n: None)
+                    uses.append(Use(a, shape[axis], list(chain), plain, e, cond[0], lit))
             return
         if isinstance(e, Red) and opaque[0]:
             # a reduction inside a local declaration's body is that declaration's own: its

@@ -7,7 +7,7 @@ programs share one file (a batch) without clashing.
 """
 import math
 
-from ir import (Access, Bin, Block, Call, CGen, CMember, Comp, Cast, Clause, Diff, Expr, If,
+from ir import (Access, Bin, Block, Call, CallIdx, CGen, Lambda, CMember, Comp, Cast, Clause, Diff, Expr, If,
                 Lit, Range, Red, Ref,
                 Rest, RIdx, SDecl, SFn, SInput, SLet, SPrint, SlotIdx, SlotLit, Un, WBind,
                 WGuard)
@@ -58,7 +58,7 @@ class Renderer:
             return P_UNARY
         if isinstance(e, Lit) and isinstance(e.value, float) and math.copysign(1, e.value) < 0:
             return P_UNARY
-        if isinstance(e, (If, Block)):
+        if isinstance(e, (If, Block, Lambda)):
             return 0   # always parenthesised inside an operator
         return P_ATOM
 
@@ -95,6 +95,10 @@ class Renderer:
         if isinstance(e, Call):
             fn = e.fn if e.fn.startswith("std::") else self.name(e.fn)
             return f"{fn}({', '.join(self.expr(a) for a in e.args)})"
+        if isinstance(e, Lambda):
+            return f"|{', '.join(e.params)}| {self.expr(e.body)}"
+        if isinstance(e, CallIdx):
+            return f"{self.sub(e.call, P_ATOM)}[{', '.join(self.expr(i) for i in e.idx)}]"
         if isinstance(e, If):
             return f"if {self.expr(e.c)} {{ {self.expr(e.a)} }} else {{ {self.expr(e.b)} }}"
         if isinstance(e, Block):
