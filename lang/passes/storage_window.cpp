@@ -118,6 +118,15 @@ class WindowPass {
       for (auto& k : n->kids) scan(k);
     };
     (void)inside;
+    // A lambda inside the recurrence that reads it (`h[t] = G(|u| u * h[t - 1], x)`) is
+    // lowered as a unit of its own, which this pass does not rewrite: its reads would index
+    // the circular buffer with logical rows (E005 past the window). Such a tensor is kept whole.
+    ir::for_each_node(c.tensor, [&](const NodeRef& m) {
+      if (m->kind != Kind::Lambda) return;
+      ir::for_each_node(m, [&](const NodeRef& x) {
+        if ((x->kind == Kind::Name || x->kind == Kind::Path) && x->def == def) ok = false;
+      });
+    });
     scan(u_.lowered);
     if (kind == DefKind::Global) {
       for (auto& other : cx_.units)
