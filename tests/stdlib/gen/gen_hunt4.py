@@ -621,6 +621,73 @@ def cast_chain():
     t.write()
 
 
+def cells_session():
+    t = prog("cells_session", "a notebook session: a helper calling std::ml defined in one cell, called in "
+             "later cells, redefined, and called from a recurrence over time steps; mixed kinds in a later cell")
+    t.raw("//# cells")
+    X = t.let("X", rnd(581, (4, 3), -1, 1), F)
+    t.raw("fn feat(x) { l2_normalize(relu(x), 1e-12) }", "// %%")
+
+    def feat1(x):
+        r = np.maximum(x, 0)
+        return r / np.sqrt(np.maximum((r * r).sum(-1, keepdims=True), 1e-12))
+    t.check("feat(X)", feat1(X), F)
+    t.raw("// %%", "fn feat(x) { softmax(x) }", "// %%")
+    t.check("feat(X)", R.softmax(X), F)
+    t.raw("// %%", "let H[0, j in 0..3] = X[0, j];", "let H[t in 1..4, j in 0..3] = feat(add(H[t - 1], X[t]))[j];")
+    H = [X[0]]
+    for k in range(1, 4):
+        H.append(R.softmax(H[-1] + X[k]))
+    t.check("H", np.array(H), F)
+    t.raw("// %%")
+    t.check("where(greater(feat(X), 0.3), feat(X), 0)", np.where(R.softmax(X) > 0.3, R.softmax(X), 0.0), F)
+    t.write()
+
+
+def error_file(name, purpose, lines, code, at):
+    """A program that must fail with `code` at line `at` of `lines` (1-based, the user's call)."""
+    t = modes_file(f"outside/errors/hunt4_{name}.ein", purpose, uses=["std::ml::*"])
+    first = len(t.lines) + 1
+    t.raw(*lines)
+    t.lines.append(f"//! {code} @{first + at - 1}")
+    t.write()
+
+
+def errors():
+    """Shape and kind errors inside library calls made by user functions: the diagnostic points at
+    the user's call (issue 13)."""
+    error_file("broadcast_in_recurrence", "a bias that does not broadcast, added inside a cell function "
+               "called from a recurrence: E004 at the user's add",
+               ["let X: [f64; 4, 3] = [[0.5, -1.0, 2.0], [1.0, 0.25, -0.5], [0.0, 1.0, 1.0], [2.0, 0.5, -1.0]];",
+                "let bias: [f64; 2] = [0.1, 0.2];",
+                "fn step(h, x) {",
+                "  tanh(add(add(h, x), bias))",
+                "}",
+                "let H[0, j in 0..3] = 0.0;",
+                "let H[t in 1..4, j in 0..3] = step(H[t - 1], X[t])[j];",
+                "print(H);"], "E004", 4)
+    error_file("matmul_transposes", "matmul of two transposes whose inner extents differ, inside a user "
+               "function: E004 at the user's matmul",
+               ["let A: [f64; 2, 3] = [[0.5, -1.0, 2.0], [1.0, 0.25, -0.5]];",
+                "let B: [f64; 2, 4] = [[1.0, 0.0, 1.0, 2.0], [0.5, 0.5, 0.5, 0.5]];",
+                "fn score(a, b) { softmax(matmul(a, b)) }",
+                "print(score(transpose(A), transpose(B)));"], "E004", 3)
+    error_file("conv_channels", "a 1-D conv whose weights have fewer input channels than the signal, "
+               "inside a user layer: E004 at the user's conv",
+               ["let X: [f32; 1, 3, 5] = [[[1.0, 2.0, 3.0, 4.0, 5.0], [0.0, 1.0, 0.0, 1.0, 0.0], "
+                "[2.0, 2.0, 2.0, 2.0, 2.0]]];",
+                "let W: [f32; 2, 2, 3] = [[[1.0, 0.0, -1.0], [0.5, 0.5, 0.5]], [[0.0, 1.0, 0.0], [1.0, 1.0, 1.0]]];",
+                "fn layer(x) { relu(conv(x, W, [], [1], [1, 1], [1], 1)) }",
+                "let Y = layer(X);",
+                "print(Y);"], "E004", 3)
+    error_file("float_widths", "max of an f32 and an f64 array (floats of two widths stay E002 in the "
+               "library), inside a user function: E002 at the user's max",
+               ["let x: [f32; 3] = [0.5, -1.0, 2.0];",
+                "let y: [f64; 3] = [1.0, 0.25, -0.5];",
+                "fn maximum_of(a, b) { max(a, b) }",
+                "print(maximum_of(x, y));"], "E002", 3)
+
+
 def generate():
     activations_on_views()
     activation_gradients()
@@ -645,6 +712,8 @@ def generate():
     linalg_gradients()
     shape_gradients()
     cast_chain()
+    cells_session()
+    errors()
 
 
 if __name__ == "__main__":
