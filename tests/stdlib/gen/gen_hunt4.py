@@ -10,6 +10,7 @@ import numpy as np
 
 import hunt2_refs as R
 from gen_hunt2 import F, rnd
+from gen_ml_nn import roi_pool_ref
 from gen_select import modes_file
 
 
@@ -368,23 +369,7 @@ def scatter_roi():
     rois = np.array([[0, 0.0, 0.0, 5.0, 5.0], [0, 2.0, 1.0, 9.0, 7.0]])
     t.let("rois", rois, F)
 
-    def roi(X, rois, ph, pw, sc):
-        out = np.zeros((len(rois), X.shape[1], ph, pw))
-        H, W = X.shape[2:]
-        for r, (b, x1, y1, x2, y2) in enumerate(rois):
-            x1, y1, x2, y2 = [int(np.round(c * sc)) for c in (x1, y1, x2, y2)]
-            rh, rw = max(y2 - y1 + 1, 1), max(x2 - x1 + 1, 1)
-            bh, bw = rh / ph, rw / pw
-            for i in range(ph):
-                for j in range(pw):
-                    hs = min(max(int(np.floor(i * bh)) + y1, 0), H)
-                    he = min(max(int(np.ceil((i + 1) * bh)) + y1, 0), H)
-                    ws = min(max(int(np.floor(j * bw)) + x1, 0), W)
-                    we = min(max(int(np.ceil((j + 1) * bw)) + x1, 0), W)
-                    if he > hs and we > ws:
-                        out[r, :, i, j] = X[int(b), :, hs:he, ws:we].max((-1, -2))
-        return out
-    t.check("max_roi_pool(X, rois, [2, 3], 0.5)", roi(X, rois, 2, 3, 0.5), F)
+    t.check("max_roi_pool(X, rois, [2, 3], 0.5)", roi_pool_ref(X, rois, (2, 3), 0.5), F)
     t.write()
 
 
