@@ -673,6 +673,25 @@ def errors():
                 "print(maximum_of(x, y));"], "E002", 3)
 
 
+def library_in_clauses():
+    t = prog("library_in_clauses", "library functions called per element inside the user's Einstein "
+             "clauses with literal operands (where, power, atan2, max, greater, mod, min of an index), "
+             "as NumPy's elementwise calls are transcribed")
+    t.raw("let n = 200;", "let x[i in 0..n] = (i % 50) as f64 * 0.04 - 1.0;", "let m[i in 0..n] = i % 3 == 0;",
+          "let y[i] = where(m[i], x[i], 0) + power(x[i], 2) + std::math::atan2(x[i], 1) + max(x[i], 0.5);",
+          "let c[i] = if greater(x[i], 0) { 1 } else { 0 };",
+          "let d[i] = if less_or_equal(x[i], -0.5) || equal(x[i], 0) { 1.0 } else { 0.0 };",
+          "let z[i in 0..n] = std::math::mod(i, 7) + std::math::min(i, 3);")
+    i = np.arange(200)
+    x = (i % 50) * 0.04 - 1.0
+    m = i % 3 == 0
+    t.check("sum[i](y[i])", (np.where(m, x, 0) + x ** 2 + np.arctan2(x, 1) + np.maximum(x, 0.5)).sum(), F)
+    t.check("sum[i](c[i])", np.int32((x > 0).sum()), "i32")
+    t.check("sum[i](d[i])", ((x <= -0.5) | (x == 0)).sum().astype(float), F)
+    t.check("sum[i](z[i])", np.int32((i % 7 + np.minimum(i, 3)).sum()), "i32")
+    t.write()
+
+
 def generate():
     activations_on_views()
     activation_gradients()
@@ -698,6 +717,7 @@ def generate():
     shape_gradients()
     cast_chain()
     cells_session()
+    library_in_clauses()
     errors()
 
 
