@@ -692,6 +692,42 @@ def library_in_clauses():
     t.write()
 
 
+VIEW_GRADS = {  # library call on X (and Wt) -> NumPy
+    "softmax(transpose(X))": lambda X, Wt: R.softmax(X.T),
+    "std::array::sort(transpose(X))": lambda X, Wt: np.sort(X.T, -1),
+    "std::array::topk_extract(X, 2)": lambda X, Wt: -np.sort(-X, -1)[:, :2],
+    "cumsum(transpose(X))": lambda X, Wt: np.cumsum(X.T, -1),
+    "log_softmax_axis(X, -2)": lambda X, Wt: np.log(R.softmax(X, -2)),
+    "layer_normalization(X, [1.0, 2.0, 0.5, 1.0], [0.0, 0.1, 0.0, 0.0], 1e-5, -1)":
+        lambda X, Wt: R.layer_norm(X, np.array([1.0, 2.0, 0.5, 1.0]), np.array([0.0, 0.1, 0.0, 0.0]), 1e-5),
+    "pad(X, [1, 0, 0, 2], 0.0)": lambda X, Wt: np.pad(X, ((1, 0), (0, 2))),
+    "tile(transpose(X), [1, 2])": lambda X, Wt: np.tile(X.T, (1, 2)),
+    "gather(X, [2, 0], -1)": lambda X, Wt: np.take(X, [2, 0], -1),
+    "flip(X)": lambda X, Wt: np.flip(X),
+    "roll(X, -5)": lambda X, Wt: np.roll(X, -5),
+    "slice(X, [2, 3], [0, 0], [0, 1], [-1, -2])": lambda X, Wt: X[2:0:-1, 3:0:-2],
+    "expand(X[1], [3, 4])": lambda X, Wt: np.broadcast_to(X[1], (3, 4)),
+    "squeeze(unsqueeze(X, [0]), [0])": lambda X, Wt: X,
+    "max(X, transpose(Wt))": lambda X, Wt: np.maximum(X, Wt.T),
+}
+
+
+def view_gradients():
+    t = prog("view_grads", "@L/@X through library calls whose argument is a transpose, a row or the result of "
+             "another call, with negative axes and steps (softmax, sort, top-k, cumsum, log_softmax on axis -2, "
+             "layer_normalization, pad, tile, gather, flip, roll, slice, expand, squeeze, max), each against "
+             "central differences of NumPy's weighted sum")
+    X = t.let("X", rnd(591, (3, 4), -2, 2), F)
+    Wt = t.let("Wt", rnd(592, (4, 3)), F)
+    for n, (e, f) in enumerate(VIEW_GRADS.items()):
+        y = f(X, Wt)
+        w = t.let(f"w{n}", rnd(600 + n, y.shape, 0.5, 1.5), F)
+        idx = ", ".join(f"i{k}" for k in range(y.ndim))
+        t.raw(f"let Y{n} = {e};", f"let L{n} = sum[{idx}](Y{n}[{idx}] * w{n}[{idx}]);")
+        t.check(f"@L{n} / @X", R.fd(lambda X: (f(X, Wt) * w).sum(), X), F)
+    t.write()
+
+
 def generate():
     activations_on_views()
     activation_gradients()
@@ -718,6 +754,7 @@ def generate():
     cast_chain()
     cells_session()
     library_in_clauses()
+    view_gradients()
     errors()
 
 
