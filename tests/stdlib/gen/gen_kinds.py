@@ -88,7 +88,11 @@ def pow_file():
     for name, line, purpose in [("pow_negative_exponent", "print(pow(a, -1));", "an integer to a negative "
                                  "integer power is E006 (NumPy raises)"),
                                 ("pow_overflow", "print(pow(a, 40));", "an integer power past its type is "
-                                 "E006 (NumPy wraps)")]:
+                                 "E006 (NumPy wraps)"),
+                                ("factorial_overflow_i32", "print(factorial(13));", "13! past i32 is E006 "
+                                 "(Python's math.factorial is exact; the wrapped product was 1932053504)"),
+                                ("factorial_overflow_i64", "print(factorial(21 as i64));", "21! past i64 is "
+                                 "E006")]:
         t = modes_file(f"outside/errors/{name}.ein", purpose, uses=["std::math::*"])
         t.raw("let a: [i32; 3] = [1, -4, 9];", line)
         t.expect_error("E006")
