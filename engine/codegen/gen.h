@@ -192,6 +192,11 @@ class Gen {
   // team_split.cpp: a loop opening the thread team with fewer iterations than threads (a batch
   // of one) in a second version that runs it in order and opens the team on the next loop.
   bool team_inside(const ir::NodeRef& loop);
+  // unswitch.cpp: a loop nest whose `if` (a branch that calls or reduces) tests only values
+  // bound before it, emitted once per outcome; false when it has none.
+  bool unswitch(const ir::NodeRef& loop);
+  std::unordered_map<uint32_t, bool> forced_if_;  // If/LIf id -> the branch taken in this copy
+  int unswitched_ = 0;                            // conditions being decided around this point
   std::string runtime_work(const ir::NodeRef& loop, double static_work);
   std::unordered_set<uint32_t> serial_loops_, team_busy_;  // LFor ids (team_inside)
   bool twin_ok_ = true;

@@ -466,6 +466,9 @@ Val Gen::cast(const NodeRef& e) {
 Val Gen::if_expr(const NodeRef& e) {
   if (!ir::if_else(*e)) unsupported("`if` without `else` as a value");
   DType dt = dtype_of(e);
+  // Decided before the loops (unswitch.cpp): only the branch this copy of them takes.
+  if (auto f = forced_if_.find(e->id); f != forced_if_.end())
+    return convert(value(f->second ? ir::if_then(*e) : ir::if_else(*e)), dt);
   Val c = value(ir::if_cond(*e));
   std::string r = em.fresh("v");
   em.line(std::string(ctype(dt)) + " " + r + " = 0;");

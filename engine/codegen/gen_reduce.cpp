@@ -80,7 +80,12 @@ bool Gen::may_fail(const NodeRef& n, const Unit& u, int depth) const {
       case Kind::Binary: {
         auto op = static_cast<ir::BinOp>(x->ival);
         bool int_op = x->dt >= 0 && is_int(static_cast<DType>(x->dt));
-        if (int_op && (op == ir::BinOp::Div || op == ir::BinOp::Mod || op == ir::BinOp::Pow)) fail = true;
+        // (A literal divisor other than 0 cannot fail: literals are not negative, and
+        // Gen::binary emits such a quotient as plain C.)
+        const NodeRef& rhs = ir::bin_rhs(*x);
+        const bool literal_divisor = rhs->kind == Kind::IntLit && rhs->ival > 0 && rhs->ival <= INT32_MAX;
+        if (int_op && (((op == ir::BinOp::Div || op == ir::BinOp::Mod) && !literal_divisor) || op == ir::BinOp::Pow))
+          fail = true;
         break;
       }
       case Kind::LCheck: fail = true; break;

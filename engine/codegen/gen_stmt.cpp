@@ -228,8 +228,11 @@ Gen::LoopSpec Gen::loop_spec(const NodeRef& s) {
   sp.loop = s;
   sp.innermost = innermost(s);
   sp.parallel = s->has(ir::kParallel) && allow_parallel && !serial_loops_.count(s->id);
+  // (A reduction a BLAS call has already computed, read back from its destination in the loops
+  // after the call, is no row walked here: a GEMV's sigmoid epilogue vectorises.)
   sp.simd = sp.innermost && s->has(ir::kParallel) && !s->has(ir::kSequential) &&
-            !has_row_reduction(ir::lfor_body(s), s->def, [&](const NodeRef& r) { return short_row(s, r); });
+            !has_row_reduction(ir::lfor_body(s), s->def,
+                               [&](const NodeRef& r) { return precomputed_.count(r->id) > 0 || short_row(s, r); });
   sp.inner_work = loop_work(s);
   if (s->flags & ~(ir::kParallel | ir::kSequential | ir::kReverse)) unsupported("a loop with unknown flags");
   return sp;
@@ -240,6 +243,7 @@ void Gen::stmt(const NodeRef& s) {
   switch (s->kind) {
     case Kind::LFor: {
       if (contracted_nest(s)) return;
+      if (unswitch(s)) return;
       if (blocked_nest(s)) return;
       if (reduce_lanes(s)) return;
       if (team_inside(s)) return;
@@ -257,6 +261,11 @@ void Gen::stmt(const NodeRef& s) {
     case Kind::LStore:
     case Kind::LAccum: store(s); return;
     case Kind::LIf: {
+      if (auto f = forced_if_.find(s->id); f != forced_if_.end()) {  // unswitch.cpp
+        if (f->second) stmt(ir::lif_then(s));
+        else if (ir::lif_else(s)) stmt(ir::lif_else(s));
+        return;
+      }
       Val c = value(ir::lif_cond(s));
       em.open("if (" + c.c + ") {", true);
       stmt(ir::lif_then(s));
