@@ -195,6 +195,12 @@ class Gen {
   // unswitch.cpp: a loop nest whose `if` (a branch that calls or reduces) tests only values
   // bound before it, emitted once per outcome; false when it has none.
   bool unswitch(const ir::NodeRef& loop);
+  // unswitch.cpp: an innermost loop whose `if` (a branch that calls or reduces) compares its own
+  // variable with a value fixed before it, as two loops over the two parts of its range.
+  bool split_on_branch(const ir::NodeRef& loop);
+  bool fixed_before(const ir::NodeRef& loop, const ir::NodeRef& c) const;
+  bool small_vector_loop(const ir::NodeRef& loop);
+  std::unordered_set<uint32_t> split_busy_;  // LFor ids emitted as their branching version
   std::unordered_map<uint32_t, bool> forced_if_;  // If/LIf id -> the branch taken in this copy
   int unswitched_ = 0;                            // conditions being decided around this point
   std::string runtime_work(const ir::NodeRef& loop, double static_work);

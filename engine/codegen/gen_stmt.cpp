@@ -244,6 +244,7 @@ void Gen::stmt(const NodeRef& s) {
     case Kind::LFor: {
       if (contracted_nest(s)) return;
       if (unswitch(s)) return;
+      if (split_on_branch(s)) return;
       if (blocked_nest(s)) return;
       if (reduce_lanes(s)) return;
       if (team_inside(s)) return;

@@ -1,6 +1,7 @@
 // Loop unswitching (engine/codegen/unswitch.cpp), read from the kernel plan: an `if` whose
 // condition is fixed before the loops it sits in and whose branch calls something is decided
-// once, one copy of the loops per outcome; conditions that read arrays, may fail, or only select
+// once, one copy of the loops per outcome; one comparing the innermost loop's own variable with
+// such a value splits that loop in two; conditions that read arrays, may fail, or only select
 // between plain values stay branches. Values: the golden test regressions/unswitch_invariant_branch.
 #include <gtest/gtest.h>
 
@@ -35,6 +36,27 @@ TEST(Unswitch, ArrayReadsFailingConditionsAndPlainSelectsStayBranches) {
     auto c = compile(std::string(kInputs) + stmt + "print(P[1, 2]);\n");
     CellPlan p = plan_always(*c);
     EXPECT_FALSE(any_kernel(p, "P", "unswitched")) << stmt;
+  }
+}
+
+TEST(Unswitch, CausalBranchOnTheLoopVariableSplitsTheLoop) {
+  auto c = compile(std::string(kInputs) +
+                   "let A[i, j] = if j <= i { std::math::exp(x[i, j]) } else { 0.0 };\n"
+                   "let B[i, j] = if i < j { std::math::exp(x[i, j]) } else { 1.0 };\n"
+                   "print(A[1, 2], B[1, 2]);\n");
+  CellPlan p = plan_always(*c);
+  EXPECT_TRUE(any_kernel(p, "A", "split: the loop over `j`"));
+  EXPECT_TRUE(any_kernel(p, "B", "split: the loop over `j`"));
+}
+
+TEST(Unswitch, NoSplitForArrayBoundsFailingBoundsOrPlainSelects) {
+  for (const char* stmt : {"let P[i, j] = if j <= k[i, 0] { std::math::exp(x[i, j]) } else { 0.0 };\n",
+                           "let P[i, j] = if j <= 10 / n { std::math::exp(x[i, j]) } else { 0.0 };\n",
+                           "let P[i, j] = if j <= i { x[i, j] } else { 0.0 };\n",
+                           "let P[i, j] = if j as i64 <= 3 { std::math::exp(x[i, j]) } else { 0.0 };\n"}) {
+    auto c = compile(std::string(kInputs) + stmt + "print(P[1, 2]);\n");
+    CellPlan p = plan_always(*c);
+    EXPECT_FALSE(any_kernel(p, "P", "split:")) << stmt;
   }
 }
 
