@@ -41,6 +41,23 @@ bool costly(const NodeRef& n) {
 // plain select GCC converts itself, and copying loops for it would only add compile time.
 bool costly_branch(const NodeRef& x) { return costly(x->kids[1]) || (x->kids.size() > 2 && costly(x->kids[2])); }
 
+// The branches (If with an else, LIf) of loop's body not yet decided whose condition is the
+// first one `pick` accepts (it sees the branch node), each once; `cond` is set to it.
+std::vector<uint32_t> branches_on(const NodeRef& loop, const std::unordered_map<uint32_t, bool>& forced,
+                                  const std::function<bool(const NodeRef&)>& pick, NodeRef& cond) {
+  std::vector<uint32_t> ifs;
+  ir::for_each_node(ir::lfor_body(loop), [&](const NodeRef& x) {
+    const bool expr = x->kind == Kind::If && x->kids.size() > 2;
+    if ((!expr && x->kind != Kind::LIf) || forced.count(x->id)) return;
+    const NodeRef& c = x->kids[0];
+    if (cond ? ir::structurally_equal(c, cond) : pick(x)) {
+      if (!cond) cond = c;
+      ifs.push_back(x->id);
+    }
+  });
+  return ifs;
+}
+
 }  // namespace
 
 // Whether c reads only literals, arithmetic, and names bound before `loop` (outer loop
@@ -89,20 +106,9 @@ bool Gen::small_vector_loop(const NodeRef& loop) {
 bool Gen::unswitch(const NodeRef& loop) {
   if (unswitched_ >= 2 || !small_vector_loop(loop)) return false;
   NodeRef cond;
-  std::vector<uint32_t> ifs;  // the If/LIf nodes decided by `cond`
-  ir::for_each_node(ir::lfor_body(loop), [&](const NodeRef& x) {
-    const bool expr = x->kind == Kind::If && x->kids.size() > 2;
-    if ((!expr && x->kind != Kind::LIf) || forced_if_.count(x->id)) return;
-    const NodeRef& c = x->kids[0];
-    if (cond) {
-      if (ir::structurally_equal(c, cond)) ifs.push_back(x->id);
-      return;
-    }
-    if (!fixed_before(loop, c) || may_fail(c, *unit, 0)) return;
-    if (!costly_branch(x)) return;
-    cond = c;
-    ifs.push_back(x->id);
-  });
+  const std::vector<uint32_t> ifs = branches_on(loop, forced_if_, [&](const NodeRef& x) {
+    return fixed_before(loop, x->kids[0]) && !may_fail(x->kids[0], *unit, 0) && costly_branch(x);
+  }, cond);
   if (!cond) return false;
   const std::string note = "unswitched: an `if` on values fixed before the loops is decided once, one copy of the "
                            "loops per outcome (no branch inside them)";
@@ -158,18 +164,11 @@ bool Gen::split_on_branch(const NodeRef& loop) {
   };
   NodeRef cond, bound;
   ir::BinOp op = ir::BinOp::Lt;
-  std::vector<uint32_t> ifs;
-  ir::for_each_node(ir::lfor_body(loop), [&](const NodeRef& x) {
-    const bool expr = x->kind == Kind::If && x->kids.size() > 2;
-    if ((!expr && x->kind != Kind::LIf) || forced_if_.count(x->id)) return;
+  const std::vector<uint32_t> ifs = branches_on(loop, forced_if_, [&](const NodeRef& x) {
     const NodeRef& c = x->kids[0];
-    if (cond) {
-      if (ir::structurally_equal(c, cond)) ifs.push_back(x->id);
-      return;
-    }
-    if (c->kind != Kind::Binary || !costly_branch(x)) return;
+    if (c->kind != Kind::Binary || !costly_branch(x)) return false;
     auto o = static_cast<ir::BinOp>(c->ival);
-    if (o != ir::BinOp::Lt && o != ir::BinOp::Le && o != ir::BinOp::Gt && o != ir::BinOp::Ge) return;
+    if (o != ir::BinOp::Lt && o != ir::BinOp::Le && o != ir::BinOp::Gt && o != ir::BinOp::Ge) return false;
     NodeRef a = ir::bin_lhs(c), b = ir::bin_rhs(c);
     if (!plain_var(a)) {
       std::swap(a, b);
@@ -177,12 +176,11 @@ bool Gen::split_on_branch(const NodeRef& loop) {
     }
     if (!plain_var(a) || b->dt < 0 || b->dt != a->dt || !is_int(static_cast<DType>(b->dt)) || !fixed_before(loop, b) ||
         may_fail(b, *unit, 0))
-      return;
-    cond = c;
+      return false;
     bound = b;
     op = o;
-    ifs.push_back(x->id);
-  });
+    return true;
+  }, cond);
   if (!cond) return false;
   const bool saved = counting_;
   std::string fits;
