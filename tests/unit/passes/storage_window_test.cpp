@@ -67,6 +67,22 @@ TEST(StorageWindow, ObservedWholeKeepsTheFullTensor) {
   EXPECT_EQ(window_of(*c, "fib"), 0);
 }
 
+TEST(StorageWindow, ALambdaReadingTheRecurrenceKeepsTheFullTensor) {
+  // The lambda is lowered as a unit of its own, whose reads the window would not reach
+  // (regressions/closure_reads_windowed_recurrence); a lambda reading only other values does
+  // not stand in the way.
+  auto c = compile("fn G(f, x) { f(x) }\nlet h[0] = 1.0;\n"
+                   "let h[t in 1..20] = G(|u| u * h[t - 1], 1.5);\nprint(h[19]);\n",
+                   {.whole_program = true});
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_EQ(window_of(*c, "h"), 0);
+  auto d = compile("fn G(f, x) { f(x) }\nlet h[0] = 1.0;\n"
+                   "let h[t in 1..20] = G(|u| u * 0.5, h[t - 1]);\nprint(h[19]);\n",
+                   {.whole_program = true});
+  ASSERT_TRUE(d->ok) << d->rendered();
+  EXPECT_EQ(window_of(*d, "h"), 2);
+}
+
 TEST(StorageWindow, OtherWholeTensorObservations) {
   // len(), a member access, a reduction over every point, a lambda that captures it, and a
   // data-dependent index all observe more than a bounded suffix.
