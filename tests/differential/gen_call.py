@@ -237,6 +237,16 @@ def closure(g):
     return stmts, [SPrint([Ref(name)])]
 
 
+def _step(g, tmax):
+    """A recurrence h[t in 1..T] being written: (h, T, t, context with t, the read h[t - 1])."""
+    h = g.fresh("h")
+    T = g.r.randint(2, tmax)
+    t = g.fresh_index()
+    c = g.ctx()
+    c.idx[t] = Idx(t, 1, T, explicit=True)
+    return h, T, t, c, Access(h, [Bin("-", Ref(t), Lit(1, "i32"))])
+
+
 def closure_rec(g, dt, form):
     """h[t] = F(|u| .. h[t - 1] .., x[t - 1] ..): per step, a lambda capturing the previous
     value (and the step index) is passed to a higher-order function."""
@@ -245,12 +255,7 @@ def closure_rec(g, dt, form):
         return [], []
     fn, kinds, helpers = hof(g, form, dt)
     g.tag(f"hof_{form}")
-    h = g.fresh("h")
-    T = r.randint(2, 7)
-    t = g.fresh_index()
-    c = g.ctx()
-    c.idx[t] = Idx(t, 1, T, explicit=True)
-    prev = Access(h, [Bin("-", Ref(t), Lit(1, "i32"))])
+    h, T, t, c, prev = _step(g, 7)
     args = []
     captured = False
     for k in kinds:
@@ -322,12 +327,7 @@ def array_call(g, dt, arr, shape, extra_ok=True):
             body = Call(r.choice(SAME_SHAPE), [body])
         g.tag("fn_returns_whole_array")
     else:
-        names = [g.fresh_index() for _ in shape]
-        for n in names:
-            ctx.idx[n] = Idx(n)
-        first = Access(a, [Ref(n) for n in names])
-        for n, ext in zip(names, shape):
-            ctx.idx[n].plain, ctx.idx[n].hi, ctx.idx[n].det = ext, ext, True
+        names, first = g.ex.plain_access(ctx, a, shape)
         loc = g.fresh("l")
         val = Bin(r.choice("+-*"), first, g.ex.expr(dt, ctx, 2))
         body = Block([SDecl(loc, [Clause([SlotIdx(n) for n in names], val)], dt=dt)],
@@ -441,12 +441,7 @@ def invariant_call(g):
         return pre + [SDecl(name, [Clause([SlotIdx(names[0])], body)], dt=dt)], \
             [SPrint([Ref(name)])]
     if site == "rec":
-        h = g.fresh("h")
-        T = r.randint(2, 7)
-        t = g.fresh_index()
-        c = g.ctx()
-        c.idx[t] = Idx(t, 1, T, explicit=True)
-        prev = Access(h, [Bin("-", Ref(t), Lit(1, "i32"))])
+        h, T, t, c, prev = _step(g, 7)
         step = Bin("+", Bin("*", prev, g.ex.nonzero_lit(dt) if not is_float(dt) else
                             Lit(r.choice([0.5, -0.5, 0.25]), dt)), inv)
         if r.random() < 0.5:
@@ -489,12 +484,7 @@ def rec_call(g):
     if not _mentions(body, p):
         body = Bin(r.choice("+*"), Ref(p), body)
     fn = SFn(F, [(p, None), (q, None)], None, g.ex.fix(body, dt))
-    h = g.fresh("h")
-    T = r.randint(2, 8)
-    t = g.fresh_index()
-    c = g.ctx()
-    c.idx[t] = Idx(t, 1, T, explicit=True)
-    prev = Access(h, [Bin("-", Ref(t), Lit(1, "i32"))])
+    h, T, t, c, prev = _step(g, 8)
     step = Call(F, [prev, g.ex.fix(g.ex.expr(dt, c, 1), dt)])
     base = g.ex.fix(g.ex.expr(dt, g.ctx(), 1), dt)
     g.tag("rec_call_scalar")

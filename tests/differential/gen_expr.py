@@ -122,6 +122,15 @@ class ExprGen:
             return Ref(v.name)
         return Bin("+" if c > 0 else "-", Ref(v.name), Lit(abs(c), "i32"))
 
+    def plain_access(self, ctx, name, shape):
+        """Fresh indices for every axis of `name` (shape), each used plainly: `name[i, j]`,
+        their extents fixed. Returns (index names, the access)."""
+        names = [self.g.fresh_index() for _ in shape]
+        for x, ext in zip(names, shape):
+            ctx.idx[x] = Idx(x, 0, ext, plain=ext)
+            ctx.idx[x].det = True
+        return names, Access(name, [Ref(x) for x in names])
+
     def access(self, name, ctx, prefer=None):
         dt, shape = ctx.arrays[name]
         return Access(name, [self.index_for_axis(n, ctx, prefer) for n in shape])

@@ -553,12 +553,7 @@ def fn_local_decl(g):
     f, a, k = g.fresh("f"), g.fresh("a"), g.fresh("a")
     loc = g.fresh("l")
     ctx = Ctx(g, {a: (dt, shape)}, {k: dt})
-    names = [g.fresh_index() for _ in shape]
-    for x in names:
-        ctx.idx[x] = Idx(x)
-    first = Access(a, [Ref(x) for x in names])
-    for x, ext in zip(names, shape):
-        ctx.idx[x].plain, ctx.idx[x].hi, ctx.idx[x].det = ext, ext, True
+    names, first = g.ex.plain_access(ctx, a, shape)
     body = Bin(r.choice("+-*"), first, g.ex.expr(dt, ctx, 2))
     decl = SDecl(loc, [Clause([SlotIdx(x) for x in names], body)], dt=dt)
     ops = ["sum", "max", "min"]

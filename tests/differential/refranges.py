@@ -119,6 +119,19 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None, selfs=None, loc
             walk(c.else_, inner, wl2)
         opaque[0] = was
 
+    def axis_uses(e, shape, chain, wl):
+        """A Use per axis of access `e` (of an array or a call's result) with an affine index."""
+        names = set(outer) | {r.name for r, _ in chain}
+        for axis, ix in enumerate(e.idx):
+            walk(ix, chain, wl)
+            if shape is None or axis >= len(shape):
+                continue
+            a = affine(ix, wl, names, consts)
+            if a is not None:
+                plain = isinstance(ix, Ref) and ix.name not in wl
+                lit = affine(ix, wl, names, lambda n: None)
+                uses.append(Use(a, shape[axis], list(chain), plain, e, cond[0], lit))
+
     def walk(e, chain, wl):
         if e is None:
             return
@@ -130,18 +143,9 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None, selfs=None, loc
             shape = shape_of(e.name) if e.name != skip_name else None
             if e.name in locs:
                 shape = locs[e.name]
-            names = set(outer) | {r.name for r, _ in chain}
-            for axis, ix in enumerate(e.idx):
-                if isinstance(ix, Rest):
-                    raise TypeError("rest patterns must be expanded first")
-                walk(ix, chain, wl)
-                if shape is None or axis >= len(shape):
-                    continue
-                a = affine(ix, wl, names, consts)
-                if a is not None:
-                    plain = isinstance(ix, Ref) and ix.name not in wl
-                    lit = affine(ix, wl, names, lambda n: None)
-                    uses.append(Use(a, shape[axis], list(chain), plain, e, cond[0], lit))
+            if any(isinstance(ix, Rest) for ix in e.idx):
+                raise TypeError("rest patterns must be expanded first")
+            axis_uses(e, shape, chain, wl)
             if e.name == skip_name and selfs is not None:
                 names = set(outer) | {r.name for r, _ in chain}
                 for ix in e.idx:
@@ -154,17 +158,7 @@ def collect_uses(roots, shape_of, consts, outer, skip_name=None, selfs=None, loc
             # nothing bound at the site (shape_of evaluates it without the indices, None
             # otherwise); a call moving with an index bounds nothing.
             walk(e.call, chain, wl)
-            shape = shape_of(e)
-            names = set(outer) | {r.name for r, _ in chain}
-            for axis, ix in enumerate(e.idx):
-                walk(ix, chain, wl)
-                if shape is None or axis >= len(shape):
-                    continue
-                a = affine(ix, wl, names, consts)
-                if a is not None:
-                    plain = isinstance(ix, Ref) and ix.name not in wl
-                    lit = affine(ix, wl, names, lambda n: None)
-                    uses.append(Use(a, shape[axis], list(chain), plain, e, cond[0], lit))
+            axis_uses(e, shape_of(e), chain, wl)
             return
         if isinstance(e, Red) and opaque[0]:
             # a reduction inside a local declaration's body is that declaration's own: its
