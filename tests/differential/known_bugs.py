@@ -43,6 +43,11 @@ KNOWN = {
         "tests/golden/pending/ad_lambda_made_in_fn_e013.ein", "autodiff (lang/passes/ad_*)",
         "a lambda written inside a function body (passed on or returned) is E013 under a "
         "derivative. Derivative programs write lambdas at top level and in blocks only."),
+    "lambda_captured_index_range": (
+        "tests/golden/pending/lambda_captured_index_bounds_reduction.ein", "ranges / closures",
+        "inside a lambda a captured index of the declaration does not bound a reduction's "
+        "range (`|u| max[q](v1[m + q, q])`: E005). Lambda bodies written where indices are in "
+        "scope draw no reductions."),
 }
 
 
