@@ -72,26 +72,25 @@ Value Interpreter::Impl::call_unit(Unit* spec, std::vector<Value>& args, const V
     Unit* u;
     std::vector<Value>* f;
     uint64_t g;
+    size_t memo_mark;
     ~Restore() {
+      s.drop_invariants(memo_mark);  // kept for this frame only: its number is never reused
       s.unit = u;
       s.frame = f;
       s.frame_gen = g;
       --s.depth;
     }
-  } restore{*this, saved_unit, saved_frame, saved_gen};
+  } restore{*this, saved_unit, saved_frame, saved_gen, invariant_log.size()};
   return eval(spec->lowered);
 }
 
 Value Interpreter::Impl::call(const NodeRef& e) {
   if (e->has(ir::kInvariantCall)) {
-    // The same value at every point of the declaration around it, in this frame
-    // (lang/passes/lower_einstein.cpp): computed at its first point, kept until the
-    // declaration's run ends (exec_tensor drops what it added).
-    auto key = std::make_pair(e->id, frame_gen);
-    if (auto it = invariant_values.find(key); it != invariant_values.end()) return it->second;
+    // Its value depends on fewer loop variables than the point (lang/passes/memo_plan.h).
+    std::vector<Value> key = memo_key(e);
+    if (const Value* v = memo_find(e, key)) return *v;
     Value v = call_uncached(e);
-    invariant_values.emplace(key, v);
-    invariant_log.push_back(key);
+    memo_keep(e, std::move(key), v);
     return v;
   }
   return call_uncached(e);

@@ -168,8 +168,35 @@ void Interpreter::Impl::bind(const NodeRef& p, const Value& v) {
 void Interpreter::Impl::exec(const NodeRef& s) {
   try {
     switch (s->kind) {
-      case Kind::Let: bind(ir::let_pattern(*s), eval_statement_value(s, ir::let_value(*s))); return;
-      case Kind::LTensor: exec_tensor(s); return;
+      case Kind::Let:
+        if (s->has(ir::kInvariantCall)) {
+          // A block `let` whose value the inner loops do not change (lang/passes/memo_plan.h).
+          std::vector<Value> key = memo_key(s);
+          if (const Value* v = memo_find(s, key)) {
+            bind(ir::let_pattern(*s), *v);
+            return;
+          }
+          Value v = eval_statement_value(s, ir::let_value(*s));
+          bind(ir::let_pattern(*s), v);
+          memo_keep(s, std::move(key), v);
+          return;
+        }
+        bind(ir::let_pattern(*s), eval_statement_value(s, ir::let_value(*s)));
+        return;
+      case Kind::LTensor:
+        if (s->has(ir::kInvariantCall) && s->slot >= 0 && !(native && native->elided(s))) {
+          // So is a local tensor's: a single assignment, never written again once complete.
+          std::vector<Value> key = memo_key(s);
+          if (const Value* v = memo_find(s, key)) {
+            set_def(s, *v);
+            return;
+          }
+          exec_tensor(s);
+          memo_keep(s, std::move(key), (*frame)[static_cast<size_t>(s->slot)]);
+          return;
+        }
+        exec_tensor(s);
+        return;
       case Kind::LStore:
       case Kind::LAccum: exec_store(s); return;
       case Kind::LFor: exec_for(s); return;
@@ -257,6 +284,7 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
         if (k->kind == Kind::LFor && nest_empty(k)) continue;
         if (native && native->run_clause(*this, t, k)) continue;
         exec(k);
+        drop_invariants(mark);
       }
     } catch (...) {
       drop_invariants(mark);
@@ -318,6 +346,8 @@ void Interpreter::Impl::exec_tensor(const NodeRef& t) {
       if (native && k->kind != Kind::LCheck && native->run_clause(*this, t, k)) continue;
       if (k->kind == Kind::LFor && run_vectorized(*this, t, k)) continue;
       exec(k);
+      // What memo_plan proved about reads of `t` holds within one statement's loop nest.
+      drop_invariants(invariants_mark);
     }
   } catch (...) {
     // Nothing partial survives a failed definition (SPEC §11).

@@ -47,16 +47,22 @@ struct Interpreter::Impl {
   std::unordered_map<ir::DefId, std::vector<int64_t>> pending_shapes;  // kHasElem tensors
   std::unordered_set<ir::DefId> runtime_typed_tensors;  // element type from the stored values
   std::shared_ptr<NativeTier> native;  // native kernels of this cell (native_tier.h)
-  // Calls marked ir::kInvariantCall, by (node, frame): their value for the run of the
-  // declaration around them. frame_gen numbers frames (call.cpp); invariant_log lets each
-  // exec_tensor drop exactly the values computed during its run.
+  // Nodes marked ir::kInvariantCall (lang/passes/memo_plan.h), by (node, frame): the value
+  // computed last and the frame slots it read then (memo.cpp). frame_gen numbers frames
+  // (call.cpp); invariant_log lets each tensor statement, call frame and top-level statement
+  // drop exactly the entries made during it.
   struct PairHash {
     size_t operator()(const std::pair<uint32_t, uint64_t>& k) const {
       return std::hash<uint64_t>()(k.second * 0x9E3779B97F4A7C15ull ^ k.first);
     }
   };
-  std::unordered_map<std::pair<uint32_t, uint64_t>, Value, PairHash> invariant_values;
+  struct MemoEntry {
+    std::vector<Value> key;
+    Value value;
+  };
+  std::unordered_map<std::pair<uint32_t, uint64_t>, MemoEntry, PairHash> invariant_values;
   std::vector<std::pair<uint32_t, uint64_t>> invariant_log;
+  std::unordered_map<uint32_t, std::vector<int32_t>> memo_slot_lists;  // by node id
   uint64_t frame_gen = 0, frames_made = 0;
   void drop_invariants(size_t mark) {
     while (invariant_log.size() > mark) {
@@ -64,6 +70,11 @@ struct Interpreter::Impl {
       invariant_log.pop_back();
     }
   }
+  // memo.cpp: the key of a marked node here (the values of the frame slots it reads), its kept
+  // value for that key if any, and keeping a new one.
+  std::vector<Value> memo_key(const ir::NodeRef& n);
+  const Value* memo_find(const ir::NodeRef& n, const std::vector<Value>& key);
+  void memo_keep(const ir::NodeRef& n, std::vector<Value> key, const Value& v);
 
   Impl(CompileCtx& c, RuntimeEnv& e, ExecOptions o) : cx(c), env(e), opt(std::move(o)) {}
 

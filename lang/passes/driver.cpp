@@ -26,6 +26,7 @@
 #include "lang/passes/recurrence_order.h"
 #include "lang/passes/base_peel.h"
 #include "lang/passes/guard_split.h"
+#include "lang/passes/memo_plan.h"
 #include "lang/passes/scan_plan.h"
 #include "lang/passes/scatter_plan.h"
 #include "lang/passes/shape_analysis.h"
@@ -79,6 +80,7 @@ const std::vector<Pass>& passes() {
       {"scatter_plan", "", scatter_plan, true, Rerun::Never},
       {"scan_plan", "", scan_plan, true, Rerun::Never},
       {"guard_split", "", guard_split, true, Rerun::Never},
+      {"memo_plan", "", memo_plan, true, Rerun::Never},
       {"exec_facts", "", exec_facts, true, Rerun::Never},
       {"frame_layout", "", frame_layout, true, Rerun::Never},
       {"contraction_plan", "", contraction_plan, true, Rerun::Never},

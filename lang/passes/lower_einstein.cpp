@@ -4,7 +4,6 @@
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/ir_build.h"
-#include "lang/resolve/builtins.h"
 
 namespace ein {
 namespace {
@@ -34,12 +33,6 @@ class Lowerer : public ir::Mutator {
       case Kind::Const: return ir::make({.kind = Kind::LNop, .span = n->span});
       default: return irb::is_item_decl(n->kind) ? ir::make({.kind = Kind::LNop, .span = n->span}) : nullptr;
     }
-  }
-
-  NodeRef post(const NodeRef& n) override {
-    if (n->kind == Kind::Call && invariant_calls_.count(n->id) && !n->has(ir::kInvariantCall))
-      return ir::edited(n, [](ir::Node& m) { m.flags |= ir::kInvariantCall; });
-    return n;
   }
 
  private:
@@ -190,81 +183,7 @@ class Lowerer : public ir::Mutator {
     }
   }
 
-  // Calls in a declaration's clauses that read nothing bound inside the declaration (its
-  // indices, where-bindings, block locals) nor the declaration itself, and whose functions
-  // have no effects: `let c[i] = x[i] - mean(x);` computed mean(x) at every point of an
-  // interpreted clause (20000 points: 157 s). Marked calls are computed once per run of the
-  // declaration (the interpreter keeps them until it ends); values are unchanged.
-  void mark_invariant_calls(const NodeRef& g) {
-    std::unordered_set<DefId> inner{g->def};
-    ir::for_each_node(g, [&](const NodeRef& k) {
-      switch (k->kind) {
-        case Kind::IdxVar: case Kind::IdxIn: case Kind::IdxRest: case Kind::WBind:
-        case Kind::WDerived: case Kind::PBind: case Kind::Param: case Kind::CompGen:
-        case Kind::CompLet: case Kind::PAt: case Kind::EinGroup:
-          if (k->def.valid()) inner.insert(k->def);
-          break;
-        default: break;
-      }
-    });
-    std::function<void(const NodeRef&)> walk = [&](const NodeRef& n) {
-      if (!n || n->kind == Kind::Lambda) return;
-      if (n->kind == Kind::Call && invariant_call(n, inner)) {
-        invariant_calls_.insert(n->id);
-        return;
-      }
-      for (auto& k : n->kids) walk(k);
-    };
-    for (auto& c : g->kids) walk(ir::ein_value(*c));
-  }
-
-  bool invariant_call(const NodeRef& call, const std::unordered_set<DefId>& inner) {
-    const NodeRef& callee = ir::call_callee(call);
-    if ((callee->kind != Kind::Name && callee->kind != Kind::Path) || !callee->def.valid()) return false;
-    if (cx_.resolver.info(callee->def).kind != DefKind::Fn) return false;
-    bool ok = true;
-    for (const NodeRef& a : ir::call_args(call))
-      ir::for_each_node(a, [&](const NodeRef& k) {
-        if (k->kind == Kind::Lambda || k->kind == Kind::Reduce) ok = false;
-        if ((k->kind == Kind::Name || k->kind == Kind::Path) && inner.count(k->def)) ok = false;
-      });
-    std::unordered_set<DefId> seen;
-    return ok && pure_fn(callee->def, inner, seen, 0);
-  }
-
-  // No call, through any function it reaches, of a builtin with effects or of a function value
-  // (a parameter or closure: what it runs is not known here).
-  // Nor a read of the declaration being computed (a function reading the global `G` inside
-  // G's own clauses would see more of it at each point).
-  bool pure_fn(DefId f, const std::unordered_set<DefId>& inner, std::unordered_set<DefId>& seen, int depth) {
-    if (!seen.insert(f).second) return true;
-    const DefInfo& info = cx_.resolver.info(f);
-    if (depth > 16 || !info.node) return false;
-    bool ok = true;
-    ir::for_each_node(info.node, [&](const NodeRef& k) {
-      if (ok && (k->kind == Kind::Name || k->kind == Kind::Path) && inner.count(k->def)) ok = false;
-      if (!ok || k->kind != Kind::Call) return;
-      const NodeRef& c = ir::call_callee(k);
-      if ((c->kind != Kind::Name && c->kind != Kind::Path) || !c->def.valid()) {
-        ok = false;
-        return;
-      }
-      if (auto b = builtin_of(c->def)) {
-        switch (*b) {
-          case Builtin::Print: case Builtin::SaveNpy: case Builtin::WriteFile:
-          case Builtin::FsDo: ok = false; break;
-          default: break;
-        }
-        return;
-      }
-      if (cx_.resolver.info(c->def).kind != DefKind::Fn) ok = false;
-      else ok = pure_fn(c->def, inner, seen, depth + 1);
-    });
-    return ok;
-  }
-
   NodeRef lower_group(const NodeRef& g) {
-    mark_invariant_calls(g);
     ir::TypeRef t = u_.def_types.count(g->def) ? u_.def_types[g->def] : cx_.global_types[g->def];
     ir::TypeRef el = ir::elem_of(t);
     DType dt = ir::is_scalar(el) ? el->dtype : DType::F32;
@@ -438,7 +357,6 @@ class Lowerer : public ir::Mutator {
   }
 
   CompileCtx& cx_;
-  std::unordered_set<uint32_t> invariant_calls_;
   Unit& u_;
   std::unordered_set<DefId> group_locals_;  // bound by lets inside the group being lowered
   int in_group_ = 0;
