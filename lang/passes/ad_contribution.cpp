@@ -176,6 +176,10 @@ NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoin
 NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoint& bar_c,
                               const Clause& cl, const Occurrence& occ, int b_rank, bool* self,
                               bool runtime_coefs, std::vector<NodeRef>* invalid) {
+  // A slice (`R[t - 1]` of a 2-D R) used as an array: its reads have no point to solve for.
+  if (occ.node->kind == Kind::Index && ir::index_args_count(occ.node) < static_cast<size_t>(b_rank))
+    unsupported("`" + cx_.sm.snippet(occ.node->span) + "`, a slice of a differentiated array used as a whole array",
+                occ.node->span);
   std::vector<NodeRef> reduces;
   if (!path_to(cl.value, occ.node.get(), reduces)) return nullptr;
   Forward fwd(cx_, facts_);

@@ -5,6 +5,7 @@
 // let whose inlined value is a tuple literal becomes one let per name. ad_tape.cpp builds the
 // tape and normalises each definition through these.
 #include <algorithm>
+#include <functional>
 
 #include "lang/passes/ad_reverse.h"
 #include "lang/passes/ir_build.h"
@@ -27,6 +28,30 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
       if (NodeRef lit = unroll_rows(kids.back(), true)) kids.back() = extract_calls(lit);
   }
   NodeRef n = ir::with_kids(e, std::move(kids));
+  // `f(v)[j]`, `tanh(v)[j]`: an inlined call's array value read at a point is a named statement
+  // of the tape, read like any array (the reads of a whole-array expression at a point have no
+  // partials of their own).
+  if (n->kind == Kind::Index && ir::index_base(e)->kind == Kind::Call) {
+    const NodeRef& b = ir::index_base(n);
+    TypeRef bt = facts_.type(ir::index_base(e));
+    bool point_local = false;
+    ir::for_each_node(b, [&](const NodeRef& k) {
+      point_local = point_local || ((k->kind == Kind::Name || k->kind == Kind::Path) && bound_.count(k->def));
+    });
+    if (b->kind != Kind::Name && b->kind != Kind::Path && ir::rank_of(bt) > 0 && !point_local) {
+      DefId t = cx_.resolver.new_def("called", DefKind::Local, b->span);
+      facts_.note_def_type(t, bt);
+      NodeRef let = let_typed("called", t, b, bt);
+      if (within_) stmt_within_[let->id] = within_;
+      visible_[t] = let;
+      emits_.push_back(let);
+      NodeRef nm = name("called", t);
+      facts_.note_type(nm->id, bt);
+      std::vector<NodeRef> k2 = n->kids;
+      k2[0] = nm;
+      n = ir::with_kids(n, std::move(k2));
+    }
+  }
   // `f(..).0` of an inlined call whose value is a tuple literal (`topk(x, 2, 1).0`).
   if (n->kind == Kind::Member && ir::member_base(*n)->kind == Kind::TupleLit && n->has(ir::kTupleField)) {
     auto k = static_cast<size_t>(n->ival);
@@ -69,6 +94,11 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
     TypeRef at = facts_.type(a);
     closure = closure || a->kind == Kind::Lambda || (at && at->k == ir::Type::K::Lambda);
   }
+  // So is a function whose body reads an active top-level binding (`fn F(a) { t[2] * a }`,
+  // t made from x): forward mode differentiates a call in its arguments only, and the reads
+  // inside the body would have no contribution: a silent 0.
+  const bool global_reads = reads_active_global(callee);
+  closure = closure || global_reads;
   if (!arrays && !closure) {  // a scalar call: differentiated per point by forward mode
     // Forward mode looks its target up without knowing which specialisation's body this call
     // was copied from (they share nodes: `flip(x[..])` is rank 1 -> 0 in one, 2 -> 1 in another).
@@ -77,9 +107,34 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
     return n;
   }
   TypeRef ct = facts_.type(callee);
-  if (ct && ct->k == ir::Type::K::FnItem && cx_.resolver.info(ct->def).diff_rule)
+  if (ct && ct->k == ir::Type::K::FnItem && cx_.resolver.info(ct->def).diff_rule) {
+    // Its rule gives the derivative in the arguments only.
+    if (global_reads)
+      unsupported("`" + cx_.resolver.info(ct->def).name +
+                      "`, a function with a custom derivative rule whose body reads a top-level value that depends on the parameter",
+                  n->span);
     return n;  // elementwise with a custom rule: stays a call, applied per point
+  }
   return inline_call(n);
+}
+
+bool Tape::reads_active_global(const NodeRef& callee) {
+  if ((callee->kind != Kind::Name && callee->kind != Kind::Path) || !callee->def.valid()) return false;
+  std::unordered_set<DefId> seen;
+  bool active = false;
+  std::function<void(DefId)> scan = [&](DefId f) {
+    const DefInfo& info = cx_.resolver.info(f);
+    if (active || info.kind != DefKind::Fn || !info.node || !seen.insert(f).second) return;
+    NodeRef body = info.node;  // a copy: visit() may add definitions and move the table
+    ir::for_each_node(body, [&](const NodeRef& n) {
+      if (active || (n->kind != Kind::Name && n->kind != Kind::Path) || !n->def.valid()) return;
+      DefKind k = cx_.resolver.info(n->def).kind;
+      if (k == DefKind::Fn) scan(n->def);
+      else if (k == DefKind::Global && visit(n->def)) active = true;
+    });
+  };
+  scan(callee->def);
+  return active;
 }
 
 NodeRef Tape::inline_call(const NodeRef& call) {

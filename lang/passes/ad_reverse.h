@@ -65,8 +65,10 @@ class Tape {
   bool reads_active(const NodeRef& stmt, DefId d);
   Entry normalise(DefId d, const NodeRef& stmt);
   NodeRef extract_calls(const NodeRef& e);
+  bool reads_active_global(const NodeRef& callee);
   NodeRef inline_call(const NodeRef& call);
   NodeRef inline_point_arrays(const NodeRef& e, DefId self = {});
+  bool inline_slice_let(std::vector<NodeRef>& stmts, size_t i);
   // Block-local arrays of a clause body (ad_lift.cpp): their extents, those extents written out
   // where later statements inferred ranges from them, and arrays used whole lifted to tape
   // entries over the clause's indices.

@@ -95,6 +95,10 @@ NodeRef Tape::inline_point_arrays(const NodeRef& e, DefId self) {
   bool any = false;
   for (size_t i = 0; i + 1 < stmts.size(); ++i) {
     const NodeRef& g = stmts[i];
+    if (g && g->kind == Kind::Let && inline_slice_let(stmts, i)) {
+      any = true;
+      continue;
+    }
     if (!g || g->kind != Kind::EinGroup || ir::group_clauses_count(g) != 1) continue;
     const NodeRef& c = ir::group_clauses(g)[0];
     if (c->kind != Kind::EinDecl) continue;
@@ -129,6 +133,50 @@ NodeRef Tape::inline_point_arrays(const NodeRef& e, DefId self) {
     any = true;
   }
   return any ? rebuilt_block(n, stmts) : n;
+}
+
+// `let a = R[t - 1];` (a slice or another name of an array) read only at points: each read
+// `a[j]` becomes `R[t - 1, j]`. The reverse sweep solves reads of R point by point; a slice
+// read whole had no partial of its own (the sweep read past its subscripts and the process
+// died on `{ let a = R[t - 1]; a[j] * 2.0 }` in a recurrence's step).
+bool Tape::inline_slice_let(std::vector<NodeRef>& stmts, size_t i) {
+  const NodeRef& g = stmts[i];
+  const NodeRef& pat = ir::let_pattern(*g);
+  if (pat->kind != Kind::PBind || !pat->def.valid()) return false;
+  const DefId a = pat->def;
+  const int rank = ir::rank_of(facts_.def_type(a));
+  NodeRef val = ir::let_value(*g);
+  NodeRef base = val;
+  std::vector<NodeRef> lead;
+  if (val->kind == Kind::Index) {
+    base = ir::index_base(val);
+    for (const NodeRef& x : ir::index_args(val)) {
+      TypeRef xt = facts_.type(x);
+      if (!xt || xt->k != ir::Type::K::Scalar || !is_int(xt->dtype)) return false;  // ranges, rests
+      lead.push_back(x);
+    }
+  }
+  if (rank <= 0 || base->kind != Kind::Name || !base->def.valid()) return false;
+  TypeRef bt = facts_.def_type(base->def);
+  if (ir::rank_of(bt) != rank + static_cast<int>(lead.size())) return false;
+  for (size_t j = i + 1; j < stmts.size(); ++j)
+    if (!point_reads_only(stmts[j], a, static_cast<size_t>(rank))) return false;
+  std::vector<DefId> slots;
+  std::vector<NodeRef> kids{base}, extents;
+  for (const NodeRef& x : lead) kids.push_back(x);
+  for (int k = 0; k < rank; ++k) {
+    DefId sl = cx_.resolver.new_def("s" + std::to_string(k), DefKind::Index, g->span);
+    slots.push_back(sl);
+    kids.push_back(name("s" + std::to_string(k), sl));
+    extents.push_back(irb::dim_of(base, static_cast<int>(lead.size()) + k));
+  }
+  NodeRef point = ir::make({.kind = Kind::Index, .span = val->span, .kids = std::move(kids)});
+  facts_.note_type(point->id, ir::elem_of(bt));
+  for (size_t j = i + 1; j < stmts.size(); ++j) stmts[j] = explicit_ranges(stmts[j], a, extents);
+  Copier cp(cx_, facts_);
+  for (size_t j = i + 1; j < stmts.size(); ++j) stmts[j] = replace_point_reads(cp, stmts[j], a, slots, point);
+  stmts[i] = nullptr;
+  return true;
 }
 
 void Tape::add_visible(DefId d, NodeRef let) { visible_[d] = std::move(let); }

@@ -559,6 +559,31 @@ bool SiteSolver::site_independent(const NodeRef& e, std::vector<DefId>* nested_d
   return ok;
 }
 
+// A call's value is the same at every point of the site when its arguments read nothing that
+// varies there, apart from what they bind themselves: `f(v, sum[k](v[k]))[j]` reduces over its
+// own k (a reduction or a where-binding inside an argument is computed with the call).
+bool SiteSolver::call_site_independent(const NodeRef& call) {
+  std::unordered_set<DefId> own;
+  ir::for_each_node(call, [&](const NodeRef& n) {
+    switch (n->kind) {
+      case Kind::IdxVar: case Kind::IdxIn: case Kind::WBind: case Kind::WDerived: case Kind::PBind:
+        if (n->def.valid()) own.insert(n->def);
+        break;
+      default: break;
+    }
+  });
+  if (own.empty()) return site_independent(call);
+  bool ok = true;
+  ir::for_each_node(call, [&](const NodeRef& n) {
+    if (n->kind == Kind::Lambda) ok = false;
+    if (n->kind != Kind::Name || !n->def.valid() || own.count(n->def)) return;
+    if (is_var(n->def) || derived_.count(n->def)) ok = false;
+    DefKind k = cx_.resolver.info(n->def).kind;
+    if ((k == DefKind::Local && !local_outside_site(n->def)) || k == DefKind::Index) ok = false;
+  });
+  return ok;
+}
+
 void SiteSolver::collect_accesses(const NodeRef& n, bool cond) {
   if (!n || n->kind == Kind::Lambda) return;
   if (n->kind == Kind::Index) {
@@ -632,7 +657,7 @@ void SiteSolver::add_access(const NodeRef& n) {
     access_arity_[n->id] = ir::index_args_count(n);
   } else if (base->kind == Kind::ArrayLit) {
     extent = [&](int axis) { return literal_extent(base, axis); };
-  } else if (base->kind == Kind::Call && site_independent(base)) {
+  } else if (base->kind == Kind::Call && call_site_independent(base)) {
     // SPEC §5.2: plain uses on any array expression bound an index. A call's result that
     // reads nothing of the site (`softmax(X[0])[j]`, `f(x)[j]`) has one extent for all of it.
     extent = [&](int axis) {
