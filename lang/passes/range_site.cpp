@@ -657,6 +657,24 @@ void SiteSolver::add_access(const NodeRef& n) {
     access_arity_[n->id] = ir::index_args_count(n);
   } else if (base->kind == Kind::ArrayLit) {
     extent = [&](int axis) { return literal_extent(base, axis); };
+  } else if (base->kind == Kind::Index && ir::index_base(base)->kind == Kind::Name &&
+             ir::index_base(base)->def.valid()) {
+    // A read of a slice (`R[t - 1][e]`, `x[0][j]`): its axes are the array's axes after the
+    // subscripts already given, whatever their values. Plain arrays only (no nested or
+    // per-point locals, no range or rest subscripts).
+    const NodeRef& arr = ir::index_base(base);
+    DefKind k = cx_.resolver.info(arr->def).kind;
+    bool usable = k == DefKind::Global || k == DefKind::Param || k == DefKind::Const ||
+                  (k == DefKind::Local && !derived_.count(arr->def) && local_outside_site(arr->def));
+    const bool self_read = arr->def == self_;
+    for (const NodeRef& a : ir::index_args(base))
+      if (a->kind == Kind::RangeLit || a->kind == Kind::RestIdx) usable = false;
+    if ((!usable && !self_read) || nested_.count(arr->def)) return;
+    const int lead = static_cast<int>(ir::index_args_count(base));
+    extent = [&, arr, lead, self_read](int axis) -> NodeRef {
+      if (!self_read) return irb::dim_of(arr, lead + axis);
+      return lead + axis < static_cast<int>(self_extents_.size()) ? self_extents_[lead + axis] : nullptr;
+    };
   } else if (base->kind == Kind::Call && call_site_independent(base)) {
     // SPEC §5.2: plain uses on any array expression bound an index. A call's result that
     // reads nothing of the site (`softmax(X[0])[j]`, `f(x)[j]`) has one extent for all of it.
@@ -671,9 +689,13 @@ void SiteSolver::add_access(const NodeRef& n) {
   for (size_t i = 0; i < ir::index_args_count(n); ++i) {
     int axis = static_cast<int>(i);
     NodeRef ext = extent(axis);
-    bool self_read = base->kind == Kind::Name && base->def == self_;
+    // A read of the declaration itself, whole or through a slice (`x[t - 1][e]`).
+    const bool chained = base->kind == Kind::Index;
+    const NodeRef& arr = chained ? ir::index_base(base) : base;
+    const int lead = chained ? static_cast<int>(ir::index_args_count(base)) : 0;
+    bool self_read = arr->kind == Kind::Name && arr->def == self_;
     bool self_bounded = self_read && ext;
-    if (self_read && !ext) ext = irb::dim_of(base, axis);  // a start fact only (x[t - 1])
+    if (self_read && !ext) ext = irb::dim_of(arr, lead + axis);  // a start fact only (x[t - 1])
     if (!ext) continue;
     const NodeRef& ix = ir::index_args(n)[i];
     if (mentions_guarded_derived(ix)) continue;
