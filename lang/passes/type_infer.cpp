@@ -196,6 +196,9 @@ void Infer::let(const NodeRef& s) {
   const NodeRef& pat = ir::let_pattern(*s);
   if (!ir::let_type(*s) && pat && pat->kind == Kind::PBind && pat->def.valid())
     if (NodeRef lit = literal_arg(ir::let_value(*s))) u.literal_lets[pat->def] = lit;
+  if (!ir::let_type(*s) && pat && pat->kind == Kind::PBind && pat->def.valid() &&
+      ir::let_value(*s)->kind == Kind::ArrayLit && !ir::let_value(*s)->kids.empty())
+    listed_lets[pat->def] = ir::let_value(*s);
   // Extents written in the program (a nested literal, an annotation's literal extents) reach
   // the ranks library functions promise (`gather_nd`'s depends on the index tuples' length).
   if (pat && pat->kind == Kind::PBind && pat->def.valid()) {

@@ -204,7 +204,7 @@ TypeRef Infer::builtin_call(Builtin b, const NodeRef& e, std::vector<TypeRef>& a
       // leading axis, which a term with `...` would take (a wrong shape with exit 0 until session
       // 18). The decision reaches the run as a third argument `true` (type_infer.cpp's prune).
       NodeRef in = ir::call_args(e)[1];
-      NodeRef listed = in->kind == Kind::ArrayLit ? in : nullptr;
+      NodeRef listed = listed_operands(in);  // here, or bound by a `let` to a literal
       if (in->kind == Kind::Name && in->def.valid())
         if (auto it = u.literal_args.find(in->def); it != u.literal_args.end() && it->second->kind == Kind::ArrayLit)
           listed = it->second;

@@ -343,8 +343,9 @@ Unit* Infer::specialize(const TypeRef& callee, std::vector<TypeRef> args, const 
     if (NodeRef lit = literal_arg(ir::call_args(call_node)[i])) lits[params[i]->def] = lit;
     else if (NodeRef n = ir::call_args(call_node)[i]; n->kind == Kind::IntLit && counts_parts(body, params[i]->def))
       lits[params[i]->def] = n;  // `split(x, 2, 1)`, `cast(x, 11)`: the count or type number
-    else if (n->kind == Kind::ArrayLit && !n->kids.empty() && feeds_einsum(body, params[i]->def))
-      lits[params[i]->def] = n;  // `einsum(eq, [a])`: a list of operands (Einsum in type_infer_builtin)
+    else if (NodeRef l = listed_operands(n); l && feeds_einsum(body, params[i]->def))
+      lits[params[i]->def] = l;  // `einsum(eq, [a])`, `let ops = [a]; einsum(eq, ops)`: a list of operands
+                                 // (Einsum in type_infer_builtin)
   std::unordered_map<ir::DefId, std::vector<int64_t>> extents;
   for (size_t i = 0; i < params.size(); ++i)
     if (std::vector<int64_t> ext = known_extents(ir::call_args(call_node)[i]);

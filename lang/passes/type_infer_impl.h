@@ -74,6 +74,16 @@ class Infer {
   bool is_open(const Unit& spec);  // parameters or result still hold inference variables
   bool has_var(const ir::TypeRef& t);  // holds an inference variable (through arrays, tuples)
   ir::NodeRef literal_arg(const ir::NodeRef& a) const;
+  // Unannotated `let`s of this unit bound to a non-empty array literal (`let ops = [a, b];`):
+  // passed to einsum they are a list of operands, like the literal written at the call.
+  std::unordered_map<ir::DefId, ir::NodeRef> listed_lets;
+  ir::NodeRef listed_operands(const ir::NodeRef& a) const {
+    if (!a) return nullptr;
+    if (a->kind == ir::Kind::ArrayLit) return a->kids.empty() ? nullptr : a;
+    if (a->kind != ir::Kind::Name || !a->def.valid()) return nullptr;
+    auto it = listed_lets.find(a->def);
+    return it == listed_lets.end() ? nullptr : it->second;
+  }
   std::vector<int64_t> known_extents(const ir::NodeRef& a);
   // type_infer_npy.cpp: `load_npy` / `save_npy` with a literal path.
   ir::TypeRef npy_load(const ir::NodeRef& call);
