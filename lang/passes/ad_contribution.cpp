@@ -176,10 +176,6 @@ NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoin
 NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoint& bar_c,
                               const Clause& cl, const Occurrence& occ, int b_rank, bool* self,
                               bool runtime_coefs, std::vector<NodeRef>* invalid) {
-  // A slice (`R[t - 1]` of a 2-D R) used as an array: its reads have no point to solve for.
-  if (occ.node->kind == Kind::Index && ir::index_args_count(occ.node) < static_cast<size_t>(b_rank))
-    unsupported("`" + cx_.sm.snippet(occ.node->span) + "`, a slice of a differentiated array used as a whole array",
-                occ.node->span);
   std::vector<NodeRef> reduces;
   if (!path_to(cl.value, occ.node.get(), reduces)) return nullptr;
   Forward fwd(cx_, facts_);
@@ -200,6 +196,11 @@ NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoin
   NodeRef P = fwd.tangent(cl.value);
   if (P) P = flatten_partial(reuse_args(c, cl, P));
   if (!P) return nullptr;
+  // A slice (`R[t - 1]` of a 2-D R) used as an array, with a partial (an extent, `len(x[0])`,
+  // has none): its reads have no point to solve for.
+  if (occ.node->kind == Kind::Index && ir::index_args_count(occ.node) < static_cast<size_t>(b_rank))
+    unsupported("`" + cx_.sm.snippet(occ.node->span) + "`, a slice of a differentiated array used as a whole array",
+                occ.node->span);
   // (Judged before stored_factors: a stored factor reads as finite whatever its values.)
   const bool infinite = may_be_infinite(P, &cx_);
   P = stored_factors(c, cl, occ, P);
