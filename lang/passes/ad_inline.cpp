@@ -165,6 +165,16 @@ NodeRef Tape::inline_call(const NodeRef& call) {
     // A tuple of names (einsum's operands `(A, B)`) stands in place: the body's builtin sees the
     // operands, and no tuple-valued binding stands between them and the derivative. So does a
     // string (the equation): re-analysis types the builtin from the literal.
+    // A closure bound by a visible `let L = |u| ..` stands in as its literal: the body's calls
+    // of the parameter are then beta-reduced (Copier::beta) where they are (`sum[n](f(x[n]))`);
+    // called through the name, forward mode bound the argument `x[n]` outside the reduction
+    // (E003 "`n` is used before it has a value").
+    if (args[a]->kind == Kind::Name && args[a]->def.valid())
+      if (auto vis = visible_.find(args[a]->def); vis != visible_.end() && vis->second->kind == Kind::Let &&
+                                                  ir::let_value(*vis->second)->kind == Kind::Lambda) {
+        cp.subst[p->def] = ir::let_value(*vis->second);
+        continue;
+      }
     bool names_tuple = args[a]->kind == Kind::TupleLit;
     for (const NodeRef& el : names_tuple ? ir::tuple_elems(args[a]) : ir::Kids{})
       names_tuple = names_tuple && (el->kind == Kind::Name || el->kind == Kind::Path);

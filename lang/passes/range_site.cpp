@@ -562,7 +562,7 @@ bool SiteSolver::site_independent(const NodeRef& e, std::vector<DefId>* nested_d
 // A call's value is the same at every point of the site when its arguments read nothing that
 // varies there, apart from what they bind themselves: `f(v, sum[k](v[k]))[j]` reduces over its
 // own k (a reduction or a where-binding inside an argument is computed with the call).
-bool SiteSolver::call_site_independent(const NodeRef& call) {
+bool SiteSolver::call_site_independent(const NodeRef& call, bool* point_local) {
   std::unordered_set<DefId> own;
   ir::for_each_node(call, [&](const NodeRef& n) {
     switch (n->kind) {
@@ -572,14 +572,16 @@ bool SiteSolver::call_site_independent(const NodeRef& call) {
       default: break;
     }
   });
-  if (own.empty()) return site_independent(call);
+  // A local computed inside the site (`let l[j] = ..; sum[k](softmax(l)[k])`) is recomputed per
+  // point: the call's extent then bounds only a reduction evaluated after it, like `l[k]`'s.
   bool ok = true;
   ir::for_each_node(call, [&](const NodeRef& n) {
     if (n->kind == Kind::Lambda) ok = false;
     if (n->kind != Kind::Name || !n->def.valid() || own.count(n->def)) return;
     if (is_var(n->def) || derived_.count(n->def)) ok = false;
     DefKind k = cx_.resolver.info(n->def).kind;
-    if ((k == DefKind::Local && !local_outside_site(n->def)) || k == DefKind::Index) ok = false;
+    if (k == DefKind::Index) ok = false;
+    if (k == DefKind::Local && !local_outside_site(n->def)) *point_local = true;
   });
   return ok;
 }
@@ -675,7 +677,7 @@ void SiteSolver::add_access(const NodeRef& n) {
       if (!self_read) return irb::dim_of(arr, lead + axis);
       return lead + axis < static_cast<int>(self_extents_.size()) ? self_extents_[lead + axis] : nullptr;
     };
-  } else if (base->kind == Kind::Call && call_site_independent(base)) {
+  } else if (base->kind == Kind::Call && call_site_independent(base, &point_local)) {
     // SPEC §5.2: plain uses on any array expression bound an index. A call's result that
     // reads nothing of the site (`softmax(X[0])[j]`, `f(x)[j]`) has one extent for all of it.
     extent = [&](int axis) {

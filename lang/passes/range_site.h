@@ -83,7 +83,7 @@ class SiteSolver {
 
   // `nested_deps`: names of definitions nested in the site are allowed, and collected there.
   bool site_independent(const NodeRef& e, std::vector<DefId>* nested_deps = nullptr);
-  bool call_site_independent(const NodeRef& call);
+  bool call_site_independent(const NodeRef& call, bool* point_local);
   bool local_bounds(const Access& a, DefId v) const;
   void adopt_explicit_slots(const NodeRef& group);
   bool runs_after(const Access& a, DefId v) const;
