@@ -38,6 +38,10 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
     ir::for_each_node(b, [&](const NodeRef& k) {
       point_local = point_local || ((k->kind == Kind::Name || k->kind == Kind::Path) && bound_.count(k->def));
     });
+    // Read at a point of the enclosing clause (`F(R[t - 1])[j]` in a recurrence's step), an
+    // elementwise value is the same expression at that point: `tanh(R[t - 1, j]) * 2.0`.
+    if (point_local && b->kind != Kind::Name && b->kind != Kind::Path && ir::rank_of(bt) > 0)
+      if (NodeRef at = index_elementwise(b, ir::index_args(n), 0)) return at;
     if (b->kind != Kind::Name && b->kind != Kind::Path && ir::rank_of(bt) > 0 && !point_local) {
       DefId t = cx_.resolver.new_def("called", DefKind::Local, b->span);
       facts_.note_def_type(t, bt);
@@ -116,6 +120,68 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
     return n;  // elementwise with a custom rule: stays a call, applied per point
   }
   return inline_call(n);
+}
+
+// `e[idx]` with the read moved inside an elementwise array expression (arithmetic, casts, math
+// intrinsics over arrays of e's rank and scalars); nullptr otherwise.
+NodeRef Tape::index_elementwise(const NodeRef& e, ir::Kids idx, int depth) {
+  if (!e || depth > 64) return nullptr;
+  TypeRef t = facts_.type(e);
+  const int rank = ir::rank_of(t);
+  if (rank == 0) return t && t->k == ir::Type::K::Scalar ? e : nullptr;  // broadcast scalars
+  if (rank != static_cast<int>(idx.size())) return nullptr;
+  TypeRef el = ir::elem_of(t);
+  auto typed = [&](NodeRef n) {
+    facts_.note_type(n->id, el);
+    return n;
+  };
+  switch (e->kind) {
+    case Kind::Name:
+    case Kind::Path:
+      return typed(ir::make({.kind = Kind::Index, .span = e->span, .kids = ir::kid_list(e, idx)}));
+    case Kind::Index: {  // a slice: its subscripts, then idx
+      for (const NodeRef& a : ir::index_args(e)) {
+        TypeRef at = facts_.type(a);
+        if (!at || at->k != ir::Type::K::Scalar || !is_int(at->dtype)) return nullptr;
+      }
+      std::vector<NodeRef> kids = ir::kid_list(ir::index_base(e), ir::index_args(e));
+      for (const NodeRef& i : idx) kids.push_back(i);
+      return typed(ir::make({.kind = Kind::Index, .span = e->span, .kids = std::move(kids)}));
+    }
+    case Kind::Binary:
+    case Kind::Unary:
+    case Kind::Cast: {
+      if (e->kind == Kind::Binary && static_cast<ir::BinOp>(e->ival) == ir::BinOp::In) return nullptr;
+      std::vector<NodeRef> kids;
+      for (size_t k = 0; k < e->kids.size(); ++k) {
+        if (e->kind == Kind::Cast && k == 1) {
+          if (e->kids[k]->kind != Kind::TyPrim) return nullptr;  // an array cast's type
+          kids.push_back(e->kids[k]);
+          continue;
+        }
+        NodeRef x = index_elementwise(e->kids[k], idx, depth + 1);
+        if (!x) return nullptr;
+        kids.push_back(x);
+      }
+      return typed(ir::with_kids(e, std::move(kids)));
+    }
+    case Kind::Call: {
+      // A math intrinsic, or a function with a custom rule (elementwise: extract_calls keeps it
+      // a call applied per point).
+      auto b = builtin_of(ir::call_callee(e)->def);
+      TypeRef ct = facts_.type(ir::call_callee(e));
+      const bool ruled = ct && ct->k == ir::Type::K::FnItem && cx_.resolver.info(ct->def).diff_rule;
+      if (!ruled && (!b || !is_math_intrinsic(*b))) return nullptr;
+      std::vector<NodeRef> kids{ir::call_callee(e)};
+      for (const NodeRef& a : ir::call_args(e)) {
+        NodeRef x = index_elementwise(a, idx, depth + 1);
+        if (!x) return nullptr;
+        kids.push_back(x);
+      }
+      return typed(ir::with_kids(e, std::move(kids)));
+    }
+    default: return nullptr;
+  }
 }
 
 bool Tape::reads_active_global(const NodeRef& callee) {

@@ -66,6 +66,7 @@ class Tape {
   Entry normalise(DefId d, const NodeRef& stmt);
   NodeRef extract_calls(const NodeRef& e);
   bool reads_active_global(const NodeRef& callee);
+  NodeRef index_elementwise(const NodeRef& e, ir::Kids idx, int depth);
   NodeRef inline_call(const NodeRef& call);
   NodeRef inline_point_arrays(const NodeRef& e, DefId self = {});
   bool inline_slice_let(std::vector<NodeRef>& stmts, size_t i);
