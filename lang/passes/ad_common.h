@@ -184,9 +184,6 @@ NodeRef index_eq(const NodeRef& key, const TypeRef& key_type, const NodeRef& m);
 // that grows)? Intervals prove `exp(-x * x)` and `1 / (1 + exp(-x))` finite (ad_finite.cpp); with `cx`,
 // also through the bodies of the functions a rule calls.
 bool may_be_infinite(const NodeRef& P, const CompileCtx* cx = nullptr);
-// Does the function `callee` names (through the functions it calls) read a top-level binding?
-// Its value may vary with the variable differentiated although no argument does.
-bool reads_globals(const CompileCtx& cx, const NodeRef& callee);
 NodeRef land(const NodeRef& a, const NodeRef& b);
 NodeRef ifz(const NodeRef& cond, const NodeRef& then, const NodeRef& zero);
 NodeRef where(NodeRef value, std::vector<NodeRef> items);

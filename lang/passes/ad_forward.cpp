@@ -366,31 +366,6 @@ NodeRef Forward::arg_value(const NodeRef& arg) {
   return v ? v : arg;
 }
 
-namespace {
-
-bool fn_reads_globals(const CompileCtx& cx, DefId f, std::unordered_set<DefId>& seen, int depth) {
-  if (!seen.insert(f).second) return false;
-  const DefInfo& info = cx.resolver.info(f);
-  if (!info.node || depth > 16) return depth > 16;
-  bool hit = false;
-  ir::for_each_node(info.node, [&](const NodeRef& k) {
-    if (hit || (k->kind != Kind::Name && k->kind != Kind::Path) || !k->def.valid()) return;
-    const DefInfo& d = cx.resolver.info(k->def);
-    if (d.kind == DefKind::Global) hit = true;
-    else if (d.kind == DefKind::Fn) hit = fn_reads_globals(cx, k->def, seen, depth + 1);
-  });
-  return hit;
-}
-
-}  // namespace
-
-bool reads_globals(const CompileCtx& cx, const NodeRef& callee) {
-  if ((callee->kind != Kind::Name && callee->kind != Kind::Path) || !callee->def.valid()) return false;
-  if (cx.resolver.info(callee->def).kind != DefKind::Fn) return false;
-  std::unordered_set<DefId> seen;
-  return fn_reads_globals(cx, callee->def, seen, 0);
-}
-
 NodeRef Forward::call(const NodeRef& e) {
   std::vector<NodeRef> t;
   bool any = false;
@@ -403,9 +378,9 @@ NodeRef Forward::call(const NodeRef& e) {
   const NodeRef& callee = ir::call_callee(e);
   TypeRef ct = facts_.type(callee);
   bool closure = callee->kind == Kind::Lambda || (ct && ct->k == ir::Type::K::Lambda);
-  // So does a function reading a top-level binding (`fn F(a) { t[2] * a }` with t made from
-  // x): the differentiated body follows it. Skipping it gave a silent 0 (SPEC §7).
-  if (!any && !closure && !reads_globals(cx_, callee)) return nullptr;
+  // (A function reading an active top-level binding never gets here from a tape: extract_calls
+  // inlines it, ad_inline.cpp.)
+  if (!any && !closure) return nullptr;
   std::vector<NodeRef> args = ir::kid_list(ir::call_args(e));
   return zero_direction(cx_, facts_, t, args, unbounded_, [&](const NodeRef& x) { return unbounded(x); },
                         [&] { return call_rule(e, t); }, e->span);
