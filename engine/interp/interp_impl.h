@@ -62,7 +62,8 @@ struct Interpreter::Impl {
   };
   std::unordered_map<std::pair<uint32_t, uint64_t>, MemoEntry, PairHash> invariant_values;
   std::vector<std::pair<uint32_t, uint64_t>> invariant_log;
-  std::unordered_map<uint32_t, std::vector<int32_t>> memo_slot_lists;  // by node id
+  // By (node id, unit): specialisations of one function share its nodes, not its frame layout.
+  std::unordered_map<std::pair<uint32_t, uint64_t>, std::vector<int32_t>, PairHash> memo_slot_lists;
   uint64_t frame_gen = 0, frames_made = 0;
   void drop_invariants(size_t mark) {
     while (invariant_log.size() > mark) {

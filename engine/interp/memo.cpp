@@ -37,7 +37,8 @@ bool same(const Value& a, const Value& b) {
 }  // namespace
 
 std::vector<Value> Interpreter::Impl::memo_key(const NodeRef& n) {
-  auto it = memo_slot_lists.find(n->id);
+  const auto where = std::make_pair(n->id, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(unit)));
+  auto it = memo_slot_lists.find(where);
   if (it == memo_slot_lists.end()) {
     // The slots read inside the node, less those it defines itself (its own loops and lets:
     // their values before it runs are leftovers of its previous run).
@@ -51,7 +52,7 @@ std::vector<Value> Interpreter::Impl::memo_key(const NodeRef& n) {
       if (std::find(defined.begin(), defined.end(), s) == defined.end() &&
           std::find(free.begin(), free.end(), s) == free.end())
         free.push_back(s);
-    it = memo_slot_lists.emplace(n->id, std::move(free)).first;
+    it = memo_slot_lists.emplace(where, std::move(free)).first;
   }
   std::vector<Value> key;
   key.reserve(it->second.size());
