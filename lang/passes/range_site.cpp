@@ -552,6 +552,9 @@ bool SiteSolver::site_independent(const NodeRef& e, std::vector<DefId>* nested_d
       // A local bound before the site (a block's `let a = ..` above the declaration) has one
       // value for the whole site: `dim(a)` is a symbol like a global's extent. Where-locals
       // and lets inside the site are per point; outer loop indices vary.
+      // A value a lambda captures (an index of the declaration around it, `|u| max[q](v[m +
+      // q, q])`) is one value for the whole of the lambda's body.
+      if (captured(n->def)) return;
       if ((k == DefKind::Local && !local_outside_site(n->def)) || k == DefKind::Index) ok = false;
     }
     if (n->kind == Kind::Reduce || n->kind == Kind::Lambda) ok = false;
@@ -580,6 +583,7 @@ bool SiteSolver::call_site_independent(const NodeRef& call, bool* point_local) {
     if (n->kind != Kind::Name || !n->def.valid() || own.count(n->def)) return;
     if (is_var(n->def) || derived_.count(n->def)) ok = false;
     DefKind k = cx_.resolver.info(n->def).kind;
+    if (captured(n->def)) return;
     if (k == DefKind::Index) ok = false;
     if (k == DefKind::Local && !local_outside_site(n->def)) *point_local = true;
   });

@@ -3,6 +3,7 @@
 // index its range from those accesses (SPEC §5.2). range_analysis.cpp walks the units and hands
 // each site to a SiteSolver; range_site.cpp collects the site's accesses and solves them.
 #pragma once
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -84,6 +85,9 @@ class SiteSolver {
   // `nested_deps`: names of definitions nested in the site are allowed, and collected there.
   bool site_independent(const NodeRef& e, std::vector<DefId>* nested_deps = nullptr);
   bool call_site_independent(const NodeRef& call, bool* point_local);
+  bool captured(DefId d) const {
+    return std::find(u_.captures.begin(), u_.captures.end(), d) != u_.captures.end();
+  }
   bool local_bounds(const Access& a, DefId v) const;
   void adopt_explicit_slots(const NodeRef& group);
   bool runs_after(const Access& a, DefId v) const;
