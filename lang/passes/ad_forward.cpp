@@ -369,15 +369,26 @@ NodeRef Forward::arg_value(const NodeRef& arg) {
 NodeRef Forward::call(const NodeRef& e) {
   std::vector<NodeRef> t;
   bool any = false;
+  const NodeRef& callee = ir::call_callee(e);
+  // A lambda written as the argument of a user function (`A(|u| u * c, x)` inside F) has no
+  // tangent of its own: the inlined body calls it, and that call differentiates its body with
+  // what it captures (below). A builtin given one keeps the E013 of tangent().
+  const bool user_fn = (callee->kind == Kind::Name || callee->kind == Kind::Path) && callee->def.valid() &&
+                       cx_.resolver.info(callee->def).kind == DefKind::Fn && !builtin_of(callee->def);
+  bool lambda_arg = false;
   for (const NodeRef& a : ir::call_args(e)) {
+    if (user_fn && a->kind == Kind::Lambda) {
+      t.push_back(nullptr);
+      lambda_arg = true;
+      continue;
+    }
     t.push_back(tangent(a));
     any = any || t.back();
   }
   // A closure varies with what it captures (`|u| -k * u` called at a constant) even when no
   // argument does: its body is differentiated either way.
-  const NodeRef& callee = ir::call_callee(e);
   TypeRef ct = facts_.type(callee);
-  bool closure = callee->kind == Kind::Lambda || (ct && ct->k == ir::Type::K::Lambda);
+  bool closure = callee->kind == Kind::Lambda || (ct && ct->k == ir::Type::K::Lambda) || lambda_arg;
   // (A function reading an active top-level binding never gets here from a tape: extract_calls
   // inlines it, ad_inline.cpp.)
   if (!any && !closure) return nullptr;
