@@ -16,7 +16,8 @@ KNOWN = {
         "tests/golden/pending/ad_recurrence_step_calls_row.ein", "autodiff (lang/passes/ad_*)",
         "a derivative through a recurrence whose step calls a function on the previous row "
         "(`R[t, j] = F(R[t - 1])[j]`, softmax, a function with a local declaration) is E013. "
-        "Derivative programs draw only scalar steps (rec_call)."),
+        "Derivative programs draw only scalar steps (rec_call) and no call moving with an "
+        "index (`softmax(M[q])[n]`, the same E013: pending/ad_call_on_moving_row.ein)."),
     "call_extent_reduction_arg": (
         "tests/golden/pending/call_extent_reduction_argument.ein", "ranges (lang/passes/range*)",
         "`F(v, sum[k](v[k]))[j]`: a reduction in an argument keeps the call's extent from "
