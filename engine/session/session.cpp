@@ -146,7 +146,21 @@ Session::~Session() = default;
 CellResult Session::run_cell(const std::string& text, const CellOptions& opt) {
   CellResult r;
   const auto t0 = std::chrono::steady_clock::now();
-  run_on_big_stack([&] { r = impl_->run_in_stages(text, opt); });
+  try {
+    run_on_big_stack([&] { r = impl_->run_in_stages(text, opt); });
+  } catch (const std::exception& e) {
+    // An internal error (a broken IR invariant: std::logic_error from lang/ir) ends the cell
+    // with a diagnostic, never the process (SPEC §9). The session keeps its earlier state.
+    r = CellResult{};
+    r.ok = false;
+    r.compile_error = true;
+    Diagnostic d;
+    d.code = "E011";
+    d.message = std::string("this cell hit an internal error of the compiler: ") + e.what();
+    d.help = "nothing of this cell was kept; please report the cell that caused it";
+    r.diags.push_back(d);
+    r.rendered = ein::render(d, impl_->sm, RenderOptions{false}) + ein::render_abort_line(1, RenderOptions{false});
+  }
   // The cell's time outside its phases is the session's own: starting the cell's thread,
   // recording the text, releasing earlier cells and, once the cell is done, freeing its compile
   // context and interpreter (their IR, frames and kernels' handles).
