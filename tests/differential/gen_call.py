@@ -134,7 +134,7 @@ def closure(g):
     if g.deriv and g.bug_on("ad_closure_in_fn_reduction"):
         hofs["mapred"] = 0
     if g.deriv and g.bug_on("ad_lambda_in_fn"):
-        hofs["maker"] = hofs["inner"] = 0
+        hofs["maker"] = 0
     form = g.ex.pick(hofs)
     site = g.ex.pick({"top": 2, "decl": 4, "red": 1.5, "bound": 2, "rec": 1.5})
     if site == "rec" and form not in ("maker", "inner"):
