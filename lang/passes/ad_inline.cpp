@@ -43,16 +43,8 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
     if (point_local && b->kind != Kind::Name && b->kind != Kind::Path && ir::rank_of(bt) > 0)
       if (NodeRef at = index_elementwise(b, ir::index_args(n), 0)) return at;
     if (b->kind != Kind::Name && b->kind != Kind::Path && ir::rank_of(bt) > 0 && !point_local) {
-      DefId t = cx_.resolver.new_def("called", DefKind::Local, b->span);
-      facts_.note_def_type(t, bt);
-      NodeRef let = let_typed("called", t, b, bt);
-      if (within_) stmt_within_[let->id] = within_;
-      visible_[t] = let;
-      emits_.push_back(let);
-      NodeRef nm = name("called", t);
-      facts_.note_type(nm->id, bt);
       std::vector<NodeRef> k2 = n->kids;
-      k2[0] = nm;
+      k2[0] = named_statement("called", b, bt, b->span);
       n = ir::with_kids(n, std::move(k2));
     }
   }
@@ -182,6 +174,19 @@ NodeRef Tape::index_elementwise(const NodeRef& e, ir::Kids idx, int depth) {
     }
     default: return nullptr;
   }
+}
+
+// `value` as a statement of the tape (`let what = value;`), read through the returned name.
+NodeRef Tape::named_statement(const std::string& what, const NodeRef& value, const TypeRef& t, Span at) {
+  DefId d = cx_.resolver.new_def(what, DefKind::Local, at);
+  facts_.note_def_type(d, t);
+  NodeRef let = let_typed(what, d, value, t);
+  if (within_) stmt_within_[let->id] = within_;
+  visible_[d] = let;
+  emits_.push_back(let);
+  NodeRef nm = name(what, d);
+  facts_.note_type(nm->id, t);
+  return nm;
 }
 
 bool Tape::reads_active_global(const NodeRef& callee) {
@@ -318,14 +323,7 @@ NodeRef Tape::inline_call(const NodeRef& call) {
   // extents, so it becomes a named statement of the tape.
   auto b = v->kind == Kind::Call ? builtin_of(ir::call_callee(v)->def) : std::nullopt;
   if (b && *b == Builtin::Reshape && ir::rank_of(facts_.type(v)) > 0 && !mentions_bound(v)) {
-    DefId t = cx_.resolver.new_def("reshaped", DefKind::Local, call->span);
-    facts_.note_def_type(t, facts_.type(v));
-    NodeRef let = let_typed("reshaped", t, v, facts_.type(v));
-    if (within_) stmt_within_[let->id] = within_;
-    visible_[t] = let;
-    emits_.push_back(let);
-    v = name("reshaped", t);
-    facts_.note_type(v->id, facts_.type(ir::let_value(*let)));
+    v = named_statement("reshaped", v, facts_.type(v), call->span);
   }
   return v;
 }

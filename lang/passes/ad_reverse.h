@@ -66,6 +66,7 @@ class Tape {
   Entry normalise(DefId d, const NodeRef& stmt);
   NodeRef extract_calls(const NodeRef& e);
   bool reads_active_global(const NodeRef& callee);
+  NodeRef named_statement(const std::string& what, const NodeRef& value, const TypeRef& t, Span at);
   NodeRef index_elementwise(const NodeRef& e, ir::Kids idx, int depth);
   NodeRef inline_call(const NodeRef& call);
   NodeRef inline_point_arrays(const NodeRef& e, DefId self = {});

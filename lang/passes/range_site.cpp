@@ -681,19 +681,13 @@ void SiteSolver::add_access(const NodeRef& n) {
       if (!self_read) return irb::dim_of(arr, lead + axis);
       return lead + axis < static_cast<int>(self_extents_.size()) ? self_extents_[lead + axis] : nullptr;
     };
-  } else if (base->kind == Kind::Member && base->has(ir::kTupleField) &&
-             (ir::member_base(*base)->kind == Kind::Name || ir::member_base(*base)->kind == Kind::Path) &&
+  } else if ((base->kind == Kind::Call ||
+              (base->kind == Kind::Member && base->has(ir::kTupleField) &&
+               (ir::member_base(*base)->kind == Kind::Name || ir::member_base(*base)->kind == Kind::Path))) &&
              call_site_independent(base, &point_local)) {
-    // A field of a tuple of arrays (`parts.0[i]` of a split, `t.1[i]`): an array expression
-    // like a call's result, with one extent for the whole site.
-    extent = [&](int axis) {
-      NodeRef d = ir::make({.kind = Kind::DimOf, .span = base->span, .kids = {base}, .ival = axis});
-      u_.types[d->id] = ir::t_scalar(DType::I64);
-      return d;
-    };
-  } else if (base->kind == Kind::Call && call_site_independent(base, &point_local)) {
     // SPEC §5.2: plain uses on any array expression bound an index. A call's result that
-    // reads nothing of the site (`softmax(X[0])[j]`, `f(x)[j]`) has one extent for all of it.
+    // reads nothing of the site (`softmax(X[0])[j]`, `f(x)[j]`), or a field of a tuple of
+    // arrays (`parts.0[i]` of a split, `t.1[i]`), has one extent for all of it.
     extent = [&](int axis) {
       NodeRef d = ir::make({.kind = Kind::DimOf, .span = base->span, .kids = {base}, .ival = axis});
       u_.types[d->id] = ir::t_scalar(DType::I64);
