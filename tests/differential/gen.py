@@ -23,6 +23,12 @@ from refnum import IllConditioned, RefError, Unspecified
 import refnum
 
 ERROR_RATE = 0.04
+# A fraction of primal programs gets one large extent (20..200) in its pool, so that per-point
+# costs, vector-width remainders and tile edges of compiled kernels are reached; an input has
+# at most one large axis, and ref.WORK_LIMIT redraws statements too costly for the reference.
+# Drawn from a stream of its own: the other programs of every seed stay as they were.
+LARGE_SHARE = 0.1
+LARGE = [20, 23, 31, 32, 33, 47, 63, 64, 65, 97, 127, 128, 129, 150, 199, 200]
 KINDS = {
     "einstein": 8, "scalar_red": 3, "scalar": 1, "piecewise": 2, "rec1": 3, "rec1_inferred": 1.5, "rec2": 1.5,
     "stencil": 1.5, "state": 1, "rest": 1.5, "fn": 2, "whole": 1.5, "error": 0.3,
@@ -133,6 +139,11 @@ class Gen:
         if shape is None:
             rank = r.choices([0, 1, 2, 3], [1, 5, 4, 1])[0]
             shape = tuple(r.choice(self.extents) for _ in range(rank))
+            if self.large and sum(1 for d in shape if d == self.large) > 1:
+                small = [e for e in self.extents if e != self.large]
+                k = shape.index(self.large)
+                shape = tuple(d if d != self.large or i == k else r.choice(small)
+                              for i, d in enumerate(shape))
         def data(d):
             if d == len(shape):
                 return self.value(dt)
@@ -214,6 +225,12 @@ class Gen:
     def program(self):
         r = self.r
         self.extents = r.sample([1, 2, 3, 4, 5, 6], r.randint(2, 3))
+        self.large = None
+        big = random.Random(self.seed ^ 0xB16E)
+        if not self.deriv and big.random() < LARGE_SHARE:
+            self.large = big.choice(LARGE) if big.random() < 0.6 else big.randint(20, 200)
+            self.extents.append(self.large)
+            self.tag("large_extent")
         for _ in range(r.randint(2, 4)):
             self.input()
         for _ in range(r.randint(0, 1)):

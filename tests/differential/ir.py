@@ -212,6 +212,20 @@ class SFn:
 
 
 @dataclass
+class SRule:
+    """`@fn name(params) { body }` (SPEC §7): the tangent of `name`'s result, where `@p` (DRef)
+    is the incoming tangent of parameter p."""
+    name: str
+    params: list          # parameter names
+    body: Expr
+
+
+@dataclass
+class DRef(Expr):
+    name: str           # `@p` inside a rule body
+
+
+@dataclass
 class SPrint:
     args: list
 

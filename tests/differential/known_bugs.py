@@ -29,6 +29,11 @@ KNOWN = {
         "tests/golden/pending/ad_lambda_made_in_fn_e013.ein", "autodiff (lang/passes/ad_*)",
         "a lambda returned by a function (`fn M(c) { |u| u * c }`) is E013 under a derivative. "
         "Derivative programs draw no such function."),
+    "ad_fn_global_wrt_reads_globals": (
+        "tests/golden/pending/ad_fn_global_wrt_reads_inputs_e013.ein", "autodiff (lang/passes/ad_*)",
+        "inside a function body, `@l / @gl` by a top-level binding is E013 when the body also "
+        "reads other top-level values (inputs, upstream bindings). local_ad.py's fn_param kind "
+        "then reads only the parameters and gl."),
 }
 
 

@@ -22,6 +22,10 @@ from refnum import (IllConditioned, RefError, Unspecified, arith, argreduce, cas
 import refnum
 
 INDEX = "i32"
+# Work (reduction terms and declaration points evaluated) one Evaluator may do: the reference
+# is scalar Python, so a statement of a large-extent program (gen.py LARGE_SHARE) that would
+# take longer is drawn again, deterministically (counted, never timed).
+WORK_LIMIT = 60_000
 IDX = "#idx"          # env key: the index variables in scope (their names)
 EXPL = "#expl"        # env key: those of them with an explicit range
 MATH1 = {"exp", "ln", "sqrt", "tanh", "atan", "sin", "cos", "abs", "floor", "ceil"}
@@ -91,6 +95,12 @@ class Evaluator:
         self.out = []                   # printed lines: [value]
         self.decls = {}                 # name -> Decl under evaluation
         self.range_cache = {}
+        self.work = 0
+
+    def charge(self):
+        self.work += 1
+        if self.work > WORK_LIMIT:
+            raise Unspecified("too much work for the reference")
 
     # ------------------------------------------------------------------------------ programs
     def run(self):
@@ -469,6 +479,7 @@ class Evaluator:
 
         def rec(d, coords):
             if d == len(e.idx):
+                self.charge()
                 for w in e.where:
                     if isinstance(w, WBind):
                         local[w.name] = self.ev(w.e, local)

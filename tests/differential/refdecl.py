@@ -156,6 +156,7 @@ def eval_decl(ev, s, env=None):
 
 def point(ev, d, idx, fill=False):
     t = d.t
+    ev.charge()
     if len(idx) != len(t.shape):
         raise RefError("E004", "wrong number of indices", compile_time=True)
     if any(not 0 <= i < n for i, n in zip(idx, t.shape)):

@@ -9,8 +9,8 @@ import math
 
 from ir import (Access, Bin, Block, Call, CallIdx, CGen, Lambda, CMember, Comp, Cast, Clause, Diff, Expr, If,
                 Lit, Range, Red, Ref,
-                Rest, RIdx, SDecl, SFn, SInput, SLet, SPrint, SlotIdx, SlotLit, Un, WBind,
-                WGuard)
+                Rest, RIdx, SDecl, SFn, SInput, SLet, SPrint, SRule, SlotIdx, SlotLit, Un, WBind,
+                WGuard, DRef)
 
 PREC = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, ">": 4, "<=": 4, ">=": 4,
         "+": 6, "-": 6, "*": 7, "/": 7, "%": 7, "**": 8}
@@ -60,6 +60,8 @@ class Renderer:
             return P_UNARY
         if isinstance(e, (If, Block, Lambda)):
             return 0   # always parenthesised inside an operator
+        if isinstance(e, Diff):
+            return PREC["/"]   # `@y / @x` is a quotient of two unary `@`: `a * (@y / @x)`
         return P_ATOM
 
     def sub(self, e, need):
@@ -96,7 +98,7 @@ class Renderer:
             fn = e.fn if e.fn.startswith("std::") else self.name(e.fn)
             return f"{fn}({', '.join(self.expr(a) for a in e.args)})"
         if isinstance(e, Lambda):
-            return f"|{', '.join(e.params)}| {self.expr(e.body)}"
+            return f"|{', '.join(self.name(p) for p in e.params)}| {self.expr(e.body)}"
         if isinstance(e, CallIdx):
             return f"{self.sub(e.call, P_ATOM)}[{', '.join(self.expr(i) for i in e.idx)}]"
         if isinstance(e, If):
@@ -129,6 +131,8 @@ class Renderer:
             if e.yidx:
                 y += f"[{', '.join(self.expr(i) for i in e.yidx)}]"
             return f"@{y} / @{self.name(e.x)}"
+        if isinstance(e, DRef):
+            return f"@{self.name(e.name)}"
         raise TypeError(f"cannot render {e!r}")
 
     def index(self, i):
@@ -187,7 +191,10 @@ class Renderer:
         if isinstance(s, SDecl):
             return "\n".join(self.clause(s.name, c) for c in s.clauses)
         if isinstance(s, SFn):
-            ps = ", ".join(n if t is None else f"{n}: {t}" for n, t in s.params)
+            # A parameter or block local may reuse a top-level name (shadowing): it gets the
+            # batch prefix too, so that every reference to it still names it.
+            ps = ", ".join(self.name(n) if t is None else f"{self.name(n)}: {t}"
+                           for n, t in s.params)
             ret = f" -> {s.ret}" if s.ret else ""
             body = s.body
             if isinstance(body, Block):
@@ -195,13 +202,16 @@ class Renderer:
             else:
                 inner = self.expr(body)
             return f"fn {self.name(s.name)}({ps}){ret} {{ {inner} }}"
+        if isinstance(s, SRule):
+            return (f"@fn {self.name(s.name)}({', '.join(self.name(p) for p in s.params)}) "
+                    f"{{ {self.expr(s.body)} }}")
         if isinstance(s, SPrint):
             return f"print({', '.join(self.expr(a) for a in s.args)});"
         raise TypeError(f"cannot render statement {s!r}")
 
     def lets(self, items):
         return [" ".join(self.clause(x.name, c) for c in x.clauses) if isinstance(x, SDecl)
-                else f"let {x[0]} = {self.expr(x[1])};" for x in items]
+                else f"let {self.name(x[0])} = {self.expr(x[1])};" for x in items]
 
     def array_lit(self, data, dt):
         if isinstance(data, list):

@@ -55,6 +55,8 @@ class Mismatch:
 
 def work(args, seeds, bugs):
     """One batch: generate, evaluate, run every mode, derivative checks. Runs in a worker."""
+    import gen
+    gen.LARGE_SHARE = args.large_share
     stats = Stats()
     progs, exps, used = [], [], []
     solo = []
@@ -75,6 +77,8 @@ def work(args, seeds, bugs):
             skipped += 1
             continue
         (solo if e.error else progs).append((s, p, e))
+    if args.only_deriv:
+        progs, solo = [], []
     mismatches = []
     with tempfile.TemporaryDirectory(prefix="ein_diff_") as wd:
         for group in [progs] + [[x] for x in solo]:
@@ -115,6 +119,12 @@ def main():
     ap.add_argument("--batch", type=int, default=25)
     ap.add_argument("--modes", default="never,auto,always,vector")
     ap.add_argument("--no-deriv", dest="deriv", action="store_false")
+    ap.add_argument("--only-deriv", action="store_true",
+                    help="run the derivative programs only (no primal runs)")
+    ap.add_argument("--large-share", type=float, default=0.1,
+                    help="fraction of primal programs with one extent in 20..200")
+    ap.add_argument("--local-share", type=float, default=deriv.LOCAL_SHARE,
+                    help="fraction of derivative programs drawn by local_ad.py (0..1)")
     ap.add_argument("--program", type=int, help="run one program, given its own seed")
     ap.add_argument("--show", type=int, help="print one program and its expected output")
     ap.add_argument("--all-constructs", action="store_true",
