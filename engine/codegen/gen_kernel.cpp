@@ -6,6 +6,7 @@
 #include "engine/codegen/gen.h"
 #include "engine/codegen/static_facts.h"
 #include "lang/ir/kid_families.h"
+#include "lang/passes/fusion_plan.h"
 #include "lang/ir/visitor.h"
 
 namespace ein::codegen {
@@ -236,7 +237,7 @@ Val Gen::load(const NodeRef& e) {
 Val Gen::load_fused(const NodeRef& e, const NodeRef& producer) {
   // The producer's clause is a loop nest around one store; bind its loop variables to this
   // access's indices and compute the stored value here (no temporary tensor).
-  NodeRef cur = producer->kids.back();
+  NodeRef cur = fused_clause(producer);
   std::vector<NodeRef> lets;
   while (cur->kind == Kind::LFor) cur = ir::lfor_body(cur);
   while (cur->kind == Kind::LSeq && ir::lseq_stmts_count(cur) == 2 && ir::lseq_stmts(cur)[0]->kind == Kind::LLet) {

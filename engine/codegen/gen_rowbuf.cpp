@@ -27,6 +27,7 @@
 #include <functional>
 
 #include "engine/codegen/gen.h"
+#include "lang/passes/fusion_plan.h"
 
 namespace ein::codegen {
 
@@ -114,7 +115,7 @@ void Gen::plan_row_buffers(const NodeRef& tensor, const NodeRef& clause) {
     if (n->kind == Kind::Index && ir::index_base(n)->kind == Kind::Name) {
       auto fp = fusion.producers.find(ir::index_base(n)->def);
       if (fp != fusion.producers.end() && ir::index_args_count(n) == loops.size() - 1) {
-        NodeRef pst = nest_store(fp->second->kids.back(), nullptr);
+        NodeRef pst = nest_store(fused_clause(fp->second), nullptr);
         const NodeRef r = pst ? ir::lstore_value(pst) : nullptr;
         bool ok = r && r->kind == Kind::LReduce && ir::lstore_index_count(pst) == ir::index_args_count(n) &&
                   (r->name == "sum" || r->name == "max" || r->name == "min" || r->name == "prod") &&

@@ -53,33 +53,71 @@ bool row_reduction(const Unit& u, const NodeRef& value) {
   return ok && any;
 }
 
+// `hi` is the extent `ext` (or `ext` written as max(0, hi)).
+bool is_extent(const NodeRef& ext, const NodeRef& hi) {
+  return ir::structurally_equal(ext, hi) ||
+         (ext->kind == Kind::IMax && ir::imax_a(ext)->kind == Kind::IntLit && ir::imax_a(ext)->ival == 0 &&
+          ir::structurally_equal(ir::imax_b(ext), hi));
+}
+
+// The loops (outermost first) and the store of a clause that is a loop nest around one store
+// (where-lets allowed), or nothing.
+NodeRef nest_of(const NodeRef& clause, std::vector<NodeRef>& loops) {
+  NodeRef cur = clause;
+  while (cur->kind == Kind::LFor) {
+    loops.push_back(cur);
+    cur = ir::lfor_body(cur);
+  }
+  while (cur->kind == Kind::LSeq && ir::lseq_stmts_count(cur) == 2 && ir::lseq_stmts(cur)[0]->kind == Kind::LLet)
+    cur = ir::lseq_stmts(cur)[1];
+  return cur->kind == Kind::LStore ? cur : nullptr;
+}
+
+// guard_split's cut of one clause (the tensor's only rewrite: its note is guard_split's alone):
+// boxes [lo, a), [a, b), [b, hi) per cut axis, in order, whose first and last clauses are the
+// original store with every guard (lang/passes/guard_split.cpp `plan`). Such a tensor computes at
+// each point what the last clause computes there, whatever box the point lies in.
+bool guard_split_boxes(const NodeRef& t, const std::vector<NodeRef>& clauses) {
+  if (clauses.size() < 3 || t->aux.rfind("split: ", 0) != 0 || t->aux.find("; ") != std::string::npos) return false;
+  std::vector<NodeRef> first_loops, last_loops;
+  NodeRef first = nest_of(clauses.front(), first_loops), last = nest_of(clauses.back(), last_loops);
+  if (!first || !last || !ir::structurally_equal(first, last) || first_loops.size() != last_loops.size()) return false;
+  for (const NodeRef& c : clauses) {
+    std::vector<NodeRef> loops;
+    if (!nest_of(c, loops) || loops.size() != first_loops.size()) return false;
+    for (size_t a = 0; a < loops.size(); ++a)
+      if (loops[a]->def != first_loops[a]->def) return false;
+  }
+  return true;
+}
+
 Produces producer_kind(const Unit& u, const NodeRef& t) {
   if (t->has(ir::kHasElem) || t->has(ir::kWindowed)) return Produces::Nothing;
   const auto dt = static_cast<DType>(t->ival);
   if (dt == DType::F16 || dt == DType::BF16) return Produces::Nothing;  // no native kernel computes these
   const ir::Kids extents = ir::lshape_extents(ir::ltensor_shape(t));
   std::vector<NodeRef> clauses = clauses_of(t);
-  if (clauses.size() != 1) return Produces::Nothing;
+  // One clause, or guard_split's boxes of one (a causal row sum `sum[j](.. where j <= i)` is cut
+  // where the guard holds for every j): fused, the last box's store is computed at every point,
+  // as before the cut. The first box starts every axis at 0 and the last ends every axis at its
+  // extent; the boxes between tile the rest (guard_split's invariant).
+  if (clauses.size() != 1 && !guard_split_boxes(t, clauses)) return Produces::Nothing;
+  std::vector<NodeRef> loops, first_loops;
+  NodeRef cur = nest_of(clauses.back(), loops);
+  nest_of(clauses.front(), first_loops);
+  if (!cur || ir::lstore_index_count(cur) != extents.size()) return Produces::Nothing;
   std::unordered_map<DefId, std::pair<NodeRef, NodeRef>> bounds;
-  NodeRef cur = clauses[0];
-  while (cur->kind == Kind::LFor) {
-    if (cur->has(ir::kSequential) || cur->has(ir::kReverse)) return Produces::Nothing;
-    bounds[cur->def] = {ir::lfor_lo(cur), ir::lfor_hi(cur)};
-    cur = ir::lfor_body(cur);
+  for (size_t a = 0; a < loops.size(); ++a) {
+    const NodeRef& l = loops[a];
+    if (l->has(ir::kSequential) || l->has(ir::kReverse)) return Produces::Nothing;
+    bounds[l->def] = {ir::lfor_lo(first_loops[a]), ir::lfor_hi(l)};
   }
-  while (cur->kind == Kind::LSeq && ir::lseq_stmts_count(cur) == 2 && ir::lseq_stmts(cur)[0]->kind == Kind::LLet)
-    cur = ir::lseq_stmts(cur)[1];
-  if (cur->kind != Kind::LStore || ir::lstore_index_count(cur) != extents.size()) return Produces::Nothing;
   for (size_t a = 0; a < extents.size(); ++a) {
     const NodeRef& ix = ir::lstore_index(cur)[a];
     auto b = bounds.find(ix->def);
     if (ix->kind != Kind::Name || b == bounds.end()) return Produces::Nothing;
-    const NodeRef& ext = extents[a];
     if (b->second.first->kind != Kind::IntLit || b->second.first->ival != 0) return Produces::Nothing;
-    bool whole = ir::structurally_equal(ext, b->second.second) ||
-                 (ext->kind == Kind::IMax && ir::imax_a(ext)->kind == Kind::IntLit && ir::imax_a(ext)->ival == 0 &&
-                  ir::structurally_equal(ir::imax_b(ext), b->second.second));
-    if (!whole) return Produces::Nothing;
+    if (!is_extent(extents[a], b->second.second)) return Produces::Nothing;
     bounds.erase(b);
   }
   if (!bounds.empty()) return Produces::Nothing;
@@ -231,6 +269,11 @@ void plan_unit(const CompileCtx& cx, Unit& u) {
 }
 
 }  // namespace
+
+ir::NodeRef fused_clause(const ir::NodeRef& producer) {
+  std::vector<NodeRef> cls = clauses_of(producer);
+  return cls.empty() ? nullptr : cls.back();
+}
 
 void fusion_plan(CompileCtx& cx) {
   for (auto& u : cx.units) plan_unit(cx, *u);

@@ -15,14 +15,22 @@
 // (`z[i]` inside loops over i and j), not by a consumer whose loops run in order. Codegen
 // computes it once per row (or refuses the fused kernel) and, when the consumer recomputes the
 // reduction's term, keeps the terms in the output row (engine/codegen/gen_rowbuf.cpp).
+// A producer may also be guard_split's boxes of one such clause (a causal row sum
+// `sum[j](.. where j <= i)`): fused, the original store (the last box's) runs at every point.
 #pragma once
 #include <string>
+
+#include "lang/ir/node.h"
 
 namespace ein {
 struct CompileCtx;
 struct Unit;
 
 void fusion_plan(CompileCtx& cx);
+
+// The clause whose store a fused read of `producer` (a planned producer's LTensor) computes at
+// any point: its only clause, or the last of guard_split's boxes (the store with every guard).
+ir::NodeRef fused_clause(const ir::NodeRef& producer);
 
 // One line per fusion group of the unit, for %ir's execution plan.
 std::string describe_fusion(const Unit& u);

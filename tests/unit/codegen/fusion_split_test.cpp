@@ -1,0 +1,82 @@
+// engine/codegen + lang/passes/fusion_plan: producers that guard_split cut into boxes are fused
+// like one-clause producers (the last box's store, every guard kept, runs at each point), and
+// only guard_split's boxes are: other piecewise definitions stay stored. Read from the plan and
+// the generated C++ (nothing compiled).
+#include <gtest/gtest.h>
+
+#include "tests/unit/codegen/plan_fixture.h"
+
+namespace ein {
+namespace {
+
+using codegen::CellPlan;
+using codegen::Kernel;
+using testing::compile;
+using testing::plan_always;
+
+const Kernel* clause_kernel(const CellPlan& p, const std::string& tensor) {
+  for (auto& k : p.kernels)
+    if (k.kind == codegen::KernelKind::Clause && k.tensor && k.tensor->name == tensor) return &k;
+  return nullptr;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A causal softmax: z is cut where `j <= i` holds for every j, fused into A, and its exp terms
+// are kept in A's row: one exp in the kernel (two before).
+TEST(FusionSplit, CausalRowSumIsFusedAndComputesEachExpOnce) {
+  auto c = compile(
+      "let S[i in 0..64, j in 0..64] = (i * 7 + j * 3) as f32 * 0.01;\n"
+      "let m[i] = max[j](S[i, j] where j <= i);\n"
+      "let z[i] = sum[j](std::math::exp(S[i, j] - m[i]) where j <= i);\n"
+      "let A[i, j] = if j <= i { std::math::exp(S[i, j] - m[i]) / z[i] } else { 0.0 };\n"
+      "print(A[1, 0]);\n",
+      {.whole_program = true});
+  CellPlan p = plan_always(*c);
+  EXPECT_EQ(clause_kernel(p, "z"), nullptr);
+  const Kernel* a = clause_kernel(p, "A");
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(a->fused.size(), 1u);
+  EXPECT_EQ(a->fused[0]->name, "z");
+  EXPECT_EQ(count(a->source, "ein_expf("), 1u) << a->source;
+}
+
+// Piecewise clauses written by the user are not guard_split's boxes: the row sum stays stored.
+TEST(FusionSplit, PiecewiseRowSumsStayStored) {
+  auto c = compile(
+      "let S[i in 0..64, j in 0..64] = (i * 7 + j * 3) as f32 * 0.01;\n"
+      "let z[i in 0..32] = sum[j](std::math::exp(S[i, j]));\n"
+      "let z[i in 32..64] = sum[j](std::math::exp(S[i, j] * 2.0));\n"
+      "let A[i, j] = std::math::exp(S[i, j]) / z[i];\n"
+      "print(A[1, 0]);\n",
+      {.whole_program = true});
+  CellPlan p = plan_always(*c);
+  EXPECT_NE(clause_kernel(p, "z"), nullptr);
+  const Kernel* a = clause_kernel(p, "A");
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(a->fused.empty());
+}
+
+// A padded copy (an `if` on its own indices, cut into boxes) read at the point by an elementwise
+// statement is computed inside it, its test kept.
+TEST(FusionSplit, PaddedCopyCutByItsTestIsFusedAtThePoint) {
+  auto c = compile(
+      "let X[i in 0..16, j in 0..40] = (i + j) as f32;\n"
+      "let P[i in 0..16, j in 0..46] = if j >= 2 && j < 42 { X[i, j - 2] } else { 0.0 };\n"
+      "let Y[i, j] = P[i, j] * 2.0 + 1.0;\n"
+      "print(Y[1, 0]);\n",
+      {.whole_program = true});
+  CellPlan p = plan_always(*c);
+  EXPECT_EQ(clause_kernel(p, "P"), nullptr);
+  const Kernel* y = clause_kernel(p, "Y");
+  ASSERT_NE(y, nullptr);
+  ASSERT_EQ(y->fused.size(), 1u);
+  EXPECT_EQ(y->fused[0]->name, "P");
+}
+
+}  // namespace
+}  // namespace ein
