@@ -135,8 +135,13 @@ Val Gen::reduce(const NodeRef& r) {
   int lvl = free_level(r, &key);
   if (const std::string* hit = em.find(key)) return Val{*hit, dtype_of(r), em.depth()};
   int target = em.depth();
+  // A fused row reduction whose terms the row's loop reads back (gen_rowbuf.cpp) is never
+  // speculative work: hoisted before the row, it computes the terms the row would compute
+  // itself, under whatever branch reads them (`if j <= i { exp(..) / z[i] }` with run-time
+  // extents, where `speculate` cannot count the trips).
+  const bool keep = row_reads_.count(r->id) > 0;
   if (lvl < target && !may_fail(r, *unit, 0))
-    target = speculate(r, lvl) ? lvl : std::max(lvl, em.innermost_cond());
+    target = keep || speculate(r, lvl) ? lvl : std::max(lvl, em.innermost_cond());
   if (assume_) target = std::max(target, assume_level_);
   // A loop that never runs (its bounds fold to an empty range) may hold reads proven only
   // vacuously, over that empty range: nothing inside it is computed outside it (fuzz, session
@@ -147,7 +152,6 @@ Val Gen::reduce(const NodeRef& r) {
   // A fused row reduction (load_fused) runs once per row: hoisted, or at its first use in the
   // row (memo); computed at every point of the row it would cost a row per point. One whose
   // terms are kept for the row's loop (gen_rowbuf.cpp) must run before that loop: hoisted.
-  const bool keep = row_reads_.count(r->id) > 0;
   const bool row = fused_rows_.count(r->id) > 0 && lvl < em.depth();
   if (keep && target >= em.depth()) unsupported("a fused row reduction that cannot run before its row");
   if (!keep && memo_at < target && memo_allowed(r, memo_at, target)) return reduce_memo(r, key, memo_at);

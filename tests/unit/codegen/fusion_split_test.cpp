@@ -45,6 +45,26 @@ TEST(FusionSplit, CausalRowSumIsFusedAndComputesEachExpOnce) {
   EXPECT_EQ(count(a->source, "ein_expf("), 1u) << a->source;
 }
 
+// In a function (run-time extents: guard_split does not cut, and the trips are unknown) the kept
+// row sum read under `if j <= i` is still hoisted before the row: fused, one exp.
+TEST(FusionSplit, CausalRowSumInAFunctionIsHoistedBeforeTheRow) {
+  auto c = compile(
+      "fn causal(S) {\n"
+      "  let m[i] = max[j](S[i, j] where j <= i);\n"
+      "  let z[i] = sum[j](std::math::exp(S[i, j] - m[i]) where j <= i);\n"
+      "  let A[i, j] = if j <= i { std::math::exp(S[i, j] - m[i]) / z[i] } else { 0.0 };\n"
+      "  A\n"
+      "}\n"
+      "let S[i in 0..64, j in 0..64] = (i * 7 + j * 3) as f32 * 0.01;\n"
+      "print(causal(S)[1, 0]);\n");
+  CellPlan p = plan_always(*c);
+  EXPECT_EQ(clause_kernel(p, "z"), nullptr);
+  const Kernel* a = clause_kernel(p, "A");
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(a->fused.size(), 1u);
+  EXPECT_EQ(count(a->source, "ein_expf("), 2u) << a->source;  // the i32 and the wide copy of the sum
+}
+
 // Piecewise clauses written by the user are not guard_split's boxes: the row sum stays stored.
 TEST(FusionSplit, PiecewiseRowSumsStayStored) {
   auto c = compile(
