@@ -276,6 +276,9 @@ class Gen {
   void keep_row_term(const Val& v, const std::string& var);  // red_point: store the term
   std::unordered_map<uint32_t, uint32_t> row_terms_;     // consumer's term node id -> LReduce id
   std::unordered_map<uint32_t, ir::NodeRef> row_reads_;  // LReduce id -> the consumer's read of it
+  // LReduce id -> the row loop's end, for a reduction over a prefix of the row whose range may
+  // end past it (its terms are stored only below this end).
+  std::unordered_map<uint32_t, ir::NodeRef> row_store_end_;
   std::vector<ir::DefId> row_outer_;                      // the output row's outer indices
   ir::DefId row_var_;                                     // the consumer's loop over the row
   uint32_t keeping_ = 0;  // the LReduce whose terms red_point stores, while it is generated

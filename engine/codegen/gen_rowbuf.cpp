@@ -33,6 +33,7 @@ namespace ein::codegen {
 
 using ir::Kind;
 using ir::NodeRef;
+using ir::BinOp;
 
 namespace {
 
@@ -58,6 +59,29 @@ bool same_under(const NodeRef& a, const NodeRef& b, const DefMap& m) {
   return true;
 }
 
+// Whether the condition `c` (the consumer's; conjuncts of `&&` each count) keeps the row's
+// variable `j` below `end` (the producer's range end, read through `m`): `j < end`, `end > j`,
+// or `j <= e` / `e >= j` where end is `e + 1`. Integer comparisons of the variable itself only.
+bool below_end(const NodeRef& c, ir::DefId j, const NodeRef& end, const DefMap& m) {
+  if (!c || c->kind != Kind::Binary) return false;
+  const auto op = static_cast<BinOp>(c->ival);
+  if (op == BinOp::And) return below_end(ir::bin_lhs(c), j, end, m) || below_end(ir::bin_rhs(c), j, end, m);
+  NodeRef var = ir::bin_lhs(c), bound = ir::bin_rhs(c);
+  BinOp o = op;
+  if (o == BinOp::Gt || o == BinOp::Ge) {
+    std::swap(var, bound);
+    o = o == BinOp::Gt ? BinOp::Lt : BinOp::Le;
+  }
+  if (var->kind != Kind::Name || var->def != j || var->dt < 0 || !is_int(static_cast<DType>(var->dt))) return false;
+  if (o == BinOp::Lt) return same_under(end, bound, m);
+  if (o != BinOp::Le || end->kind != Kind::Binary || static_cast<BinOp>(end->ival) != BinOp::Add) return false;
+  const NodeRef& a = ir::bin_lhs(end);
+  const NodeRef& b = ir::bin_rhs(end);
+  if (b->kind == Kind::IntLit && b->ival == 1) return same_under(a, bound, m);
+  if (a->kind == Kind::IntLit && a->ival == 1) return same_under(b, bound, m);
+  return false;
+}
+
 // The store of a single-clause tensor's loop nest (no lets in between), its loops' variables.
 NodeRef nest_store(const NodeRef& clause, std::vector<NodeRef>* loops) {
   NodeRef cur = clause;
@@ -79,6 +103,7 @@ bool calls_something(const NodeRef& n) {
 void Gen::plan_row_buffers(const NodeRef& tensor, const NodeRef& clause) {
   row_terms_.clear();
   row_reads_.clear();
+  row_store_end_.clear();
   row_outer_.clear();
   if (fusion.producers.empty() || tensor->has(ir::kWindowed) || tensor->has(ir::kHasElem)) return;
   std::vector<NodeRef> loops;
@@ -138,16 +163,20 @@ void Gen::plan_row_buffers(const NodeRef& tensor, const NodeRef& clause) {
             body = ir::lguard_value(body);
           }
           m[var->def] = row->def;
+          // A sum over a prefix of the row (`sum[j in 0..i + 1](..)`, a causal row written with
+          // a range) stores the terms it has, each only where the row has room, and they are
+          // read back only under a branch that keeps j below the range's end (`if j <= i`).
+          const bool whole_row = same_under(ir::loopvar_hi(*var), ir::lfor_hi(row), m);
           ok = body->kind != Kind::LLetIn && calls_something(body) && body->dt >= 0 &&
-               static_cast<DType>(body->dt) == out_dt && same_under(ir::loopvar_lo(*var), ir::lfor_lo(row), m) &&
-               same_under(ir::loopvar_hi(*var), ir::lfor_hi(row), m);
+               static_cast<DType>(body->dt) == out_dt && same_under(ir::loopvar_lo(*var), ir::lfor_lo(row), m);
           if (ok) {
             bool any = false;
             std::vector<NodeRef> taken;  // conditions of the `if` branches around the node
             std::function<void(const NodeRef&)> find = [&](const NodeRef& x) {
               if (!x) return;
               if (x->kind == body->kind && same_under(body, x, m)) {
-                bool covered = true;
+                bool covered = whole_row;
+                for (const NodeRef& c : taken) covered = covered || below_end(c, row->def, ir::loopvar_hi(*var), m);
                 for (const NodeRef& g : guards) {
                   bool in = false;
                   for (const NodeRef& c : taken) in = in || same_under(g, c, m);
@@ -171,6 +200,7 @@ void Gen::plan_row_buffers(const NodeRef& tensor, const NodeRef& clause) {
             };
             find(value);
             if (any) row_reads_[r->id] = n;
+            if (any && !whole_row) row_store_end_[r->id] = ir::lfor_hi(row);
           }
         }
         return;  // the producer's read: nothing inside it to look at
@@ -207,7 +237,15 @@ void Gen::keep_row_term(const Val& v, const std::string& var) {
   std::vector<std::string> at;
   for (ir::DefId d : row_outer_) at.push_back(lookup(d)->c);
   at.push_back(var);
-  em.line("b" + std::to_string(out_buf) + "[" + flat(out_buf, at, false) + "] = " + v.c + ";");
+  const std::string store = "b" + std::to_string(out_buf) + "[" + flat(out_buf, at, false) + "] = " + v.c + ";";
+  auto end = row_store_end_.find(keeping_);
+  if (end == row_store_end_.end()) {
+    em.line(store);
+  } else {
+    // A prefix of the row: its range may end past the row (no term is read back there).
+    Val e = index(end->second);
+    em.line("if (" + var + " < " + e.c + ") " + store);
+  }
   ++kept_;
 }
 

@@ -1,7 +1,8 @@
 // engine/codegen + lang/passes/fusion_plan: producers that guard_split cut into boxes are fused
 // like one-clause producers (the last box's store, every guard kept, runs at each point), and
-// only guard_split's boxes are: other piecewise definitions stay stored. Read from the plan and
-// the generated C++ (nothing compiled).
+// only guard_split's boxes are: other piecewise definitions stay stored. Also the causal forms
+// of the kept row terms (gen_rowbuf.cpp): a sum over a prefix range of the row. Read from the
+// plan and the generated C++ (nothing compiled).
 #include <gtest/gtest.h>
 
 #include "tests/unit/codegen/plan_fixture.h"
@@ -96,6 +97,26 @@ TEST(FusionSplit, PaddedCopyCutByItsTestIsFusedAtThePoint) {
   ASSERT_NE(y, nullptr);
   ASSERT_EQ(y->fused.size(), 1u);
   EXPECT_EQ(y->fused[0]->name, "P");
+}
+
+// A causal row sum written as a range keeps its terms (stored only below the row's end) when the
+// consumer reads them under `if j <= i`; under `if j <= i + 1` (past the range) it does not.
+TEST(FusionSplit, PrefixRangeRowSumKeepsItsTermsUnderABranchBelowItsEnd) {
+  for (const char* cond : {"j <= i", "j <= i + 1"}) {
+    auto c = compile(std::string("let S[i in 0..64, j in 0..64] = (i * 7 + j * 3) as f32 * 0.01;\n"
+                                 "let m[i] = max[j in 0..i + 1](S[i, j]);\n"
+                                 "let z[i] = sum[j in 0..i + 1](std::math::exp(S[i, j] - m[i]));\n"
+                                 "let A[i, j] = if ") +
+                         cond + " { std::math::exp(S[i, j] - m[i]) / z[i] } else { 0.0 };\nprint(A[1, 0]);\n",
+                     {.whole_program = true});
+    CellPlan p = plan_always(*c);
+    const Kernel* a = clause_kernel(p, "A");
+    ASSERT_NE(a, nullptr) << cond;
+    ASSERT_EQ(a->fused.size(), 1u) << cond;
+    const bool kept = std::string(cond) == "j <= i";
+    EXPECT_EQ(count(a->source, "ein_expf("), kept ? 1u : 2u) << cond << "\n" << a->source;
+    EXPECT_EQ(a->source.find(" < 64LL) b0[") != std::string::npos, kept) << cond << "\n" << a->source;
+  }
 }
 
 }  // namespace
