@@ -396,6 +396,15 @@ NodeRef Tape::flat_index(const NodeRef& e) {
   }
   NodeRef n = changed ? ir::with_kids(e, std::move(kids)) : e;
   if (changed) facts_.note_type(n->id, facts_.type(e));
+  // `(X[q] * 2.0)[i]` (an elementwise argument substituted into an inlined body that reads it
+  // at points): the read moves inside, `X[q, i] * 2.0`, which forward mode can differentiate.
+  if (n->kind == Kind::Index) {
+    Kind bk = ir::index_base(n)->kind;
+    bool point = true;
+    for (const NodeRef& i : ir::index_args(n)) point = point && i->kind != Kind::RangeLit;
+    if (point && (bk == Kind::Binary || bk == Kind::Unary || bk == Kind::Cast || bk == Kind::Call))
+      if (NodeRef at = index_elementwise(ir::index_base(n), ir::index_args(n), 0)) return flat_index(at);
+  }
   if (n->kind != Kind::Index || ir::index_base(n)->kind != Kind::Index) return n;
   const NodeRef& inner = ir::index_base(n);
   std::vector<NodeRef> all = ir::kid_list(ir::index_base(inner), ir::index_args(inner));

@@ -6,6 +6,7 @@
 // tape and normalises each definition through these.
 #include <algorithm>
 #include <functional>
+#include <utility>
 
 #include "lang/passes/ad_reverse.h"
 #include "lang/passes/ir_build.h"
@@ -15,12 +16,36 @@ namespace ein::ad {
 
 using ir::Kind;
 
+namespace {
+
+// e with other kids as a node of its own: ir::with_kids keeps e's id, so the element type noted
+// for the read would become the type of the array expression e too.
+NodeRef rebuilt(const NodeRef& e, std::vector<NodeRef> kids) {
+  return ir::make({.kind = e->kind, .span = e->span, .kids = std::move(kids), .name = e->name, .aux = e->aux,
+                   .def = e->def, .ival = e->ival, .fval = e->fval, .flags = e->flags});
+}
+
+}  // namespace
+
 NodeRef Tape::extract_calls(const NodeRef& e) {
+  // The point this call's value is read at (set by the Index around it, for this call only).
+  std::vector<NodeRef> site = std::exchange(site_, {});
   if (!e || e->kind == Kind::Lambda) return e;
   if (e->kind == Kind::Comp)
     if (NodeRef lit = unroll_rows(e)) return extract_calls(lit);
   std::vector<NodeRef> kids;
   for (auto& k : e->kids) {
+    if (e->kind == Kind::Index && k == e->kids.front() && k->kind == Kind::Call) {
+      bool plain = true;  // scalar subscripts without calls of their own
+      for (const NodeRef& a : ir::index_args(e))
+        ir::for_each_node(a, [&](const NodeRef& x) { plain = plain && x->kind != Kind::Call && x->kind != Kind::RangeLit; });
+      if (plain) site_.assign(ir::index_args(e).begin(), ir::index_args(e).end());
+      site_taken_ = false;
+      kids.push_back(extract_calls(k));
+      site_.clear();
+      if (std::exchange(site_taken_, false)) return kids.back();  // the value read at the point
+      continue;
+    }
     kids.push_back(extract_calls(k));
     // A comprehension of scalars inside an expression (`[flip(x[n - 1 - i]) | i in 0..n]` as
     // one row of an unrolled comprehension, an inlined call's value) has no entry of its own.
@@ -111,7 +136,7 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
                   n->span);
     return n;  // elementwise with a custom rule: stays a call, applied per point
   }
-  return inline_call(n);
+  return inline_call(n, site);
 }
 
 // `e[idx]` with the read moved inside an elementwise array expression (arithmetic, casts, math
@@ -155,7 +180,7 @@ NodeRef Tape::index_elementwise(const NodeRef& e, ir::Kids idx, int depth) {
         if (!x) return nullptr;
         kids.push_back(x);
       }
-      return typed(ir::with_kids(e, std::move(kids)));
+      return typed(rebuilt(e, std::move(kids)));
     }
     case Kind::Call: {
       // A math intrinsic, or a function with a custom rule (elementwise: extract_calls keeps it
@@ -170,7 +195,7 @@ NodeRef Tape::index_elementwise(const NodeRef& e, ir::Kids idx, int depth) {
         if (!x) return nullptr;
         kids.push_back(x);
       }
-      return typed(ir::with_kids(e, std::move(kids)));
+      return typed(rebuilt(e, std::move(kids)));
     }
     default: return nullptr;
   }
@@ -208,7 +233,7 @@ bool Tape::reads_active_global(const NodeRef& callee) {
   return active;
 }
 
-NodeRef Tape::inline_call(const NodeRef& call) {
+NodeRef Tape::inline_call(const NodeRef& call, const std::vector<NodeRef>& site) {
   if (++inline_depth_ > 32) unsupported("deeply nested or recursive calls", call->span);
   TypeRef ct = facts_.type(ir::call_callee(call));
   ir::Kids args = ir::call_args(call);
@@ -289,25 +314,29 @@ NodeRef Tape::inline_call(const NodeRef& call) {
   // caller would treat a non-elementwise call as elementwise.
   const Unit* saved_within = within_;
   if (spec && fn == spec->body) within_ = spec;
-  NodeRef v = hoist_block(body);
+  NodeRef v = tuple_field_reads(hoist_block(body));
   // Statements that read a per-point argument stay at the point: the value becomes a block
   // (scalar lets only; forward mode differentiates it per point).
+  // Arrays among them (`softmax(X[q])[n]`: the row's max, exps and sum) are lifted to entries
+  // over the indices they read instead.
   std::vector<NodeRef> local;
-  for (size_t i = emitted; i < emits_.size(); ++i) {
-    if (!mentions_bound(emits_[i]) && local.empty()) continue;
-    for (size_t j = i; j < emits_.size(); ++j) {
-      const NodeRef& st = emits_[j];
-      bool scalar_let = st->kind == Kind::Let && ir::let_pattern(*st)->kind == Kind::PBind &&
-                        ir::rank_of(facts_.def_type(ir::let_pattern(*st)->def)) == 0;
-      if (!scalar_let)
-        unsupported("`" + cx_.sm.snippet(call->span) +
-                        "`: a call whose body defines arrays from the indices around the call",
-                    call->span);
-      visible_.erase(ir::let_pattern(*st)->def);
-      local.push_back(st);
+  size_t from = emits_.size();
+  for (size_t i = emitted; i < emits_.size() && from == emits_.size(); ++i)
+    if (mentions_bound(emits_[i])) from = i;
+  bool scalars = true;
+  for (size_t j = from; j < emits_.size(); ++j) {
+    const NodeRef& st = emits_[j];
+    scalars = scalars && st->kind == Kind::Let && ir::let_pattern(*st)->kind == Kind::PBind &&
+              ir::rank_of(facts_.def_type(ir::let_pattern(*st)->def)) == 0;
+  }
+  if (!scalars) {
+    v = lift_call_locals(call, from, v, site);
+  } else {
+    for (size_t j = from; j < emits_.size(); ++j) {
+      visible_.erase(ir::let_pattern(*emits_[j])->def);
+      local.push_back(emits_[j]);
     }
-    emits_.resize(i);
-    break;
+    emits_.resize(from);
   }
   if (!local.empty()) {
     local.push_back(v);
@@ -316,7 +345,9 @@ NodeRef Tape::inline_call(const NodeRef& call) {
     facts_.note_type(v->id, vt);
   }
   ++inline_depth_;
+  const bool taken = std::exchange(site_taken_, false);  // calls inside v are read at their own points
   v = extract_calls(v);
+  site_taken_ = taken;
   --inline_depth_;
   within_ = saved_within;
   // A reshaped value (`expand(x, [2, 1, 3])` inside an expression) is read through its own

@@ -4,6 +4,7 @@
 // the clause's indices, V[k, i] = x[k + i], and the body reads its row V[k]. The reverse sweep
 // then runs once through V (linear in the points) instead of differentiating the body forward
 // once per point of x's adjoint with a seed testing k + i == m (quadratic).
+#include <algorithm>
 #include <functional>
 
 #include "lang/passes/ad_reverse.h"
@@ -248,6 +249,249 @@ NodeRef Tape::lift_local_arrays(const NodeRef& value, const std::vector<NodeRef>
     any = true;
   }
   return any ? rebuilt_block(value, stmts) : value;
+}
+
+// A call inlined where indices around it vary (`let t[q, n] = softmax(X[q])[n] * ..`): the body's
+// statements that read those indices (the row's max m, its exps e, their sum s, the result y)
+// hold one value per point of the indices. Each becomes a tape entry with the indices as
+// leading axes (m_rows[q] = max[j](X[q, j]), e_rows[q, j] = exp(X[q, j] - m_rows[q]), ...),
+// and the call's value reads its row (y_rows[q]). The entries are linear in the points, like
+// the function applied to each row; per point, the body would be differentiated once per
+// element of every row. An elementwise array let (`let f = X[q]`, `let f = X[q] + v`) is read
+// through in place.
+NodeRef Tape::lift_call_locals(const NodeRef& call, size_t from, const NodeRef& value,
+                               const std::vector<NodeRef>& site) {
+  auto refuse = [&](const std::string& why) {
+    unsupported("`" + cx_.sm.snippet(call->span) + "`: a call whose body " + why, call->span);
+  };
+  std::vector<NodeRef> stmts(emits_.begin() + static_cast<std::ptrdiff_t>(from), emits_.end());
+  emits_.resize(from);
+  auto bound_by = [](const NodeRef& st) {
+    if (st->kind == Kind::Let && ir::let_pattern(*st)->kind == Kind::PBind) return ir::let_pattern(*st)->def;
+    return st->kind == Kind::EinGroup ? st->def : DefId{};
+  };
+  // Which statements hold values per point, and the indices they read (the new axes).
+  std::unordered_set<DefId> per_point;
+  std::vector<DefId> axes;
+  std::vector<bool> moving(stmts.size(), false);
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    bool pp = false;
+    ir::for_each_node(stmts[i], [&](const NodeRef& n) {
+      if ((n->kind != Kind::Name && n->kind != Kind::Path) || !n->def.valid()) return;
+      if (bound_.count(n->def)) {
+        pp = true;
+        if (std::find(axes.begin(), axes.end(), n->def) == axes.end()) axes.push_back(n->def);
+      } else if (per_point.count(n->def)) {
+        pp = true;
+      }
+    });
+    if (!pp) continue;
+    DefId b = bound_by(stmts[i]);
+    if (!b.valid()) {
+      // A check (`__check(rank == ..)`) binds nothing the derivative reads, and the primal
+      // statement the tape follows has run it already.
+      if (stmts[i]->kind == Kind::Let || stmts[i]->kind == Kind::EinGroup)
+        refuse("has a statement other than a declaration or a let that reads the indices around the call");
+      stmts[i] = nullptr;
+      continue;
+    }
+    per_point.insert(b);
+    moving[i] = true;
+  }
+  bool recurrent = false;
+  for (size_t i = 0; i < stmts.size(); ++i)
+    recurrent = recurrent || (moving[i] && self_.valid() && names_any(stmts[i], {self_}));
+  if (recurrent) return inlined_call_locals(call, stmts, moving, value, site);
+  std::vector<NodeRef> alo, ahi;
+  std::unordered_set<DefId> axis_set(axes.begin(), axes.end());
+  for (DefId a : axes) {
+    const RangeFact* rf = facts_.range(a);
+    if (cx_.resolver.info(a).kind != DefKind::Index || !rf || !rf->lo || !rf->hi)
+      refuse("defines arrays from values of the point that are not indices with known ranges");
+    NodeRef hi = rf->hi_const ? irb::lit(*rf->hi_const) : rf->hi;
+    if (names_any(rf->lo, bound_) || names_any(hi, bound_))
+      refuse("defines arrays from indices whose ranges depend on each other");
+    alo.push_back(rf->lo);
+    ahi.push_back(hi);
+  }
+  const size_t k = axes.size();
+  // Per lifted statement: its entry; per elementwise let: its value (read in place).
+  struct Lifted {
+    DefId def;
+    TypeRef type;
+  };
+  std::unordered_map<DefId, Lifted> lifted;
+  std::unordered_map<DefId, NodeRef> aliased;
+  // A Copier reading lifted and aliased locals through `axis` names (the axes' own Names at the
+  // call, fresh ones inside an entry).
+  auto reader = [&](Copier& cp, const std::vector<NodeRef>& axis) {
+    for (auto& [d, l] : lifted) {
+      NodeRef base = name(cx_.resolver.info(l.def).name, l.def);
+      facts_.note_type(base->id, l.type);
+      std::vector<NodeRef> ks{base};
+      for (const NodeRef& a : axis) ks.push_back(ir::fresh_copy(a));
+      NodeRef rd = ir::make({.kind = Kind::Index, .span = call->span, .kids = std::move(ks)});
+      facts_.note_type(rd->id, facts_.def_type(d));
+      cp.subst[d] = rd;
+    }
+    Copier at(cx_, facts_);
+    for (size_t a = 0; a < k; ++a) at.subst[axes[a]] = axis[a];
+    for (auto& [d, e] : aliased) cp.subst[d] = at.copy(e);
+  };
+  std::vector<NodeRef> at_call;
+  for (DefId a : axes) at_call.push_back(name(cx_.resolver.info(a).name, a));
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const NodeRef& st = stmts[i];
+    if (!st) continue;
+    if (!moving[i]) {
+      emits_.push_back(st);
+      continue;
+    }
+    DefId L = bound_by(st);
+    visible_.erase(L);
+    TypeRef lt = facts_.def_type(L);
+    if (st->kind == Kind::Let && ir::rank_of(lt) > 0) {
+      // A row of an array (`let f = X[q]`, a promotion type_infer dropped) or an elementwise
+      // expression of rows: read in place.
+      NodeRef e = ir::let_value(*st);
+      if (!elementwise_value(e)) refuse("defines arrays from the indices around the call");
+      Copier cp(cx_, facts_);
+      reader(cp, at_call);
+      aliased[L] = cp.copy(e);
+      continue;
+    }
+    // The entry's axes, then the statement's own slots.
+    Copier cp(cx_, facts_);
+    std::vector<NodeRef> kids{nullptr}, fresh_axes;
+    for (size_t a = 0; a < k; ++a) {
+      const std::string& an = cx_.resolver.info(axes[a]).name;
+      DefId ad = cx_.resolver.new_def(an, DefKind::Index, call->span);
+      facts_.note_def_type(ad, ir::t_scalar(DType::I32));  // read where a scalar is needed
+      kids.push_back(idx_in(an, ad, alo[a], ahi[a]));
+      fresh_axes.push_back(name(an, ad));
+    }
+    reader(cp, fresh_axes);
+    for (size_t a = 0; a < k; ++a) cp.subst[axes[a]] = fresh_axes[a];
+    NodeRef val;
+    std::string nm = cx_.resolver.info(L).name + "_rows";
+    if (st->kind == Kind::Let) {
+      val = ir::let_value(*st);
+    } else {
+      if (ir::group_clauses_count(st) != 1 || ir::group_clauses(st)[0]->kind != Kind::EinDecl)
+        refuse("defines a recurrence from the indices around the call");
+      const NodeRef& c = ir::group_clauses(st)[0];
+      for (const NodeRef& sl : ir::ein_slots(c)) {
+        const RangeFact* rf = facts_.range(sl->def);
+        if ((sl->kind != Kind::IdxVar && sl->kind != Kind::IdxIn) || !rf || !rf->lo || !rf->hi)
+          refuse("defines arrays whose extents are not known");
+        DefId sd = cx_.resolver.new_def(sl->name, DefKind::Index, sl->span);
+        facts_.note_def_type(sd, ir::t_scalar(DType::I32));
+        NodeRef lo = cp.copy(rf->lo), hi = cp.copy(rf->hi_const ? irb::lit(*rf->hi_const) : rf->hi);
+        if (names_any(lo, axis_set) || names_any(hi, axis_set)) refuse("defines arrays from indices whose ranges depend on each other");
+        kids.push_back(idx_in(sl->name, sd, lo, hi));
+        cp.subst[sl->def] = name(sl->name, sd);
+      }
+      val = ir::ein_value(*c);
+    }
+    kids[0] = cp.copy(val);
+    copy_index_ranges(cx_, facts_, cp);
+    DefId vd = cx_.resolver.new_def(nm, DefKind::Local, st->span);
+    NodeRef decl = ir::make({.kind = Kind::EinDecl, .span = st->span, .kids = std::move(kids), .name = nm, .def = vd});
+    NodeRef group = ir::make({.kind = Kind::EinGroup, .span = st->span, .kids = {decl}, .name = nm, .def = vd});
+    TypeRef et = ir::rank_of(lt) > 0 ? ir::elem_of(lt) : lt;
+    TypeRef vt = ir::t_array(et, static_cast<int>(k) + ir::rank_of(lt));
+    facts_.note_def_type(vd, vt);
+    emits_.push_back(group);
+    visible_[vd] = group;
+    if (auto sw = stmt_within_.find(st->id); sw != stmt_within_.end()) stmt_within_[group->id] = sw->second;
+    lifted[L] = Lifted{vd, vt};
+  }
+  Copier cp(cx_, facts_);
+  reader(cp, at_call);
+  NodeRef v = cp.copy(value);
+  copy_index_ranges(cx_, facts_, cp);
+  return v;
+}
+
+// The same statements in a recurrence's step (`Q[t, j] = softmax(Q[t - 1])[j]`): lifted, the
+// entries and the recurrence would read each other. Arrays read only at points are written out
+// where they are read (inline_point_arrays), scalars stay lets of a block the value is (forward
+// mode differentiates it per point, and the memo computes a row's lets once per row).
+NodeRef Tape::inlined_call_locals(const NodeRef& call, const std::vector<NodeRef>& stmts,
+                                  const std::vector<bool>& moving, const NodeRef& value,
+                                  const std::vector<NodeRef>& site) {
+  auto refuse = [&](const std::string& what) {
+    unsupported("`" + cx_.sm.snippet(call->span) + "`: a call in a recurrence's step whose body uses " + what +
+                    " of the earlier point whole",
+                call->span);
+  };
+  const int rank = ir::rank_of(facts_.type(value));
+  if (rank > 0 && site.size() != static_cast<size_t>(rank)) refuse("its result");
+  std::vector<NodeRef> kids;
+  std::unordered_map<DefId, NodeRef> aliased;  // elementwise array lets, read in place
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    NodeRef st = stmts[i];
+    if (!st) continue;
+    if (!moving[i]) {
+      emits_.push_back(st);
+      continue;
+    }
+    if (st->kind == Kind::Let && ir::let_pattern(*st)->kind == Kind::PBind) {
+      DefId L = ir::let_pattern(*st)->def;
+      visible_.erase(L);
+      if (ir::rank_of(facts_.def_type(L)) > 0 && elementwise_value(ir::let_value(*st))) {
+        Copier cp(cx_, facts_);  // read in place, through the earlier ones
+        cp.subst = aliased;
+        aliased[L] = cp.copy(ir::let_value(*st));
+        copy_index_ranges(cx_, facts_, cp);
+        continue;
+      }
+    } else if (st->kind == Kind::EinGroup) {
+      visible_.erase(st->def);
+      // `let m[..b] = max[j](x[..b, j])` with no leading axes: a scalar let.
+      if (ir::group_clauses_count(st) == 1 && ir::group_clauses(st)[0]->kind == Kind::EinDecl &&
+          ir::ein_slots_count(ir::group_clauses(st)[0]) == 0)
+        st = let_typed(st->name, st->def, ir::ein_value(*ir::group_clauses(st)[0]), facts_.def_type(st->def));
+    }
+    kids.push_back(st);
+  }
+  NodeRef tail = value;
+  if (rank > 0) {
+    tail = ir::make({.kind = Kind::Index, .span = call->span, .kids = ir::kid_list(value, site)});
+    facts_.note_type(tail->id, ir::elem_of(facts_.type(value)));
+    site_taken_ = true;
+  }
+  kids.push_back(tail);
+  NodeRef blk = ir::make({.kind = Kind::Block, .span = call->span, .kids = std::move(kids), .flags = ir::kHasTail});
+  facts_.note_type(blk->id, facts_.type(tail));
+  if (!aliased.empty()) {
+    Copier cp(cx_, facts_);
+    cp.subst = aliased;
+    blk = cp.copy(blk);
+    copy_index_ranges(cx_, facts_, cp);
+  }
+  blk = inline_point_arrays(flat_index(blk), self_);
+  ir::Kids out = ir::block_stmts(blk);
+  for (size_t i = 0; i + 1 < out.size(); ++i) {
+    const NodeRef& st = out[i];
+    bool scalar_let = st->kind == Kind::Let && ir::let_pattern(*st)->kind == Kind::PBind &&
+                      ir::rank_of(facts_.def_type(ir::let_pattern(*st)->def)) == 0;
+    if (!scalar_let) refuse("an array `" + (st->kind == Kind::EinGroup ? st->name : std::string("?")) + "`");
+  }
+  return blk;
+}
+
+// Can `e[i..]` be written as e with the read pushed inside (index_elementwise)?
+bool Tape::elementwise_value(const NodeRef& e) {
+  const int r = ir::rank_of(facts_.type(e));
+  if (r <= 0) return false;
+  std::vector<NodeRef> idx;
+  for (int a = 0; a < r; ++a) {
+    DefId d = cx_.resolver.new_def("i", DefKind::Index, e->span);
+    facts_.note_def_type(d, ir::t_scalar(DType::I32));
+    idx.push_back(name("i", d));
+  }
+  return index_elementwise(e, idx, 0) != nullptr;
 }
 
 NodeRef Tape::rebuilt_block(const NodeRef& block, const std::vector<NodeRef>& stmts) {

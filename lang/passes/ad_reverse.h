@@ -1,5 +1,6 @@
 // Internal to autodiff: the primal tape and the reverse sweep (VJP).
 #pragma once
+#include <map>
 #include <set>
 #include <string>
 
@@ -68,7 +69,9 @@ class Tape {
   bool reads_active_global(const NodeRef& callee);
   NodeRef named_statement(const std::string& what, const NodeRef& value, const TypeRef& t, Span at);
   NodeRef index_elementwise(const NodeRef& e, ir::Kids idx, int depth);
-  NodeRef inline_call(const NodeRef& call);
+  // site: the point the call's value is read at, if an Index stands around it; using it sets
+  // site_taken_ (the returned value is then the element).
+  NodeRef inline_call(const NodeRef& call, const std::vector<NodeRef>& site = {});
   NodeRef inline_point_arrays(const NodeRef& e, DefId self = {});
   bool inline_slice_let(std::vector<NodeRef>& stmts, size_t i);
   // Block-local arrays of a clause body (ad_lift.cpp): their extents, those extents written out
@@ -77,6 +80,13 @@ class Tape {
   std::vector<NodeRef> extents_of(const std::vector<DefId>& slots) const;
   NodeRef explicit_ranges(const NodeRef& n, DefId v, const std::vector<NodeRef>& extents);
   NodeRef lift_local_arrays(const NodeRef& value, const std::vector<NodeRef>& slots, DefId self);
+  // Statements emits_[from..] of a call inlined at a point (`softmax(X[q])[n]`) that read the
+  // indices around the call, lifted to tape entries over those indices; the call's value reading
+  // them at the point is returned (ad_lift.cpp).
+  NodeRef lift_call_locals(const NodeRef& call, size_t from, const NodeRef& value, const std::vector<NodeRef>& site);
+  bool elementwise_value(const NodeRef& e);
+  NodeRef inlined_call_locals(const NodeRef& call, const std::vector<NodeRef>& stmts,
+                              const std::vector<bool>& moving, const NodeRef& value, const std::vector<NodeRef>& site);
   NodeRef rebuilt_block(const NodeRef& block, const std::vector<NodeRef>& stmts);  // null stmts dropped
   NodeRef hoist_block(const NodeRef& body);
   bool split_tuple_let(const NodeRef& let);
@@ -89,6 +99,8 @@ class Tape {
   std::optional<std::pair<std::vector<int64_t>, int>> split_layout(const NodeRef& call) const;
   ir::Kids tuple_elements(const NodeRef& e, bool or_array = false) const;
   NodeRef destructured_part(const NodeRef& let, DefId d);
+  NodeRef tuple_field_reads(const NodeRef& stmt);
+  std::map<std::pair<DefId, int64_t>, DefId> tuple_fields_;  // (tuple name, field) -> its name
   NodeRef whole_reductions(const NodeRef& e);
   // Comprehensions (ad_comp.cpp): an entry linear in per-input Jacobians, and comprehensions
   // nested in expressions hoisted to definitions of their own.
@@ -148,6 +160,9 @@ class Tape {
   const Unit* within_ = nullptr;     // the specialisation whose body is being inlined
   std::unordered_map<uint32_t, const Unit*> stmt_within_;  // hoisted statement -> its body's unit
   std::unordered_set<DefId> bound_;  // indices bound around the value being normalised
+  DefId self_{};                     // the definition being normalised
+  std::vector<NodeRef> site_;        // extract_calls: subscripts of the Index around a call
+  bool site_taken_ = false;          // inline_call returned the element at site_
   bool constant_leaf(DefId d) const;
 };
 

@@ -238,4 +238,48 @@ NodeRef Tape::destructured_part(const NodeRef& let, DefId d) {
   return nullptr;
 }
 
+// `parts.1` of `let parts = split(v, ..)` (a tuple bound to one name, as NumPy users write
+// `parts = np.split(..)`): each field read becomes a name of its own, defined like a
+// destructuring let's (`let parts_1 = split(v, ..).1`), so the tape never follows the tuple.
+NodeRef Tape::tuple_field_reads(const NodeRef& stmt) {
+  if (!stmt) return stmt;
+  std::vector<NodeRef> kids;
+  bool changed = false;
+  for (const NodeRef& k : stmt->kids) {
+    kids.push_back(tuple_field_reads(k));
+    changed = changed || kids.back() != k;
+  }
+  NodeRef n = changed ? ir::with_kids(stmt, std::move(kids)) : stmt;
+  if (n->kind != Kind::Member || !n->has(ir::kTupleField) || n->ival < 0) return n;
+  const NodeRef& base = ir::member_base(*n);
+  if (base->kind != Kind::Name || !base->def.valid()) return n;
+  TypeRef tt = facts_.def_type(base->def);
+  auto vis = visible_.find(base->def);
+  if (!tt || tt->k != ir::Type::K::Tuple || static_cast<size_t>(n->ival) >= tt->elems.size() ||
+      vis == visible_.end() || vis->second->kind != Kind::Let || ir::let_pattern(*vis->second)->kind != Kind::PBind)
+    return n;
+  const auto key = std::make_pair(base->def, n->ival);
+  auto it = tuple_fields_.find(key);
+  if (it == tuple_fields_.end()) {
+    const NodeRef& let = vis->second;
+    const NodeRef& v = ir::let_value(*let);
+    TypeRef ft = tt->elems[static_cast<size_t>(n->ival)];
+    std::string nm = base->name + "_" + std::to_string(n->ival);
+    DefId d = cx_.resolver.new_def(nm, DefKind::Local, let->span);
+    facts_.note_def_type(d, ft);
+    NodeRef part = ir::make({.kind = Kind::Member, .span = v->span, .kids = {v}, .ival = n->ival, .flags = ir::kTupleField});
+    facts_.note_type(part->id, ft);
+    NodeRef one = let_typed(nm, d, part, ft);
+    one = ir::edited(one, [&](ir::Node& x) { x.span = let->span; });
+    if (auto w = stmt_within_.find(let->id); w != stmt_within_.end()) stmt_within_[one->id] = w->second;
+    visible_[d] = one;
+    emits_.push_back(one);  // the program has no such binding: the derivative's code computes it
+    it = tuple_fields_.emplace(key, d).first;
+  }
+  NodeRef r = name(cx_.resolver.info(it->second).name, it->second);
+  r = ir::edited(r, [&](ir::Node& x) { x.span = n->span; });
+  facts_.note_type(r->id, facts_.def_type(it->second));
+  return r;
+}
+
 }  // namespace ein::ad

@@ -276,6 +276,7 @@ bool Tape::visit(DefId d) {
       facts_.add_ranges(&it2->second.ranges);
     }
   }
+  stmt = tuple_field_reads(stmt);
   if (stmt && !facts_.float_dtype_of_def(d) && carries_float(facts_.def_type(d))) {
     // Tuples (and lists of them) hold floats but are no float value: one that depends on the
     // parameter would otherwise count as a constant, a silent zero derivative.
@@ -371,10 +372,12 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
       cl.slots.assign(c->kids.begin() + 1, c->kids.end());
       std::unordered_set<DefId> around = binders_in(c);
       bound_ = around;
+      self_ = d;
       // `cols[j][i]`: a row read at a point (inv's column solves) is the element `cols[j, i]`.
       cl.value = whole_reductions(hoist_comps(
           flat_index(extract_calls(lift_local_arrays(inline_point_arrays(ir::ein_value(*c), d), cl.slots, d))), around));
       bound_.clear();
+      self_ = {};
       for (auto& s : cl.slots)
         if (s->kind == Kind::IdxRest) unsupported("a rest pattern", s->span);
       e.rank = static_cast<int>(cl.slots.size());
