@@ -269,7 +269,7 @@ NodeRef Tape::inlined_for_extents(DefId d, const NodeRef& let) {
   if (auto it = inlined_value_.find(d); it != inlined_value_.end()) return it->second;
   NodeRef v = ir::let_value(*let);
   inlined_value_[d] = v;  // (also stops a cycle through the inlining's own folds)
-  size_t emitted = emits_.size();
+  size_t emitted = emits_.size(), decided = decisions_.size();
   int saved_depth = inline_depth_;
   auto saved_bound = std::move(bound_);
   bound_.clear();
@@ -283,6 +283,7 @@ NodeRef Tape::inlined_for_extents(DefId d, const NodeRef& let) {
     out = v;
   }
   emits_.resize(emitted);
+  decisions_.resize(decided);  // their lets are gone: the real inlining decides again, alike
   inline_depth_ = saved_depth;
   bound_ = std::move(saved_bound);
   within_ = saved_within;

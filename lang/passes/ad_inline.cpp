@@ -408,7 +408,7 @@ bool Tape::split_tuple_let(const NodeRef& s) {
   ir::Kids names = ir::ptuple_elems(pat);
   for (auto& p : names)
     if (p->kind != Kind::PBind) return false;
-  size_t emitted = emits_.size();
+  size_t emitted = emits_.size(), decided = decisions_.size();
   int depth = inline_depth_;
   NodeRef v;
   try {
@@ -422,6 +422,7 @@ bool Tape::split_tuple_let(const NodeRef& s) {
   bool parts = lay && lay->first.size() == names.size();
   if (!parts && (!v || v->kind != Kind::TupleLit || ir::tuple_elems_count(v) != names.size())) {
     emits_.resize(emitted);
+    decisions_.resize(decided);
     return false;
   }
   for (size_t k = 0; k < names.size(); ++k) {
