@@ -88,6 +88,10 @@ NodeRef ifz(const NodeRef& cond, const NodeRef& then, const NodeRef& zero) {
   return ir::make({.kind = Kind::If, .kids = {cond, then, zero}});
 }
 
+NodeRef zero_guard(const NodeRef& cond, const NodeRef& then, const NodeRef& zero) {
+  return ir::make({.kind = Kind::If, .kids = {cond, then, zero}, .name = kZeroGuard});
+}
+
 NodeRef where(NodeRef value, std::vector<NodeRef> items) {
   if (items.empty()) return value;
   std::vector<NodeRef> kids{std::move(value)};

@@ -186,6 +186,13 @@ NodeRef index_eq(const NodeRef& key, const TypeRef& key_type, const NodeRef& m);
 bool may_be_infinite(const NodeRef& P, const CompileCtx* cx = nullptr);
 NodeRef land(const NodeRef& a, const NodeRef& b);
 NodeRef ifz(const NodeRef& cond, const NodeRef& then, const NodeRef& zero);
+// `if cond { then } else { zero }` that only keeps 0 * inf from being nan (a zero adjoint or
+// tangent times an infinite partial): the value is the non-literal arm's wherever that is
+// finite, so a derivative of it (a second order) is the derivative of that arm (Forward::tangent).
+// Named kZeroGuard; differentiated as an ordinary branch, the taken literal 0 lost the second
+// order terms (the Hessian of exp(prod(a)) at a zero factor).
+inline constexpr const char* kZeroGuard = "zero_guard";
+NodeRef zero_guard(const NodeRef& cond, const NodeRef& then, const NodeRef& zero);
 NodeRef where(NodeRef value, std::vector<NodeRef> items);
 NodeRef wbind(const std::string& n, DefId d, NodeRef v);
 NodeRef wguard(NodeRef cond);

@@ -278,7 +278,7 @@ NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoin
   // A point nobody reads has a zero adjoint and contributes nothing, even where its local
   // partial is infinite (`q = 1.0 / x` at x = 0): 0 * inf would be nan.
   if (infinite)
-    term = ifz(ir::make_binary(ir::BinOp::Ne, cbar, flit(0.0)), term, flit(0.0));
+    term = zero_guard(ir::make_binary(ir::BinOp::Ne, cbar, flit(0.0)), term, flit(0.0));
   // Solve the read's indices for the point's indices.
   Solver sv{wset, derived, locals, &wbound};
   std::unordered_map<DefId, NodeRef> solved;

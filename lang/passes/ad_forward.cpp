@@ -78,7 +78,7 @@ NodeRef strong_zero(const NodeRef& r, const std::vector<DefId>& ds) {
   if (ta == tb) return n;
   const NodeRef& c = ta ? b : a;
   if (c->kind == Kind::FloatLit) return c->fval == 0.0 ? flit(0.0) : n;
-  return ifz(eq(c, flit(0.0)), flit(0.0), n);
+  return zero_guard(eq(c, flit(0.0)), flit(0.0), n);
 }
 
 // A rule that can be infinite where its arguments' tangents are exactly 0 (`sqrt` at 0, `a / b`
@@ -116,7 +116,7 @@ NodeRef zero_direction(CompileCtx& cx, Facts& facts, std::vector<NodeRef>& t, co
   if (nonzero || zero_tests.empty() || !may_be_infinite(r, &cx)) return lets.empty() ? r : ad::alias_block(std::move(lets), r);
   NodeRef all_zero = zero_tests[0];
   for (size_t i = 1; i < zero_tests.size(); ++i) all_zero = ir::make_binary(BinOp::And, all_zero, zero_tests[i]);
-  return ad::alias_block(std::move(lets), ifz(all_zero, flit(0.0), r));
+  return ad::alias_block(std::move(lets), zero_guard(all_zero, flit(0.0), r));
 }
 
 }  // namespace
@@ -200,6 +200,10 @@ NodeRef Forward::tangent(const NodeRef& e) {
     }
     case Kind::Call: return call(e);
     case Kind::If: {
+      if (e->name == kZeroGuard && ir::if_else(e)) {
+        const bool then_zero = ir::if_then(e)->kind == Kind::FloatLit && ir::if_then(e)->fval == 0.0;
+        return tangent(then_zero ? ir::if_else(e) : ir::if_then(e));
+      }
       NodeRef ta = tangent(ir::if_then(e));
       NodeRef tb = ir::if_else(e) ? tangent(ir::if_else(e)) : nullptr;
       if (!ta && !tb) return nullptr;
