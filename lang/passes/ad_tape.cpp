@@ -199,8 +199,17 @@ bool Tape::constant_leaf(DefId d) const {
   if (leaves_ && leaves_->count(d)) return true;
   // In a function body, a global read by a function it calls is as outer as one it reads.
   if (outer_ && (outer_->count(d) || cx_.resolver.info(d).kind == DefKind::Global)) {
-    for (auto& w : wrts_)
-      if (outer_->count(w)) return false;
+    // By a top-level binding w (`@l / @gl` in a function body), a top-level binding defined
+    // before w (an earlier statement or cell) cannot depend on it.
+    const DefInfo& di = cx_.resolver.info(d);
+    for (auto& w : wrts_) {
+      if (!outer_->count(w)) continue;
+      const DefInfo& wi = cx_.resolver.info(w);
+      const bool before = di.kind == DefKind::Global && wi.kind == DefKind::Global && di.span.valid() &&
+                          wi.span.valid() && d != w &&
+                          std::make_pair(di.span.file, di.span.lo) < std::make_pair(wi.span.file, wi.span.lo);
+      if (!before) return false;
+    }
     return true;
   }
   if (!cx_.env.type_of(d)) return false;
