@@ -17,29 +17,10 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "stdlib", "gen"))
-from common import fmt_np as fmt, print_cases  # noqa: E402  (how `print` shows a value)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from golden_np import f32, f64, fmt, print_cases, pts, scores, tot  # noqa: E402
 
-f32, f64 = np.float32, np.float64
 cases = []
-
-
-def tot(A):
-    wts = np.ones(A.shape, f64)
-    for ax in range(A.ndim):
-        shp = [1] * A.ndim
-        shp[ax] = A.shape[ax]
-        wts = wts * ((np.arange(A.shape[ax]) % 5) + 1).reshape(shp)
-    return float((A.astype(f64) * wts).sum())
-
-
-def pts(A, points):
-    return " ".join(fmt(A[p]) for p in points)
-
-
-def scores(n, m, dt, a=7, b=3):
-    i, j = np.meshgrid(np.arange(n), np.arange(m), indexing="ij")
-    return ((i * a + j * b) % 23).astype(dt) * dt(0.1) - dt(1.0)
 
 
 def masked_softmax(S, mask):

@@ -11,8 +11,8 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "stdlib", "gen"))
-from common import fmt_np as fmt, print_cases  # noqa: E402  (how `print` shows a value)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from golden_np import fmt, print_cases, tot  # noqa: E402
 
 f32, f64 = np.float32, np.float64
 cases = []
@@ -20,16 +20,6 @@ N, C, H, W = 1, 3, 40, 300
 n, c, h, w = np.meshgrid(np.arange(N), np.arange(C), np.arange(H), np.arange(W), indexing="ij")
 X = ((c * 5 + h * 7 + w) % 23).astype(f32) * f32(0.125) - f32(1.0)
 cases.append(f"let X[n in 0..{N}, c in 0..{C}, h in 0..{H}, w in 0..{W}] = ((c * 5 + h * 7 + w) % 23) as f32 * 0.125 - 1.0;")
-
-
-def tot(A):
-    """sum of A * (index weights), in f64: every value is a multiple of 1/8, so exact."""
-    wts = np.ones(A.shape, f64)
-    for ax in range(A.ndim):
-        shp = [1] * A.ndim
-        shp[ax] = A.shape[ax]
-        wts = wts * ((np.arange(A.shape[ax]) % 5) + 1).reshape(shp)
-    return float((A.astype(f64) * wts).sum())
 
 
 for p0, p1, q0, q1 in [(1, 1, 1, 1), (0, 2, 0, 2), (3, 0, 1, 5), (0, 0, 0, 0), (45, 1, 2, 320)]:

@@ -13,6 +13,7 @@ using codegen::CellPlan;
 using codegen::Kernel;
 using codegen::PlanOptions;
 using testing::compile;
+using testing::occurrences;
 
 PlanOptions mode(PlanOptions::Mode m) {
   PlanOptions o;
@@ -125,12 +126,6 @@ TEST(CodegenFusion, FunctionLocalsFuseUnlessAClosureCapturesThem) {
   plan(*c);
   EXPECT_EQ(fusions_of(*c, "f("), 1u);
   EXPECT_EQ(fusions_of(*c, "g("), 0u);
-}
-
-size_t occurrences(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 // A row reduction read by one later statement at its outer loop variables is computed inside that

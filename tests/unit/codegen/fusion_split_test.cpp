@@ -12,19 +12,19 @@ namespace {
 
 using codegen::CellPlan;
 using codegen::Kernel;
+using testing::clause_kernel;
 using testing::compile;
+using testing::occurrences;
 using testing::plan_always;
 
-const Kernel* clause_kernel(const CellPlan& p, const std::string& tensor) {
-  for (auto& k : p.kernels)
-    if (k.kind == codegen::KernelKind::Clause && k.tensor && k.tensor->name == tensor) return &k;
-  return nullptr;
-}
-
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
+// The one clause kernel of `tensor`, computing `fused` inside it (null when it does not).
+const Kernel* fused_kernel(const CellPlan& p, const std::string& tensor, const std::string& fused) {
+  const Kernel* k = clause_kernel(p, tensor);
+  EXPECT_NE(k, nullptr) << tensor;
+  if (!k) return nullptr;
+  EXPECT_EQ(k->fused.size(), 1u) << tensor;
+  if (k->fused.size() != 1 || k->fused[0]->name != fused) return nullptr;
+  return k;
 }
 
 // A causal softmax: z is cut where `j <= i` holds for every j, fused into A, and its exp terms
@@ -39,11 +39,9 @@ TEST(FusionSplit, CausalRowSumIsFusedAndComputesEachExpOnce) {
       {.whole_program = true});
   CellPlan p = plan_always(*c);
   EXPECT_EQ(clause_kernel(p, "z"), nullptr);
-  const Kernel* a = clause_kernel(p, "A");
+  const Kernel* a = fused_kernel(p, "A", "z");
   ASSERT_NE(a, nullptr);
-  ASSERT_EQ(a->fused.size(), 1u);
-  EXPECT_EQ(a->fused[0]->name, "z");
-  EXPECT_EQ(count(a->source, "ein_expf("), 1u) << a->source;
+  EXPECT_EQ(occurrences(a->source, "ein_expf("), 1u) << a->source;
 }
 
 // In a function (run-time extents: guard_split does not cut, and the trips are unknown) the kept
@@ -60,10 +58,9 @@ TEST(FusionSplit, CausalRowSumInAFunctionIsHoistedBeforeTheRow) {
       "print(causal(S)[1, 0]);\n");
   CellPlan p = plan_always(*c);
   EXPECT_EQ(clause_kernel(p, "z"), nullptr);
-  const Kernel* a = clause_kernel(p, "A");
+  const Kernel* a = fused_kernel(p, "A", "z");
   ASSERT_NE(a, nullptr);
-  ASSERT_EQ(a->fused.size(), 1u);
-  EXPECT_EQ(count(a->source, "ein_expf("), 2u) << a->source;  // the i32 and the wide copy of the sum
+  EXPECT_EQ(occurrences(a->source, "ein_expf("), 2u) << a->source;  // the i32 and the wide copy of the sum
 }
 
 // Piecewise clauses written by the user are not guard_split's boxes: the row sum stays stored.
@@ -93,10 +90,7 @@ TEST(FusionSplit, PaddedCopyCutByItsTestIsFusedAtThePoint) {
       {.whole_program = true});
   CellPlan p = plan_always(*c);
   EXPECT_EQ(clause_kernel(p, "P"), nullptr);
-  const Kernel* y = clause_kernel(p, "Y");
-  ASSERT_NE(y, nullptr);
-  ASSERT_EQ(y->fused.size(), 1u);
-  EXPECT_EQ(y->fused[0]->name, "P");
+  EXPECT_NE(fused_kernel(p, "Y", "P"), nullptr);
 }
 
 // A causal row sum written as a range keeps its terms (stored only below the row's end) when the
@@ -110,11 +104,10 @@ TEST(FusionSplit, PrefixRangeRowSumKeepsItsTermsUnderABranchBelowItsEnd) {
                          cond + " { std::math::exp(S[i, j] - m[i]) / z[i] } else { 0.0 };\nprint(A[1, 0]);\n",
                      {.whole_program = true});
     CellPlan p = plan_always(*c);
-    const Kernel* a = clause_kernel(p, "A");
+    const Kernel* a = fused_kernel(p, "A", "z");
     ASSERT_NE(a, nullptr) << cond;
-    ASSERT_EQ(a->fused.size(), 1u) << cond;
     const bool kept = std::string(cond) == "j <= i";
-    EXPECT_EQ(count(a->source, "ein_expf("), kept ? 1u : 2u) << cond << "\n" << a->source;
+    EXPECT_EQ(occurrences(a->source, "ein_expf("), kept ? 1u : 2u) << cond << "\n" << a->source;
     EXPECT_EQ(a->source.find(" < 64LL) b0[") != std::string::npos, kept) << cond << "\n" << a->source;
   }
 }

@@ -18,6 +18,13 @@ inline codegen::CellPlan plan_always(Compiled& c) {
   return codegen::plan_cell(*c.cx, o);
 }
 
+// The (first) clause kernel of `tensor`, or null.
+inline const codegen::Kernel* clause_kernel(const codegen::CellPlan& p, const std::string& tensor) {
+  for (auto& k : p.kernels)
+    if (k.kind == codegen::KernelKind::Clause && k.tensor && k.tensor->name == tensor) return &k;
+  return nullptr;
+}
+
 // Whether some clause kernel of `tensor` has `text` in its plan lines (or, with `source`, its C++).
 inline bool any_kernel(const codegen::CellPlan& p, const std::string& tensor, const std::string& text,
                        bool source = false) {

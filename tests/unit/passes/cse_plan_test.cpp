@@ -22,12 +22,6 @@ std::vector<std::string> groups(Compiled& c, const std::string& name) {
   return out;
 }
 
-size_t count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
-
 TEST(CsePlan, ARepeatedProductIsOneGroupAndOneMultiplication) {
   auto c = compile(
       "use std::math::exp;\n"
@@ -49,7 +43,7 @@ TEST(CsePlan, ARepeatedProductIsOneGroupAndOneMultiplication) {
     // a[i] * b[j] once; the other multiplication is none (a division and additions remain).
     size_t products = 0;
     std::istringstream lines(k.source);
-    for (std::string l; std::getline(lines, l);) products += l.find("const double") != std::string::npos && count(l, " * ");
+    for (std::string l; std::getline(lines, l);) products += l.find("const double") != std::string::npos && occurrences(l, " * ");
     EXPECT_EQ(products, 1u) << k.source;
   }
   EXPECT_TRUE(found);
@@ -115,7 +109,7 @@ TEST(CsePlan, ALetBoundToAReductionIsPlannedAsItsOwnStatement) {
     found = true;
     size_t differences = 0;
     std::istringstream lines(k.source);
-    for (std::string l; std::getline(lines, l);) differences += l.find("const double") != std::string::npos && count(l, " - ");
+    for (std::string l; std::getline(lines, l);) differences += l.find("const double") != std::string::npos && occurrences(l, " - ");
     EXPECT_EQ(differences, 1u) << k.source;
   }
   EXPECT_TRUE(found);

@@ -187,6 +187,13 @@ inline std::vector<ir::NodeRef> nodes_of(const ir::NodeRef& root, ir::Kind k) {
 }
 inline size_t count_of(const ir::NodeRef& root, ir::Kind k) { return nodes_of(root, k).size(); }
 
+// How many times `what` occurs in `text` (a dump, generated C++).
+inline size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 // Runs a program in a fresh session and returns its print() output; failures are reported as
 // "ERROR <codes>" lines appended after whatever was printed, so a test can compare both.
 struct RunResult {
