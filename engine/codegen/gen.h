@@ -272,6 +272,7 @@ class Gen {
 
   // ---- gen_rowbuf.cpp: a fused row reduction's terms kept in the output row ----
   void plan_row_buffers(const ir::NodeRef& tensor, const ir::NodeRef& clause);
+  ir::NodeRef filled_row_clause(const ir::NodeRef& tensor, const ir::NodeRef& clause) const;
   Val row_read(const ir::NodeRef& e, uint32_t reduction);  // the kept term of this point
   void keep_row_term(const Val& v, const std::string& var);  // red_point: store the term
   std::unordered_map<uint32_t, uint32_t> row_terms_;     // consumer's term node id -> LReduce id

@@ -291,10 +291,18 @@ int Gen::add_output(const NodeRef& tensor) {
   return b;
 }
 
-void Gen::clause(const NodeRef& tensor, const NodeRef& cl) {
+void Gen::clause(const NodeRef& tensor, const NodeRef& given) {
   out_buf = add_output(tensor);
   out_def = tensor->def;
-  plan_row_buffers(tensor, cl);
+  NodeRef cl = given;
+  // A declaration guard's clause (`.. where j <= i`: the store under an `if`) keeps a fused row
+  // reduction's terms only when its row loop writes the whole row: then it stores 0 where the
+  // guard fails (gen_rowbuf.cpp filled_row_clause).
+  if (NodeRef filled = filled_row_clause(tensor, given)) {
+    plan_row_buffers(tensor, filled);
+    if (!row_reads_.empty()) cl = filled;
+  }
+  if (cl == given) plan_row_buffers(tensor, cl);
   versions(cl, [&] { stmt(cl); });
 }
 

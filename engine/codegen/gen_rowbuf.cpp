@@ -100,6 +100,40 @@ bool calls_something(const NodeRef& n) {
 
 }  // namespace
 
+// `let A[i, j] = v where c;` lowers to loops around `if c { A[i, j] = v }`: the points where c
+// fails keep the 0 the tensor starts with (SPEC §5.4). Row terms are stored into the row before
+// the row's loop, so that loop must write every point of the row: the same clause storing
+// `if c { v } else { 0 }` (same values, for the tensor's only clause of a float type; the
+// loops, the store and every read keep their nodes and facts). Null when the clause is not of
+// that form.
+NodeRef Gen::filled_row_clause(const NodeRef& tensor, const NodeRef& clause) const {
+  const auto dt = static_cast<DType>(tensor->ival);
+  if (!is_float(dt) || fusion.producers.empty() || tensor->has(ir::kWindowed) || tensor->has(ir::kHasElem))
+    return nullptr;
+  size_t clauses = 0;
+  for (const NodeRef& k : ir::ltensor_stmts(tensor)) clauses += k->kind != Kind::LCheck;
+  if (clauses != 1) return nullptr;
+  std::vector<NodeRef> loops;
+  NodeRef cur = clause;
+  while (cur->kind == Kind::LFor) {
+    loops.push_back(cur);
+    cur = ir::lfor_body(cur);
+  }
+  if (loops.size() < 2 || cur->kind != Kind::LIf || cur->kids.size() != 2) return nullptr;
+  const NodeRef& st = cur->kids[1];
+  if (st->kind != Kind::LStore || st->def != tensor->def || ir::lstore_index_count(st) != loops.size()) return nullptr;
+  const NodeRef& v = ir::lstore_value(st);
+  const int8_t vdt = static_cast<int8_t>(dt);
+  auto typed = [&](ir::NodeInit init) { return ir::edited(ir::make(std::move(init)), [&](ir::Node& m) { m.dt = vdt; }); };
+  NodeRef zero = typed({.kind = Kind::FloatLit, .span = v->span, .name = "0.0", .fval = 0.0});
+  NodeRef then = typed({.kind = Kind::Block, .span = v->span, .kids = {v}, .flags = ir::kHasTail});
+  NodeRef other = typed({.kind = Kind::Block, .span = v->span, .kids = {zero}, .flags = ir::kHasTail});
+  NodeRef sel = typed({.kind = Kind::If, .span = cur->span, .kids = {cur->kids[0], then, other}});
+  NodeRef body = ir::edited(st, [&](ir::Node& m) { m.kids[0] = sel; });
+  for (size_t a = loops.size(); a-- > 0;) body = ir::edited(loops[a], [&](ir::Node& m) { m.kids[2] = body; });
+  return body;
+}
+
 void Gen::plan_row_buffers(const NodeRef& tensor, const NodeRef& clause) {
   row_terms_.clear();
   row_reads_.clear();

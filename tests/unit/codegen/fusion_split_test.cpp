@@ -112,5 +112,22 @@ TEST(FusionSplit, PrefixRangeRowSumKeepsItsTermsUnderABranchBelowItsEnd) {
   }
 }
 
+// A declaration guard (`.. where j <= i;`: the store under an `if`) keeps the row terms: its row
+// loop stores 0 where the guard fails, so the whole row is written after the terms.
+TEST(FusionSplit, DeclarationGuardRowKeepsItsTermsAndWritesZeros) {
+  auto c = compile(
+      "let S[i in 0..64, j in 0..64] = (i * 7 + j * 3) as f32 * 0.01;\n"
+      "let m[i] = max[j](S[i, j] where j <= i);\n"
+      "let z[i] = sum[j](std::math::exp(S[i, j] - m[i]) where j <= i);\n"
+      "let A[i, j] = std::math::exp(S[i, j] - m[i]) / z[i] where j <= i;\n"
+      "print(A[1, 0]);\n",
+      {.whole_program = true});
+  CellPlan p = plan_always(*c);
+  const Kernel* a = fused_kernel(p, "A", "z");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(occurrences(a->source, "ein_expf("), 1u) << a->source;
+  EXPECT_NE(a->source.find("] = 0x0p+0f;"), std::string::npos) << a->source;
+}
+
 }  // namespace
 }  // namespace ein
