@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_np import f32, f64, fmt, print_cases, pts, scores, tot  # noqa: E402
+from golden_np import f32, f64, nan_scores, print_cases, pts, scores, tot  # noqa: E402
 
 cases = []
 
@@ -88,10 +88,7 @@ cases.append(("let z6[i] = sum[j](std::math::exp(S64[i, j] - m5[i]) where j <= i
               "print(tot2(Q6), Q6[0, 0], Q6[36, 36], Q6[3, 30]);",
               f"{tot(Q)!r} {pts(Q, [(0, 0), (36, 36), (3, 30)])}"))
 # NaN and -inf scores (f64): a NaN row is NaN where its mask holds; -inf entries give 0.
-N = S64[:9, :9].copy()
-N[4, 2] = np.nan
-N[6, 0] = -np.inf
-N[7, :] = -np.inf
+N = nan_scores()
 ni, nj = np.meshgrid(np.arange(9), np.arange(9), indexing="ij")
 with np.errstate(invalid="ignore", divide="ignore"):
     Nm = np.where(nj <= ni, N, -np.inf)

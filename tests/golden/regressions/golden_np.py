@@ -31,3 +31,14 @@ def scores(n, m, dt, a=7, b=3):
     """((i * a + j * b) % 23) * 0.1 - 1.0 over n x m, at type dt."""
     i, j = np.meshgrid(np.arange(n), np.arange(m), indexing="ij")
     return ((i * a + j * b) % 23).astype(dt) * dt(0.1) - dt(1.0)
+
+
+def nan_scores():
+    """scores(9, 9, f64, 5, 11) with a NaN at [4, 2], -inf at [6, 0] and row 7 all -inf: the
+    matrix the goldens build as `if i == 4 && j == 2 { 0.0 / 0.0 } else if (i == 6 && j == 0) ||
+    i == 7 { -1.0 / 0.0 } else { .. }`."""
+    N = scores(9, 9, f64, 5, 11)
+    N[4, 2] = np.nan
+    N[6, 0] = -np.inf
+    N[7, :] = -np.inf
+    return N

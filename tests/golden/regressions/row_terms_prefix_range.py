@@ -15,7 +15,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_np import f32, f64, fmt, print_cases, pts, scores, tot  # noqa: E402
+from golden_np import f32, f64, nan_scores, print_cases, pts, scores, tot  # noqa: E402
 
 cases = []
 
@@ -68,10 +68,7 @@ cases.append(("let F[i in 0..29, j in 0..29] = ((i * 2 + j * 9) % 23) as f64 * 0
               "print(tot2(AF), AF[0, 0], AF[28, 28], AF[28, 0], AF[10, 4]);",
               f"{tot(AF)!r} {pts(AF, [(0, 0), (28, 28), (28, 0), (10, 4)])}"))
 # NaN and -inf scores.
-N = scores(9, 9, f64, 5, 11)
-N[4, 2] = np.nan
-N[6, 0] = -np.inf
-N[7, :] = -np.inf
+N = nan_scores()
 AN = prefix_softmax(N, [i + 1 for i in range(9)], 9, lambda i, j: j <= i)
 cases.append(("let N0[i in 0..9, j in 0..9] = ((i * 5 + j * 11) % 23) as f64 * 0.1 - 1.0;\n"
               "let N[i in 0..9, j in 0..9] = if i == 4 && j == 2 { 0.0 / 0.0 } else if (i == 6 && j == 0) || i == 7 "
