@@ -166,9 +166,12 @@ class SiteFinder : public ir::RecursiveVisitor {
 }  // namespace
 
 void range_analysis(CompileCtx& cx) {
-  for (auto& u : cx.units) {
-    SiteFinder f(cx, *u);
-    f.walk(u->body);
+  // Newest first: a specialisation is made when its first call is typed, so callees mostly
+  // come after their callers, and a call's result extents read the callee's facts
+  // (range_call.cpp).
+  for (auto it = cx.units.rbegin(); it != cx.units.rend(); ++it) {
+    SiteFinder f(cx, **it);
+    f.walk((*it)->body);
   }
 }
 

@@ -1,4 +1,5 @@
 #include "lang/passes/range_site.h"
+#include "lang/passes/range_call.h"
 
 #include <algorithm>
 #include <functional>
@@ -693,6 +694,15 @@ void SiteSolver::add_access(const NodeRef& n) {
       u_.types[d->id] = ir::t_scalar(DType::I64);
       return d;
     };
+  } else if (base->kind == Kind::Call) {
+    // A call reading the site's indices (`softmax(X[q])[n]`): the callee's result extents,
+    // written with the arguments, where they do not move with the site (range_call.cpp).
+    std::vector<NodeRef> exts;
+    for (size_t i = 0; i < ir::index_args_count(n); ++i) {
+      NodeRef e = call_result_extent(cx_, u_, base, static_cast<int>(i));
+      exts.push_back(e && site_independent(e) ? e : nullptr);
+    }
+    extent = [exts](int axis) { return axis < static_cast<int>(exts.size()) ? exts[axis] : nullptr; };
   } else {
     return;
   }

@@ -1,0 +1,179 @@
+// Extents of a call's result through the callee's range facts (see range_call.h). The callee's
+// returned value is followed through tail blocks, branches its specialisation decided
+// statically (rank tests), lets, nested calls and its parameters; a declaration's extent on an
+// axis is the end of that slot's range (allocations start at 0, SPEC §5.2).
+#include "lang/passes/range_call.h"
+
+#include <functional>
+#include <unordered_map>
+
+#include "lang/passes/ir_build.h"
+
+namespace ein::ranges {
+
+using ir::DefId;
+using ir::Kind;
+using ir::NodeRef;
+
+namespace {
+
+struct Follow {
+  CompileCtx& cx;
+  int depth = 0;
+
+  // The returned value of a function body, through tail blocks and static branches; `lets`
+  // collects the body's bindings on the way.
+  NodeRef returned(const Unit& f, NodeRef e, std::unordered_map<DefId, NodeRef>& decls) {
+    for (int hop = 0; e && hop < 64; ++hop) {
+      if (e->kind == Kind::Block) {
+        if (!e->has(ir::kHasTail) || e->kids.empty()) return nullptr;
+        for (const NodeRef& s : ir::block_stmts(e)) {
+          if (s == e->kids.back()) break;
+          if (s && s->kind == Kind::EinGroup) decls[s->def] = s;
+          if (s && s->kind == Kind::Let && ir::let_pattern(*s)->kind == Kind::PBind)
+            decls[ir::let_pattern(*s)->def] = s;
+        }
+        e = ir::tail_expr(*e);
+      } else if (e->kind == Kind::If) {
+        auto it = f.static_ifs.find(e->id);
+        if (it == f.static_ifs.end()) return nullptr;  // decided at run time
+        e = it->second ? ir::if_then(e) : ir::if_else(e);
+      } else if (e->kind == Kind::Name && decls.count(e->def) && decls[e->def]->kind == Kind::Let) {
+        e = ir::let_value(*decls[e->def]);
+      } else {
+        return e;
+      }
+    }
+    return nullptr;
+  }
+
+  // Axis `axis` of the value of `e` (in unit f), written in f's names; null when unknown.
+  NodeRef extent(Unit& f, const NodeRef& e, int axis, std::unordered_map<DefId, NodeRef>& decls) {
+    if (!e || ++depth > 16) return nullptr;
+    if (e->kind == Kind::Call) {
+      auto it = f.call_targets.find(e->id);
+      if (it == f.call_targets.end() || !it->second || it->second->kind != Unit::Kind::Fn) return nullptr;
+      Unit& g = *it->second;
+      if (!g.body || g.body->kind != Kind::Fn || g.in_progress) return nullptr;
+      std::unordered_map<DefId, NodeRef> inner;
+      NodeRef r = returned(g, ir::fn_body(*g.body), inner);
+      NodeRef x = extent(g, r, axis, inner);
+      if (!x) return nullptr;
+      // g's parameters -> this call's arguments.
+      ir::Kids params = ir::fn_params(*g.body);
+      ir::Kids args = ir::call_args(e);
+      std::unordered_map<DefId, NodeRef> sub;
+      for (size_t k = 0; k < params.size() && k < args.size(); ++k) sub[params[k]->def] = args[k];
+      return translate(g, f, x, sub, inner);
+    }
+    if (e->kind == Kind::Name && e->def.valid()) {
+      auto d = decls.find(e->def);
+      if (d == decls.end()) {
+        // A parameter (or a global): its own extent.
+        DefKind k = cx.resolver.info(e->def).kind;
+        if (k != DefKind::Param && k != DefKind::Global && k != DefKind::Const) return nullptr;
+        return irb::dim_of(e, axis);
+      }
+      const NodeRef& st = d->second;
+      if (st->kind != Kind::EinGroup || ir::group_clauses_count(st) != 1) return nullptr;
+      const NodeRef& c = ir::group_clauses(st)[0];
+      if (c->kind != Kind::EinDecl || axis >= static_cast<int>(ir::ein_slots_count(c))) return nullptr;
+      const NodeRef& sl = ir::ein_slots(c)[static_cast<size_t>(axis)];
+      auto rf = f.ranges.find(sl->def);
+      if (rf == f.ranges.end() || !rf->second.hi) return nullptr;
+      if (rf->second.hi_const) return irb::lit(*rf->second.hi_const);
+      return rf->second.hi;
+    }
+    return nullptr;
+  }
+
+  // x (in unit g, reading g's parameters) with the parameters replaced by `sub` (expressions of
+  // unit f); null when x reads anything else of g. `dim(p, a)` of an argument `X[i, ..]` is
+  // `dim(X, a + #subscripts)`.
+  NodeRef translate(Unit& g, Unit& f, const NodeRef& x, const std::unordered_map<DefId, NodeRef>& sub,
+                    std::unordered_map<DefId, NodeRef>& decls) {
+    bool ok = true;
+    std::function<NodeRef(const NodeRef&)> walk = [&](const NodeRef& n) -> NodeRef {
+      if (!ok || !n) return n;
+      if (n->kind == Kind::DimOf && !n->kids.empty() && n->kids[0]->kind == Kind::Name) {
+        // A let of g naming another array (`let f = x;`, a promotion type_infer dropped):
+        // that array's extent.
+        NodeRef named = n->kids[0];
+        for (int hop = 0; hop < 8; ++hop) {
+          auto d = decls.find(named->def);
+          if (d == decls.end() || d->second->kind != Kind::Let) break;
+          const NodeRef& v = ir::let_value(*d->second);
+          if (v->kind != Kind::Name) break;
+          named = v;
+        }
+        // A declaration of g (`y[j]` with j in 0..dim(e, 0)): its own extent, followed.
+        if (auto d = decls.find(named->def); d != decls.end() && d->second->kind == Kind::EinGroup) {
+          NodeRef inner = extent(g, named, static_cast<int>(n->ival), decls);
+          if (!inner) {
+            ok = false;
+            return n;
+          }
+          return walk(inner);
+        }
+        auto s = sub.find(named->def);
+        NodeRef base = s != sub.end() ? s->second : named;
+        if (s == sub.end() && !outer(named->def)) {
+          ok = false;
+          return n;
+        }
+        int64_t axis = n->ival;
+        // An elementwise expression of arrays (`X[q] * 2.0`): its operand of its rank.
+        for (int hop = 0; hop < 16 && (base->kind == Kind::Binary || base->kind == Kind::Unary); ++hop) {
+          const int r = ir::rank_of(f.type(base));
+          NodeRef next;
+          for (const NodeRef& k : base->kids)
+            if (!next && r > 0 && ir::rank_of(f.type(k)) == r) next = k;
+          if (!next) break;
+          base = next;
+        }
+        while (base->kind == Kind::Index) {
+          for (const NodeRef& a : ir::index_args(base))
+            if (a->kind == Kind::RangeLit || a->kind == Kind::RestIdx) ok = false;
+          axis += static_cast<int64_t>(ir::index_args_count(base));
+          base = ir::index_base(base);
+        }
+        if (base->kind != Kind::Name && base->kind != Kind::Path) ok = false;
+        if (!ok) return n;
+        NodeRef d = irb::dim_of(base, static_cast<int>(axis));
+        f.types[d->id] = ir::t_scalar(DType::I64);
+        return d;
+      }
+      if (n->kind == Kind::Name || n->kind == Kind::Path) {
+        if (!n->def.valid()) return n;
+        if (auto s = sub.find(n->def); s != sub.end()) return s->second;  // an integer parameter
+        if (!outer(n->def)) ok = false;  // a local of g
+        return n;
+      }
+      std::vector<NodeRef> kids;
+      for (const NodeRef& k : n->kids) kids.push_back(walk(k));
+      NodeRef m = ir::make({.kind = n->kind, .span = n->span, .kids = std::move(kids), .name = n->name,
+                            .aux = n->aux, .def = n->def, .ival = n->ival, .fval = n->fval, .flags = n->flags});
+      auto t = g.types.find(n->id);
+      f.types[m->id] = t != g.types.end() ? t->second : ir::t_scalar(DType::I64);
+      return m;
+    };
+    NodeRef r = walk(x);
+    return ok ? r : nullptr;
+  }
+
+  bool outer(DefId d) const {
+    DefKind k = cx.resolver.info(d).kind;
+    return k == DefKind::Global || k == DefKind::Const;
+  }
+};
+
+}  // namespace
+
+NodeRef call_result_extent(CompileCtx& cx, Unit& u, const NodeRef& call, int axis) {
+  if (!call || call->kind != Kind::Call) return nullptr;
+  Follow fl{cx};
+  std::unordered_map<DefId, NodeRef> none;
+  return fl.extent(u, call, axis, none);
+}
+
+}  // namespace ein::ranges
