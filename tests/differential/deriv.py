@@ -188,6 +188,10 @@ def pick_scope(r, bugs, yval, xval, between=()):
     w = {k: v for k, v in SCOPES.items() if SCOPE_BUGS.get(k) not in bugs}
     if bugs and "ad_local_scope_two_index_access" in bugs and two_index_access(list(between)):
         w = {"top": w["top"]}
+    if bugs and "block_local_dependent_inner" in bugs and two_index_access(list(between)) and \
+            any(isinstance(s, SDecl) for s in between):
+        w.pop("einstein", None)         # a local declaration inside a clause body
+        w.pop("recurrence", None)
     if isinstance(yval, Tensor):
         w.pop("einstein", None)
     if isinstance(yval, Tensor):
@@ -461,8 +465,16 @@ def check_batch(args, seeds, bugs, stats, wd, mismatches):
         return (0, skipped)
     progs = [p for _, p, _, _ in items]
     exps = [DerivExpect(req, *fd) for _, _, req, fd in items]
+    # Sessions (cell boundaries) run alone: `ein --cells` applies to the whole file.
+    cells = [k for k, p in enumerate(progs) if any(type(s).__name__ == "SCell" for s in p.stmts)]
+    plain = [k for k in range(len(progs)) if k not in cells]
     for mode in [m for m in MODES_DERIV if m in args.modes] or args.modes[:1]:
-        verdict = run_batch(args.ein, progs, exps, mode, wd, judge=judge_deriv)
+        verdict = {}
+        for group in [plain] + [[k] for k in cells]:
+            if group:
+                got = run_batch(args.ein, [progs[k] for k in group], [exps[k] for k in group],
+                                mode, wd, judge=judge_deriv)
+                verdict.update({group[k]: v for k, v in got.items()})
         for k, v in verdict.items():
             if v is not None:
                 s, p, req, _ = items[k]

@@ -348,8 +348,7 @@ def indexed_call(g):
     if not arrs:
         return [], []
     an, dt, shape = r.choice(arrs)
-    moving = len(shape) == 2 and r.random() < 0.25 and \
-        not (g.deriv and g.bug_on("ad_recurrence_row_call"))
+    moving = len(shape) == 2 and r.random() < 0.25
     if moving:
         # F(M[i])[j]: the call moves with i; its extent bounds nothing, ranges are written
         pre, call, rshape, rdt = array_call(g, dt, Access(an, [Ref("#i")]), shape[1:])
@@ -474,8 +473,6 @@ def invariant_call(g):
 def rec_call(g):
     r = g.r
     floats = _arrays(g, ("f32", "f64"), (1,))
-    if g.deriv and g.bug_on("ad_recurrence_row_call"):
-        floats = []
     if floats and r.random() < 0.6:
         return row_recurrence(g, floats)
     dt = g.num_type()

@@ -157,6 +157,7 @@ class Diff(Expr):
     y: str              # @y / @x
     x: str
     yidx: Optional[list] = None   # @y[i, j] / @x (indexed target)
+    xidx: Optional[list] = None   # @y / @x[j] (indexed parameter, SPEC §7)
 
 
 # --------------------------------------------------------------------------------- declarations
@@ -223,6 +224,11 @@ class SRule:
 @dataclass
 class DRef(Expr):
     name: str           # `@p` inside a rule body
+
+
+@dataclass
+class SCell:
+    """A cell boundary (`// %%`, SPEC §11): a program holding one runs as `ein --cells`."""
 
 
 @dataclass

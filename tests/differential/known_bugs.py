@@ -12,12 +12,6 @@ KNOWN = {
         "`c[o] = s[o] * sum[k](t[o + k])`: ein infers o from s[o] first and gives k the "
         "dependent range 0..len(t) - o (docs/language.md, Dependent inner ranges); the reference "
         "counts t[o + k] as a use of o only (k: E004). Explicit outer indices are generated."),
-    "ad_recurrence_row_call": (
-        "tests/golden/pending/ad_recurrence_step_calls_row.ein", "autodiff (lang/passes/ad_*)",
-        "a derivative through a recurrence whose step calls a function on the previous row "
-        "(`R[t, j] = F(R[t - 1])[j]`, softmax, a function with a local declaration) is E013. "
-        "Derivative programs draw only scalar steps (rec_call) and no call moving with an "
-        "index (`softmax(M[q])[n]`, the same E013: pending/ad_call_on_moving_row.ein)."),
     "ad_fn_reads_global": (
         "tests/golden/autodiff (fixed in ein, 537f315)", "differential (deriv.py)",
         "a limit of this tool, not an ein bug: a derivative requested inside a function or "
@@ -29,11 +23,11 @@ KNOWN = {
         "tests/golden/pending/ad_lambda_made_in_fn_e013.ein", "autodiff (lang/passes/ad_*)",
         "a lambda returned by a function (`fn M(c) { |u| u * c }`) is E013 under a derivative. "
         "Derivative programs draw no such function."),
-    "ad_fn_global_wrt_reads_globals": (
-        "tests/golden/pending/ad_fn_global_wrt_reads_inputs_e013.ein", "autodiff (lang/passes/ad_*)",
-        "inside a function body, `@l / @gl` by a top-level binding is E013 when the body also "
-        "reads other top-level values (inputs, upstream bindings). local_ad.py's fn_param kind "
-        "then reads only the parameters and gl."),
+    "block_local_dependent_inner": (
+        "tests/golden/pending/block_local_dependent_inner_in_clause.ein", "ranges (lang/passes/range*)",
+        "in a clause body, a block-local array read as `sum[l](sum[k](w[k + 1, l + k]))` is E004 "
+        "(l not inferred). Derivative programs do not move statements with an access mixing two "
+        "indices and a declaration into an Einstein or recurrence body (deriv.py pick_scope)."),
 }
 
 

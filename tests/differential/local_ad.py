@@ -16,94 +16,32 @@ given as input literals, so they are held constant as the SPEC says) and differe
                shadowing a top-level name.
   loop_local   `let G[i in 0..n] = { let w = ..a[i]..; [let w = ..w..;] let l = ..; @l / @X }`,
                X the per-point w, a global scalar or a global array (a gradient per point).
-  rec_step     a gradient step per step of a recurrence: `R[t] = { let p = R[t - 1]; let l =
-               ..p..a[t - 1]..; p - lr * @l / @p }` (or by a global c, with R[t - 1] held), and
-               the vector form `W[t, j] = { let p[k] = W[t - 1, k]; ..; p[j] - lr * g[j] }`.
-  custom_rule  `fn F(u, v) {..} @fn F(u, v) { cu * @u + cv * @v }` with a rule that is *not*
-               F's derivative; the reference linearises F at each call's arguments by the rule.
-  second_order `let d1 = @l / @w; print(@d1 / @w)` (Hessian), a gradient-norm penalty
-               `@(l + ½|d1|²) / @w`, a Hessian-vector product.
-  rec_through  a recurrence `R[0] = x0; R[t] = 0.5 * R[t - 1] + tanh(..R[t - 1]..a[t - 1]..)`
-               and a request through its steps: `@R[T - 1] / @x0` (the start's own binding),
-               `@R[k] / @x0` (an early row), `@R / @a` (an input of every step, whole
-               Jacobian), `@R[T - 1] / @c`; at top level or in a function that declares the
-               recurrence from its parameter.
-  grad_use     `let g = @l / @w; let w2[j] = w[j] - lr * g[j];` then the loss at w2, or its
-               derivative by w (through the gradient: (I - lr H) ∇L2(w2)).
+  session      cells (SPEC §11, run as `ein --cells`, alone): a recurrence typed clause by
+               clause in two cells, a later cell rebinding an input it read, then a request
+               through it (by the start, or by the rebound name: 0, the recurrence read the old
+               binding); or a function with a request defined in one cell, a global it reads
+               rebound in the next, called in the last (it keeps the binding it saw).
+  hoisted      a request reading nothing of the declaration around it (computed once, SPEC
+               §7 / docs): `G[i] = (@l / @s) * a[i] + b[i]`, the same as a where-binding, and
+               a gradient read at the point: `G[i] = { let gv = @l / @a; gv[i] * b[i] }`.
+
+The kinds that follow values through steps, rules and second derivatives (rec_step,
+custom_rule, second_order, grad_use, rec_through, indexed) are in local_ad_flow.py.
 """
 import math
-import random
 
+import local_ad_flow
 import smooth
 from deriv import DerivExpect
-from ir import (Access, Bin, Block, Call, Cast, CGen, Clause, Comp, Diff, DRef, Lambda, Lit,
-                Program, Range, Ref,
-                RIdx, Red, SDecl, SFn, SInput, SLet, SPrint, SRule, SlotIdx, SlotLit, clone)
-from ref import Evaluator, Tensor
-from smooth import Smooth, subst, value_input
+from ir import (Access, Bin, Block, Call, Cast, CGen, Clause, Comp, Diff, Lambda, Lit, Program,
+                Range, Ref, SCell, SDecl, SFn, SInput, SLet, SPrint, SlotIdx, WBind, clone)
+from smooth import Builder, LocalReq, Skip, damped_recurrence, fd_stmts, need, subst, value_input
 
 KINDS = {"fn_param": 3, "shadow": 2, "loop_local": 2, "rec_step": 2, "custom_rule": 2,
-         "second_order": 1.5, "grad_use": 1.5, "rec_through": 2}
+         "second_order": 1.5, "grad_use": 1.5, "rec_through": 2, "indexed": 2.5, "session": 1,
+         "hoisted": 1}
 
 
-class LocalReq:
-    """What deriv.check_output needs: the printed shape, values and error estimates."""
-
-    def __init__(self, scope, shape, vals, errs):
-        self.scope, self.shape, self.vals, self.errs = scope, tuple(shape), vals, errs
-        self.fd = ([], [])
-
-    def printed(self, jac, err):
-        return self.vals, self.errs
-
-
-class Skip(Exception):
-    """The reference cannot judge this draw (a decision flips under the perturbation)."""
-
-
-def need(x):
-    if x is None:
-        raise Skip()
-    return x
-
-
-class Builder:
-    def __init__(self, seed, bugs):
-        self.bugs = bugs
-        self.r = random.Random(seed)
-        self.n = 0
-        self.S = Smooth(self.r, self.fresh)
-
-    def fresh(self, p):
-        self.n += 1
-        return f"{p}{self.n}"
-
-    def inputs(self):
-        r = self.r
-        n = r.randint(2, 5)
-        vec = lambda: [round(r.uniform(-1.5, 1.5), 2) for _ in range(n)]
-        a, b, s, c = self.fresh("a"), self.fresh("b"), self.fresh("s"), self.fresh("c")
-        st = [SInput(a, "f64", (n,), vec()), SInput(b, "f64", (n,), vec()),
-              SInput(s, "f64", (), round(r.uniform(-1.5, 1.5), 2)),
-              SInput(c, "f64", (), round(r.uniform(0.2, 1.5), 2))]
-        return st, n, a, b, s, c
-
-    def chain(self, first_must, scal, arrs, k, extra=()):
-        """k lets, the first reading `first_must`, each next one reading the previous."""
-        lets, must = [], first_must
-        for _ in range(k):
-            nm = self.fresh("l")
-            lets.append((nm, self.S.using(must, scal, arrs, 2, extra)))
-            scal = scal + [nm]
-            must = Ref(nm)
-        return lets
-
-
-def fd_stmts(top, lets):
-    return list(top) + [SLet(n, clone(e)) for n, e in lets]
-
-
-# ------------------------------------------------------------------------------------ kinds
 def k_fn_param(B):
     r = B.r
     top, n, a, b, s, c = B.inputs()
@@ -114,9 +52,6 @@ def k_fn_param(B):
     X = r.choice([p, p, "local", gl])
     scal = [q, gl, s] + ([] if parr else [p])
     arrs = {a: n, b: n, **({p: n} if parr else {})}
-    if X == gl and "ad_fn_global_wrt_reads_globals" in B.bugs:
-        scal = [q, gl] + ([] if parr else [p])
-        arrs = {p: n} if parr else {}
     must = B.S.reduction(p, arrs, [q]) if parr else Ref(p)
     lets = B.chain(must, scal, arrs, r.randint(1, 3))
     y = lets[-1][0]
@@ -203,6 +138,14 @@ def k_loop_local(B):
     rebind = r.random() < 0.5
     if rebind:
         lets.append((w, B.S.using(Ref(w), [w, c], arrs, 1, pts)))
+    local = r.random() < 0.35
+    if local:   # a block-local array made from w, read whole (reductions) or at the point
+        v, kv = B.fresh("v"), B.fresh("k")
+        ve = B.S.using(Ref(w), [w, s], {}, 1, [Access(a, [Ref(kv)]), Access(b, [Ref(kv)])])
+        lets.append(SDecl(v, [Clause([SlotIdx(kv, Range(Lit(0, "i32"), Lit(n, "i32")))], ve)],
+                          dt="f64"))
+        arrs = {a: n, b: n, v: n}
+        pts = pts + [Access(v, [Ref(i)])]
     l = B.fresh("l")
     lets.append((l, B.S.using(Ref(w), [w, s, c], arrs, 2, pts)))
     X = r.choice([w, w, s, a])
@@ -220,7 +163,14 @@ def k_loop_local(B):
     for k in range(n):
         ren = []
         names = {i: Lit(k, "i32")}
-        for nm, e in lets:
+        for item in lets:
+            if isinstance(item, SDecl):
+                d2 = subst(clone(item), names)
+                d2.name = f"{item.name}_{len(ren)}"
+                ren.append(d2)
+                names[item.name] = Ref(d2.name)
+                continue
+            nm, e = item
             e2 = subst(clone(e), names)
             new = f"{nm}_{len(ren)}"
             ren.append((new, e2))
@@ -231,261 +181,80 @@ def k_loop_local(B):
         errs += err
         shape = (n,) + tuple(xs)
     return prog, LocalReq(("comp_local" if comp else "loop_local") +
-                          ("_rebound" if rebind else ""), shape, vals, errs)
+                          ("_rebound" if rebind else "") + ("_array" if local else ""),
+                          shape, vals, errs)
 
 
-def k_rec_step(B):
+def k_session(B):
     r = B.r
     top, n, a, b, s, c = B.inputs()
     g = smooth.run(top)
-    t, R, p, l = B.fresh("t"), B.fresh("R"), B.fresh("p"), B.fresh("l")
-    T = n + 1
-    lr = r.choice([0.1, 0.25, 0.05])
-    prev = Access(R, [Bin("-", Ref(t), Lit(1, "i32"))])
-    pts = [Access(a, [Bin("-", Ref(t), Lit(1, "i32"))]), Cast(Ref(t), "f64")]
-    rng = Range(Lit(1, "i32"), Lit(T, "i32"))
-    if r.random() < 0.6:        # scalar state
-        e = B.S.using(Ref(p), [p, c, s], {b: n}, 2, pts)
-        X = r.choice([p, p, c])
-        body = Block([(p, prev), (l, e)],
-                     Bin("-", Ref(p), Bin("*", Lit(lr, "f64"), Diff(l, X))))
-        prog = list(top) + [SDecl(R, [Clause([SlotLit(0)], Ref(s)),
-                                      Clause([SlotIdx(t, rng)], body)], dt="f64"),
-                            SPrint([Ref(R)])]
-        vals, errs = [g[s][1]], [0.0]
-        for k in range(1, T):
-            st = list(top) + [SInput(p, "f64", (), vals[-1]),
-                              SLet(l, subst(clone(e), {t: Lit(k, "i32")}))]
-            jac, err, _, _ = need(smooth.first(st, X, l))
-            vals.append(vals[-1] - lr * jac[0])
-            errs.append(2 * errs[-1] + lr * err[0] + 1e-12 * abs(vals[-1]))
-        return prog, LocalReq("rec_step_" + ("param" if X == p else "global"), (T,), vals, errs)
-    # vector state: one gradient step per row
-    j, kk = B.fresh("j"), B.fresh("k")
-    must = B.S.reduction(p, {p: n, a: n}, [c])
-    e = B.S.using(must, [c, s], {p: n, b: n}, 1, pts[1:])
-    gname = B.fresh("gr")
-    body = Block([SDecl(p, [Clause([SlotIdx(kk, Range(Lit(0, "i32"), Lit(n, "i32")))],
-                                   Access(R, [Bin("-", Ref(t), Lit(1, "i32")), Ref(kk)]))],
-                        dt="f64"),
-                  (l, e), (gname, Diff(l, p))],
-                 Bin("-", Access(p, [Ref(j)]), Bin("*", Lit(lr, "f64"), Access(gname, [Ref(j)]))))
-    jr = Range(Lit(0, "i32"), Lit(n, "i32"))
-    prog = list(top) + [SDecl(R, [Clause([SlotLit(0), SlotIdx(j, clone(jr))],
-                                         Access(a, [Ref(j)])),
-                                  Clause([SlotIdx(t, rng), SlotIdx(j, jr)], body)], dt="f64"),
-                        SPrint([Ref(R)])]
-    rows, errs = [list(g[a].vals)], [[0.0] * n]
-    for k in range(1, T):
-        st = list(top) + [SInput(p, "f64", (n,), list(rows[-1])),
-                          SLet(l, subst(clone(e), {t: Lit(k, "i32")}))]
-        jac, err, _, _ = need(smooth.first(st, p, l))
-        rows.append([v - lr * d for v, d in zip(rows[-1], jac)])
-        grow = 2 * max(errs[-1])
-        errs.append([grow + lr * e_ + 1e-12 * abs(v) for e_, v in zip(err, rows[-1])])
-    return prog, LocalReq("rec_step_vector", (T, n), sum(rows, []), sum(errs, []))
-
-
-def rule_evaluator(rules):
-    """An Evaluator in which a call of a function with a rule is F(u0) + sum_j c_j(u0)(u_j -
-    u0_j), u0 the arguments of the same call in the first (unperturbed) run: the derivative by
-    the rule, the value F's own."""
-    class RuleEv(Evaluator):
-        store = None
-
-        def __init__(self, prog, overrides=None):
-            super().__init__(prog, overrides)
-            self.replay = RuleEv.store is not None
-            self.rec, self.k = [], 0
-
-        def run(self):
-            out = super().run()
-            if not self.replay:
-                RuleEv.store = self.rec
-            return out
-
-        def call(self, e, env):
-            if e.fn not in rules:
-                return super().call(e, env)
-            args = [self.ev(x, env) for x in e.args]
-            if self.replay:
-                base = RuleEv.store[self.k]
-                self.k += 1
-            else:
-                base = args
-                self.rec.append(args)
-            fn, coefs = rules[e.fn]
-            local = dict(self.g)
-            for (pn, _), v in zip(fn.params, base):
-                local[pn] = v
-            f0 = self.ev(fn.body, local)
-            v = f0[1]
-            for (pn, _), a0, a1 in zip(fn.params, base, args):
-                if pn in coefs and a1[1] != a0[1]:
-                    v += self.ev(coefs[pn], local)[1] * (a1[1] - a0[1])
-            return ("f64", v, f0[2])
-    return RuleEv
-
-
-def k_custom_rule(B):
-    r = B.r
-    top, n, a, b, s, c = B.inputs()
-    F, u, v = B.fresh("F"), B.fresh("u"), B.fresh("v")
-    fbody = B.S.using(Ref(u), [u, v], {}, 2)
-    coefs = {u: B.S.expr([u, v], {}, 1), v: B.S.expr([u, v], {}, 1)}
-    # A rule without a term for `@v` is E013 where v's argument moves (ein's decision: no
-    # silent zero); it is written only where the argument is the constant c.
-    vconst = r.random() < 0.4
-    if vconst and r.random() < 0.5:
-        del coefs[v]
-    rule = None
-    for pn, ce in coefs.items():
-        term = Bin("*", clone(ce), DRef(pn))
-        rule = term if rule is None else Bin("+", rule, term)
-    fn = SFn(F, [(u, None), (v, None)], None, fbody)
-    top = list(top) + [fn]
-    prog_head = list(top) + [SRule(F, [u, v], rule)]
-    ev_cls = rule_evaluator({F: (fn, coefs)})
-    arrs = {a: n, b: n}
-    where = r.random()
-    if where < 0.5:         # top level: y = ..F(e(s), c or s)..
-        arg = B.S.using(Ref(s), [s, c], arrs, 1)
-        call = Call(F, [arg, Ref(c) if vconst else r.choice([Ref(s), Lit(0.75, "f64")])])
-        y = B.fresh("y")
-        ye = B.S.using(call, [s, c], arrs, 1)
-        st = [SLet(y, ye)]
-        jac, err, _, xs = need(smooth.first(list(top) + st, s, y, ev_cls))
-        return prog_head + st + [SPrint([Diff(y, s)])], LocalReq("rule_top", xs, jac, err)
-    if where < 0.8:         # per point, then reduced: y = sum[i](G[i] * b[i])
-        i, k, G, y = B.fresh("i"), B.fresh("k"), B.fresh("G"), B.fresh("y")
-        call = Call(F, [Bin("*", Access(a, [Ref(i)]), Ref(s)), Ref(c) if vconst else Ref(s)])
-        st = [SDecl(G, [Clause([SlotIdx(i)], Bin("+", call, Access(b, [Ref(i)])))], dt="f64"),
-              SLet(y, Red("sum", [RIdx(k)], Bin("*", Access(G, [Ref(k)]),
-                                                 Access(b, [Ref(k)]))))]
-        X = r.choice([s, a])
-        jac, err, _, xs = need(smooth.first(list(top) + st, X, y, ev_cls))
-        return prog_head + st + [SPrint([Diff(y, X)])], LocalReq("rule_point", xs, jac, err)
-    # inside a function body: H(z) = { let m = F(z * 2.0, c) * z; @m / @z }
-    H, z, m = B.fresh("H"), B.fresh("z"), B.fresh("m")
-    me = Bin("*", Call(F, [Bin("*", Ref(z), Lit(2.0, "f64")), Ref(c)]), Ref(z))
-    prog = prog_head + [SFn(H, [(z, None)], None, Block([(m, me)], Diff(m, z))),
-                        SPrint([Call(H, [Ref(s)])])]
-    g = smooth.run(top)
-    st = list(top) + [value_input(z, g[s]), SLet(m, clone(me))]
-    jac, err, _, xs = need(smooth.first(st, z, m, ev_cls))
-    return prog, LocalReq("rule_in_fn", xs, jac, err)
-
-
-def loss(B, w, nw, c, s, arrs):
-    if nw:
-        must = B.S.reduction(w, {w: nw, **arrs}, [c])
-        return B.S.using(must, [c, s], {w: nw, **arrs}, 1)
-    return B.S.using(Ref(w), [w, c, s], arrs, 2)
-
-
-def k_second_order(B):
-    r = B.r
-    top, n, a, b, s, c = B.inputs()
-    nw = r.choice([0, n])
-    w = s if not nw else a
-    arrs = {b: n}
-    l, d1 = B.fresh("l"), B.fresh("d")
-    le = loss(B, w, nw, c, s if nw else c, arrs)
-    st = list(top) + [SLet(l, le)]
-    grad = need(smooth.first(st, w, l))
-    H = need(smooth.second(st, w, l))
-    head = st + [SLet(d1, Diff(l, w))]
-    m = max(nw, 1)
-    v = r.random()
-    if v < 0.4:
-        return head + [SPrint([Diff(d1, w)])], LocalReq("hessian", (nw, nw) if nw else (),
-                                                         H[0], H[1])
-    jac, gerr = grad[0], grad[1]
-    if v < 0.7:             # pen = l + 0.5 |d1|^2: gradient g + H g
-        pen = B.fresh("pen")
-        k = B.fresh("k")
-        sq = Red("sum", [RIdx(k)], Bin("*", Access(d1, [Ref(k)]), Access(d1, [Ref(k)]))) \
-            if nw else Bin("*", Ref(d1), Ref(d1))
-        vals = [jac[i] + sum(H[0][i * m + j] * jac[j] for j in range(m)) for i in range(m)]
-        errs = [gerr[i] + sum(H[1][i * m + j] * abs(jac[j]) + abs(H[0][i * m + j]) * gerr[j]
-                              for j in range(m)) for i in range(m)]
-        prog = head + [SLet(pen, Bin("+", Ref(l), Bin("*", Lit(0.5, "f64"), sq))),
-                       SPrint([Diff(pen, w)])]
-        return prog, LocalReq("grad_norm_penalty", (nw,) if nw else (), vals, errs)
-    # Hessian-vector product with a fixed vector b (or c for a scalar w)
-    hv = B.fresh("hv")
-    k = B.fresh("k")
-    vec = [bv for bv in smooth.run(top)[b].vals] if nw else [smooth.run(top)[c][1]]
-    e = Red("sum", [RIdx(k)], Bin("*", Access(d1, [Ref(k)]), Access(b, [Ref(k)]))) if nw \
-        else Bin("*", Ref(d1), Ref(c))
-    vals = [sum(H[0][i * m + j] * vec[j] for j in range(m)) for i in range(m)]
-    errs = [sum(H[1][i * m + j] * abs(vec[j]) for j in range(m)) for i in range(m)]
-    return head + [SLet(hv, e), SPrint([Diff(hv, w)])], \
-        LocalReq("hvp", (nw,) if nw else (), vals, errs)
-
-
-def k_grad_use(B):
-    r = B.r
-    top, n, a, b, s, c = B.inputs()
-    w = a
-    lr = r.choice([0.1, 0.05, 0.2])
-    l, g, w2, l2, j = B.fresh("l"), B.fresh("g"), B.fresh("w"), B.fresh("l"), B.fresh("j")
-    le = loss(B, w, n, c, s, {b: n})
-    l2e = subst(loss(B, w2, n, c, s, {b: n}), {})
-    st = list(top) + [SLet(l, le)]
-    grad, gerr, _, _ = need(smooth.first(st, w, l))
-    wv = smooth.run(top)[a].vals
-    w2v = [x - lr * d for x, d in zip(wv, grad)]
-    prog = st + [SLet(g, Diff(l, w)),
-                 SDecl(w2, [Clause([SlotIdx(j)], Bin("-", Access(w, [Ref(j)]),
-                                                     Bin("*", Lit(lr, "f64"),
-                                                         Access(g, [Ref(j)]))))], dt="f64"),
-                 SLet(l2, l2e)]
-    st2 = list(top) + [SInput(w2, "f64", (n,), w2v), SLet(l2, clone(l2e))]
-    g2, g2err, _, _ = need(smooth.first(st2, w2, l2))
-    if r.random() < 0.4:    # the loss after the step, a value
-        ev = Evaluator(Program(st2))
-        ev.run()
-        val = ev.g[l2][1]
-        err = sum(abs(d) * lr * e for d, e in zip(g2, gerr)) + 1e-12 * abs(val)
-        return prog + [SPrint([Ref(l2)])], LocalReq("grad_step_value", (), [val], [err])
-    H, Herr = need(smooth.second(st, w, l))
-    vals = [g2[i] - lr * sum(H[i * n + k] * g2[k] for k in range(n)) for i in range(n)]
-    errs = [g2err[i] + lr * sum(Herr[i * n + k] * abs(g2[k]) + abs(H[i * n + k]) * g2err[k]
-                                for k in range(n)) for i in range(n)]
-    return prog + [SPrint([Diff(l2, w)])], LocalReq("grad_step_deriv", (n,), vals, errs)
-
-
-def k_rec_through(B):
-    r = B.r
-    top, n, a, b, s, c = B.inputs()
+    if r.random() < 0.5:     # a function defined in an earlier cell than a rebinding it must not see
+        gl, F, p, y = B.fresh("gl"), B.fresh("F"), B.fresh("p"), B.fresh("y")
+        gle = B.S.using(Ref(s), [s, c], {}, 1)
+        lets = B.chain(Ref(p), [p, gl, c], {b: n}, r.randint(1, 2))
+        fn = SFn(F, [(p, None)], None, Block(lets, Diff(lets[-1][0], p)))
+        prog = list(top) + [SLet(gl, gle), fn, SCell(), SLet(gl, Lit(2.5, "f64")),
+                            SLet(c, Bin("*", Ref(c), Lit(3.0, "f64"))), SCell(),
+                            SPrint([Call(F, [Ref(s)])])]
+        st = list(top) + [SLet(gl, clone(gle)), value_input(p, g[s])]
+        jac, err, _, xs = need(smooth.first(fd_stmts(st, lets), p, lets[-1][0]))
+        return prog, LocalReq("session_fn", xs, jac, err)
     x0, R, t = B.fresh("x"), B.fresh("R"), B.fresh("t")
     T = n + 1
-    prev = Access(R, [Bin("-", Ref(t), Lit(1, "i32"))])
-    pts = [Access(a, [Bin("-", Ref(t), Lit(1, "i32"))]), Cast(Ref(t), "f64")]
-    step = Bin("+", Bin("*", Lit(0.5, "f64"), clone(prev)),
-               Call("std::math::tanh", [B.S.using(prev, [c], {b: n}, 2, pts)]))
-    decl = SDecl(R, [Clause([SlotLit(0)], Ref(x0)),
-                     Clause([SlotIdx(t, Range(Lit(1, "i32"), Lit(T, "i32")))], step)], dt="f64")
+    base, rec = damped_recurrence(B, R, t, x0, T, a, b, c, n)
     x0e = B.S.using(Ref(s), [s, c], {b: n}, 1)
-    yk = r.choice([T - 1, T - 1, r.randrange(T)])
+    yk = r.choice([T - 1, r.randrange(T)])
+    X = r.choice([x0, x0, c, a])
     y = B.fresh("y")
-    if r.random() < 0.3:      # inside a function declaring the recurrence from its parameter
-        F = B.fresh("F")
-        body = Block([decl, (y, Access(R, [Lit(yk, "i32")]))], Diff(y, x0))
-        prog = list(top) + [SFn(F, [(x0, None)], None, body), SPrint([Call(F, [Ref(s)])])]
-        st = list(top) + [value_input(x0, smooth.run(top)[s]), clone(decl),
-                          SLet(y, Access(R, [Lit(yk, "i32")]))]
-        jac, err, _, xs = need(smooth.first(st, x0, y))
-        return prog, LocalReq("rec_through_fn", xs, jac, err)
-    st = list(top) + [SLet(x0, x0e), decl]
-    X = r.choice([x0, x0, a, c])
-    if X == a and r.random() < 0.5:       # the whole Jacobian of the recurrence
-        jac, err, ys, xs = need(smooth.first(st, a, R))
-        return st + [SPrint([Diff(R, a)])], LocalReq("rec_through_jacobian", ys + xs, jac, err)
-    st2 = st + [SLet(y, Access(R, [Lit(yk, "i32")]))]
-    jac, err, _, xs = need(smooth.first(st2, X, y))
-    return st + [SPrint([Diff(R, X, [Lit(yk, "i32")])])], LocalReq("rec_through", xs, jac, err)
+    st = list(top) + [SLet(x0, x0e), SDecl(R, [clone(base), clone(rec)], dt="f64"),
+                      SLet(y, Access(R, [Lit(yk, "i32")]))]
+    rebind = r.choice([c, a]) if X != x0 else r.choice([c, a, None])
+    after = []
+    if rebind == c:
+        after = [SLet(c, Bin("+", Ref(c), Lit(1.0, "f64")))]
+    elif rebind == a:
+        after = [SInput(a, "f64", (n,), [0.25] * n)]
+    if rebind == X:          # the request names the new binding, which R does not read
+        c2 = X + "_new"
+        st += [SInput(c2, "f64", (n,), [0.25] * n) if X == a else SLet(c2, Bin("+", Ref(c), Lit(1.0, "f64")))]
+        X = c2
+    jac, err, _, xs = need(smooth.first(st, X, y))
+    name = X if not X.endswith("_new") else X[:-4]
+    prog = list(top) + [SLet(x0, x0e), SCell(), SDecl(R, [base], dt="f64"), SCell(),
+                        SDecl(R, [rec], dt="f64"), SCell()] + after + \
+        [SPrint([Diff(R, name, [Lit(yk, "i32")])])]
+    return prog, LocalReq("session_rec" + ("_rebound" if X.endswith("_new") else ""), xs,
+                          jac, err)
+
+
+def k_hoisted(B):
+    r = B.r
+    top, n, a, b, s, c = B.inputs()
+    l, G, i, gg = B.fresh("l"), B.fresh("G"), B.fresh("i"), B.fresh("g")
+    must = B.S.reduction(a, {a: n, b: n}, [s]) if r.random() < 0.7 else Ref(s)
+    st = list(top) + [SLet(l, B.S.using(must, [s, c], {a: n, b: n}, 2))]
+    gv = smooth.run(top)
+    form = r.choice(["product", "where", "gradient"])
+    rng = Range(Lit(0, "i32"), Lit(n, "i32"))
+    if form == "gradient":
+        jac, err, _, _ = need(smooth.first(st, a, l))
+        body = Block([(gg, Diff(l, a))], Bin("*", Access(gg, [Ref(i)]), Access(b, [Ref(i)])))
+        cl = Clause([SlotIdx(i, rng)], body)
+        vals = [jac[k] * gv[b].vals[k] for k in range(n)]
+        errs = [err[k] * abs(gv[b].vals[k]) for k in range(n)]
+    else:
+        jac, err, _, _ = need(smooth.first(st, s, l))
+        if form == "product":
+            cl = Clause([SlotIdx(i, rng)], Bin("+", Bin("*", Diff(l, s), Access(a, [Ref(i)])),
+                                               Access(b, [Ref(i)])))
+        else:
+            cl = Clause([SlotIdx(i, rng)], Bin("+", Bin("*", Ref(gg), Access(a, [Ref(i)])),
+                                               Access(b, [Ref(i)])), [WBind(gg, Diff(l, s))])
+        vals = [jac[0] * gv[a].vals[k] + gv[b].vals[k] for k in range(n)]
+        errs = [err[0] * abs(gv[a].vals[k]) for k in range(n)]
+    return st + [SDecl(G, [cl], dt="f64"), SPrint([Ref(G)])], \
+        LocalReq("hoisted_" + form, (n,), vals, errs)
 
 
 def make(seed, bugs, kind=None):
@@ -494,7 +263,8 @@ def make(seed, bugs, kind=None):
     keys = sorted(KINDS)
     kind = kind or B.r.choices(keys, [KINDS[k] for k in keys])[0]
     try:
-        stmts, req = globals()["k_" + kind](B)
+        fn = globals().get("k_" + kind) or getattr(local_ad_flow, "k_" + kind)
+        stmts, req = fn(B)
     except Skip:
         return None
     if any(not math.isfinite(v) for v in req.vals):

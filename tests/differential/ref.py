@@ -130,6 +130,8 @@ class Evaluator:
             self.g[s.name] = s
         elif isinstance(s, SPrint):
             self.out.append([self.ev(a, self.g) for a in s.args])
+        elif type(s).__name__ == "SCell":
+            pass                    # a cell boundary: one session, the same bindings
         else:
             raise TypeError(s)
 

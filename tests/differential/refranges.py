@@ -306,11 +306,13 @@ def infer(v, uses, level, eval_range, inferred_range, what, fixed=None):
     keep_end = all(u.side == 1 for u in mine)
     for u in mine:
         side = 0 if (u.side == 1 and keep_end) else u.side
-        valid = [c for c in range(-LIMIT, LIMIT) if ok(u, v, c, eval_range, inferred_range, side)]
+        # Candidates beyond the access's own extent (large-extent programs: up to 200).
+        lim = max(LIMIT, 2 * u.extent + 8) if isinstance(u.extent, int) else LIMIT
+        valid = [c for c in range(-lim, lim) if ok(u, v, c, eval_range, inferred_range, side)]
         if not valid:
             ulo, uhi = 0, 0
         else:
-            if valid[-1] == LIMIT - 1 and side != 1:
+            if valid[-1] == lim - 1 and side != 1:
                 raise Unspecified(f"range of `{v}` is unbounded")
             if valid != list(range(valid[0], valid[-1] + 1)):
                 raise Unspecified(f"valid values of `{v}` are not an interval")

@@ -10,7 +10,7 @@ import math
 from ir import (Access, Bin, Block, Call, CallIdx, CGen, Lambda, CMember, Comp, Cast, Clause, Diff, Expr, If,
                 Lit, Range, Red, Ref,
                 Rest, RIdx, SDecl, SFn, SInput, SLet, SPrint, SRule, SlotIdx, SlotLit, Un, WBind,
-                WGuard, DRef)
+                WGuard, DRef, SCell)
 
 PREC = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, ">": 4, "<=": 4, ">=": 4,
         "+": 6, "-": 6, "*": 7, "/": 7, "%": 7, "**": 8}
@@ -130,7 +130,10 @@ class Renderer:
             y = self.name(e.y)
             if e.yidx:
                 y += f"[{', '.join(self.expr(i) for i in e.yidx)}]"
-            return f"@{y} / @{self.name(e.x)}"
+            x = self.name(e.x)
+            if e.xidx:
+                x += f"[{', '.join(self.expr(i) for i in e.xidx)}]"
+            return f"@{y} / @{x}"
         if isinstance(e, DRef):
             return f"@{self.name(e.name)}"
         raise TypeError(f"cannot render {e!r}")
@@ -202,6 +205,8 @@ class Renderer:
             else:
                 inner = self.expr(body)
             return f"fn {self.name(s.name)}({ps}){ret} {{ {inner} }}"
+        if isinstance(s, SCell):
+            return "// %%"
         if isinstance(s, SRule):
             return (f"@fn {self.name(s.name)}({', '.join(self.name(p) for p in s.params)}) "
                     f"{{ {self.expr(s.body)} }}")

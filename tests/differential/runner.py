@@ -48,7 +48,9 @@ def run_ein(ein, src, mode, workdir, name="prog.ein"):
     env.pop("EIN_INTERP", None)
     env.update(MODES[mode])
     try:
-        p = subprocess.run([ein, name], cwd=workdir, env=env, stdin=subprocess.DEVNULL,
+        # A program with cell boundaries is a session (SPEC §11): `ein --cells`.
+        cmd = [ein, "--cells", name] if "\n// %%\n" in src else [ein, name]
+        p = subprocess.run(cmd, cwd=workdir, env=env, stdin=subprocess.DEVNULL,
                            capture_output=True, timeout=TIMEOUT[mode])
         return Run(p.returncode, p.stdout.decode("utf-8", "replace"),
                    p.stderr.decode("utf-8", "replace"))

@@ -262,7 +262,10 @@ def write_pending(folder, m, prog, exp):
     from runner import MODES
     for k, v in MODES[m.mode].items():
         lines.append(f"//$ {k}={v}")
-    lines.append(render(prog).rstrip())
+    src = render(prog)
+    if "\n// %%\n" in src:
+        lines.append("//# cells")
+    lines.append(src.rstrip())
     for ln in fmt_lines(exp.lines):
         lines.append(f"//> {ln}")
     if exp.error:

@@ -9,10 +9,11 @@ differences of the reference evaluator give the derivative to ~1e-9 and the chec
 """
 import dataclasses
 import math
+import random
 
-import refnum
 from deriv import Request, expected, flat, size
-from ir import Access, Bin, Call, If, Lit, Program, Red, Ref, RIdx, SInput, WBind, WGuard, clone
+from ir import (Access, Bin, Call, Cast, Clause, If, Lit, Program, Range, Red, Ref, RIdx, SDecl,
+                SInput, SLet, SlotIdx, SlotLit, WBind, WGuard, clone)
 from ref import Evaluator, Tensor
 
 MATH = ("sin", "cos", "tanh", "atan")
@@ -110,6 +111,8 @@ def subst(node, names):
         return v
     if isinstance(node, Ref) and node.name in names:
         return clone(names[node.name])
+    if isinstance(node, Access) and isinstance(names.get(node.name), Ref):
+        node.name = names[node.name].name          # a renamed array
     for f in dataclasses.fields(node):
         v = getattr(node, f.name)
         if isinstance(v, list):
@@ -197,3 +200,76 @@ def second(stmts, x, y):
 
 class _Flip(Exception):
     pass
+
+
+# -------------------------------------------------------- shared by local_ad*.py
+class LocalReq:
+    """What deriv.check_output needs: the printed shape, values and error estimates."""
+
+    def __init__(self, scope, shape, vals, errs):
+        self.scope, self.shape, self.vals, self.errs = scope, tuple(shape), vals, errs
+        self.fd = ([], [])
+
+    def printed(self, jac, err):
+        return self.vals, self.errs
+
+
+class Skip(Exception):
+    """The reference cannot judge this draw (a decision flips under the perturbation)."""
+
+
+def need(x):
+    if x is None:
+        raise Skip()
+    return x
+
+
+class Builder:
+    def __init__(self, seed, bugs):
+        self.bugs = bugs
+        self.r = random.Random(seed)
+        self.n = 0
+        self.S = Smooth(self.r, self.fresh)
+
+    def fresh(self, p):
+        self.n += 1
+        return f"{p}{self.n}"
+
+    def inputs(self):
+        r = self.r
+        n = r.randint(2, 5)
+        vec = lambda: [round(r.uniform(-1.5, 1.5), 2) for _ in range(n)]
+        a, b, s, c = self.fresh("a"), self.fresh("b"), self.fresh("s"), self.fresh("c")
+        st = [SInput(a, "f64", (n,), vec()), SInput(b, "f64", (n,), vec()),
+              SInput(s, "f64", (), round(r.uniform(-1.5, 1.5), 2)),
+              SInput(c, "f64", (), round(r.uniform(0.2, 1.5), 2))]
+        return st, n, a, b, s, c
+
+    def chain(self, first_must, scal, arrs, k, extra=()):
+        """k lets, the first reading `first_must`, each next one reading the previous."""
+        lets, must = [], first_must
+        for _ in range(k):
+            nm = self.fresh("l")
+            lets.append((nm, self.S.using(must, scal, arrs, 2, extra)))
+            scal = scal + [nm]
+            must = Ref(nm)
+        return lets
+
+
+def fd_stmts(top, lets):
+    return list(top) + [clone(x) if isinstance(x, SDecl) else SLet(x[0], clone(x[1]))
+                        for x in lets]
+
+
+# ------------------------------------------------------------------------------------ kinds
+
+
+def damped_recurrence(B, R, t, x0, T, a, b, c, n):
+    """The clauses `R[0] = x0;` and `R[t in 1..T] = 0.5 * R[t - 1] + tanh(..R[t - 1]..)`, the
+    step reading a[t - 1], t, b and c: bounded whatever the draw, so T steps stay smooth."""
+    prev = Access(R, [Bin("-", Ref(t), Lit(1, "i32"))])
+    pts = [Access(a, [Bin("-", Ref(t), Lit(1, "i32"))]), Cast(Ref(t), "f64")]
+    step = Bin("+", Bin("*", Lit(0.5, "f64"), clone(prev)),
+               Call("std::math::tanh", [B.S.using(prev, [c], {b: n}, 2, pts)]))
+    return (Clause([SlotLit(0)], Ref(x0)),
+            Clause([SlotIdx(t, Range(Lit(1, "i32"), Lit(T, "i32")))], step))
