@@ -18,6 +18,12 @@ using ir::Kind;
 
 namespace {
 
+bool names_def_in(const NodeRef& e, DefId d) {
+  bool hit = false;
+  ir::for_each_node(e, [&](const NodeRef& n) { hit = hit || ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def == d); });
+  return hit;
+}
+
 // e with other kids as a node of its own: ir::with_kids keeps e's id, so the element type noted
 // for the read would become the type of the array expression e too.
 NodeRef rebuilt(const NodeRef& e, std::vector<NodeRef> kids) {
@@ -33,6 +39,14 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
   if (!e || e->kind == Kind::Lambda) return e;
   if (e->kind == Kind::Comp)
     if (NodeRef lit = unroll_rows(e)) return extract_calls(lit);
+  // `{ let L = M(c); L(x) }`: a closure made by a call, bound in a block (closure_made_by_call).
+  if (e->kind == Kind::Block)
+    for (const NodeRef& st : e->kids)
+      if (st && st->kind == Kind::Let && ir::let_pattern(*st)->kind == Kind::PBind &&
+          ir::let_value(*st)->kind == Kind::Call) {
+        TypeRef t = facts_.def_type(ir::let_pattern(*st)->def);
+        if (t && t->k == ir::Type::K::Lambda) closure_lets_[ir::let_pattern(*st)->def] = st;
+      }
   std::vector<NodeRef> kids;
   for (auto& k : e->kids) {
     if (e->kind == Kind::Index && k == e->kids.front() && k->kind == Kind::Call) {
@@ -51,6 +65,20 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
     // one row of an unrolled comprehension, an inlined call's value) has no entry of its own.
     if (kids.back() && kids.back()->kind == Kind::Comp)
       if (NodeRef lit = unroll_rows(kids.back(), true)) kids.back() = extract_calls(lit);
+  }
+  // Such a let whose every call was inlined is read no more: the block drops it (forward mode
+  // has no tangent for a closure).
+  if (e->kind == Kind::Block && !made_closures_.empty()) {
+    std::vector<NodeRef> kept;
+    for (size_t i = 0; i < kids.size(); ++i) {
+      const NodeRef& st = kids[i];
+      bool dead = st && st->kind == Kind::Let && ir::let_pattern(*st)->kind == Kind::PBind &&
+                  made_closures_.count(ir::let_pattern(*st)->def) && made_closures_[ir::let_pattern(*st)->def] &&
+                  i + 1 < kids.size();
+      for (size_t j = i + 1; dead && j < kids.size(); ++j) dead = !names_def_in(kids[j], ir::let_pattern(*st)->def);
+      if (!dead) kept.push_back(st);
+    }
+    kids = std::move(kept);
   }
   NodeRef n = ir::with_kids(e, std::move(kids));
   // `f(v)[j]`, `tanh(v)[j]`: an inlined call's array value read at a point is a named statement
@@ -214,6 +242,25 @@ NodeRef Tape::named_statement(const std::string& what, const NodeRef& value, con
   return nm;
 }
 
+// A name bound to the closure a function call returns (`fn M(c) { |u| u * c }`, `let L =
+// M(v[0]);`): the call inlined once (M's parameters become lets of the tape), giving the lambda
+// literal with its captures bound to them; nullptr for anything else. The lambda's own type
+// would give M's body, whose captures are M's parameters, unbound at the call of L.
+NodeRef Tape::closure_made_by_call(const NodeRef& callee) {
+  if ((callee->kind != Kind::Name && callee->kind != Kind::Path) || !callee->def.valid()) return nullptr;
+  if (auto it = made_closures_.find(callee->def); it != made_closures_.end()) return it->second;
+  NodeRef let;
+  if (auto vis = visible_.find(callee->def); vis != visible_.end()) let = vis->second;
+  if (auto bl = closure_lets_.find(callee->def); !let && bl != closure_lets_.end()) let = bl->second;
+  if (!let || let->kind != Kind::Let || ir::let_pattern(*let)->kind != Kind::PBind) return nullptr;
+  const NodeRef& v = ir::let_value(*let);
+  TypeRef t = facts_.def_type(callee->def);
+  if (v->kind != Kind::Call || !t || t->k != ir::Type::K::Lambda) return nullptr;
+  NodeRef made = inline_call(v);
+  made_closures_[callee->def] = made && made->kind == Kind::Lambda ? made : nullptr;
+  return made_closures_[callee->def];
+}
+
 bool Tape::reads_active_global(const NodeRef& callee) {
   if ((callee->kind != Kind::Name && callee->kind != Kind::Path) || !callee->def.valid()) return false;
   std::unordered_set<DefId> seen;
@@ -239,7 +286,11 @@ NodeRef Tape::inline_call(const NodeRef& call, const std::vector<NodeRef>& site)
   ir::Kids args = ir::call_args(call);
   NodeRef fn;
   const Unit* spec = facts_.call_target(call, within_);
-  if (spec && spec->body && (spec->body->kind == Kind::Fn || spec->body->kind == Kind::Lambda))
+  if (NodeRef made = closure_made_by_call(ir::call_callee(call))) {
+    fn = made;  // `let L = M(c); L(x)`: the closure M returns, its captures bound here
+    spec = nullptr;
+  }
+  if (!fn && spec && spec->body && (spec->body->kind == Kind::Fn || spec->body->kind == Kind::Lambda))
     fn = spec->body;  // the specialised body: rest patterns already expanded
   if (!fn && ct && ct->k == ir::Type::K::FnItem) fn = cx_.resolver.info(ct->def).node;
   if (!fn && ct && ct->k == ir::Type::K::Lambda) fn = ct->node;

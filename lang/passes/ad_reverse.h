@@ -67,6 +67,9 @@ class Tape {
   Entry normalise(DefId d, const NodeRef& stmt);
   NodeRef extract_calls(const NodeRef& e);
   bool reads_active_global(const NodeRef& callee);
+  NodeRef closure_made_by_call(const NodeRef& callee);
+  std::unordered_map<DefId, NodeRef> made_closures_;  // closure_made_by_call, once per name
+  std::unordered_map<DefId, NodeRef> closure_lets_;   // block lets binding a call's closure
   NodeRef named_statement(const std::string& what, const NodeRef& value, const TypeRef& t, Span at);
   NodeRef index_elementwise(const NodeRef& e, ir::Kids idx, int depth);
   // site: the point the call's value is read at, if an Index stands around it; using it sets
