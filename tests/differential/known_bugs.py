@@ -19,10 +19,6 @@ KNOWN = {
         "binding still sees the top-level one, while finite differences perturb x everywhere "
         "(seed 1000263: ein's 0 is right). Derivative programs' step functions read only their "
         "parameters until deriv.py perturbs only the recomputed scope."),
-    "ad_lambda_in_fn": (
-        "tests/golden/pending/ad_lambda_made_in_fn_e013.ein", "autodiff (lang/passes/ad_*)",
-        "a lambda returned by a function (`fn M(c) { |u| u * c }`) is E013 under a derivative. "
-        "Derivative programs draw no such function."),
     "block_local_dependent_inner": (
         "tests/golden/pending/block_local_dependent_inner_in_clause.ein", "ranges (lang/passes/range*)",
         "in a clause body, a block-local array read as `sum[l](sum[k](w[k + 1, l + k]))` is E004 "
