@@ -56,12 +56,14 @@ class Lowerer : public ir::Mutator {
       if (!vars.count(a.index)) continue;
       std::string msg = "index `" + cx_.resolver.info(a.index).name +
                         "` has two different extents (`" + a.what_a + "` and `" + a.what_b + "`)";
-      NodeRef cond = ir::make_binary(ir::BinOp::Eq, a.extent_a, a.extent_b, a.span_b);
+      // Lowered like a range's bounds: an extent measured on a call with a reduction in its
+      // arguments (`F(h, min[m](v[m]))[n]`) was E011 "cannot execute `Reduce`".
+      NodeRef cond = ir::make_binary(ir::BinOp::Eq, mutate(a.extent_a), mutate(a.extent_b), a.span_b);
       out.push_back(irb::check("E004", msg, "", cond, a.span_b));
     }
     for (auto& r : u_.range_checks)
       if (vars.count(r.index))
-        out.push_back(irb::check(r.code, r.message, r.help, r.cond, r.span));
+        out.push_back(irb::check(r.code, r.message, r.help, mutate(r.cond), r.span));
     return out;
   }
 
