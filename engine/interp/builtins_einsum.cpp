@@ -7,6 +7,7 @@
 // unlabelled axes (right-aligned, extent 1 broadcasts). Operands come as a tuple, a list, or an
 // array whose first axis stacks operands of one shape.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include "engine/interp/interp_impl.h"
@@ -51,6 +52,18 @@ std::vector<Tensor> operands(const Value& inputs, size_t n_terms, const einsum_e
     fault("E002", "einsum: the operands must be a tuple, a list or a stacked array");
   }
   return ops;
+}
+
+// The range of integer type dt, and the E006 of an integer einsum past it.
+__int128 int_max(DType dt) {
+  return dt == DType::I8 ? INT8_MAX : dt == DType::I32 ? INT32_MAX : INT64_MAX;
+}
+__int128 int_min(DType dt) {
+  return dt == DType::I8 ? INT8_MIN : dt == DType::I32 ? INT32_MIN : INT64_MIN;
+}
+[[noreturn]] void overflow(const std::string& eq, DType dt) {
+  fault("E006", "einsum `" + eq + "`: the integer result does not fit " + dtype_name(dt) +
+                    " (NumPy would wrap it); convert the operands first (`x as [i64]` or `x as [f64]`)");
 }
 
 }  // namespace
@@ -127,7 +140,10 @@ Value einsum(const std::string& equation, const Value& inputs, const std::atomic
       rem = dims[a] ? rem / dims[a] : 0;
     }
     double accf = 0;
-    int64_t acci = 0;
+    // Integers: exact in 128 bits, E006 past them or past dt when stored. np.einsum of int32
+    // keeps int32 and wraps; a library function never prints a wrapped value
+    // (docs/stdlib-notes.md, integer accumulation).
+    __int128 acci = 0;
     for (int64_t q = 0; q < n_in; ++q) {
       // The work is the product of all extents, which no memory limit bounds: poll the
       // interrupt (E007) every 2^16 products, as the interpreter's loops do.
@@ -139,18 +155,24 @@ Value einsum(const std::string& equation, const Value& inputs, const std::atomic
         r2 /= dims[a];
       }
       double pf = 1;
-      int64_t pi = 1;
+      __int128 pi = 1;
+      bool over = false;
       for (size_t k = 0; k < ops.size(); ++k) {
         int64_t off = 0;
         for (size_t a = 0; a < all.size(); ++a) off += idx[a] * stride[k][a];
-        if (integer) pi = static_cast<int64_t>(static_cast<uint64_t>(pi) * static_cast<uint64_t>(ops[k].get_i64(off)));
+        if (integer) over |= __builtin_mul_overflow(pi, static_cast<__int128>(ops[k].get_i64(off)), &pi);
         else pf *= ops[k].get_f64(off);
       }
-      if (integer) acci = static_cast<int64_t>(static_cast<uint64_t>(acci) + static_cast<uint64_t>(pi));
+      if (integer) over |= __builtin_add_overflow(acci, pi, &acci);
       else accf += pf;
+      if (over) overflow(equation, dt);
     }
-    if (integer) res.set_i64(o, acci);
-    else res.set_f64(o, accf);
+    if (integer) {
+      if (acci < int_min(dt) || acci > int_max(dt)) overflow(equation, dt);
+      res.set_i64(o, static_cast<int64_t>(acci));
+    } else {
+      res.set_f64(o, accf);
+    }
   }
   if (oshape.empty()) return tensor_get(res, 0);
   return Value::tensor(res);

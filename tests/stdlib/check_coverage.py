@@ -66,6 +66,7 @@ NOT_DIFFERENTIABLE = {
     ("std::ml::broadcast", "attr_i32"): "integer attribute",
     ("std::ml::broadcast", "side_pads"): "integer attribute",
     ("std::ml::broadcast", "per_axis"): "integer attribute",
+    ("std::ml::exact", "*"): "integer accumulation helpers",
 }
 
 # Modules holding the bodies of another module's public functions (which forward to them): a
