@@ -291,16 +291,50 @@ def mixed_cases():
         # tells f32 from f64 or i32 from i64 in library code)
         out.append(("std::math::min(x, y)", None, None))
         out.append(("std::ml::add(a, v[0])", None, None))
-        # products and joins of an integer and a float array (NumPy: float64) stay E002 here:
-        # matmul / batch_matmul / gemm plan GEMM kernels on one element type, and a conversion
-        # copy belongs to the caller (`a as [f64]`); listed so that the survey shows them
-        for e in ("std::ml::matmul(a, std::ml::transpose(x))", "std::ml::batch_matmul(a, std::ml::transpose(x))",
-                  "std::ml::outer(a[0], x[1])", "std::ml::kron(a, x)", "std::ml::concat(a, x)",
-                  "std::ml::cosine_similarity(a, x)", "std::ml::logical_and(b, a)"):
-            out.append((e, None, None))
+        # products and joins of operands of different kinds (session 20; E002 before): NumPy's
+        # promotion, as the two-operand functions (an integer array beside floats is f64)
+        out += product_cases()
+        out.append(("std::ml::logical_and(b, a)", None, None))
         # ONNX PRelu of integers is integral; prelu takes integer x as f64 (session 18), and an
         # integer slope beside it is E002
         out.append(("std::ml::prelu(a, b)", None, None))
+    return out
+
+
+PRODUCT_PAIRS = [("a", "x"), ("x", "a"), ("a", "y"), ("y", "a"), ("b", "x"), ("x", "b"), ("a", "b"), (LIT, "x"),
+                 ("x", LIT)]
+
+
+def product_cases():
+    """matmul, batch_matmul, dot, gemm, linear, outer, kron, concat, concatenate(_axis) and
+    cosine_similarity given operands of different kinds (session 20): NumPy's values and types."""
+    out = []
+    T = "std::ml::transpose"
+    for p, q in PRODUCT_PAIRS:
+        P, Q = NP_OPERAND[p], NP_OPERAND[q]
+        pq = [(f"std::ml::matmul({p}, {T}({q}))", np.matmul(P, Q.T)),
+              (f"std::ml::batch_matmul({p}, {T}({q}))", np.matmul(P, Q.T)),
+              (f"std::ml::dot({p}[0], {q}[1])", np.dot(P[0], Q[1])),
+              (f"std::ml::outer({p}[0], {q}[1])", np.outer(P[0], Q[1])),
+              (f"std::ml::kron({p}, {q})", np.kron(P, Q)),
+              (f"std::ml::concat({p}, {q})", np.concatenate([P, Q])),
+              (f"std::array::concatenate_axis({p}, {q}, 1)", np.concatenate([P, Q], 1)),
+              (f"std::ml::gemm({p}, {T}({q}), 0.5, 1.0, 1.0, 0, 0)", np.matmul(P, Q.T) + 0.5),
+              (f"std::ml::linear({p}, {q}, [{q}[0, 0], {q}[0, 1]])", np.matmul(P, Q.T) + Q[0, 0:2])]
+        if "b" not in (p, q):
+            ps, qs = P.astype(F), Q.astype(F)
+            cos = (ps * qs).sum(-1) / np.maximum(np.sqrt((ps * ps).sum(-1)) * np.sqrt((qs * qs).sum(-1)), 1e-8)
+            pq.append((f"std::ml::cosine_similarity({p}, {q})", cos))
+        for e, v in pq:
+            out.append((e, v, mixed_type(e, v)))
+    # an integer or bool C beside a float product: f64 (np: float32 + int32 array is float64)
+    for c, C in [("[a[0, 0], a[0, 1]]", A[0, 0:2]), ("[1, 2]", np.array([1, 2], dtype=np.int64))]:
+        v = np.matmul(X, X.T) + C
+        e = f"std::ml::gemm(x, {T}(x), {c}, 1.0, 1.0, 0, 0)"
+        out.append((e, v, mixed_type(e, v)))
+        v = np.matmul(X, X.T) + C
+        e = f"std::ml::linear(x, x, {c})"
+        out.append((e, v, mixed_type(e, v)))
     return out
 
 
