@@ -19,34 +19,46 @@ import kinds_table  # noqa: E402
 from common import fmt  # noqa: E402
 
 
+def run_cases(ein, out, cases, prelude, modes=(None,), refused_code=None):
+    """Writes each (expr, value, type) case as its own program per JIT mode and runs them. A case
+    without a value is expected to fail with refused_code, or (refused_code None) only shows
+    what ein says."""
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    refused = []
+    for n, (expr, value, t) in enumerate(cases):
+        body = "\n".join(prelude) + "\n"
+        if value is None and refused_code is None:
+            r = subprocess.run([ein, "-c", body + f"print({expr});"], capture_output=True, text=True, timeout=60)
+            first = (r.stderr.strip().split("\n") or [""])[0]
+            refused.append(f"{expr}: not compared (refused on purpose or by NumPy); ein rc={r.returncode} {r.stdout.strip()[:60]} {first[:100]}")
+            continue
+        if value is None:
+            body += f"print({expr});\n//! {refused_code}\n"
+        else:
+            kind = t.split(";")[0].strip("[")
+            body += f"print({expr});\n//> {fmt(value, kind)}\nprint(typeof({expr}));\n//> {t}\n"
+        for mode in modes:
+            header = f"// {expr}\n" + (f"//$ EIN_JIT={mode}\n" if mode else "")
+            with open(os.path.join(out, f"k{n:03d}{'_' + mode if mode else ''}.ein"), "w") as f:
+                f.write(header + body)
+    r = subprocess.run([sys.executable, os.path.join(HERE, "..", "golden", "run_golden.py"), "--ein", ein,
+                        "--dir", out, "-j", "2"], capture_output=True, text=True)
+    for line in r.stdout.split("\n"):
+        if line.startswith("FAIL"):
+            name = line.split()[1].rstrip(":")
+            with open(os.path.join(out, name)) as f:
+                print(line.replace(name, f.readline().strip()).split('\\n')[0][:200])
+    print(r.stdout.strip().split("\n")[-1])
+    print("\n".join(refused))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ein", required=True)
     ap.add_argument("--out", default="/tmp/ein_stdlib_kinds_survey")
     args = ap.parse_args()
-    shutil.rmtree(args.out, ignore_errors=True)
-    os.makedirs(args.out)
-    refused = []
-    for n, (expr, value, t) in enumerate(kinds_table.cases()):
-        body = "\n".join(kinds_table.PRELUDE) + "\n"
-        if value is None:
-            r = subprocess.run([args.ein, "-c", body + f"print({expr});"], capture_output=True, text=True, timeout=60)
-            first = (r.stderr.strip().split("\n") or [""])[0]
-            refused.append(f"{expr}: not compared (refused on purpose or by NumPy); ein rc={r.returncode} {r.stdout.strip()[:60]} {first[:100]}")
-            continue
-        kind = t.split(";")[0].strip("[")
-        body += f"print({expr});\n//> {fmt(value, kind)}\nprint(typeof({expr}));\n//> {t}\n"
-        with open(os.path.join(args.out, f"k{n:03d}.ein"), "w") as f:
-            f.write(f"// {expr}\n" + body)
-    r = subprocess.run([sys.executable, os.path.join(HERE, "..", "golden", "run_golden.py"), "--ein", args.ein,
-                        "--dir", args.out, "-j", "2"], capture_output=True, text=True)
-    for line in r.stdout.split("\n"):
-        if line.startswith("FAIL"):
-            name = line.split()[1].rstrip(":")
-            with open(os.path.join(args.out, name)) as f:
-                print(line.replace(name, f.readline().strip()).split('\\n')[0][:200])
-    print(r.stdout.strip().split("\n")[-1])
-    print("\n".join(refused))
+    run_cases(args.ein, args.out, kinds_table.cases(), kinds_table.PRELUDE)
 
 
 if __name__ == "__main__":
