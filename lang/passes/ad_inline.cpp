@@ -18,12 +18,6 @@ using ir::Kind;
 
 namespace {
 
-bool names_def_in(const NodeRef& e, DefId d) {
-  bool hit = false;
-  ir::for_each_node(e, [&](const NodeRef& n) { hit = hit || ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def == d); });
-  return hit;
-}
-
 // e with other kids as a node of its own: ir::with_kids keeps e's id, so the element type noted
 // for the read would become the type of the array expression e too.
 NodeRef rebuilt(const NodeRef& e, std::vector<NodeRef> kids) {
@@ -75,7 +69,7 @@ NodeRef Tape::extract_calls(const NodeRef& e) {
       bool dead = st && st->kind == Kind::Let && ir::let_pattern(*st)->kind == Kind::PBind &&
                   made_closures_.count(ir::let_pattern(*st)->def) && made_closures_[ir::let_pattern(*st)->def] &&
                   i + 1 < kids.size();
-      for (size_t j = i + 1; dead && j < kids.size(); ++j) dead = !names_def_in(kids[j], ir::let_pattern(*st)->def);
+      for (size_t j = i + 1; dead && j < kids.size(); ++j) dead = !ir::mentions(kids[j], ir::let_pattern(*st)->def);
       if (!dead) kept.push_back(st);
     }
     kids = std::move(kept);
