@@ -153,6 +153,54 @@ NodeRef shifted(const NodeRef& e, int64_t d) {
   return irb::add(e, irb::lit(d));
 }
 
+// flatten_partial drops a block's unused let, and with it maybe the only read that bounded a
+// reduction's index (`sum[l]({ let b = v[1, l]; 1.0 })`: the partial is `sum[l](1.0)`, E004
+// when analysed again). Such a slot keeps the range the primal inferred for it (SPEC §5.2: the
+// read bounds l whether or not its value is used). Slots still read by a subscript are left
+// as written, so contraction-shaped partials look as before.
+NodeRef keep_slot_ranges(const NodeRef& n, Facts& facts) {
+  if (!n) return n;
+  std::vector<NodeRef> kids;
+  bool changed = false;
+  for (auto& k : n->kids) {
+    kids.push_back(keep_slot_ranges(k, facts));
+    changed = changed || kids.back() != k;
+  }
+  NodeRef out = changed ? ir::with_kids(n, std::move(kids)) : n;
+  if (out->kind != Kind::Reduce) return out;
+  const NodeRef& body = ir::reduce_body(*out);
+  std::unordered_set<DefId> subscripted, inner = binders_in(body);
+  ir::for_each_node(body, [&](const NodeRef& x) {
+    if (x->kind != Kind::Index) return;
+    for (const NodeRef& a : ir::index_args(x))
+      ir::for_each_node(a, [&](const NodeRef& y) {
+        if (y->kind == Kind::Name) subscripted.insert(y->def);
+      });
+  });
+  auto inner_free = [&](const NodeRef& e) {
+    bool ok = true;
+    ir::for_each_node(e, [&](const NodeRef& y) { ok = ok && !(y->kind == Kind::Name && inner.count(y->def)); });
+    return ok;
+  };
+  std::vector<NodeRef> slots;
+  bool edited = false;
+  for (const NodeRef& sl : ir::reduce_slots(out)) {
+    const RangeFact* rf = sl->kind == Kind::IdxVar && !subscripted.count(sl->def) ? facts.range(sl->def) : nullptr;
+    NodeRef hi = rf && rf->hi ? (rf->hi_const ? irb::lit(*rf->hi_const) : rf->hi) : nullptr;
+    if (!rf || !rf->lo || !hi || !inner_free(rf->lo) || !inner_free(hi)) {
+      slots.push_back(sl);
+      continue;
+    }
+    slots.push_back(ir::edited(idx_in(sl->name, sl->def, rf->lo, hi), [&](ir::Node& x) { x.span = sl->span; }));
+    edited = true;
+  }
+  if (!edited) return out;
+  std::vector<NodeRef> k2(out->kids.begin(), out->kids.end());
+  size_t first = k2.size() - slots.size();
+  for (size_t i = 0; i < slots.size(); ++i) k2[first + i] = slots[i];
+  return ir::with_kids(out, std::move(k2));
+}
+
 }  // namespace
 
 // A read solved for an index with a run-time coefficient (`x[oh * s + kh]`, s a stride)
@@ -194,7 +242,7 @@ NodeRef Sweeper::contribution(const Adjoint& bar_b, const Entry& c, const Adjoin
     }
   if (at) fwd.marker_seed = ifz(at, flit(1.0), flit(0.0));
   NodeRef P = fwd.tangent(cl.value);
-  if (P) P = flatten_partial(reuse_args(c, cl, P));
+  if (P) P = keep_slot_ranges(flatten_partial(reuse_args(c, cl, P)), facts_);
   if (!P) return nullptr;
   // A slice (`R[t - 1]` of a 2-D R) used as an array, with a partial (an extent, `len(x[0])`,
   // has none): its reads have no point to solve for.

@@ -143,6 +143,17 @@ bool SiteSolver::runs_after(const Access& a, DefId v) const {
   return std::find(inside.begin(), inside.end(), chain->second.back()) == inside.end();
 }
 
+// Does the nested definition exist when v's loop starts? Only a reduction's loop can start
+// after it, and only when the definition is not computed inside that reduction.
+bool SiteSolver::exists_when_starts(DefId nested, DefId v) const {
+  auto it = nested_.find(nested);
+  if (it == nested_.end() || !reduce_vars_.count(v)) return false;
+  auto chain = chain_.find(v);
+  if (chain == chain_.end() || chain->second.empty()) return false;
+  const auto& inside = it->second.inside;
+  return std::find(inside.begin(), inside.end(), chain->second.back()) == inside.end();
+}
+
 // Does `a` reach v through an inner index whose explicit range is written in v
 // (`c[i] = sum[j in 0..i + 1](x[j])`)? Then x[j] in bounds for every j bounds i
 // (SPEC §5.2: "for every value of the indices nested inside it"); `extreme` substitutes the
@@ -308,7 +319,13 @@ std::optional<Affine> SiteSolver::extreme(Affine e, DefId v, bool max) {
     auto it = u_.ranges.find(u);
     if (it == u_.ranges.end()) return std::nullopt;
     bool upper = (c.c > 0) == max;
+    // u's range may be written with the extent of a definition nested in the site
+    // (`sum[l](sum[k](w[k + 1, l + k]))`, w a block local of a clause body): a symbol for v
+    // when w exists before v's loop starts.
+    DefId saved = starting_;
+    starting_ = v;
     Affine b = bound_affine(upper ? it->second.hi : it->second.lo, upper);
+    starting_ = saved;
     if (!b.ok) return std::nullopt;
     if (upper && b.k == INT64_MIN) return std::nullopt;
     if (upper) b.k -= 1;
@@ -547,6 +564,7 @@ bool SiteSolver::site_independent(const NodeRef& e, std::vector<DefId>* nested_d
       nested_deps->push_back(n->def);
       return;
     }
+    if (!nested_deps && starting_.valid() && n->kind == Kind::Name && exists_when_starts(n->def, starting_)) return;
     if (n->kind == Kind::Name && n->def.valid()) {
       if (is_var(n->def) || derived_.count(n->def)) ok = false;
       DefKind k = cx_.resolver.info(n->def).kind;

@@ -91,6 +91,7 @@ class SiteSolver {
   bool local_bounds(const Access& a, DefId v) const;
   void adopt_explicit_slots(const NodeRef& group);
   bool runs_after(const Access& a, DefId v) const;
+  bool exists_when_starts(DefId nested, DefId v) const;
 
   void collect_accesses(const NodeRef& n, bool cond = false);
 
@@ -137,6 +138,9 @@ class SiteSolver {
   };
   std::unordered_map<DefId, Nested> nested_;
   std::vector<NodeRef> prior_extents_;
+  // While a reduction index's range is written (extreme): definitions nested in the site that
+  // exist before its loop starts count as symbols (their extents are known by then).
+  DefId starting_{};
 };
 
 }  // namespace ein::ranges
