@@ -189,6 +189,12 @@ class Gen {
   // blocks of points, the reduction's loop outside and the points in vector lanes; false when
   // the loop is not of that form (it is then generated as usual).
   bool reduce_lanes(const ir::NodeRef& loop);
+  bool lanes_form(const ir::NodeRef& s, ir::NodeRef& r, std::vector<ir::NodeRef>& items);
+  // unit_stride.cpp: a vector loop reading along a contiguous axis at `v * s` (s a run-time
+  // scalar) in two versions, one for s == 1; false when it has no such read.
+  bool unit_stride(const ir::NodeRef& loop);
+  void stride_names(const ir::NodeRef& loop, const ir::NodeRef& e, std::vector<ir::NodeRef>& out) const;
+  std::unordered_set<uint32_t> stride_busy_;  // LFor ids emitted as their unit-stride versions
   // team_split.cpp: a loop opening the thread team with fewer iterations than threads (a batch
   // of one) in a second version that runs it in order and opens the team on the next loop.
   bool team_inside(const ir::NodeRef& loop);

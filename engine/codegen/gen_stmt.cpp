@@ -246,6 +246,7 @@ void Gen::stmt(const NodeRef& s) {
       if (unswitch(s)) return;
       if (split_on_branch(s)) return;
       if (blocked_nest(s)) return;
+      if (unit_stride(s)) return;
       if (reduce_lanes(s)) return;
       if (team_inside(s)) return;
       const NodeRef& body = ir::lfor_body(s);

@@ -29,16 +29,17 @@ const std::string kPrefetch = "16LL";  // terms ahead (a C++ model of the embedd
 
 }  // namespace
 
-bool Gen::reduce_lanes(const NodeRef& s) {
+// Whether the point loop s has the form reduce_lanes takes: r is its one reduction, items the
+// reduction's variables.
+bool Gen::lanes_form(const NodeRef& s, NodeRef& r, std::vector<NodeRef>& items) {
   if (in_simd || s->has(ir::kSequential) || s->has(ir::kReverse) || !s->has(ir::kParallel)) return false;
   if (innermost(s)) return false;  // the point loop is already the vector loop
   const NodeRef& st = ir::lfor_body(s);
   if (st->kind != Kind::LStore || st->def != out_def) return false;
-  LoopSpec sp = loop_spec(s);
+  const LoopSpec sp = loop_spec(s);
   // The loop that opens the thread team keeps its own shape.
   if ((sp.parallel && !in_parallel) || sp.omp_for) return false;
   // Exactly one reduction, not nested in another.
-  NodeRef r;
   int count = 0;
   ir::for_each_node(ir::lstore_value(st), [&](const NodeRef& x) {
     if (x->kind == Kind::LReduce) {
@@ -53,7 +54,7 @@ bool Gen::reduce_lanes(const NodeRef& s) {
   if (!op || (*op != Op::Sum && *op != Op::Max && *op != Op::Min)) return false;
   const DType rdt = dtype_of(r);
   if (!is_float(rdt) || !kernel_dtype(rdt)) return false;
-  std::vector<NodeRef> items;
+  items.clear();
   for (const NodeRef& it : ir::lreduce_items(r)) {
     if (it->kind != Kind::LoopVar || mentions_def(ir::loopvar_lo(*it), s->def) || mentions_def(ir::loopvar_hi(*it), s->def)) return false;
     items.push_back(it);
@@ -64,8 +65,18 @@ bool Gen::reduce_lanes(const NodeRef& s) {
     plain = plain && x->kind != Kind::LGuard && x->kind != Kind::LLetIn && x->kind != Kind::Block &&
             x->kind != Kind::Lambda;
   });
-  if (items.empty() || !plain || may_fail(body, *unit, 0) || has_row_reduction(st, s->def)) return false;
+  return !items.empty() && plain && !may_fail(body, *unit, 0) && !has_row_reduction(st, s->def);
+}
 
+bool Gen::reduce_lanes(const NodeRef& s) {
+  NodeRef r;
+  std::vector<NodeRef> items;
+  if (!lanes_form(s, r, items)) return false;
+  LoopSpec sp = loop_spec(s);
+  const NodeRef& st = ir::lfor_body(s);
+  const NodeRef& body = ir::lreduce_body(r);
+  const auto op = ir::reduce_op_from_name(r->name);
+  const DType rdt = dtype_of(r);
   const bool wide = *op == Op::Sum && rdt == DType::F32;
   const DType lt = wide ? DType::F64 : rdt;
   const std::string LT = ctype(lt), B = std::to_string(kLanes) + "LL";
