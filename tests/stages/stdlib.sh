@@ -49,6 +49,8 @@ else
 fi
 python3 tests/stdlib/check_coverage.py || status=1
 python3 tests/stdlib/gen_stdlib_docs.py --check || status=1
+# Every public function's doc comment names its parameters and says a shape (issue 13, `?name`).
+python3 tests/stdlib/check_doc_params.py || status=1
 # `?PATH::NAME` in the REPL shows each surface function's signature and doc comment.
 python3 tests/stdlib/check_docs.py --ein "$EIN" || status=1
 exit $status

@@ -810,6 +810,14 @@ def print_formats():
         ("let E2[i in 0..2, j in 0..0] = 1;", "E2", "[[], []]"),
         ("let typed: i64 = 5;", "typed", "5"),
         (None, "1, 2.5, \"s\", true", "1 2.5 s true"),
+        ("let h16: f16 = 0.1;", "h16", "0.1"),
+        ("let t16: f16 = 1.0 / 3.0;", "t16", "0.3333"),
+        ("let tb: bf16 = 1.0 / 3.0;", "tb", "0.334"),
+        ("let m16: f16 = 60000.0;", "m16 + m16", "inf"),
+        ("let a16: [f16; 2] = [0.5, 1.5];", "typeof(a16)", "[f16; 2]"),
+        ("let jg: jagged[i32] = [[1, 2, 3], [4]];", "jg", "[[1, 2, 3], [4]]"),
+        (None, "()", "()"),
+        (None, "(1.5, [true], \"s\")", "(1.5, [true], \"s\")"),
     ]
     for setup, expr, text in cases:
         if setup:
@@ -819,6 +827,8 @@ def print_formats():
     t.check_text("r", "[0, 1, 2, ..., 998, 999, 1000]")
     t.raw("let fr[i in 0..1200] = (i as f64) * 0.5;")
     t.check_text("fr", "[0.0, 0.5, 1.0, ..., 598.5, 599.0, 599.5]")
+    t.raw("let w4[i in 0..4, j in 0..300] = i + j;")
+    t.check_text("w4", "[" + ", ".join(f"[{i}, {i + 1}, {i + 2}, ..., {i + 297}, {i + 298}, {i + 299}]" for i in range(4)) + "]")
     t.raw("let m[i in 0..40, j in 0..30] = i * 30 + j;")
     rows = [f"[{30 * i}, {30 * i + 1}, {30 * i + 2}, ..., {30 * i + 27}, {30 * i + 28}, {30 * i + 29}]"
             for i in (0, 1, 2, 37, 38, 39)]
