@@ -24,6 +24,24 @@ KNOWN = {
         "in a clause body, a block-local array read as `sum[l](sum[k](w[k + 1, l + k]))` is E004 "
         "(l not inferred). Derivative programs do not move statements with an access mixing two "
         "indices and a declaration into an Einstein or recurrence body (deriv.py pick_scope)."),
+    "rowcall_explicit_range_result": (
+        "tests/golden/pending/row_call_explicit_range_result.ein", "ranges (lang/passes/range*)",
+        "`A[h, i, j] = F(S[h, i])[j]` where F's result is declared with an explicit range "
+        "(`let c[k in 0..len(x)] = ..; c`, or a local recurrence): E004 'cannot infer the range "
+        "of index j' (textkinds rowcall draws no such F)."),
+    "rowcall_elementwise_lib": (
+        "tests/golden/pending/row_call_elementwise_lib.ein", "ranges (lang/passes/range*)",
+        "`A[h, i, j] = std::math::tanh(S[h, i])[j]` (exp, sigmoid, relu: elementwise library "
+        "functions on a row): E004 'cannot infer the range of index j'."),
+    "rowcall_nested_call": (
+        "tests/golden/pending/row_call_nested_call.ein", "ranges (lang/passes/range*)",
+        "`A[i, j] = softmax(log_softmax(S[i]))[j]`, `F(softmax(S[i]))[j]`: a call on a call's "
+        "result read at an index with no range is E004 (each call alone works)."),
+    "rowcall_rec_inferred_j": (
+        "tests/golden/pending/row_call_recurrence_inferred_j.ein", "ranges / recurrences",
+        "`R[0, j] = X[0, j]; R[t in 1..T, j] = F(R[t - 1])[j] * c + X[t, j];` with j's range "
+        "inferred: E003 '`R` is used before it has a value' in every tier (explicit "
+        "`j in 0..J` works); rowcall writes j's range explicitly."),
 }
 
 
