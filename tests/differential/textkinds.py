@@ -58,8 +58,12 @@ class Case:
 
 def kinds():
     """name: (generator, weight)."""
+    import gen_cast
+    import gen_match
+    import gen_piece
     import gen_rowcall
-    return {"rowcall": (gen_rowcall.gen, 4)}
+    return {"rowcall": (gen_rowcall.gen, 4), "match": (gen_match.gen, 2),
+            "cast": (gen_cast.gen, 2), "piecewise": (gen_piece.gen, 2)}
 
 
 def make(seed, names):
@@ -102,14 +106,17 @@ def check_line(line, val):
         return f"expected integers {fmt(val.v)}, got {line[:200]}"
     if val.kind == "f" and any(not FLOAT_TOKEN.fullmatch(t) for t in toks):
         return f"expected floats {fmt(val.v)}, got {line[:200]}"
+    if val.kind == "i":             # exact, as Python ints (i64 extremes included)
+        want = val.v.tolist()
+        return None if got == want else f"expected {want}, got {line[:200]}"
     g = np.asarray(got, dtype=object)
     g = np.vectorize(lambda x: float(x), otypes=[float])(g) if g.size else g.astype(float)
     if g.shape != val.v.shape:
         return f"expected shape {val.v.shape}, got {g.shape}: {line[:200]}"
     w = val.v.astype(float)
-    if val.kind == "i":
-        ok = np.array_equal(g, w)
-    elif val.rtol == 0 and val.atol == 0:
+    if val.v.dtype == np.float32:   # printed at f32's precision: compare as f32
+        g = g.astype(np.float32).astype(float)
+    if val.rtol == 0 and val.atol == 0:
         ok = np.array_equal(g, w, equal_nan=True)
     else:
         ok = np.allclose(g, w, rtol=val.rtol, atol=val.atol, equal_nan=True)
