@@ -188,10 +188,6 @@ def pick_scope(r, bugs, yval, xval, between=()):
     w = {k: v for k, v in SCOPES.items() if SCOPE_BUGS.get(k) not in bugs}
     if bugs and "ad_local_scope_two_index_access" in bugs and two_index_access(list(between)):
         w = {"top": w["top"]}
-    if bugs and "block_local_dependent_inner" in bugs and two_index_access(list(between)) and \
-            any(isinstance(s, SDecl) for s in between):
-        w.pop("einstein", None)         # a local declaration inside a clause body
-        w.pop("recurrence", None)
     if isinstance(yval, Tensor):
         w.pop("einstein", None)
     if isinstance(yval, Tensor):

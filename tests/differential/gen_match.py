@@ -7,6 +7,7 @@ a recurrence step on the previous point; non-exhaustive matches (no catch-all) m
 The reference is a pattern matcher over Python ints written from SPEC §4 (truncating `/`,
 `%` with the dividend's sign).
 """
+import known_bugs
 from textkinds import Case, Val
 
 
@@ -178,7 +179,7 @@ def ilit(xs):
 
 def gen(r):
     ctx = r.choice(["fn", "fn_arr", "elem", "pair", "row", "rec", "rec", "nonexh", "index",
-                    "reduce"])
+                    "reduce", "grad", "grad"])
     lines, vals = [], []
     if ctx in ("fn", "nonexh"):
         arms = arms_int(r, ["v"], exhaustive=ctx == "fn")
@@ -245,6 +246,41 @@ def gen(r):
         lines.append("print($s);")
         terms = [run_match(arms, x, {"$a[k]": x, "k": k}) for k, x in enumerate(a)]
         vals.append(Val({"sum": sum, "max": max, "min": min}[red](terms), "i"))
+    elif ctx == "grad":             # f64 arms per point, the derivative through the taken arm
+        import numpy as np
+        from gen_rowcall import central, lit
+        n = r.randint(1, 6)
+        k = [r.randint(0, 6) for _ in range(n)]
+        x = np.array([r.randint(-12, 12) / 8 + 1 / 16 for _ in range(n)])
+        w = np.array([r.randint(-8, 8) / 8 for _ in range(n)])
+        arms = [("0", lambda v, kk: v * v, "$x[i] * $x[i]"),
+                ("1 | 2", lambda v, kk: np.sin(v) * 2.0, "std::math::sin($x[i]) * 2.0"),
+                ("m where m > 4", lambda v, kk: v * kk, "$x[i] * (m as f64)"),
+                ("3", lambda v, kk: v ** 3, "$x[i] ** 3")]
+        r.shuffle(arms)
+        arms.append(("_", lambda v, kk: -v * 0.5, "-$x[i] * 0.5"))
+
+        def pick(kk):
+            for p, f, _ in arms:
+                if p == "_" or (p.startswith("m") and kk > 4) or \
+                        (p[0].isdigit() and kk in [int(t) for t in p.split(" | ")]):
+                    return f
+        if "ad_match_binding" not in known_bugs.active() and r.random() < 0.5:
+            # on the float itself: a guard on its sign
+            arms = [("v where v > 0.0", None, "v * v"), ("v", None, "-v * 0.5")]
+            pick = lambda kk: None
+            y = lambda xs: np.array([v * v if v > 0 else -v * 0.5 for v in xs])
+            scrut = "$x[i]"
+        else:
+            y = lambda xs: np.array([pick(kk)(v, kk) for v, kk in zip(xs, k)])
+            scrut = "$k[i]"
+        body = "match " + scrut + " { " + ", ".join(f"{p} => {t}" for p, _, t in arms) + " }"
+        lines += [f"let $k = {ilit(k)};", f"let $x = {lit(x, 'f64')};", f"let $w = {lit(w, 'f64')};",
+                  f"let $y[i] = {body};", "print($y);", "let $L = sum[i]($y[i] * $w[i]);",
+                  "print(@$L / @$x);"]
+        grad, err = central(lambda xs: float((y(xs) * w).sum()), x)
+        vals += [Val(y(x), "f", rtol=1e-15, atol=1e-15),
+                 Val(grad, "f", rtol=1e-5, atol=1e-6 + 10 * err)]
     elif ctx == "row":
         L = r.randint(1, 4)
         A = [[r.randint(0, 4) for _ in range(L)] for _ in range(r.randint(1, 4))]

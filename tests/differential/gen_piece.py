@@ -31,7 +31,7 @@ def g_table(r):
         fn = lambda u, l, d, cc, j=None: u + cc * j
     missing = r.random() < 0.15 and ("l" in reads or M >= 3)
     # the interior may stop short of the last column (those points stay 0 unless read)
-    jn = N if "l" in reads or r.random() < 0.6 else N - 1
+    jn = N if "l" in reads or N < 3 or r.random() < 0.6 else N - 1   # never an empty interior
     lines = [f"let $top = {ilit(top)};", f"let $left = {ilit(left)};",
              f"let $c = [{', '.join(ilit(x) for x in c)}];",
              f"let $H[0, j in 0..{N}] = $top[j];"]
@@ -151,5 +151,51 @@ def g_comp(r):
     return Case("piecewise", "\n".join(lines) + "\n", vals)
 
 
+def g_table_grad(r):
+    """An f64 table with edge clauses, printed, and `@L / @X` through it (X the top edge, the
+    left edge or the cost table), against central differences of the same table in Python."""
+    from gen_rowcall import central, lit
+    import numpy as np
+    M, N = r.randint(2, 5), r.randint(2, 5)
+    q = lambda n: np.array([r.randint(-8, 8) / 8 for _ in range(n)])
+    top, left, c = q(N), q(M), q(M * N).reshape(M, N)
+    a, b = r.choice([0.5, 0.75, -0.5]), r.choice([0.25, 0.5, 1.0])
+    forms = [(f"$H[i - 1, j] * {a} + $H[i, j - 1] * {b} + $c[i, j]",
+              lambda u, l, d, cc: u * a + l * b + cc),
+             ("$H[i - 1, j] * $H[i, j - 1] * 0.25 + $c[i, j]", lambda u, l, d, cc: u * l * 0.25 + cc),
+             (f"std::math::tanh($H[i - 1, j - 1]) + $H[i, j - 1] * {b} * $c[i, j]",
+              lambda u, l, d, cc: np.tanh(d) + l * b * cc)]
+    body, fn = r.choice(forms)
+
+    def table(top_, left_, c_):
+        H = np.zeros((M, N))
+        H[0] = top_
+        H[1:, 0] = left_[1:]
+        for i in range(1, M):
+            for j in range(1, N):
+                H[i, j] = fn(H[i - 1, j], H[i, j - 1], H[i - 1, j - 1], c_[i, j])
+        return H
+    Wt = q(M * N).reshape(M, N)
+    lines = [f"let $top = {lit(top, 'f64')};", f"let $left = {lit(left, 'f64')};",
+             f"let $c = {lit(c, 'f64')};", f"let $Wt = {lit(Wt, 'f64')};",
+             f"let $H[0, j in 0..{N}] = $top[j];", f"let $H[i in 1..{M}, 0] = $left[i];",
+             f"let $H[i in 1..{M}, j in 1..{N}] = {body};", "print($H);",
+             "let $L = sum[i, j]($H[i, j] * $Wt[i, j]);"]
+    H = table(top, left, c)
+    wrt = r.choice(["top", "left", "c"])
+    args = {"top": top, "left": left, "c": c}
+
+    def loss(x):
+        d = dict(args)
+        d[wrt] = x
+        return float((table(d["top"], d["left"], d["c"]) * Wt).sum())
+    grad, err = central(loss, args[wrt])
+    lines.append(f"print(@$L / @${wrt});")
+    return Case("piecewise", "\n".join(lines) + "\n",
+                [Val(H, "f", rtol=1e-13, atol=1e-14),
+                 Val(grad, "f", rtol=1e-5, atol=1e-6 + 10 * err)])
+
+
 def gen(r):
-    return r.choice([g_table, g_table, g_slots, g_rec1, g_else, g_comp, g_comp])(r)
+    return r.choice([g_table, g_table, g_slots, g_rec1, g_else, g_comp, g_comp, g_table_grad,
+                     g_table_grad])(r)

@@ -51,6 +51,10 @@ USER = {
               lambda n: n, True),
     "window": ("fn $F(x) { let y[k] = x[k] + x[k + 1] + x[k + 2]; y }",
                lambda x: x[:-2] + x[1:-1] + x[2:], lambda n: n - 2, True),
+    "mdiff": ("fn $F(x) { let y[k] = match k { 0 => x[0], n => x[k] - x[n - 1] * 0.5 }; y }",
+              lambda x: np.concatenate([x[:1], x[1:] - x[:-1] * 0.5]), lambda n: n, True),
+    "mclip": ("fn $F(x) { let y[k] = match x[k] { v where v > 1.0 => 1.0 + (v - 1.0) * 0.25, "
+              "v => v }; y }", lambda x: np.where(x > 1, 1 + (x - 1) * 0.25, x), lambda n: n, False),
     # results declared with an explicit range from the argument's length: switched off while
     # the callee's extent is not inferred for them (known_bugs rowcall_explicit_range_result)
     "prefix": ("fn $F(x) { let c[0] = x[0]; let c[k in 1..len(x)] = c[k - 1] + x[k]; c }",
@@ -82,6 +86,8 @@ def pick_fn(r, bugs, need_same):
     if r.random() < 0.55:
         k = r.choice(user)
         d, f, m, sm = USER[k]
+        if k == "mdiff" and "ad_match_bound_index" in bugs:
+            sm = False
         return "$F({})", [d], f, m, sm, k
     k = r.choice(lib)
     txt, f, sm = LIB[k]

@@ -19,11 +19,15 @@ KNOWN = {
         "binding still sees the top-level one, while finite differences perturb x everywhere "
         "(seed 1000263: ein's 0 is right). Derivative programs' step functions read only their "
         "parameters until deriv.py perturbs only the recomputed scope."),
-    "block_local_dependent_inner": (
-        "tests/golden/pending/block_local_dependent_inner_in_clause.ein", "ranges (lang/passes/range*)",
-        "in a clause body, a block-local array read as `sum[l](sum[k](w[k + 1, l + k]))` is E004 "
-        "(l not inferred). Derivative programs do not move statements with an access mixing two "
-        "indices and a declaration into an Einstein or recurrence body (deriv.py pick_scope)."),
+    "ad_match_binding": (
+        "tests/golden/pending/ad_match_binding_differentiated.ein", "autodiff (lang/passes/ad_*)",
+        "`y[i] = match x[i] { v where v > 0.0 => v * v, v => -v * 0.5 }` then `@L / @x`: E013 "
+        "'a match that binds a value being differentiated' (textkinds match draws the "
+        "derivative kind with an integer scrutinee only)."),
+    "ad_match_bound_index": (
+        "tests/golden/pending/ad_match_bound_index.ein", "autodiff (lang/passes/ad_*)",
+        "`y[k] = match k { 0 => x[0], n => x[k] - x[n - 1] * 0.5 }` then a derivative: E013 'a "
+        "read whose index is a local of the body' (rowcall asks no derivative through F mdiff)."),
     "rowcall_explicit_range_result": (
         "tests/golden/pending/row_call_explicit_range_result.ein", "ranges (lang/passes/range*)",
         "`A[h, i, j] = F(S[h, i])[j]` where F's result is declared with an explicit range "
