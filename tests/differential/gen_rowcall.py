@@ -99,10 +99,11 @@ def gen(r):
     dt = "f64" if r.random() < 0.75 else "f32"
     H, I, J = r.randint(1, 3), r.randint(1, 3), r.randint(3, 6)
     S = np.array([r.randint(-16, 16) / 8 for _ in range(H * I * J)]).reshape(H, I, J)
-    ctx = r.choice(["decl", "decl", "mixed", "reduce", "reduce", "rec", "rec", "two", "matrix"])
+    ctx = r.choice(["decl", "decl", "mixed", "reduce", "reduce", "rec", "rec", "two", "matrix",
+                    "offset", "blockrow", "prevrow"])
     if ctx == "matrix":
         return matrix(r, dt, H, I, J)
-    call, defs, f, mlen, smooth, fname = pick_fn(r, bugs, need_same=ctx in ("rec", "mixed"))
+    call, defs, f, mlen, smooth, fname = pick_fn(r, bugs, need_same=ctx in ("rec", "mixed", "prevrow"))
     sc = np.array([r.randint(1, 16) / 8 for _ in range(J)])
     bb = np.array([r.randint(-8, 8) / 8 for _ in range(J)])
     if fname == "layer_norm":
@@ -121,6 +122,8 @@ def gen(r):
             f0 = f
             f = lambda x, f0=f0, g=g: g(f0(x))
     M = mlen(J)
+    if ctx == "offset" and M < 2 or ctx == "prevrow" and I < 2:
+        ctx = "decl"
     lines = [d.replace("T", dt) for d in defs]
     lines.append(f"let $S = {lit(S, dt)};")
     if "$sc" in call:
@@ -129,20 +132,37 @@ def gen(r):
     vals = []
     tol = dict(rtol=3e-5, atol=3e-6) if dt == "f32" else dict(rtol=1e-11, atol=1e-12)
     w = np.array([r.randint(-8, 8) / 8 for _ in range(M)])
-    if ctx in ("decl", "mixed", "two"):
+    if ctx in ("decl", "mixed", "two", "offset", "blockrow", "prevrow"):
         body = call.format("$S[h, i]") + "[j]"
+        k2 = r.choice([0.5, 2.0, -1.0])
 
         def ref(S_):
-            a = np.stack([np.stack([f(S_[h, i]) for i in range(I)]) for h in range(H)])
+            if ctx == "prevrow":    # the row before: i from 1 (point 0 of every h stays 0)
+                a = np.zeros((H, I, M))
+                for h in range(H):
+                    for i in range(1, I):
+                        a[h, i] = f(S_[h, i - 1]) + S_[h, i, :M]
+                return a
+            a = np.stack([np.stack([f(S_[h, i] * (k2 if ctx == "blockrow" else 1.0))
+                                    for i in range(I)]) for h in range(H)])
             if ctx == "mixed":
                 return a * S_ + w
+            if ctx == "offset":     # j + 1 read on the result: j runs to M - 1
+                return a[:, :, 1:] - a[:, :, :-1]
             return a - a[:, :, :1] if ctx == "two" else a
+        if ctx == "offset":
+            body = f"{call.format('$S[h, i]')}[j + 1] - {call.format('$S[h, i]')}[j]"
+        if ctx == "blockrow":       # the argument a row declared in the clause body
+            body = f"{{ let r[k] = $S[h, i, k] * {k2}; {call.format('r')}[j] }}"
+        if ctx == "prevrow":        # the call on the row before, beside a plain read
+            body = f"{call.format('$S[h, i - 1]')}[j] + $S[h, i, j]"
         if ctx == "mixed":          # j also read plainly: the extents agree
             body = f"{body} * $S[h, i, j] + $w[j]"
             lines.append(f"let $w = {lit(w, dt)};")
         if ctx == "two":            # two calls on one row, one read at a literal point
             body = f"{call.format('$S[h, i]')}[j] - {call.format('$S[h, i]')}[0]"
-        lines.append(f"let $A[h, i, j] = {body};")
+        jr = f"j in 0..{M}" if ctx == "blockrow" and "rowcall_block_local_arg" in bugs else "j"
+        lines.append(f"let $A[h, i, {jr}] = {body};")
         lines.append("print($A);")
         vals.append(Val(ref(S), "f", **tol))
         target, wrt = "$A", "$S"

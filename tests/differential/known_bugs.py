@@ -28,6 +28,10 @@ KNOWN = {
         "tests/golden/pending/ad_match_bound_index.ein", "autodiff (lang/passes/ad_*)",
         "`y[k] = match k { 0 => x[0], n => x[k] - x[n - 1] * 0.5 }` then a derivative: E013 'a "
         "read whose index is a local of the body' (rowcall asks no derivative through F mdiff)."),
+    "rowcall_block_local_arg": (
+        "tests/golden/pending/row_call_block_local_argument.ein", "ranges (lang/passes/range*)",
+        "`A[i, j] = { let r[k] = S[i, k] * 0.5; F(r)[j] }`: E004 'cannot infer the range of index "
+        "j' (rowcall writes j's range explicitly in that form)."),
     "rowcall_explicit_range_result": (
         "tests/golden/pending/row_call_explicit_range_result.ein", "ranges (lang/passes/range*)",
         "`A[h, i, j] = F(S[h, i])[j]` where F's result is declared with an explicit range "
