@@ -90,6 +90,35 @@ inline NodeRef with_window(const NodeRef& t, int64_t rows) {
   return edited(with_kids(t, kid_list(shape, ltensor_stmts(t))), [](Node& x) { x.flags |= kWindowed; });
 }
 
+// A node like `n` with other kids (and `def`) as a node of its own. with_kids keeps n's id, right
+// for an edit of the same expression; a pass that builds another expression of n's shape (an
+// element read out of an array expression, a callee's extent written with the arguments, a copy
+// with renamed binders) needs an id of its own, or the facts noted under the id (types, ranges,
+// origins) would be shared by both.
+inline NodeRef rebuilt_fresh(const NodeRef& n, std::vector<NodeRef> kids, DefId def) {
+  return make({.kind = n->kind, .span = n->span, .kids = std::move(kids), .name = n->name, .aux = n->aux,
+               .def = def, .ival = n->ival, .fval = n->fval, .flags = n->flags});
+}
+inline NodeRef rebuilt_fresh(const NodeRef& n, std::vector<NodeRef> kids) {
+  return rebuilt_fresh(n, std::move(kids), n->def);
+}
+
+// The operand of an elementwise expression (`X[q] * 2.0`, `-v`, `v as f64`, nested) that has the
+// expression's rank: the expression's extents are its extents. `x` itself when it is not
+// elementwise or no operand has its rank; `rank_of` reads the analysed type of a node.
+template <class RankOf>
+NodeRef through_elementwise(NodeRef x, RankOf rank_of) {
+  for (int hop = 0; hop < 64 && x && (x->kind == Kind::Binary || x->kind == Kind::Unary || x->kind == Kind::Cast); ++hop) {
+    const int r = rank_of(x);
+    NodeRef next;
+    for (const NodeRef& k : x->kids)
+      if (!next && r > 0 && k && k->kind != Kind::TyPrim && k->kind != Kind::TyArray && rank_of(k) == r) next = k;
+    if (!next) break;
+    x = next;
+  }
+  return x;
+}
+
 // A function item or closure with its body replaced (parameters and return type kept).
 inline NodeRef with_callable_body(const NodeRef& n, NodeRef body) {
   if (n->kind == Kind::Lambda) return with_kids(n, kid_list(std::move(body), lambda_params(n)));

@@ -399,20 +399,12 @@ NodeRef Copier::node(const NodeRef& n, std::vector<NodeRef> kids, const Env& env
   if (auto it = env.find(def); it != env.end() && it->second.renamed) def = it->second.to;
   // The extent of a parameter replaced by a row (`V[k]` for `v`): that axis of the array; by an
   // elementwise expression of a row (`V[k] * 2.0`): that axis of the operand of its rank.
-  if (n->kind == Kind::DimOf && kids.size() == 1)
-    for (NodeRef x = kids[0]; x;) {
-      if (x->kind == Kind::Index && ir::index_base(x)->kind == Kind::Name)
-        return irb::dim_of(ir::index_base(x), static_cast<int>(n->ival + static_cast<int64_t>(ir::index_args_count(x))));
-      if (x->kind != Kind::Binary && x->kind != Kind::Unary && x->kind != Kind::Cast) break;
-      const int r = ir::rank_of(facts_.type(x));
-      NodeRef next;
-      for (const NodeRef& k : x->kids)
-        if (!next && k->kind != Kind::TyPrim && r > 0 && ir::rank_of(facts_.type(k)) == r) next = k;
-      x = next;
-    }
-  NodeRef m = ir::make({.kind = n->kind, .span = n->span, .kids = std::move(kids), .name = n->name,
-                        .aux = n->aux, .def = def, .ival = n->ival, .fval = n->fval,
-                        .flags = n->flags});
+  if (n->kind == Kind::DimOf && kids.size() == 1) {
+    NodeRef x = ir::through_elementwise(kids[0], [&](const NodeRef& k) { return ir::rank_of(facts_.type(k)); });
+    if (x->kind == Kind::Index && ir::index_base(x)->kind == Kind::Name)
+      return irb::dim_of(ir::index_base(x), static_cast<int>(n->ival + static_cast<int64_t>(ir::index_args_count(x))));
+  }
+  NodeRef m = ir::rebuilt_fresh(n, std::move(kids), def);
   facts_.note_origin(m->id, n->id);
   return m;
 }

@@ -20,10 +20,7 @@ namespace {
 
 // e with other kids as a node of its own: ir::with_kids keeps e's id, so the element type noted
 // for the read would become the type of the array expression e too.
-NodeRef rebuilt(const NodeRef& e, std::vector<NodeRef> kids) {
-  return ir::make({.kind = e->kind, .span = e->span, .kids = std::move(kids), .name = e->name, .aux = e->aux,
-                   .def = e->def, .ival = e->ival, .fval = e->fval, .flags = e->flags});
-}
+NodeRef rebuilt(const NodeRef& e, std::vector<NodeRef> kids) { return ir::rebuilt_fresh(e, std::move(kids)); }
 
 }  // namespace
 

@@ -105,6 +105,7 @@ class Tape {
   NodeRef tuple_field_reads(const NodeRef& stmt);
   std::map<std::pair<DefId, int64_t>, DefId> tuple_fields_;  // (tuple name, field) -> its name
   NodeRef whole_reductions(const NodeRef& e);
+  NodeRef name_reductions(const NodeRef& v, const std::string& stem);
   // Comprehensions (ad_comp.cpp): an entry linear in per-input Jacobians, and comprehensions
   // nested in expressions hoisted to definitions of their own.
   Entry comp_entry(DefId d, const std::string& name, const NodeRef& comp);

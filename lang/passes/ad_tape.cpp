@@ -254,6 +254,16 @@ bool declares_arrays(const NodeRef& b, Facts& facts) {
   return false;
 }
 
+// Does a block with a value bind scalars by let before it (`{ let d_l = 1.0; let d_r = ..;
+// let d_s = .. d_r ..; d_s }`, a first derivative lowered in an earlier round)?
+bool binds_scalars(const NodeRef& b) {
+  if (b->kind != Kind::Block || !b->has(ir::kHasTail)) return false;
+  ir::Kids stmts = ir::block_stmts(b);
+  for (size_t i = 0; i + 1 < stmts.size(); ++i)
+    if (stmts[i] && stmts[i]->kind == Kind::Let && ir::let_pattern(*stmts[i])->kind == Kind::PBind) return true;
+  return false;
+}
+
 }  // namespace
 
 // Whether the definition stmt of d reads an active value (names it binds are its own).
@@ -406,7 +416,10 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
   // let d_f = 1.0; let d_w[m] = ..; d_w }`, so a gradient of a gradient; or a user's block
   // building an array) runs once where the let stands: its statements become tape statements,
   // each array an entry of its own, instead of one array expression nothing can index.
-  if (took || (raw->kind == Kind::Block && raw->has(ir::kHasTail) && declares_arrays(raw, facts_)))
+  // So does a block binding scalars: as one expression, each of its lets would be repeated in
+  // the partial of every read of it (a second derivative of a small expression grew to
+  // megabytes of IR and minutes of compilation); as tape entries each has one adjoint.
+  if (took || (raw->kind == Kind::Block && raw->has(ir::kHasTail) && (declares_arrays(raw, facts_) || binds_scalars(raw))))
     raw = hoist_block(raw);
   bound_ = binders_in(raw);
   NodeRef v = flat_index(extract_calls(raw));
@@ -419,7 +432,7 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
   e.rank = r;
   Clause cl;
   if (r == 0) {
-    cl.value = v;
+    cl.value = name_reductions(v, e.name);
   } else {
     std::vector<NodeRef> idx;
     for (int a = 0; a < r; ++a) {
@@ -433,6 +446,57 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
   }
   e.clauses.push_back(std::move(cl));
   return e;
+}
+
+// A scalar statement's reductions that read nothing bound inside it (`l = s * s + c / (1 +
+// sum[k](..) * sum[k](..))`) become tape entries of their own, computed once where the
+// derivative is: as parts of one expression, each would be written out again in the partial of
+// every read beside it (three copies per read here), and a second derivative repeats those
+// copies per read again (megabytes of IR for one line). Only reductions every evaluation of the
+// statement runs (not under a branch, a short-circuit or another reduction): hoisted from
+// there, one could run where the program never runs it.
+NodeRef Tape::name_reductions(const NodeRef& v, const std::string& stem) {
+  if (!v || v->kind == Kind::Reduce) return v;
+  const std::unordered_set<DefId> inner = binders_in(v);
+  int made = 0;
+  std::function<NodeRef(const NodeRef&)> walk = [&](const NodeRef& n) -> NodeRef {
+    if (!n || n->kind == Kind::Lambda || n->kind == Kind::If || n->kind == Kind::Match || n->kind == Kind::Comp)
+      return n;
+    if (n->kind == Kind::Binary && (static_cast<ir::BinOp>(n->ival) == ir::BinOp::And ||
+                                    static_cast<ir::BinOp>(n->ival) == ir::BinOp::Or))
+      return n;
+    if (n->kind == Kind::Reduce) {
+      TypeRef t = facts_.type(n);
+      if (!t || t->k != ir::Type::K::Scalar || !is_float(t->dtype)) return n;
+      const std::unordered_set<DefId> own = binders_in(n);
+      bool closed = true;
+      ir::for_each_node(n, [&](const NodeRef& x) {
+        if ((x->kind == Kind::Name || x->kind == Kind::Path) && inner.count(x->def) && !own.count(x->def)) closed = false;
+      });
+      if (!closed) return n;
+      std::string nm = stem + ".s" + std::to_string(made++);
+      DefId d = cx_.resolver.new_def(nm, DefKind::Local, n->span);
+      facts_.note_def_type(d, t);
+      NodeRef let = let_stmt(nm, d, n, t->dtype);
+      visible_[d] = let;
+      emits_.push_back(let);
+      if (within_) stmt_within_[let->id] = within_;
+      NodeRef ref = name(nm, d);
+      facts_.note_type(ref->id, t);
+      return ref;
+    }
+    std::vector<NodeRef> kids;
+    bool changed = false;
+    for (const NodeRef& k : n->kids) {
+      kids.push_back(walk(k));
+      changed = changed || kids.back() != k;
+    }
+    if (!changed) return n;
+    NodeRef m = ir::rebuilt_fresh(n, std::move(kids));
+    facts_.note_type(m->id, facts_.type(n));
+    return m;
+  };
+  return walk(v);
 }
 
 // ---- elementwise array expressions ----------------------------------------------------------

@@ -7,7 +7,9 @@
 #include <functional>
 #include <unordered_map>
 
+#include "lang/ir/kid_families.h"
 #include "lang/passes/ir_build.h"
+#include "lang/resolve/builtins.h"
 
 namespace ein::ranges {
 
@@ -50,6 +52,9 @@ struct Follow {
   // Axis `axis` of the value of `e` (in unit f), written in f's names; null when unknown.
   NodeRef extent(Unit& f, const NodeRef& e, int axis, std::unordered_map<DefId, NodeRef>& decls) {
     if (!e || ++depth > 16) return nullptr;
+    // An elementwise value (`__max2(x, 0)`, `1.0 / (1.0 + __exp(-x))`, `x as f64`, NumPy's
+    // promotion of x): its operand of its rank has its extents.
+    if (NodeRef op = elementwise_operand(f, e)) return extent(f, op, axis, decls);
     if (e->kind == Kind::Call) {
       auto it = f.call_targets.find(e->id);
       if (it == f.call_targets.end() || !it->second || it->second->kind != Unit::Kind::Fn) return nullptr;
@@ -75,15 +80,45 @@ struct Follow {
         return irb::dim_of(e, axis);
       }
       const NodeRef& st = d->second;
-      if (st->kind != Kind::EinGroup || ir::group_clauses_count(st) != 1) return nullptr;
-      const NodeRef& c = ir::group_clauses(st)[0];
-      if (c->kind != Kind::EinDecl || axis >= static_cast<int>(ir::ein_slots_count(c))) return nullptr;
-      const NodeRef& sl = ir::ein_slots(c)[static_cast<size_t>(axis)];
-      auto rf = f.ranges.find(sl->def);
-      if (rf == f.ranges.end() || !rf->second.hi) return nullptr;
-      if (rf->second.hi_const) return irb::lit(*rf->second.hi_const);
-      return rf->second.hi;
+      if (st->kind != Kind::EinGroup) return nullptr;
+      // The allocation: per axis the largest end of the clauses (SPEC §5.4), `c[0] = ..;
+      // c[k in 1..len(x)] = ..` has len(x) points.
+      NodeRef out;
+      for (const NodeRef& c : ir::group_clauses(st)) {
+        if (c->kind != Kind::EinDecl || axis >= static_cast<int>(ir::ein_slots_count(c))) return nullptr;
+        const NodeRef& sl = ir::ein_slots(c)[static_cast<size_t>(axis)];
+        NodeRef end;
+        if (sl->kind == Kind::IdxLit) {
+          end = irb::lit(sl->ival + 1);
+        } else {
+          auto rf = f.ranges.find(sl->def);
+          if (rf == f.ranges.end() || !rf->second.hi) return nullptr;
+          end = rf->second.hi_const ? irb::lit(*rf->second.hi_const) : rf->second.hi;
+        }
+        out = out ? irb::imax(out, end) : end;
+      }
+      return out;
     }
+    return nullptr;
+  }
+
+  // The operand of an elementwise e of e's rank (null when e is not elementwise).
+  NodeRef elementwise_operand(Unit& f, const NodeRef& e) {
+    ir::Kids ops;
+    if (e->kind == Kind::Binary || e->kind == Kind::Unary || e->kind == Kind::Cast) {
+      ops = e->kids;
+    } else if (e->kind == Kind::Call) {
+      auto b = builtin_of(ir::call_callee(e)->def);
+      if (!b || !(is_math_intrinsic(*b) || *b == Builtin::Promote || *b == Builtin::Convert)) return nullptr;
+      ops = ir::call_args(e);
+      if (*b == Builtin::Promote || *b == Builtin::Convert) ops = ops.first(1);
+    } else {
+      return nullptr;
+    }
+    const int r = ir::rank_of(f.type(e));
+    if (r <= 0) return nullptr;
+    for (const NodeRef& k : ops)
+      if (k && k->kind != Kind::TyPrim && k->kind != Kind::TyArray && ir::rank_of(f.type(k)) == r) return k;
     return nullptr;
   }
 
@@ -95,6 +130,10 @@ struct Follow {
     bool ok = true;
     std::function<NodeRef(const NodeRef&)> walk = [&](const NodeRef& n) -> NodeRef {
       if (!ok || !n) return n;
+      // `len(x)` of an array is its first extent.
+      if (n->kind == Kind::Call && ir::call_args_count(n) == 1 && ir::call_args(n)[0]->kind == Kind::Name &&
+          builtin_of(ir::call_callee(n)->def) == Builtin::Len && ir::rank_of(g.type(ir::call_args(n)[0])) > 0)
+        return walk(irb::dim_of(ir::call_args(n)[0], 0));
       if (n->kind == Kind::DimOf && !n->kids.empty() && n->kids[0]->kind == Kind::Name) {
         // A let of g naming another array (`let f = x;`, a promotion type_infer dropped):
         // that array's extent.
@@ -123,19 +162,17 @@ struct Follow {
         }
         int64_t axis = n->ival;
         // An elementwise expression of arrays (`X[q] * 2.0`): its operand of its rank.
-        for (int hop = 0; hop < 16 && (base->kind == Kind::Binary || base->kind == Kind::Unary); ++hop) {
-          const int r = ir::rank_of(f.type(base));
-          NodeRef next;
-          for (const NodeRef& k : base->kids)
-            if (!next && r > 0 && ir::rank_of(f.type(k)) == r) next = k;
-          if (!next) break;
-          base = next;
-        }
+        base = ir::through_elementwise(base, [&](const NodeRef& k) { return ir::rank_of(f.type(k)); });
         while (base->kind == Kind::Index) {
           for (const NodeRef& a : ir::index_args(base))
             if (a->kind == Kind::RangeLit || a->kind == Kind::RestIdx) ok = false;
           axis += static_cast<int64_t>(ir::index_args_count(base));
           base = ir::index_base(base);
+        }
+        // A call on the row (`softmax(log_softmax(S[i]))`): that call's result extent.
+        if (ok && base->kind == Kind::Call) {
+          std::unordered_map<DefId, NodeRef> none;
+          if (NodeRef x = extent(f, base, static_cast<int>(axis), none)) return x;
         }
         if (base->kind != Kind::Name && base->kind != Kind::Path) ok = false;
         if (!ok) return n;
@@ -151,8 +188,7 @@ struct Follow {
       }
       std::vector<NodeRef> kids;
       for (const NodeRef& k : n->kids) kids.push_back(walk(k));
-      NodeRef m = ir::make({.kind = n->kind, .span = n->span, .kids = std::move(kids), .name = n->name,
-                            .aux = n->aux, .def = n->def, .ival = n->ival, .fval = n->fval, .flags = n->flags});
+      NodeRef m = ir::rebuilt_fresh(n, std::move(kids));
       auto t = g.types.find(n->id);
       f.types[m->id] = t != g.types.end() ? t->second : ir::t_scalar(DType::I64);
       return m;
