@@ -8,16 +8,8 @@ The reference is a pattern matcher over Python ints written from SPEC §4 (trunc
 `%` with the dividend's sign).
 """
 import known_bugs
+from gen_cast import tdiv, trem
 from textkinds import Case, Val
-
-
-def tdiv(a, b):
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
-
-
-def trem(a, b):
-    return a - b * tdiv(a, b)
 
 
 class Pat:
@@ -158,6 +150,15 @@ def arr_expr(r, binds):
     return int_expr(r, ints)
 
 
+def array_arms(r, most):
+    """One to `most` array-pattern arms and a catch-all."""
+    arms = []
+    for a in range(r.randint(1, most)):
+        p = arr_pat(r, a)
+        arms.append((p, None, arr_expr(r, p.binds)))
+    return arms + [(Pat("_", lambda v, e: True, total=True), None, ("-1", lambda e: -1))]
+
+
 def run_match(arms, v, env0):
     for p, g, (_, body) in arms:
         e = dict(env0)
@@ -197,11 +198,7 @@ def gen(r):
         vals.append(Val([run_match(arms, x, {"v": x}) for x in xs], "i"))
         lines[-1] = f"let $gs = {ilit(xs)};\nlet $H[i] = $G($gs[i]);\nprint($H);"
     elif ctx == "fn_arr":
-        arms = []
-        for a in range(r.randint(1, 4)):
-            p = arr_pat(r, a)
-            arms.append((p, None, arr_expr(r, p.binds)))
-        arms.append((Pat("_", lambda v, e: True, total=True), None, ("-1", lambda e: -1)))
+        arms = array_arms(r, 4)
         lines.append(f"fn $G(v) {{ {text('v', arms)} }}")
         xs = [[r.randint(0, 4) for _ in range(r.randint(1, 5))] for _ in range(r.randint(2, 4))]
         lines.append("print(" + ", ".join(f"$G({ilit(x)})" for x in xs) + ");")
@@ -284,11 +281,7 @@ def gen(r):
     elif ctx == "row":
         L = r.randint(1, 4)
         A = [[r.randint(0, 4) for _ in range(L)] for _ in range(r.randint(1, 4))]
-        arms = []
-        for a in range(r.randint(1, 3)):
-            p = arr_pat(r, a)
-            arms.append((p, None, arr_expr(r, p.binds)))
-        arms.append((Pat("_", lambda v, e: True, total=True), None, ("-1", lambda e: -1)))
+        arms = array_arms(r, 3)
         lines.append(f"let $A = [{', '.join(ilit(x) for x in A)}];")
         lines.append(f"let $M[i] = {text('$A[i]', arms)};")
         lines.append("print($M);")

@@ -98,6 +98,8 @@ def gen(r):
     bugs = known_bugs.active()
     dt = "f64" if r.random() < 0.75 else "f32"
     H, I, J = r.randint(1, 3), r.randint(1, 3), r.randint(3, 6)
+    if r.random() < 0.15:           # rows past the tiers' thresholds (under 1000 printed values)
+        H, I, J = r.randint(1, 3), r.randint(2, 6), r.randint(12, 48)
     S = np.array([r.randint(-16, 16) / 8 for _ in range(H * I * J)]).reshape(H, I, J)
     ctx = r.choice(["decl", "decl", "mixed", "reduce", "reduce", "rec", "rec", "two", "matrix",
                     "offset", "blockrow", "prevrow"])

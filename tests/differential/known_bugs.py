@@ -32,6 +32,11 @@ KNOWN = {
         "tests/golden/pending/row_call_block_local_argument.ein", "ranges (lang/passes/range*)",
         "`A[i, j] = { let r[k] = S[i, k] * 0.5; F(r)[j] }`: E004 'cannot infer the range of index "
         "j' (rowcall writes j's range explicitly in that form)."),
+    "ad_table_wrt_top": (
+        "tests/golden/pending/ad_table_edge_clauses_wrt_top.ein", "autodiff (lang/passes/ad_*)",
+        "`@L / @top` through H[0, j] = top[j]; H[i, 0] = left[i]; H[i, j] = f(H[i - 1, j], "
+        "H[i, j - 1]) of 4 x 4 or more: E012 'the clauses of d_H depend on each other within one "
+        "step' (piecewise asks wrt left or c then, or keeps the table under 4 rows)."),
     "rowcall_explicit_range_result": (
         "tests/golden/pending/row_call_explicit_range_result.ein", "ranges (lang/passes/range*)",
         "`A[h, i, j] = F(S[h, i])[j]` where F's result is declared with an explicit range "

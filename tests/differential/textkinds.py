@@ -27,7 +27,6 @@ import json
 import os
 import random
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -35,10 +34,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import runner                                 # noqa: E402  (run_ein, the tiers' settings)
 
-MODES = {"never": {"EIN_JIT": "never"}, "always": {"EIN_JIT": "always"},
-         "auto": {"EIN_JIT": "auto", "EIN_JIT_THRESHOLD": "20"},
-         "vector": {"EIN_JIT": "never", "EIN_INTERP": "vector"}}
 MARK = "@@T"
 DIAG = re.compile(r"error\[(E\d{3})\]")
 
@@ -151,18 +148,9 @@ def judge(rc, out, err, case):
 
 
 def run(ein, src, mode, wd, name):
-    path = os.path.join(wd, name)
-    with open(path, "w") as f:
-        f.write(src)
-    env = dict(os.environ)
-    env.pop("EIN_INTERP", None)
-    env.update(MODES[mode])
-    try:
-        p = subprocess.run([ein, name], cwd=wd, env=env, capture_output=True, text=True,
-                           timeout=180, stdin=subprocess.DEVNULL)
-        return p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired:
-        return None, "", ""
+    """(exit status or None on a time-out, stdout, stderr), by runner.py's run_ein."""
+    p = runner.run_ein(ein, src, mode, wd, name)
+    return (None if p.timed_out else p.rc), p.out, p.err
 
 
 def work(ein, modes, seeds, names):
