@@ -75,8 +75,13 @@ LIB = {
 }
 
 
-def pick_fn(r, bugs, need_same):
+def pick_fn(r, bugs, need_same, J=0):
     """(call text with {} for the argument, definitions, python f, length map, smooth)."""
+    if J and r.random() < 0.15:     # a second argument: a global row, and a sum over it
+        V = np.array([r.randint(-8, 8) / 8 for _ in range(J)])
+        d = "fn $F(x, v) { let t = sum[m](v[m]); let y[k] = x[k] * v[k] + t; y }"
+        return ("$F({}, $V)", [d, f"let $V = {lit(V, 'T')};"], lambda x, V=V: x * V + V.sum(),
+                lambda n: n, True, "two_arg")
     user = [k for k in USER if not (need_same and USER[k][2](7) != 7)]
     if "rowcall_explicit_range_result" in bugs:
         user = [k for k in user if k not in ("prefix", "twice")]
@@ -105,7 +110,8 @@ def gen(r):
                     "offset", "blockrow", "prevrow"])
     if ctx == "matrix":
         return matrix(r, dt, H, I, J)
-    call, defs, f, mlen, smooth, fname = pick_fn(r, bugs, need_same=ctx in ("rec", "mixed", "prevrow"))
+    call, defs, f, mlen, smooth, fname = pick_fn(r, bugs, need_same=ctx in ("rec", "mixed", "prevrow"),
+                                                 J=J)
     sc = np.array([r.randint(1, 16) / 8 for _ in range(J)])
     bb = np.array([r.randint(-8, 8) / 8 for _ in range(J)])
     if fname == "layer_norm":
