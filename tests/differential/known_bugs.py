@@ -37,6 +37,11 @@ KNOWN = {
         "`@L / @top` through H[0, j] = top[j]; H[i, 0] = left[i]; H[i, j] = f(H[i - 1, j], "
         "H[i, j - 1]) of 4 x 4 or more: E012 'the clauses of d_H depend on each other within one "
         "step' (piecewise asks wrt left or c then, or keeps the table under 4 rows)."),
+    "ad_rec_call_local_rec": (
+        "tests/golden/pending/ad_recurrence_step_call_local_recurrence.ein", "autodiff (lang/passes/ad_*)",
+        "`R[t, j] = F(R[t - 1])[j] * 0.5 + X[t, j]` with F a local recurrence (prefix sum), then "
+        "`@L / @X`: E013 'a call in a recurrence's step whose body uses an array of the earlier "
+        "point whole' (rowcall asks no derivative of that form)."),
     "rowcall_explicit_range_result": (
         "tests/golden/pending/row_call_explicit_range_result.ein", "ranges (lang/passes/range*)",
         "`A[h, i, j] = F(S[h, i])[j]` where F's result is declared with an explicit range "
