@@ -131,6 +131,8 @@ def gen(r):
             f = lambda x, f0=f0, g=g: g(f0(x))
     if ctx == "rec" and fname == "prefix" and "ad_rec_call_local_rec" in bugs:
         smooth = False
+    if fname in ("prefix", "twice") and "ad_rowcall_explicit_range" in bugs:
+        smooth = False
     M = mlen(J)
     if ctx == "offset" and M < 2 or ctx == "prevrow" and I < 2:
         ctx = "decl"

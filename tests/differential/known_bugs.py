@@ -28,6 +28,12 @@ KNOWN = {
         "tests/golden/pending/ad_match_bound_index.ein", "autodiff (lang/passes/ad_*)",
         "`y[k] = match k { 0 => x[0], n => x[k] - x[n - 1] * 0.5 }` then a derivative: E013 'a "
         "read whose index is a local of the body' (rowcall asks no derivative through F mdiff)."),
+    "ad_rowcall_explicit_range": (
+        "tests/golden/pending/ad_row_call_explicit_range_result.ein and "
+        "ad_row_call_local_recurrence.ein", "autodiff / ranges",
+        "a derivative through `F(S[i])[j]` where F's result has an explicit range (E004 'the end "
+        "of k's range depends on another index') or is a local recurrence (E013): rowcall asks "
+        "no derivative through F prefix / twice."),
     "rowcall_block_local_arg": (
         "tests/golden/pending/row_call_block_local_argument.ein", "ranges (lang/passes/range*)",
         "`A[i, j] = { let r[k] = S[i, k] * 0.5; F(r)[j] }`: E004 'cannot infer the range of index "
@@ -42,19 +48,6 @@ KNOWN = {
         "`R[t, j] = F(R[t - 1])[j] * 0.5 + X[t, j]` with F a local recurrence (prefix sum), then "
         "`@L / @X`: E013 'a call in a recurrence's step whose body uses an array of the earlier "
         "point whole' (rowcall asks no derivative of that form)."),
-    "rowcall_explicit_range_result": (
-        "tests/golden/pending/row_call_explicit_range_result.ein", "ranges (lang/passes/range*)",
-        "`A[h, i, j] = F(S[h, i])[j]` where F's result is declared with an explicit range "
-        "(`let c[k in 0..len(x)] = ..; c`, or a local recurrence): E004 'cannot infer the range "
-        "of index j' (textkinds rowcall draws no such F)."),
-    "rowcall_elementwise_lib": (
-        "tests/golden/pending/row_call_elementwise_lib.ein", "ranges (lang/passes/range*)",
-        "`A[h, i, j] = std::math::tanh(S[h, i])[j]` (exp, sigmoid, relu: elementwise library "
-        "functions on a row): E004 'cannot infer the range of index j'."),
-    "rowcall_nested_call": (
-        "tests/golden/pending/row_call_nested_call.ein", "ranges (lang/passes/range*)",
-        "`A[i, j] = softmax(log_softmax(S[i]))[j]`, `F(softmax(S[i]))[j]`: a call on a call's "
-        "result read at an index with no range is E004 (each call alone works)."),
     "rowcall_rec_inferred_j": (
         "tests/golden/pending/row_call_recurrence_inferred_j.ein", "ranges / recurrences",
         "`R[0, j] = X[0, j]; R[t in 1..T, j] = F(R[t - 1])[j] * c + X[t, j];` with j's range "
