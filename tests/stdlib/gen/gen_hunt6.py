@@ -694,6 +694,18 @@ def unet_grads():
     t.write()
 
 
+def recurrent_rank_error():
+    t = prog("recurrent_rank_error", "std::ml::gru given a list of sequences [[T, N, I]] (one axis too many): "
+             "E004 at the call naming the expected layout (was E011 \"array-valued elements\" inside the library)")
+    t.let("X", rnd(901, (2, 1, 2)), F)
+    t.let("W", rnd(902, (3, 2)), F)
+    t.let("Rr", rnd(903, (3, 1)), F)
+    t.raw("let B: [f64; 6] = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0];", "let h0: [f64; 1, 1] = [[0.0]];",
+          "print(gru([X], [W], [Rr], [B], [h0], 1, \"forward\", 0));")
+    t.expect_error("E004")
+    t.write()
+
+
 # ---- integer layers (session 21: exact or E006) ----------------------------------------------------
 
 def int_layers():
@@ -840,5 +852,5 @@ def generate():
     for f in (resnet_block, resnet_grads, gru_cell, lstm_seq, gru_grads, quant_linear, unet, kmeans,
               pca_power, ode, ode_grads, viterbi, attention_mask, mha_padding, logistic_gd, mlp_grads,
               conv1d_classifier, transformer_ffn, batchnorm_stats, rnn_std, soft_kmeans_grads, unet_grads,
-              int_layers, int_layers_overflow, io_files, print_formats):
+              int_layers, int_layers_overflow, recurrent_rank_error, io_files, print_formats):
         f()
