@@ -176,6 +176,64 @@ NodeRef substitute_names(const NodeRef& n, const std::unordered_map<DefId, NodeR
 
 }  // namespace
 
+namespace {
+
+// A copy of `e` with ids of its own (types follow the original through `facts`): the reverse
+// sweep tells reads apart by node id, so one node standing in two places would be two reads
+// with one partial each (the derivative counted once per place).
+NodeRef fresh_copy(const NodeRef& e, Facts& facts) {
+  if (!e) return e;
+  std::vector<NodeRef> kids;
+  for (const NodeRef& k : e->kids) kids.push_back(fresh_copy(k, facts));
+  NodeRef m = ir::rebuilt_fresh(e, std::move(kids));
+  facts.note_origin(m->id, e->id);
+  return m;
+}
+
+NodeRef substitute_fresh(const NodeRef& n, DefId d, const NodeRef& with, Facts& facts) {
+  if (!n) return n;
+  if (n->kind == Kind::Name && n->def == d) return fresh_copy(with, facts);
+  std::vector<NodeRef> kids;
+  bool changed = false;
+  for (auto& k : n->kids) {
+    kids.push_back(substitute_fresh(k, d, with, facts));
+    changed = changed || kids.back() != k;
+  }
+  return changed ? ir::with_kids(n, std::move(kids)) : n;
+}
+
+}  // namespace
+
+NodeRef match_bindings(const NodeRef& e, Facts& facts) {
+  if (!e) return e;
+  std::vector<NodeRef> kids;
+  bool changed = false;
+  for (auto& k : e->kids) {
+    kids.push_back(match_bindings(k, facts));
+    changed = changed || kids.back() != k;
+  }
+  NodeRef n = changed ? ir::with_kids(e, std::move(kids)) : e;
+  if (n->kind != Kind::Match) return n;
+  const NodeRef& scrut = ir::match_scrutinee(n);
+  // Only a scrutinee that binds nothing itself is written again (a copy of a reduction would
+  // bind its index twice).
+  if (!binders_in(scrut).empty()) return n;
+  std::vector<NodeRef> out{scrut};
+  bool edited = false;
+  for (const NodeRef& arm : ir::match_arms(n)) {
+    const NodeRef& pat = ir::arm_pattern(arm);
+    if ((pat->kind != Kind::PBind && pat->kind != Kind::PAt) || !pat->def.valid()) {
+      out.push_back(arm);
+      continue;
+    }
+    NodeRef test = pat->kind == Kind::PAt ? ir::pat_inner(pat) : ir::make({.kind = Kind::PWild, .span = pat->span});
+    out.push_back(ir::with_kids(arm, {test, substitute_fresh(ir::arm_guard(arm), pat->def, scrut, facts),
+                                      substitute_fresh(ir::arm_body(arm), pat->def, scrut, facts)}));
+    edited = true;
+  }
+  return edited ? ir::with_kids(n, std::move(out)) : n;
+}
+
 NodeRef block(std::vector<NodeRef> stmts, NodeRef tail) {
   stmts.push_back(std::move(tail));
   return ir::make({.kind = Kind::Block, .kids = std::move(stmts), .flags = ir::kHasTail});

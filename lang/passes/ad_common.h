@@ -210,6 +210,11 @@ NodeRef block(std::vector<NodeRef> stmts, NodeRef tail);
 // block() of lets local to a generated partial: those that only rename a name or a read are
 // substituted into the rest (nothing outside the partial may name them).
 NodeRef alias_block(std::vector<NodeRef> stmts, NodeRef tail);
+// Match arms whose pattern binds the whole scrutinee (`v where v > 0.0 => v * v`, `n @ 1..=9 =>`)
+// with the scrutinee itself in place of the name (`_`, or the inner pattern, is then tested):
+// the derivative of the arm then runs through the scrutinee, and a read indexed by the binding
+// (`n => x[n - 1]` on `match k`) is a read indexed by the scrutinee.
+NodeRef match_bindings(const NodeRef& e, Facts& facts);
 // The partial with the lets of inlined calls substituted where that repeats no work (ad_build.cpp).
 NodeRef flatten_partial(const NodeRef& n);
 

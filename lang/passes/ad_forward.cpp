@@ -213,6 +213,7 @@ NodeRef Forward::tangent(const NodeRef& e) {
     case Kind::Where: return where(e);
     case Kind::Reduce: return reduce(e);
     case Kind::Match: {
+      if (NodeRef plain = match_bindings(e, facts_); plain != e) return tangent(plain);
       if (tangent(ir::match_scrutinee(e)))
         for (const NodeRef& arm : ir::match_arms(e))
           ir::for_each_node(ir::arm_pattern(arm), [&](const NodeRef& p) {

@@ -394,7 +394,7 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
       self_ = d;
       // `cols[j][i]`: a row read at a point (inv's column solves) is the element `cols[j, i]`.
       cl.value = whole_reductions(hoist_comps(
-          flat_index(extract_calls(lift_local_arrays(inline_point_arrays(ir::ein_value(*c), d), cl.slots, d))), around));
+          match_bindings(flat_index(extract_calls(lift_local_arrays(inline_point_arrays(ir::ein_value(*c), d), cl.slots, d))), facts_), around));
       bound_.clear();
       self_ = {};
       for (auto& s : cl.slots)
@@ -422,7 +422,7 @@ Entry Tape::normalise(DefId d, const NodeRef& stmt) {
   if (took || (raw->kind == Kind::Block && raw->has(ir::kHasTail) && (declares_arrays(raw, facts_) || binds_scalars(raw))))
     raw = hoist_block(raw);
   bound_ = binders_in(raw);
-  NodeRef v = flat_index(extract_calls(raw));
+  NodeRef v = match_bindings(flat_index(extract_calls(raw)), facts_);
   if (raw->kind == Kind::Call && v != raw) inlined_value_[d] = v;
   bound_.clear();
   if (v->kind == Kind::Comp) return comp_entry(d, e.name, v);

@@ -203,10 +203,24 @@ bool ReadDeps::reads_itself(const Clause& c, const Read& r, int carrier) {
 }
 
 // Can the read `r` hit a point clause `w` writes (axes other than the time axis)?
-bool ReadDeps::hits_clause(const Read& r, const Clause& w, int time_axis) {
+bool ReadDeps::hits_clause(const Read& r, const Clause& w, int time_axis, const Clause* reader) {
   for (size_t a = 0; a < w.write.size() && a < r.idx.size(); ++a) {
     if (static_cast<int>(a) == time_axis) continue;
     auto x = fold_int(cx_, u_, r.idx[a]);
+    // `d[m0 + 1, m1]` with m0 in 1..3 reads rows 2..3 only: not a clause writing row 0 (the
+    // adjoint of a table with edge clauses, split per edge, read as a same-step cycle).
+    if (!x && reader) {
+      if (auto span = read_interval(r.idx[a], *reader)) {
+        std::optional<int64_t> lo, hi;  // of w on this axis, [lo, hi)
+        if (auto l = irb::as_lit(w.write[a])) {
+          lo = *l, hi = *l + 1;
+        } else if (w.write[a]->kind == Kind::Name) {
+          for (auto& f : w.loops)
+            if (f->def == w.write[a]->def) lo = fold_int(cx_, u_, ir::lfor_lo(f)), hi = fold_int(cx_, u_, ir::lfor_hi(f));
+        }
+        if (lo && hi && (span->second < *lo || span->first >= *hi)) return false;
+      }
+    }
     if (w.write[a]->kind == Kind::Name) {
       // A point outside the range w loops over on this axis is not w's (adjoints of grids:
       // `d[2, 3]` reads `d[2, 4]`, which the clause over `d[2, 1..3]` never writes).
@@ -220,6 +234,29 @@ bool ReadDeps::hits_clause(const Read& r, const Clause& w, int time_axis) {
     if (x && *x != *irb::as_lit(w.write[a])) return false;
   }
   return true;
+}
+
+// The values [first, last] a subscript `v`, `v + k` or `v - k` takes over the reader's loop of v
+// (bounds that fold); none otherwise.
+std::optional<std::pair<int64_t, int64_t>> ReadDeps::read_interval(const NodeRef& ix, const Clause& reader) {
+  NodeRef var = ix;
+  int64_t off = 0;
+  if (ix->kind == Kind::Binary) {
+    auto op = static_cast<ir::BinOp>(ix->ival);
+    auto k = fold_int(cx_, u_, ir::bin_rhs(ix));
+    if (!k || (op != ir::BinOp::Add && op != ir::BinOp::Sub) || *k > (int64_t{1} << 40) || *k < -(int64_t{1} << 40))
+      return std::nullopt;
+    var = ir::bin_lhs(ix);
+    off = op == ir::BinOp::Add ? *k : -*k;
+  }
+  if (var->kind != Kind::Name) return std::nullopt;
+  for (auto& f : reader.loops) {
+    if (f->def != var->def) continue;
+    auto lo = fold_int(cx_, u_, ir::lfor_lo(f)), hi = fold_int(cx_, u_, ir::lfor_hi(f));
+    if (!lo || !hi || *hi <= *lo || *lo < -(int64_t{1} << 40) || *hi > (int64_t{1} << 40)) return std::nullopt;
+    return std::make_pair(*lo + off, *hi - 1 + off);
+  }
+  return std::nullopt;
 }
 
 // Does read `r` touch a point clause `w` writes? 1 certainly, 0 no, -1 perhaps.

@@ -63,7 +63,9 @@ class ReadDeps {
   bool same_literals(const Clause& c, const Read& r);
   int classify(const std::vector<Comp>& v, const std::vector<int>& order, int* carrier);
   bool reads_itself(const Clause& c, const Read& r, int carrier);
-  bool hits_clause(const Read& r, const Clause& w, int time_axis);
+  // `reader` (the clause making the read) bounds subscripts written in its loop indices.
+  bool hits_clause(const Read& r, const Clause& w, int time_axis, const Clause* reader = nullptr);
+  std::optional<std::pair<int64_t, int64_t>> read_interval(const ir::NodeRef& ix, const Clause& reader);
   int hits(const Read& r, const Clause& w);
   ClauseBox box_of(const Clause& c);
 

@@ -379,7 +379,7 @@ class RecurrenceOrder : public ir::Mutator, private recurrence::ReadDeps {
           // Another fused clause's point at a step nothing orders (`sum[k](.. d[2, k])` from
           // row 1 of a row-split adjoint fused along the columns): not provably computed yet.
           for (size_t jj = 0; jj < n && !future_read; ++jj)
-            if (jj != ii && hits_clause(r, clauses[timed[jj]], time_axis)) future_read = true;
+            if (jj != ii && hits_clause(r, clauses[timed[jj]], time_axis, &c)) future_read = true;
           continue;
         }
         lookback = std::max(lookback, reverse_ ? tc.d : -tc.d);
@@ -388,13 +388,13 @@ class RecurrenceOrder : public ir::Mutator, private recurrence::ReadDeps {
           // into per-row clauses and fused along another axis: row 1 reads row 2 two columns
           // on): fusing would read it before it is computed.
           for (size_t jj = 0; jj < n && !future_read; ++jj)
-            if (hits_clause(r, clauses[timed[jj]], time_axis)) future_read = true;
+            if (hits_clause(r, clauses[timed[jj]], time_axis, &c)) future_read = true;
           continue;
         }
         if (tc.d != 0) continue;
         for (size_t jj = 0; jj < n; ++jj) {
           if (jj == ii || !same_steps(ii, jj)) continue;
-          if (hits_clause(r, clauses[timed[jj]], time_axis)) before[jj][ii] = true;
+          if (hits_clause(r, clauses[timed[jj]], time_axis, &c)) before[jj][ii] = true;
         }
       }
     }

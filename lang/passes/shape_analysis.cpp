@@ -437,8 +437,12 @@ class ShapeWalker {
           ir::for_each_node(ir::arm_pattern(arm), [&](const NodeRef& p) {
             if (p->kind == Kind::PBind) set_def(p->def, by_type(u_.type(p)));
           });
+          // An arm runs only where its pattern matches (`n @ 1..=1 => x[n - 1]`): its reads are
+          // checked when they run, like a branch's.
+          ++guarded_;
           if (ir::arm_guard(arm)) shape(ir::arm_guard(arm));
           shape(ir::arm_body(arm));
+          --guarded_;
         }
         return record(e, by_type(u_.type(e)));
       }
