@@ -19,15 +19,6 @@ KNOWN = {
         "binding still sees the top-level one, while finite differences perturb x everywhere "
         "(seed 1000263: ein's 0 is right). Derivative programs' step functions read only their "
         "parameters until deriv.py perturbs only the recomputed scope."),
-    "ad_match_binding": (
-        "tests/golden/pending/ad_match_binding_differentiated.ein", "autodiff (lang/passes/ad_*)",
-        "`y[i] = match x[i] { v where v > 0.0 => v * v, v => -v * 0.5 }` then `@L / @x`: E013 "
-        "'a match that binds a value being differentiated' (textkinds match draws the "
-        "derivative kind with an integer scrutinee only)."),
-    "ad_match_bound_index": (
-        "tests/golden/pending/ad_match_bound_index.ein", "autodiff (lang/passes/ad_*)",
-        "`y[k] = match k { 0 => x[0], n => x[k] - x[n - 1] * 0.5 }` then a derivative: E013 'a "
-        "read whose index is a local of the body' (rowcall asks no derivative through F mdiff)."),
     "ad_rowcall_explicit_range": (
         "tests/golden/pending/ad_row_call_explicit_range_result.ein and "
         "ad_row_call_local_recurrence.ein", "autodiff / ranges",
@@ -38,11 +29,6 @@ KNOWN = {
         "tests/golden/pending/row_call_block_local_argument.ein", "ranges (lang/passes/range*)",
         "`A[i, j] = { let r[k] = S[i, k] * 0.5; F(r)[j] }`: E004 'cannot infer the range of index "
         "j' (rowcall writes j's range explicitly in that form)."),
-    "ad_table_wrt_top": (
-        "tests/golden/pending/ad_table_edge_clauses_wrt_top.ein", "autodiff (lang/passes/ad_*)",
-        "`@L / @top` through H[0, j] = top[j]; H[i, 0] = left[i]; H[i, j] = f(H[i - 1, j], "
-        "H[i, j - 1]) of 4 x 4 or more: E012 'the clauses of d_H depend on each other within one "
-        "step' (piecewise asks wrt left or c then, or keeps the table under 4 rows)."),
     "ad_rec_call_local_rec": (
         "tests/golden/pending/ad_recurrence_step_call_local_recurrence.ein", "autodiff (lang/passes/ad_*)",
         "`R[t, j] = F(R[t - 1])[j] * 0.5 + X[t, j]` with F a local recurrence (prefix sum), then "
