@@ -73,6 +73,7 @@ struct LoopInfo {
   std::string twin_pragma, twin_cond;
 };
 
+std::string def_key(ir::DefId d);
 bool has_loop(const ir::NodeRef& n);
 // A reduction in `body` that moves with the point variable and walks the contiguous axis of what
 // it reads (a row sum): vectorised along its own loop, not across points (gen_stmt.cpp). Those
@@ -361,6 +362,12 @@ class Gen {
   // fails nowhere: the checked copy is then a normal path, compiled like the fast one).
   bool entry_guarded_ = false;
   bool assume_ = false;
+  // Def keys of integer divisors the entry test found to be neither 0 nor -1 (gen_check.cpp):
+  // in the fast version a quotient by one is plain C (arith, may_fail).
+  std::unordered_set<std::string> safe_divisors_;
+  bool safe_divisor(const ir::NodeRef& rhs) const {
+    return assume_ && rhs->kind == ir::Kind::Name && safe_divisors_.count(def_key(rhs->def)) > 0;
+  }
   int assume_level_ = 0;
   bool counting_ = true;  // count accesses once, not per version
   std::string precheck(const ir::NodeRef& stmt);

@@ -89,7 +89,7 @@ int bound_test(const NodeRef& t, const NodeRef& v, const NodeRef& b) {
 // guard keeps the read in range), so the checked copy of such a clause is a normal path.
 void conditional_reads(const NodeRef& n, bool under, std::unordered_set<uint32_t>& out) {
   if (!n) return;
-  if (n->kind == Kind::Index && under) out.insert(n->id);
+  if ((n->kind == Kind::Index || n->kind == Kind::Binary) && under) out.insert(n->id);
   const bool branchy = n->kind == Kind::If || n->kind == Kind::LIf || n->kind == Kind::LGuard || n->kind == Kind::Match ||
                        (n->kind == Kind::Binary && (static_cast<BinOp>(n->ival) == BinOp::And ||
                                                     static_cast<BinOp>(n->ival) == BinOp::Or));
@@ -103,6 +103,17 @@ std::string Gen::precheck(const NodeRef& stmt) {
   std::unordered_map<std::string, std::string> alias;
   std::vector<ir::DefId> local;
   collect_loops(stmt, loops, alias, local);
+  // A scalar divisor fixed at entry: a name no node of the statement binds (loops, lets, block
+  // locals, parameters of inlined bodies), of a scalar integer type.
+  std::unordered_set<std::string> binders;
+  ir::for_each_node(stmt, [&](const NodeRef& x) {
+    if (x->kind != Kind::Name && x->def.valid()) binders.insert(def_key(x->def));
+  });
+  auto entry_divisor = [&](const NodeRef& r) {
+    if (r->kind != Kind::Name || binders.count(def_key(r->def)) || !invariant(r, local) || !is_int(dtype_of(r))) return false;
+    auto t = unit->def_types.find(r->def);
+    return t != unit->def_types.end() && ir::is_scalar(t->second);
+  };
   auto range_of = [&](const NodeRef& name) -> const Range* {
     std::string key = def_key(name->def);
     for (int hops = 0; hops < 8 && alias.count(key); ++hops) key = alias[key];
@@ -229,10 +240,15 @@ std::string Gen::precheck(const NodeRef& stmt) {
     invs.push_back({x, nullptr, sign});
     return true;
   };
-  auto linear_cond = [&](const NodeRef& e, const std::string& ext) -> std::string {
+  // e's smallest and largest values over the loops (exact, 128-bit C text), the condition that
+  // some loop is empty, and that each product fits in 32 bits; false when e is not linear.
+  auto linear_parts = [&](const NodeRef& e, std::string& empty, std::string& lo, std::string& hi, std::string& fits) -> bool {
     Terms vars, invs;
-    if (!linear(e, 1, vars, invs) || vars.empty()) return "";
-    std::string empty, lo = "(__int128)0", hi = "(__int128)0", fits;
+    if (!linear(e, 1, vars, invs) || vars.empty()) return false;
+    empty.clear();
+    fits.clear();
+    lo = "(__int128)0";
+    hi = "(__int128)0";
     for (auto& [v, coef, sign] : vars) {
       const Range* r = range_of(v);
       const std::string a = index(r->lo).c, b = index(r->hi).c;
@@ -258,7 +274,32 @@ std::string Gen::precheck(const NodeRef& stmt) {
       lo += c;
       hi += c;
     }
+    return true;
+  };
+  auto linear_cond = [&](const NodeRef& e, const std::string& ext) -> std::string {
+    std::string empty, lo, hi, fits;
+    if (!linear_parts(e, empty, lo, hi, fits)) return "";
     return "(" + empty + " || ((" + lo + ") >= 0 && (" + hi + ") < " + ext + fits + "))";
+  };
+  // A quotient or remainder of a linear value by a scalar fixed at entry (`Yg[m / MG, m % MG,
+  // ..]`: std conv's groups): with c > 0 truncating division is non-decreasing in the dividend,
+  // so the quotient lies between lo / c and hi / c; a remainder of a dividend that is never
+  // negative lies in [0, min(hi, c - 1)]. The dividend must be exact in 32 bits (the kernel
+  // divides the index's own i32 value).
+  auto divided_cond = [&](const NodeRef& e, const std::string& ext) -> std::string {
+    if (e->kind != Kind::Binary) return "";
+    const auto op = static_cast<BinOp>(e->ival);
+    if (op != BinOp::Div && op != BinOp::Mod) return "";
+    const NodeRef& r = ir::bin_rhs(e);
+    if (!entry_divisor(r)) return "";
+    std::string empty, lo, hi, fits;
+    if (!linear_parts(ir::bin_lhs(e), empty, lo, hi, fits)) return "";
+    const std::string c = "(__int128)" + index(r).c;
+    const std::string in32 = "(" + lo + ") >= -((__int128)1 << 31) && (" + hi + ") < ((__int128)1 << 31)" + fits;
+    const std::string range = op == BinOp::Div
+                                  ? "(" + lo + ") / " + c + " >= 0 && (" + hi + ") / " + c + " < " + ext
+                                  : "(" + lo + ") >= 0 && ((" + hi + ") < " + ext + " || " + c + " <= " + ext + ")";
+    return "(" + empty + " || (" + c + " > 0 && " + in32 + " && " + range + "))";
   };
   // A clamp of any value v between two invariant bounds: `if v < lo { lo } else if v > hi { hi }
   // else { v }` (either test first, < or <=, either side of the comparison; written in place or
@@ -327,6 +368,7 @@ std::string Gen::precheck(const NodeRef& stmt) {
     if (!affine(e, var, off, neg)) {
       if (invariant(e, local)) return "((uint64_t)" + index(e).c + " < (uint64_t)" + ext + ")";
       if (std::string c = linear_cond(e, ext); !c.empty()) return c;
+      if (std::string c = divided_cond(e, ext); !c.empty()) return c;
       if (auto cb = clamp_bounds(e, nullptr, 0))
         return "((uint64_t)" + index(cb->first).c + " < (uint64_t)" + ext + " && (uint64_t)" + index(cb->second).c +
                " < (uint64_t)" + ext + ")";
@@ -375,7 +417,25 @@ std::string Gen::precheck(const NodeRef& stmt) {
     assumed_.insert(x->id);
     entry_guarded_ = entry_guarded_ || conditional.count(x->id) > 0;
   }
-  if (assumed_.empty()) return "";
+  // Integer divisors fixed at entry (kernel scalars: `m / MG`, `i % n`): tested once to be
+  // neither 0 (E007) nor -1 (MIN / -1 wraps), so that in the fast version each quotient is
+  // plain C, moved out of the loops like any arithmetic (Gen::arith); a run with such a divisor
+  // takes the checked version, which fails or wraps where the interpreter does.
+  safe_divisors_.clear();
+  std::unordered_set<uint32_t> cond_div;
+  conditional_reads(stmt, false, cond_div);
+  ir::for_each_node(stmt, [&](const NodeRef& x) {
+    if (x->kind != Kind::Binary || x->dt < 0 || !is_int(static_cast<DType>(x->dt))) return;
+    const auto op = static_cast<BinOp>(x->ival);
+    if (op != BinOp::Div && op != BinOp::Mod) return;
+    const NodeRef& r = ir::bin_rhs(x);
+    if (!entry_divisor(r)) return;
+    entry_guarded_ = entry_guarded_ || cond_div.count(x->id) > 0;
+    if (!safe_divisors_.insert(def_key(r->def)).second) return;
+    const std::string c = index(r).c;
+    conds.push_back("(" + c + " != 0 && " + c + " != -1)");
+  });
+  if (assumed_.empty() && safe_divisors_.empty()) return "";
   std::string all;
   for (auto& c : conds)
     if (all.find(c) == std::string::npos) all += (all.empty() ? "" : " && ") + c;

@@ -417,6 +417,11 @@ Val Gen::arith(BinOp op, const Val& a, const Val& b, DType dt, const NodeRef& e)
     if (b.is_const && b.ival != 0 && b.ival != -1 && b.ival == static_cast<int64_t>(static_cast<int32_t>(b.ival)))
       return em.define(dt, T, "((" + T + ")(" + a.c + (op == BinOp::Div ? " / " : " % ") + b.c + "))", level,
                        Motion::Cheap);
+    // A divisor the entry test found to be neither 0 nor -1 (gen_check.cpp): plain C too, but
+    // never above the test.
+    if (e && e->kind == Kind::Binary && safe_divisor(ir::bin_rhs(e)))
+      return em.define(dt, T, "((" + T + ")(" + a.c + (op == BinOp::Div ? " / " : " % ") + b.c + "))",
+                       std::max(level, assume_level_), Motion::Cheap);
     int s = site(e->span);
     std::string f = std::string(op == BinOp::Div ? "ein_div_" : "ein_rem_") + T;
     return em.define(dt, T, f + "(A, " + std::to_string(s) + ", " + ord() + ", " + a.c + ", " + b.c + ")",

@@ -337,7 +337,11 @@ void Gen::versions(const NodeRef& checked, const std::function<void()>& emit) {
     em.close("}();");
   }
   em.close();
-  k.plan.push_back("bounds: " + std::to_string(assumed_.size()) + " read(s) checked once at entry (fast and checked versions)");
+  if (!assumed_.empty())
+    k.plan.push_back("bounds: " + std::to_string(assumed_.size()) + " read(s) checked once at entry (fast and checked versions)");
+  if (!safe_divisors_.empty())
+    k.plan.push_back("divisors: " + std::to_string(safe_divisors_.size()) +
+                     " integer divisor(s) fixed at entry tested once (neither 0 nor -1): plain quotients in the fast version");
 }
 
 void Gen::expr_let(const NodeRef& let) {

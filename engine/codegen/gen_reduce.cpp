@@ -83,7 +83,8 @@ bool Gen::may_fail(const NodeRef& n, const Unit& u, int depth) const {
         // (A literal divisor other than 0 cannot fail: literals are not negative, and
         // Gen::binary emits such a quotient as plain C.)
         const NodeRef& rhs = ir::bin_rhs(*x);
-        const bool literal_divisor = rhs->kind == Kind::IntLit && rhs->ival > 0 && rhs->ival <= INT32_MAX;
+        const bool literal_divisor =
+            (rhs->kind == Kind::IntLit && rhs->ival > 0 && rhs->ival <= INT32_MAX) || safe_divisor(rhs);
         if (int_op && (((op == ir::BinOp::Div || op == ir::BinOp::Mod) && !literal_divisor) || op == ir::BinOp::Pow))
           fail = true;
         break;
