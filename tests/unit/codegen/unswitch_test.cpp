@@ -31,7 +31,7 @@ TEST(Unswitch, BranchOnAnOuterVariableCallingMathIsDecidedPerRow) {
 
 TEST(Unswitch, ArrayReadsFailingConditionsAndPlainSelectsStayBranches) {
   for (const char* stmt : {"let P[i, j] = if k[i, j] > 0 { std::math::exp(x[i, j]) } else { 0.0 };\n",
-                           "let P[i, j] = if 10 / n > 1 { std::math::exp(x[i, j]) } else { 0.0 };\n",
+                           "let P[i, j] = if 10 / (n - 1) > 1 { std::math::exp(x[i, j]) } else { 0.0 };\n",
                            "let P[i, j] = if i % 2 == 0 { x[i, j] * 2.0 } else { x[i, j] };\n"}) {
     auto c = compile(std::string(kInputs) + stmt + "print(P[1, 2]);\n");
     CellPlan p = plan_always(*c);
@@ -51,7 +51,7 @@ TEST(Unswitch, CausalBranchOnTheLoopVariableSplitsTheLoop) {
 
 TEST(Unswitch, NoSplitForArrayBoundsFailingBoundsOrPlainSelects) {
   for (const char* stmt : {"let P[i, j] = if j <= k[i, 0] { std::math::exp(x[i, j]) } else { 0.0 };\n",
-                           "let P[i, j] = if j <= 10 / n { std::math::exp(x[i, j]) } else { 0.0 };\n",
+                           "let P[i, j] = if j <= 10 / (n - 1) { std::math::exp(x[i, j]) } else { 0.0 };\n",
                            "let P[i, j] = if j <= i { x[i, j] } else { 0.0 };\n",
                            "let P[i, j] = if j as i64 <= 3 { std::math::exp(x[i, j]) } else { 0.0 };\n"}) {
     auto c = compile(std::string(kInputs) + stmt + "print(P[1, 2]);\n");
