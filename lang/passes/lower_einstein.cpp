@@ -210,8 +210,10 @@ class Lowerer : public ir::Mutator {
     group_locals_.clear();
     // So does one on a tensor declared inside a clause's block (`{ let D[m] = ..; sum[j](v[j]
     // where D[j] != 0.0) }`): before the loops, D does not exist yet.
+    // And one on a clause's `where p = add2(X[0], W[t - 1])`, bound per point.
     ir::for_each_node(g, [&](const NodeRef& k) {
-      if (k->kind == Kind::PBind || (k->kind == Kind::EinGroup && k->def != g->def)) group_locals_.insert(k->def);
+      if (k->kind == Kind::PBind || k->kind == Kind::WBind || (k->kind == Kind::EinGroup && k->def != g->def))
+        group_locals_.insert(k->def);
     });
     for (auto& c : checks_for(vars))
       if (!mentions_local(c)) kids.push_back(c);

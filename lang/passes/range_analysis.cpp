@@ -129,6 +129,7 @@ class SiteFinder : public ir::RecursiveVisitor {
       if (n->kind == Kind::WBind || n->kind == Kind::WDerived || n->kind == Kind::CompGen ||
           n->kind == Kind::CompLet)
         s.note_site_local(n->def);
+      if (n->kind == Kind::WBind) s.note_where_value(n->def, ir::wbind_value(n));
       if (n->kind == Kind::Let && ir::let_pattern(*n)->kind == Kind::PBind)
         s.note_site_local(ir::let_pattern(*n)->def);
       if (n->kind == Kind::PBind) s.note_site_local(n->def);  // tuple patterns, match arms

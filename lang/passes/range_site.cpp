@@ -675,10 +675,22 @@ void SiteSolver::add_access(const NodeRef& n) {
       access_arity_[n->id] = ir::index_args_count(n);
       return;
     }
-    extent = [&, self_read](int axis) -> NodeRef {
-      if (!self_read) return irb::dim_of(base, axis);
-      return axis < static_cast<int>(self_extents_.size()) ? self_extents_[axis] : nullptr;
-    };
+    // `where p = X[1]`: p is bound per point, but a value that reads nothing of the site has
+    // one extent for all of it, the value's own (SPEC §5.2: p's reads bound the index).
+    if (auto wv = where_values_.find(base->def); wv != where_values_.end() && site_independent(wv->second)) {
+      point_local = false;
+      NodeRef value = wv->second;
+      extent = [this, value](int axis) {
+        NodeRef d = ir::make({.kind = Kind::DimOf, .span = value->span, .kids = {value}, .ival = axis});
+        u_.types[d->id] = ir::t_scalar(DType::I64);
+        return d;
+      };
+    } else {
+      extent = [&, self_read](int axis) -> NodeRef {
+        if (!self_read) return irb::dim_of(base, axis);
+        return axis < static_cast<int>(self_extents_.size()) ? self_extents_[axis] : nullptr;
+      };
+    }
     access_arity_[n->id] = ir::index_args_count(n);
   } else if (base->kind == Kind::ArrayLit) {
     extent = [&](int axis) { return literal_extent(base, axis); };

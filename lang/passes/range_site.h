@@ -105,6 +105,8 @@ class SiteSolver {
 
  public:
   void note_site_local(DefId d) { site_locals_.insert(d); }
+  // A `where p = v` of the site: p's value, for its extents when v reads nothing of the site.
+  void note_where_value(DefId d, NodeRef v) { where_values_[d] = std::move(v); }
   // A definition nested in the site, solved before it: its extent per axis (null: unknown) and
   // the ids of the site's reductions it is computed inside.
   // Per axis of the definition, the extent its clauses solved before this one give (null: none).
@@ -138,6 +140,7 @@ class SiteSolver {
   };
   std::unordered_map<DefId, Nested> nested_;
   std::vector<NodeRef> prior_extents_;
+  std::unordered_map<DefId, NodeRef> where_values_;
   // While a reduction index's range is written (extreme): definitions nested in the site that
   // exist before its loop starts count as symbols (their extents are known by then).
   DefId starting_{};
