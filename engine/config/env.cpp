@@ -9,7 +9,7 @@ namespace ein::config {
 
 namespace {
 
-constexpr std::array<EnvInfo, 15> kTable{{
+constexpr std::array<EnvInfo, 16> kTable{{
     {Env::MaxMemory, "EIN_MAX_MEMORY", "memory the tensors of one process may hold (E008 beyond)",
      "half the physical memory"},
     {Env::ShareDir, "EIN_SHARE_DIR", "directory of the standard library (share/)", "beside the executable"},
@@ -27,6 +27,7 @@ constexpr std::array<EnvInfo, 15> kTable{{
     {Env::AdMemory, "EIN_AD_MEMORY", "bytes a gradient may store before its recurrences are checkpointed",
      "64M, at most a quarter of EIN_MAX_MEMORY"},
     {Env::AdCheckpoint, "EIN_AD_CHECKPOINT", "force checkpoints every N steps in every checkpointable gradient", "unset"},
+    {Env::RowInline, "EIN_ROW_INLINE", "calls on a row inlined as declarations over the rows: on, never, or trace (print each call's outcome)", "on"},
 }};
 
 constexpr bool rows_in_order() {

@@ -26,6 +26,7 @@ enum class Env : uint8_t {
   History,       // the REPL's history file ("" keeps it in memory)
   AdMemory,      // bytes a gradient may store before its recurrences are checkpointed
   AdCheckpoint,  // a forced checkpoint spacing (steps) for every checkpointable gradient
+  RowInline,     // on | never | trace: calls on rows inlined as declarations (row_inline)
 };
 
 struct EnvInfo {

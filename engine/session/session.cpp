@@ -226,6 +226,9 @@ CellResult Session::Impl::run(const std::string& code, const CellOptions& copt) 
   cx.opt.ad_memory = config::bytes(config::Env::AdMemory).value_or(std::min<int64_t>(int64_t{64} << 20, memory_limit() / 4));
   cx.opt.ad_checkpoint = config::count(config::Env::AdCheckpoint).value_or(0);
   cx.opt.npy_probe = npy_file_type;
+  // Calls on rows (lang/passes/row_inline.h): EIN_ROW_INLINE=never keeps every call, trace
+  // prints what happened to each.
+  if (auto v = config::value(config::Env::RowInline)) cx.opt.row_inline = *v == "never" ? 0 : *v == "trace" ? 2 : 1;
   cx.persist = &facts;
   PipelineOptions popt;
   std::string stage = copt.dump_stage;

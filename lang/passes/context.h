@@ -184,6 +184,9 @@ struct CompileOptions {
   // The type of the array an .npy file holds now, from its header (nullptr when it cannot be
   // read): `load_npy("data.npy")` is typed from it at compile time (type_infer_npy.cpp).
   std::function<ir::TypeRef(const std::string&)> npy_probe;
+  // Calls on rows inlined as declarations over the rows (row_inline.h): 0 never, 1 on, 2 on and
+  // each site's outcome printed to stderr (EIN_ROW_INLINE).
+  int row_inline = 1;
 };
 
 struct CompileCtx {

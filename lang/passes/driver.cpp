@@ -24,6 +24,7 @@
 #include "lang/passes/range_analysis.h"
 #include "lang/passes/recurrence_cover.h"
 #include "lang/passes/recurrence_order.h"
+#include "lang/passes/row_inline.h"
 #include "lang/passes/base_peel.h"
 #include "lang/passes/guard_split.h"
 #include "lang/passes/memo_plan.h"
@@ -44,6 +45,9 @@ enum class Rerun {
   Never,       // syntactic rewrites, and every pass after autodiff
   Reanalyse,   // analyses that run again over each autodiff rewrite
   Fixpoint,    // autodiff itself: repeated while a round rewrote something (at most 8 rounds)
+  Rewrite,     // a rewrite of the analysed cell (row_inline): when it rewrote something, the
+               // analyses run again and so does it (at most 4 rounds); a rewrite the analyses
+               // refuse is undone (the cell runs as written)
 };
 
 // The pass table is the pipeline: one name per pass, equal to its file's stem and to its entry
@@ -70,6 +74,7 @@ const std::vector<Pass>& passes() {
       {"range_analysis", "", range_analysis, false, Rerun::Reanalyse},
       {"shape_analysis", "", shape_analysis, false, Rerun::Reanalyse},
       {"check_match", "match_check", check_match, false, Rerun::Reanalyse},
+      {"row_inline", "", row_inline, false, Rerun::Rewrite},
       {"autodiff", "", autodiff, false, Rerun::Fixpoint},
       {"lower_einstein", "einstein_lowering", lower_einstein, true, Rerun::Never},
       {"base_peel", "", base_peel, true, Rerun::Never},
@@ -214,6 +219,36 @@ bool autodiff_fixpoint(CompileCtx& cx, const Pass& ad, ir::NodeRef before) {
   return !cx.diags.has_errors();
 }
 
+// The analyses again, over the rewritten cell.
+bool reanalyse(CompileCtx& cx, const Pass& upto, int round) {
+  cx.reset_analysis();
+  for (const Pass& q : passes()) {
+    if (&q == &upto) break;
+    if (q.rerun != Rerun::Reanalyse) continue;
+    timed(cx, q, round);
+    if (cx.diags.has_errors()) return false;
+  }
+  return true;
+}
+
+// A rewrite of the analysed cell (row_inline): analysed again after each round that changed
+// something, and run again (its sites may now reach into what it inlined). A round whose result
+// the analyses refuse is undone: the cell as it was before that round is analysed again and
+// kept. The rewrite never turns a program that compiles into one that does not.
+bool rewrite_rounds(CompileCtx& cx, const Pass& p, ir::NodeRef before) {
+  for (int round = 1; cx.cell().body != before && round <= 4; ++round) {
+    if (!reanalyse(cx, p, round)) {
+      cx.diags.clear();
+      cx.cell().body = before;
+      return reanalyse(cx, p, round);
+    }
+    before = cx.cell().body;
+    if (round < 4) timed(cx, p, round);
+    if (cx.diags.has_errors()) return false;
+  }
+  return true;
+}
+
 void dump(CompileCtx& cx, const Pass& p, const PipelineOptions& opt) {
   timed(cx, kDriverPhase, 0, [&] {
     if (opt.dumped_fns) opt.dumped_fns->clear();
@@ -235,6 +270,7 @@ bool run_passes(CompileCtx& cx, const ir::NodeRef& program, const PipelineOption
       if (opt.dump && dump_after == p.name) dump(cx, p, opt);
       return false;
     }
+    if (p.rerun == Rerun::Rewrite && !rewrite_rounds(cx, p, before)) return false;
     if (p.rerun == Rerun::Fixpoint && !autodiff_fixpoint(cx, p, before)) {
       blame_requests(cx, requests);
       return false;

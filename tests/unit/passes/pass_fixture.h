@@ -36,6 +36,7 @@ struct CompileOpts {
   bool whole_program = false;
   std::string dump_after{};  // a pass name; the dump ends up in Compiled::dump
   int64_t ad_checkpoint = 0;  // CompileOptions::ad_checkpoint (a forced checkpoint spacing)
+  int row_inline = 1;         // CompileOptions::row_inline (0: calls on rows stay calls)
 };
 
 // One compilation. Not movable (the context holds references into it): use compile().
@@ -49,6 +50,7 @@ class Compiled {
     cx = std::make_unique<CompileCtx>(sm, resolver, diags, env);
     cx->opt.whole_program = o.whole_program;
     cx->opt.ad_checkpoint = o.ad_checkpoint;
+    cx->opt.row_inline = o.row_inline;
     if (!pr.diags.empty()) return;
     ir::NodeRef resolved = resolver.resolve_cell(pr.program, diags);
     if (diags.has_errors()) return;

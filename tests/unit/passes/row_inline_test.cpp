@@ -1,0 +1,92 @@
+// The rows rewrite (lang/passes/row_inline.h): a call on a row of an array indexed by the
+// statement's own indices becomes declarations over those rows; the rules for when it does not
+// apply. Values are checked by the goldens regressions/row_inline_values and
+// row_inline_grad (NumPy, central differences).
+#include <gtest/gtest.h>
+
+#include "tests/unit/passes/pass_fixture.h"
+
+namespace ein::testing {
+namespace {
+
+using ir::Kind;
+
+// Calls in the analysed cell (after the rewrite and its re-analysis) whose callee is `fn`.
+int calls_of(Compiled& c, const std::string& fn) {
+  int n = 0;
+  for (auto& k : nodes_of(c.cell().body, Kind::Call)) n += ir::call_callee(*k)->name == fn;
+  return n;
+}
+
+// Einstein declarations of the analysed cell named `name` (at any depth).
+int decls_named(Compiled& c, const std::string& name) {
+  int n = 0;
+  for (auto& k : nodes_of(c.cell().body, Kind::EinGroup)) n += k->name == name;
+  return n;
+}
+
+const char* kPrelude =
+    "let X: [f64; 2, 3] = [[0.5, -1.0, 2.0], [0.25, 3.0, -0.5]];\n"
+    "let g: [f64; 3] = [1.0, 2.0, 3.0];\n"
+    "fn sm(v) { let m = max[k](v[k]); let e[k] = std::math::exp(v[k] - m); let s = sum[k](e[k]); "
+    "let y[k] = e[k] / s; y }\n";
+
+TEST(RowInline, UserFunctionOnRowBecomesDeclarationsOverTheRows) {
+  auto c = compile(std::string(kPrelude) + "let Z[i, j] = sm(X[i])[j];\nprint(Z);\n");
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_EQ(calls_of(*c, "sm"), 0);
+  // m, e, s, y of the body, each over the row index, and Z itself inside the statement's block.
+  EXPECT_EQ(decls_named(*c, "m"), 1);
+  EXPECT_EQ(decls_named(*c, "e"), 1);
+  EXPECT_EQ(decls_named(*c, "s"), 1);
+  EXPECT_EQ(decls_named(*c, "Z"), 1);
+  for (auto& k : nodes_of(c->cell().body, Kind::EinGroup))
+    if (k->name == "m") {
+      EXPECT_EQ(ir::ein_slots(*ir::group_clauses(k)[0]).size(), 1u);  // m[i'] (was a scalar let)
+    }
+}
+
+TEST(RowInline, LibraryFunctionsAndNestedCallsAreInlined) {
+  auto c = compile(std::string(kPrelude) +
+                   "let A[i, j] = std::ml::softmax(X[i])[j];\n"
+                   "let L[i, j] = std::ml::layer_normalization(X[i], g, g, 0.00001, -1)[j];\n"
+                   "print(A, L);\n");
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_EQ(calls_of(*c, "softmax"), 0);
+  EXPECT_EQ(calls_of(*c, "layer_normalization"), 0);
+  EXPECT_EQ(calls_of(*c, "normalize_trailing"), 0);  // the second round
+}
+
+TEST(RowInline, ScalarResultsReductionsAndSeveralRows) {
+  auto c = compile(std::string(kPrelude) +
+                   "fn nrm(v) { std::math::sqrt(sum[k](v[k] * v[k])) }\n"
+                   "fn pair(a, b) { let d = sum[k](a[k] * b[k]); let y[k] = a[k] * d - b[k]; y }\n"
+                   "let n[i] = nrm(X[i]);\nlet t = sum[i](nrm(X[i]));\n"
+                   "let P[i, j] = pair(X[i], X[1 - i])[j];\nprint(n, t, P);\n");
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_EQ(calls_of(*c, "nrm"), 0);
+  EXPECT_EQ(calls_of(*c, "pair"), 0);
+}
+
+TEST(RowInline, WhereItDoesNotApplyTheCallStays) {
+  // A recurrence's own previous row, a call on elements (kernels inline those), an effect in
+  // the body, an argument that calls a function, and EIN_ROW_INLINE=never.
+  auto c = compile(std::string(kPrelude) +
+                   "fn sq(a) { a * a }\nfn noisy(v) { print(\"n\"); sum[k](v[k]) }\n"
+                   "let H[0, j] = g[j];\nlet H[t in 1..3, j in 0..3] = sm(H[t - 1])[j];\n"
+                   "let Q[i, j] = sq(X[i, j]);\nlet N[i] = noisy(X[i]);\n"
+                   "let R[i, j] = std::ml::softmax(X[i])[j] * sm(sm(g))[j];\nprint(H, Q, N, R);\n");
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_EQ(calls_of(*c, "sq"), 1);
+  EXPECT_EQ(calls_of(*c, "noisy"), 1);
+  EXPECT_EQ(calls_of(*c, "sm"), 3);  // H's step, and sm(sm(g)): no row
+  EXPECT_EQ(calls_of(*c, "softmax"), 0);
+  CompileOpts never;
+  never.row_inline = 0;
+  auto k = compile(std::string(kPrelude) + "let Z[i, j] = sm(X[i])[j];\nprint(Z);\n", never);
+  ASSERT_TRUE(k->ok) << k->rendered();
+  EXPECT_EQ(calls_of(*k, "sm"), 1);
+}
+
+}  // namespace
+}  // namespace ein::testing
