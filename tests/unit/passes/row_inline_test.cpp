@@ -4,6 +4,8 @@
 // row_inline_grad (NumPy, central differences).
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "tests/unit/passes/pass_fixture.h"
 
 namespace ein::testing {
@@ -18,10 +20,16 @@ int calls_of(Compiled& c, const std::string& fn) {
   return n;
 }
 
-// Einstein declarations of the analysed cell named `name` (at any depth).
+// Einstein declarations of the analysed cell named `name` (at any depth), outside function
+// items (the callee's own body keeps its declarations).
 int decls_named(Compiled& c, const std::string& name) {
   int n = 0;
-  for (auto& k : nodes_of(c.cell().body, Kind::EinGroup)) n += k->name == name;
+  std::function<void(const ir::NodeRef&)> walk = [&](const ir::NodeRef& k) {
+    if (!k || k->kind == Kind::Fn) return;
+    n += k->kind == Kind::EinGroup && k->name == name;
+    for (auto& x : k->kids) walk(x);
+  };
+  walk(c.cell().body);
   return n;
 }
 
