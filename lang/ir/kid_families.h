@@ -97,7 +97,7 @@ inline NodeRef with_window(const NodeRef& t, int64_t rows) {
 // origins) would be shared by both.
 inline NodeRef rebuilt_fresh(const NodeRef& n, std::vector<NodeRef> kids, DefId def) {
   return make({.kind = n->kind, .span = n->span, .kids = std::move(kids), .name = n->name, .aux = n->aux,
-               .def = def, .ival = n->ival, .fval = n->fval, .flags = n->flags});
+               .path = n->path, .def = def, .ival = n->ival, .fval = n->fval, .flags = n->flags});
 }
 inline NodeRef rebuilt_fresh(const NodeRef& n, std::vector<NodeRef> kids) {
   return rebuilt_fresh(n, std::move(kids), n->def);

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "lang/ir/kid_families.h"
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
 #include "lang/passes/int_fold.h"
@@ -26,16 +27,8 @@ namespace {
 // A copy of `n` with a fresh id (two inlined copies of one body must not share the per-node
 // tables of the cell) and the given kids; facts of the lowering tiers are not carried over.
 NodeRef remade(const NodeRef& n, std::vector<NodeRef> kids, DefId def) {
-  return ir::make({.kind = n->kind,
-                   .span = n->span,
-                   .kids = std::move(kids),
-                   .name = n->name,
-                   .aux = n->aux,
-                   .path = n->path,
-                   .def = def,
-                   .ival = n->ival,
-                   .fval = n->fval,
-                   .flags = n->flags & ~(ir::kProven | ir::kInvariantCall)});
+  return ir::edited(ir::rebuilt_fresh(n, std::move(kids), def),
+                    [](ir::Node& m) { m.flags &= ~(ir::kProven | ir::kInvariantCall); });
 }
 
 NodeRef index(NodeRef base, std::vector<NodeRef> subs, Span at) {
