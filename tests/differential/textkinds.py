@@ -12,6 +12,10 @@ each written as Einlang text together with its expected output, computed in Pyth
              per-unit literal inference, `**` (gen_cast.py)
   piecewise  multi-clause definitions with literal slots, recurrences across clauses, E012,
              `where .. else ..`, comprehensions with guards, bindings, membership (gen_piece.py)
+  session    notebook sessions run as `ein --cells` against a model of the session (SPEC §11;
+             gen_session.py, run by session_run.py)
+  generic    generic functions over dtypes and ranks, hoisting, shadowed builtins, full paths,
+             recursion, `@fn` rules, module files (SPEC §6; gen_generic.py)
 
     PYENV_VERSION=system python3 tests/differential/textkinds.py --ein build/ein --count 300 \
         --seed 3 --modes never,always [--kinds rowcall,match] [--jobs 2] [--show N]
@@ -49,8 +53,14 @@ class Val:
 
 
 class Case:
-    def __init__(self, kind, src, vals, error=None):
+    """`session`, when set, is a gen_session.Session (cells run as `ein --cells`); src and
+    vals are then None."""
+
+    def __init__(self, kind, src, vals, error=None, session=None):
         self.kind, self.src, self.vals, self.error = kind, src, vals, error
+        self.session = session
+        self.alone = False      # runs in a process of its own (it shadows a builtin, ...)
+        self.files = {}         # other files of the program (modules): name -> text, `$` too
 
 
 def kinds():
@@ -59,8 +69,11 @@ def kinds():
     import gen_match
     import gen_piece
     import gen_rowcall
+    import gen_generic
+    import gen_session
     return {"rowcall": (gen_rowcall.gen, 4), "match": (gen_match.gen, 2),
-            "cast": (gen_cast.gen, 2), "piecewise": (gen_piece.gen, 2)}
+            "cast": (gen_cast.gen, 2), "piecewise": (gen_piece.gen, 2),
+            "session": (gen_session.gen, 2), "generic": (gen_generic.gen, 2)}
 
 
 def make(seed, names):
@@ -89,6 +102,8 @@ def tokens(line):
 
 def check_line(line, val):
     """None when the printed line holds `val`, else a message."""
+    if val.kind == "s":             # an exact text line (typeof)
+        return None if line == val.text else f"expected {val.text!r}, got {line[:200]!r}"
     try:
         got = parse(line)
     except ValueError:
@@ -147,6 +162,12 @@ def judge(rc, out, err, case):
     return None
 
 
+def write_files(wd, case, prefix):
+    for name, text in case.files.items():
+        with open(os.path.join(wd, name.replace("$", prefix)), "w") as f:
+            f.write(text.replace("$", prefix))
+
+
 def run(ein, src, mode, wd, name):
     """(exit status or None on a time-out, stdout, stderr), by runner.py's run_ein."""
     p = runner.run_ein(ein, src, mode, wd, name)
@@ -161,10 +182,24 @@ def work(ein, modes, seeds, names):
             cases.append((s, make(s, names)))
         except Exception as e:      # a bug in this tool: shown, counted as a mismatch
             res.append((s, "tool", "-", f"TOOL BUG {type(e).__name__}: {e}", ""))
+    sessions = [(s, c) for s, c in cases if c.session is not None]
+    cases = [(s, c) for s, c in cases if c.session is None]
     with tempfile.TemporaryDirectory(prefix="ein_tk_") as wd:
         for mode in modes:
-            batch = [(s, c) for s, c in cases if c.error is None]
-            alone = [(s, c) for s, c in cases if c.error is not None]
+            if sessions:
+                import session_run
+                group = [(n, f"q{n}_", c.session) for n, (_, c) in enumerate(sessions)]
+                bad = session_run.run_sessions(ein, mode, wd, group)
+                joined = [g for g in group if g[2].joinable]
+                if joined:
+                    bad += session_run.run_sessions(ein, mode, wd, joined, joined=True)
+                for n, msg in bad:
+                    s, c = sessions[n]
+                    res.append((s, c.kind, mode, msg, session_run.render(c.session)))
+            batch = [(s, c) for s, c in cases if c.error is None and not c.alone]
+            alone = [(s, c) for s, c in cases if c.error is not None or c.alone]
+            for n, (_, c) in enumerate(batch):
+                write_files(wd, c, f"q{n}_")
             if batch:
                 src = "".join(f'print("{MARK}{n}");\n' + c.src.replace("$", f"q{n}_")
                               for n, (_, c) in enumerate(batch))
@@ -184,11 +219,12 @@ def work(ein, modes, seeds, names):
                 else:
                     alone += batch
             for s, c in alone:
+                write_files(wd, c, "q_")
                 rc, out, err = run(ein, c.src.replace("$", "q_"), mode, wd, "one.ein")
                 msg = judge(rc, out, err, c)
                 if msg:
                     res.append((s, c.kind, mode, msg, c.src))
-    return len(cases), res
+    return len(cases) + len(sessions), res
 
 
 def main():
@@ -206,9 +242,16 @@ def main():
     names = a.kinds.split(",") if a.kinds else list(kinds())
     if a.show is not None:
         c = make(a.show, names)
+        if c.session is not None:
+            import session_run
+            print("//# cells")
+            print(session_run.render(c.session), end="")
+            return 0
+        for name, text in c.files.items():
+            print(f"// file {name.replace('$', '')}:\n// " + text.replace("$", "").rstrip().replace("\n", "\n// "))
         print(c.src.replace("$", ""), end="")
         for v in c.vals:
-            print("//>", fmt(v.v).replace("\n", ""))
+            print("//>", v.text if v.kind == "s" else fmt(v.v).replace("\n", ""))
         if c.error:
             print("//!", c.error)
         return 0

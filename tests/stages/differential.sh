@@ -35,7 +35,8 @@ if [ "${EIN_QUICK:-0}" = 1 ]; then count=${DIFFTEST_COUNT:-150}; fi
 # Sums keyed by a declaration index (keyed_sums.py): one pass (scatter_plan), NumPy's values.
 "${PY[@]}" tests/differential/keyed_sums.py --ein "$EIN" --count 30 --seed "${DIFFTEST_SEED:-1}" || exit 1
 # Template kinds the tree generator does not draw (textkinds.py): per-row calls with ranges from
-# the callee, match, casts and integer semantics, piecewise definitions; NumPy's values.
+# the callee, match, casts and integer semantics, piecewise definitions, notebook sessions
+# (`ein --cells` against a model of the session), generics and modules; NumPy's values.
 "${PY[@]}" tests/differential/textkinds.py --ein "$EIN" --count 40 --jobs 2 --seed "${DIFFTEST_SEED:-1}" || exit 1
 exec "${PY[@]}" tests/differential/run.py --ein "$EIN" --count "$count" \
   --seed "${DIFFTEST_SEED:-1}" --jobs 2 --shrink 30 --budget "${DIFFTEST_BUDGET:-180}" ${DIFFTEST_ARGS:-}
