@@ -7,6 +7,10 @@ import os
 
 KNOWN = {
     # name: (pending reproducer, area, what goes wrong)
+    "fn_gradient_per_row": (
+        "tests/golden/pending/fn_gradient_per_row_inferred_range.ein", "ranges / row calls",
+        "`G[i, j] = F(M[i])[j]` with F returning `@l / @r` of its parameter: j's range is not "
+        "inferred from the gradient's shape (E004); gen_localreq writes `j in 0..n` meanwhile."),
     "plain_and_inner_offset_use": (
         "tests/golden/ranges/dependent_inner_inferred_outer.ein", "ranges / differential",
         "`c[o] = s[o] * sum[k](t[o + k])`: ein infers o from s[o] first and gives k the "

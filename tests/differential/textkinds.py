@@ -16,6 +16,8 @@ each written as Einlang text together with its expected output, computed in Pyth
              gen_session.py, run by session_run.py)
   generic    generic functions over dtypes and ranks, hoisting, shadowed builtins, full paths,
              recursion, `@fn` rules, module files (SPEC §6; gen_generic.py)
+  localreq   functions returning gradients called per row, differential bindings `df / dx`,
+             `print(@y)` evaluated against central differences (SPEC §7; gen_localreq.py)
 
     PYENV_VERSION=system python3 tests/differential/textkinds.py --ein build/ein --count 300 \
         --seed 3 --modes never,always [--kinds rowcall,match] [--jobs 2] [--show N]
@@ -70,10 +72,12 @@ def kinds():
     import gen_piece
     import gen_rowcall
     import gen_generic
+    import gen_localreq
     import gen_session
     return {"rowcall": (gen_rowcall.gen, 4), "match": (gen_match.gen, 2),
             "cast": (gen_cast.gen, 2), "piecewise": (gen_piece.gen, 2),
-            "session": (gen_session.gen, 2), "generic": (gen_generic.gen, 2)}
+            "session": (gen_session.gen, 2), "generic": (gen_generic.gen, 2),
+            "localreq": (gen_localreq.gen, 1.5)}
 
 
 def make(seed, names):
@@ -100,8 +104,11 @@ def tokens(line):
     return re.findall(r"-?[\w.+-]+", line.replace("[", " ").replace("]", " ").replace(",", " "))
 
 
-def check_line(line, val):
-    """None when the printed line holds `val`, else a message."""
+def check_line(line, val, prefix=""):
+    """None when the printed line holds `val`, else a message. A Val with a `check` function
+    judges the line itself (given the top-level names' prefix)."""
+    if getattr(val, "check", None):
+        return val.check(line, prefix)
     if val.kind == "s":             # an exact text line (typeof)
         return None if line == val.text else f"expected {val.text!r}, got {line[:200]!r}"
     try:
@@ -139,7 +146,7 @@ def fmt(v):
     return np.array2string(np.asarray(v), precision=17, threshold=60, separator=", ")
 
 
-def judge(rc, out, err, case):
+def judge(rc, out, err, case, prefix=""):
     lines = out.splitlines()
     if rc is None:
         return "hang"
@@ -156,7 +163,7 @@ def judge(rc, out, err, case):
     if len(lines) > len(case.vals):
         return "printed more than expected before the error"
     for k, (ln, v) in enumerate(zip(lines, case.vals)):
-        msg = check_line(ln, v)
+        msg = check_line(ln, v, prefix)
         if msg:
             return f"line {k + 1}: {msg}"
     return None
@@ -213,7 +220,7 @@ def work(ein, modes, seeds, names):
                         elif cur is not None:
                             parts[cur].append(ln)
                     for n, (s, c) in enumerate(batch):
-                        msg = judge(0, "\n".join(parts.get(n, [])), "", c)
+                        msg = judge(0, "\n".join(parts.get(n, [])), "", c, f"q{n}_")
                         if msg:
                             res.append((s, c.kind, mode, msg, c.src))
                 else:
@@ -221,7 +228,7 @@ def work(ein, modes, seeds, names):
             for s, c in alone:
                 write_files(wd, c, "q_")
                 rc, out, err = run(ein, c.src.replace("$", "q_"), mode, wd, "one.ein")
-                msg = judge(rc, out, err, c)
+                msg = judge(rc, out, err, c, "q_")
                 if msg:
                     res.append((s, c.kind, mode, msg, c.src))
     return len(cases) + len(sessions), res
@@ -251,7 +258,8 @@ def main():
             print(f"// file {name.replace('$', '')}:\n// " + text.replace("$", "").rstrip().replace("\n", "\n// "))
         print(c.src.replace("$", ""), end="")
         for v in c.vals:
-            print("//>", v.text if v.kind == "s" else fmt(v.v).replace("\n", ""))
+            print("//>", (v.text or "(judged by a function)") if v.kind == "s"
+                  else fmt(v.v).replace("\n", ""))
         if c.error:
             print("//!", c.error)
         return 0
