@@ -131,7 +131,8 @@ def s_decl(r, env, target):
     dt, rank = X.dt, X.v.ndim
     idx = "i" if rank == 1 else "i, j"
     same = [n for n in arrays(env, rank, [dt]) if n != x and env.vals[n].v.shape == X.v.shape]
-    scal = [n for n, a in env.vals.items() if a.v.ndim == 0 and a.dt == dt]
+    # (n, a range bound, stays i32 when a repeat switches the other inputs to i64)
+    scal = [n for n, a in env.vals.items() if a.v.ndim == 0 and a.dt == dt and n != "n"]
     c1 = r.randint(-3, 3) / (2 if dt in FLOAT else 1) or 1
     c2 = r.randint(-4, 4) / (4 if dt in FLOAT else 1)
     forms = ["affine"]
@@ -139,6 +140,11 @@ def s_decl(r, env, target):
         forms.append("add")
     if scal:
         forms.append("scale")
+    cls = "p" if dt in FLOAT else "r"      # the elementwise function of this dtype class
+    if cls in env.fns:
+        forms.append("call")
+    if "n" in env.vals and r.random() < 0.3:
+        forms = ["iota"]
     if rank == 2:
         forms += ["sum", "max", "transpose"]
         mm = [n for n in arrays(env, 2, [dt]) if env.vals[n].v.shape[0] == X.v.shape[1]]
@@ -166,6 +172,14 @@ def s_decl(r, env, target):
         reads = [x]
         fn = (lambda e, K: (e.vals[x].v * K(c1)).sum(axis=1, dtype=K)) if f == "sum" else \
             (lambda e, K: (e.vals[x].v * K(c1)).max(axis=1))
+    elif f == "call":   # the function in force when the cell runs (a later cell may redefine it)
+        text = f"let ${target}[{idx}] = ${cls}(${x}[{idx}]) - {const(dt, c2)};"
+        reads = [x, cls]
+        fn = lambda e, K: e.fns[cls][2](e.vals[x].v, K) - K(c2)
+    elif f == "iota":   # a range bounded by a scalar binding (rebound by later cells)
+        text = f"let ${target}[i in 0..$n] = i * {int(c1 * 2) or 1} + {int(c2)};"
+        reads = ["n"]
+        fn = lambda e, K: np.arange(int(e.vals["n"].v), dtype=np.int32) * np.int32(int(c1 * 2) or 1) + np.int32(int(c2))
     elif f == "transpose":
         text = f"let ${target}[j, i] = ${x}[i, j] + {const(dt, c2)};"
         reads = [x]
@@ -178,7 +192,8 @@ def s_decl(r, env, target):
 
     def run(env, out):
         a = env.vals[reads[0]]
-        env.vals[target] = Arr(fn(env, NP[a.dt]), a.dt)
+        dt_ = "i32" if f == "iota" else a.dt
+        env.vals[target] = Arr(fn(env, NP[dt_]), dt_)
     return St(text, reads, run, kind="decl")
 
 
@@ -220,6 +235,24 @@ def s_fn_global(r, env, name):
         seen = env.vals[g]
         env.fns[name] = ("dot", seen, lambda v: (v * seen.v).sum(dtype=NP[seen.dt]) + NP[seen.dt](c))
     return St(text, [g], run, kind="fn")
+
+
+def s_fn_elem(r):
+    """`fn p(v) { v * c + d }` (float class) or `fn r(v) { v * c - d }` (int class): called per
+    point by declarations; a later cell may redefine it (cells typed again then use the new
+    one, functions and cells that ran keep what they saw)."""
+    cls = r.choice(["p", "r"])
+    c, d = r.randint(-3, 3) or 2, r.randint(-4, 4)
+    if cls == "p":
+        text = f"fn $p(v) {{ v * {c / 2!r} + {d / 4!r} }}"
+        g = lambda v, K: v * K(c / 2) + K(d / 4)
+    else:
+        text = f"fn $r(v) {{ v * {c} - {d} }}"
+        g = lambda v, K: v * K(c) - K(d)
+
+    def run(env, out):
+        env.fns[cls] = ("elem", None, g)
+    return St(text, [], run, kind="fn")
 
 
 def s_fn_caller(r, env, name, callee):
@@ -365,7 +398,8 @@ def inference_cells(r, env):
         x = r.choice(f32)
 
         def run(env_, out):
-            env_.vals["w"] = Arr(env_.vals[x].v * env_.vals["k"].v, "f32")
+            X = env_.vals[x]        # f32 here; a repeat may run it over f64 x and k
+            env_.vals["w"] = Arr(X.v * env_.vals["k"].v.astype(NP[X.dt]), X.dt)
             out.append(val(env_.vals["w"]))
         return sa, St(f"let $w[i] = ${x}[i] * $k;\nprint($w);", [x, "k"], run, kind="decl")
     return sa, St("print($k * 2.0);", ["k"], lambda e, o: o.append(val(Arr(NP["f32"](k) * 2, "f32"))),
@@ -442,6 +476,11 @@ def rebind_for(r, seen):
     big = r.random() < 0.2
     cell = []
     for n, a in seen.items():
+        if n == "n":        # a range bound: i32, 1..6
+            v = r.randint(1, 6)
+            cell.append(St(f"let $n: i32 = {v};", [], lambda e, o, v=v: e.vals.__setitem__("n", Arr(v, "i32")),
+                           kind="bind"))
+            continue
         shape = tuple(ext.setdefault(e, r.randint(12, 30) if big else r.randint(1, 6)) for e in a.v.shape)
         cell.append(s_bind(r, n, other[a.dt] if flip else a.dt, shape))
     return cell
@@ -457,8 +496,11 @@ def plain_cell(r, env):
     cell = []
     fn_cell = r.random() < 0.25
     if fn_cell:
-        if scratch.fns and r.random() < 0.5:
-            callee = r.choice(sorted(scratch.fns))
+        dots = sorted(n for n, f in scratch.fns.items() if f[0] == "dot")
+        if r.random() < 0.35:
+            st = s_fn_elem(r)
+        elif dots and r.random() < 0.5:
+            callee = r.choice(dots)
             name = r.choice([f for f in FNS if f != callee])
             st = s_fn_caller(r, scratch, name, callee)
         else:
@@ -472,7 +514,11 @@ def plain_cell(r, env):
             last_decl = cell[-1].text.split("[")[0].split()[-1].lstrip("$") \
                 if cell[-1].kind == "decl" else None
         roll = r.random()
-        if roll < 0.3 and not fn_cell:
+        if roll < 0.05 and "n" in scratch.vals:
+            v = r.randint(1, 6)
+            st = St(f"let $n: i32 = {v};", [], lambda e, o, v=v: e.vals.__setitem__("n", Arr(v, "i32")),
+                    kind="bind")
+        elif roll < 0.3 and not fn_cell:
             names = arrays(scratch)
             if names and r.random() < 0.6:
                 n = r.choice(names)
@@ -487,8 +533,8 @@ def plain_cell(r, env):
             # consecutive indexed lets of one name are one definition (SPEC §5.4), in a cell
             # and in the joined file: never the target of the statement just before
             st = s_decl(r, scratch, r.choice([n for n in DERIVED if n != last_decl]))
-        elif roll < 0.8 and scratch.fns:
-            sts = s_call(r, scratch, r.choice(sorted(scratch.fns)))
+        elif roll < 0.8 and any(f[0] == "dot" for f in scratch.fns.values()):
+            sts = s_call(r, scratch, r.choice(sorted(n for n, f in scratch.fns.items() if f[0] == "dot")))
             for s in sts[:-1]:
                 cell.append(s)
                 s.run(scratch, [])
@@ -535,6 +581,10 @@ def gen(r):
         first.append(s_bind(r, n, r.choice(list(NP)), tuple(r.randint(1, 5) for _ in range(r.randint(1, 2)))))
     if r.random() < 0.4:
         first.append(s_bind(r, "s", r.choice(list(NP)), ()))
+    if r.random() < 0.4:
+        v = r.randint(1, 6)
+        first.append(St(f"let $n: i32 = {v};", [], lambda e, o, v=v: e.vals.__setitem__("n", Arr(v, "i32")),
+                        kind="bind"))
     add(first)
     for _ in range(r.randint(2, 6)):
         act = r.choices(["plain", "repeat", "fail_rt", "fail_ct", "rec", "infer", "deriv"],
@@ -545,7 +595,7 @@ def gen(r):
             olds = [c for c, e in zip(cells, errs) if c and not e and id(c) in snap
                     and all(st.kind in ("decl", "print", "echo") for st in c)
                     and any(st.kind != "print" for st in c)
-                    and all(n in snap[id(c)] for n in inputs(c))]
+                    and all(n in snap[id(c)] or n in ("p", "r") for n in inputs(c))]
             if not olds:
                 add(plain_cell(r, env))
                 continue
