@@ -117,7 +117,7 @@ def arrays(env, rank=None, dts=None):
                   and (dts is None or a.dt in dts))
 
 
-def s_decl(r, env, target):
+def s_decl(r, env, target, force=None):
     """An Einstein declaration over existing arrays; None when nothing fits."""
     # a declaration reading its own name is a recurrence (SPEC §5.5), not a read of the old
     # binding: the target is never among the operands
@@ -142,7 +142,7 @@ def s_decl(r, env, target):
         forms.append("scale")
     cls = "p" if dt in FLOAT else "r"      # the elementwise function of this dtype class
     if cls in env.fns:
-        forms.append("call")
+        forms += ["call"] * 3
     if "n" in env.vals and r.random() < 0.3:
         forms = ["iota"]
     if rank == 2:
@@ -150,7 +150,7 @@ def s_decl(r, env, target):
         mm = [n for n in arrays(env, 2, [dt]) if env.vals[n].v.shape[0] == X.v.shape[1]]
         if mm:
             forms.append("matmul")
-    f = r.choice(forms)
+    f = force if force in forms else r.choice(forms)
     # constants are cast at run time to the dtype the inputs have then (a repeated cell may
     # run over rebound inputs of another dtype)
     if f == "affine":
@@ -497,7 +497,7 @@ def plain_cell(r, env):
     fn_cell = r.random() < 0.25
     if fn_cell:
         dots = sorted(n for n, f in scratch.fns.items() if f[0] == "dot")
-        if r.random() < 0.35:
+        if r.random() < 0.5:
             st = s_fn_elem(r)
         elif dots and r.random() < 0.5:
             callee = r.choice(dots)
@@ -587,8 +587,8 @@ def gen(r):
                         kind="bind"))
     add(first)
     for _ in range(r.randint(2, 6)):
-        act = r.choices(["plain", "repeat", "fail_rt", "fail_ct", "rec", "infer", "deriv"],
-                        weights=[5, 4, 1.5, 1.5, 1, 0.7, 0.7])[0]
+        act = r.choices(["plain", "repeat", "fail_rt", "fail_ct", "rec", "infer", "deriv", "redef"],
+                        weights=[5, 4, 1.5, 1.5, 1, 0.7, 0.7, 1.2])[0]
         if act == "plain":
             add(plain_cell(r, env))
         elif act == "repeat":
@@ -603,6 +603,35 @@ def gen(r):
             if inputs(old):
                 add(rebind_for(r, snap[id(old)]))
             add(old)
+        elif act == "redef":
+            # p / r defined, called per point by a declaration, redefined, the declaration's
+            # cell typed again: it must call the new body (a kernel keyed on the cell's text
+            # alone would keep the old one)
+            fdef = s_fn_elem(r)
+            add([fdef])
+            cls = "p" if "fn $p" in fdef.text else "r"
+            xs = arrays(env, None, FLOAT if cls == "p" else ("i32", "i64"))
+            pre = []
+            if not xs:
+                pre = [s_bind(r, r.choice(ARRAYS), "f64" if cls == "p" else "i32", (r.randint(1, 5),))]
+            scratch = env.copy()
+            for st in pre:
+                st.run(scratch, [])
+            xs = arrays(scratch, None, FLOAT if cls == "p" else ("i32", "i64"))
+            keep = {n: scratch.vals[n] for n in xs}
+            scratch.vals = keep             # only arrays of the function's class
+            target = r.choice(DERIVED)
+            d = s_decl(r, scratch, target, force="call")
+            if d is None:
+                continue
+            use = pre + [d, s_print(target)]
+            add(use)
+            while True:                     # the same class, another body
+                f2 = s_fn_elem(r)
+                if ("fn $p" in f2.text) == (cls == "p"):
+                    break
+            add([f2])
+            add(use)
         elif act == "fail_rt":
             pre = [c for c in plain_cell(r, env) if not c.echo][:1]
             scratch = env.copy()
