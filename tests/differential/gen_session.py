@@ -25,6 +25,7 @@ are also run as one file (no `// %%`, echoes become statements) with the same pr
 """
 import numpy as np
 
+import known_bugs
 from gen_cast import tdiv
 from textkinds import Val
 
@@ -382,7 +383,20 @@ def recurrence_cells(r, env, adjacent):
         out.append(val(env_.vals["x"]))
     sb = St("\n".join(cell_b), ["x"], run_b, kind="rec_step")
     sb.joins = "x"
-    return sa, sb
+    sb.indexed = "x"        # the joined definition: a next cell may extend it again
+    N2 = N + r.randint(1, 3)
+    q = r.randint(-2, 3)
+
+    def run_c(env_, out):
+        xs = list(env_.vals["x"].v)
+        for t in range(len(xs), N2):
+            xs.append(NP[dt](xs[t - 1] + NP[dt](q)))
+        env_.vals["x"] = Arr(np.array(xs, dtype=NP[dt]), dt)
+        out.append(val(env_.vals["x"]))
+    sc = St(f"let $x[t in {N}..{N2}] = $x[t - 1] + {const(dt, q)};\nprint($x);", ["x"], run_c,
+            kind="rec_step")
+    sc.joins = "x"
+    return sa, sb, sc
 
 
 def inference_cells(r, env):
@@ -423,7 +437,13 @@ def deriv_cells(r, env):
                                                     e.vals["a"].dt)), kind="decl")
     g = St("print(@$y / @$a);", ["y", "a"],
            lambda e, o: o.append(Val(2 * c * w + v, "f", rtol=1e-12, atol=1e-12)), kind="grad")
-    return c0, y, g
+    # a is rebound afterwards: y read the old binding, so @y / @a is zeros of the new a's shape
+    m = r.randint(1, 5)
+    a2 = rand_vals(r, "f64", (m,))
+    rb = St(lit(a2, "f64").replace("NAME", "$a") + "\nprint(@$y / @$a);", ["y"],
+            lambda e, o: (e.vals.__setitem__("a", Arr(a2, "f64")), o.append(Val(np.zeros(m), "f"))),
+            kind="grad")
+    return c0, y, g, rb
 
 
 class Session:
@@ -655,20 +675,28 @@ def gen(r):
             cell.insert(pos, s_compile_fail(r, scratch))
             add(cell)
         elif act == "rec":
-            sa, sb = recurrence_cells(r, env, True)
+            sa, sb, sc = recurrence_cells(r, env, True)
             add([sa])
             if r.random() < 0.25:
                 names = sorted(env.vals)
                 add([s_print(r.choice(names))])
             add([sb])
+            if r.random() < 0.3:            # extended once more (joined again when adjacent)
+                if r.random() < 0.25:
+                    add([s_print(r.choice(sorted(env.vals)))])
+                add([sc])
         elif act == "infer":
             sa, sb = inference_cells(r, env)
             add([sa])
             add([sb])
         else:
-            c0, y, g = deriv_cells(r, env)
+            c0, y, g, rb = deriv_cells(r, env)
             add(c0)
             add([y])
             add([g])
+            if r.random() < 0.35:
+                add([rb])
+                if "ad_request_wrt_rebound_array" in known_bugs.active():
+                    joinable = False    # one file: E003 at the first request (pending golden)
     return Case("session", None, None, session=Session(
         ["\n".join(st.text for st in c) for c in cells], outs, errs, joinable))

@@ -98,7 +98,9 @@ def run_sessions(ein, mode, wd, sessions, joined=False):
         return res
     if bad_run:
         what = "hang" if rc is None else f"exit {rc}"
-        return [(sessions[0][0], f"crash, hang or unlocated diagnostic ({what}): {err.strip()[-300:]}")]
+        where = "one file: " if joined else ""
+        return [(sessions[0][0], f"{where}crash, hang, unlocated diagnostic or error ({what}): "
+                 f"{err.strip()[-300:]}")]
     parts, cur = {}, None
     for ln in out.splitlines():
         if ln.startswith(MARK) and ln[len(MARK):].isdigit():
