@@ -8,6 +8,8 @@ the input's type, or (expr, None, "E006") where it does not (NumPy's int64 value
 wrapped value for int64 inputs and int32 products, is what ein must never print).
 Shared by tests/stdlib/survey_intacc.py and gen_intacc.py.
 """
+import math
+
 import numpy as np
 
 I32 = np.iinfo(np.int32)
@@ -245,7 +247,27 @@ def cases():
         ("std::ml::conv_transpose([g], [[[1, 1]], [[1, 1]]], [], [], [], [])", conv_transpose_ref(G[None], O([[[1, 1]], [[1, 1]]])), np.int32),
         ("std::ml::conv_transpose([[s]], [[[[1, 1], [0, 1]]]], [], [], [], [])", conv_transpose_ref(S[None, None], O([[[[1, 1], [0, 1]]]])), np.int32),
     ]
-    for expr, v, dt in layers + convs:
+    # square / gcd / lcm (session 22): exact, or E006 past the type where np.square / np.lcm /
+    # np.gcd wrap (Python's arithmetic, which programs transcribe, is exact).
+    I32MIN = "(-2147483647 - 1)"
+    elementwise = [
+        ("std::math::square(a)", O(A) * O(A), np.int32),
+        ("std::math::square(s)", O(S) * O(S), np.int32),
+        ("std::math::square(h)", O(H) * O(H), np.int64),
+        ("std::math::square(h[0] + 37000499)", O((int(H[0]) + 37000499) ** 2), np.int64),
+        ("std::math::square(h[0] + 37000500)", O((int(H[0]) + 37000500) ** 2), np.int64),
+        ("std::math::square(f)", O(F) * O(F), np.int8),
+        ("std::ml::square(p)", O(P) * O(P), np.int32),
+        ("std::math::square(a[0, 2])", O(int(A[0, 2]) ** 2), np.int32),
+        ("std::math::square(s[0, 0])", O(int(S[0, 0]) ** 2), np.int32),
+        ("std::math::gcd(a[0, 1], a[1, 2])", np.asarray(math.gcd(int(A[0, 1]), int(A[1, 2])), dtype=object), np.int32),
+        ("std::math::gcd(" + I32MIN + ", 6)", np.asarray(2, dtype=object), np.int32),
+        ("std::math::gcd(" + I32MIN + ", 0)", np.asarray(2 ** 31, dtype=object), np.int32),
+        ("std::math::lcm(a[0, 1], a[0, 2])", np.asarray(math.lcm(-4, 9), dtype=object), np.int32),
+        ("std::math::lcm(65536, 65537)", np.asarray(65536 * 65537, dtype=object), np.int32),
+        ("std::math::lcm(h[0], 7 as i64)", np.asarray(math.lcm(3000000000, 7), dtype=object), np.int64),
+    ]
+    for expr, v, dt in layers + convs + elementwise:
         add(expr, v, dt)
     # window means and norms of integers are f64, as np.mean / np.linalg.norm
     for expr, v in [
