@@ -670,3 +670,244 @@ def generate():
               bfs_levels, markov_stationary, quantiles, zscores, cov_corr, moving_stats, fir_filter,
               iir_filter, autocorr, dft, csv_io, sobel_energy_grad, perceptron):
         f()
+    generate_batch2()
+
+
+# ---- second batch: f32 data as written without annotations, more library combinations --------
+
+F32 = "f32"
+
+
+def lit32(name, x):
+    """An unannotated literal (Einlang reads it as f32): the way programs write data."""
+    from common import lit
+    return f"let {name} = {lit(x, 'f64')};"
+
+
+def logreg_f32():
+    t = prog("logreg_f32", "logistic regression on unannotated (f32) literals: 10 steps of w - lr * @L / @w "
+             "with L = mean of log(1 + exp(z)) - y z written out, via gemm with a bias column; the NumPy "
+             "reference runs in float32")
+    g = np.random.default_rng(1101)
+    X = np.round(g.normal(0, 1, (8, 2)), 2)
+    y = (X[:, 0] - X[:, 1] > 0).astype(float)
+    t.raw(lit32("X", X), lit32("y", y),
+          "use std::math::{log, exp};",
+          "fn step(w, b, X, y) {",
+          "  let z = gemm(X, w, [b], 1.0, 1.0, 0, 0);",
+          "  let L = sum[i](log(1.0 + exp(z[i, 0])) - y[i] * z[i, 0]) / 8.0;",
+          "  let g = @L / @w;",
+          "  let w1[d, 0] = w[d, 0] - 0.5 * g[d, 0];",
+          "  w1",
+          "}",
+          "let W[0, d in 0..2, 0] = 0.0;",
+          "let W[k in 1..11, d in 0..2, 0] = step(W[k - 1], 0.1, X, y)[d, 0];")
+    X32, y32 = X.astype(np.float32), y.astype(np.float32)
+    w = np.zeros((2, 1), dtype=np.float32)
+    for _ in range(10):
+        z = X32 @ w + np.float32(0.1)
+        gr = X32.T @ ((sig(z[:, 0]) - y32) / 8).astype(np.float32)
+        w = (w - np.float32(0.5) * gr[:, None]).astype(np.float32)
+    t.check("W[10]", w, F32)
+    t.check_text("typeof(W)", "[f32; 11, 2, 1]")
+    t.write()
+
+
+def spearman():
+    t = prog("spearman", "Spearman's rank correlation: ranks by argsort of argsort (no ties), the Pearson "
+             "correlation of the ranks, against the closed form 1 - 6 sum d^2 / (n (n^2 - 1)); Kendall's tau "
+             "by sign sums", uses=("std::array::argsort", "std::math::{sign, sqrt}"))
+    g = np.random.default_rng(1111)
+    a = t.let("a", np.round(g.normal(0, 1, 9), 3), F)
+    b = t.let("b", np.round(a + g.normal(0, 0.8, 9), 3), F)
+    t.raw("let ra = argsort(argsort(a));",
+          "let rb = argsort(argsort(b));",
+          "let d2 = sum[i](((ra[i] - rb[i]) * (ra[i] - rb[i])) as f64);",
+          "let rho = 1.0 - 6.0 * d2 / (9.0 * 80.0);",
+          "let fa[i in 0..9] = ra[i] as f64 - 4.0;",
+          "let fb[i in 0..9] = rb[i] as f64 - 4.0;",
+          "let pr = sum[i](fa[i] * fb[i]) / sqrt(sum[i](fa[i] * fa[i]) * sum[i](fb[i] * fb[i]));",
+          "let tau = sum[i in 0..9, j in 0..9](if i < j { sign(a[i] - a[j]) * sign(b[i] - b[j]) } else { 0.0 }) / 36.0;")
+    ra = np.argsort(np.argsort(a))
+    rb = np.argsort(np.argsort(b))
+    rho = 1 - 6 * ((ra - rb) ** 2).sum() / (9 * 80)
+    t.check("ra", ra.astype(np.int32), "i32")
+    t.check("rho", rho, F)
+    t.check("pr", np.corrcoef(ra, rb)[0, 1], F)
+    t.check("tau", sum(np.sign(a[i] - a[j]) * np.sign(b[i] - b[j]) for i in range(9) for j in range(i + 1, 9)) / 36, F)
+    t.write()
+
+
+def unpool_pipeline():
+    t = prog("unpool_pipeline", "an encoder / decoder on an image: conv stride 2 (pads 1), max_pool 2x2, "
+             "upsample nearest x2, resize linear x2, and a skip connection by concat along channels")
+    g = np.random.default_rng(1121)
+    X = t.let("X", np.round(g.uniform(-1, 1, (1, 2, 8, 8)), 2), F)
+    Wd = t.let("Wd", np.round(g.uniform(-0.5, 0.5, (3, 2, 3, 3)), 2), F)
+    t.raw("let D = relu(conv(X, Wd, [], [2, 2], [1, 1, 1, 1], [1, 1], 1));",
+          "let P = max_pool(D, [2, 2], [2, 2], []);",
+          "let U1 = upsample(P, [1.0, 1.0, 2.0, 2.0], \"nearest\");",
+          "let U2 = resize(U1, [2.0, 2.0], \"linear\");",
+          "let S = concat(U1, D);")
+    D = np.maximum(A.conv(X, Wd, [], [2, 2], [1, 1, 1, 1], [1, 1], 1), 0)
+    P = A.pool(D, [2, 2], [2, 2], [], "max")
+    U1 = A.resize(P, [1.0, 1.0, 2.0, 2.0], "nearest", asym=True)
+    t.check("D", D, F)
+    t.check("P", P, F)
+    t.check("U1", U1, F)
+    t.check("U2", A.resize(U1, [2.0, 2.0], "linear"), F)
+    t.check("S", np.concatenate([U1, D], axis=0), F)
+    t.write()
+
+
+def graph_int():
+    t = prog("graph_int", "graph statistics on an integer adjacency: degrees, triangles = trace(A^3) / 6 by "
+             "integer matmul, two-hop path counts, connected components by min-label propagation as a "
+             "recurrence")
+    n = 7
+    Adj = np.zeros((n, n), dtype=np.int32)
+    for u, v in [(0, 1), (1, 2), (0, 2), (2, 3), (4, 5), (5, 6), (4, 6), (3, 0)]:
+        Adj[u, v] = Adj[v, u] = 1
+    t.let("Adj", Adj, "i32")
+    t.raw("let deg[i in 0..7] = sum[j](Adj[i, j]);",
+          "let A2 = matmul(Adj, Adj);",
+          "let A3 = matmul(A2, Adj);",
+          "let tri = trace(A3) / 6;",
+          "let lab[0, i in 0..7] = i;",
+          "let lab[t in 1..7, i in 0..7] = min(lab[t - 1, i], min[j](if Adj[i, j] == 1 { lab[t - 1, j] } else { 7 }));",
+          "let ncomp = sum[i](if lab[6, i] == i { 1 } else { 0 });")
+    lab = np.arange(n)
+    for _ in range(6):
+        lab = np.minimum(lab, np.array([min([lab[j] for j in range(n) if Adj[i, j]] + [n]) for i in range(n)]))
+    A2 = Adj @ Adj
+    t.check("deg", Adj.sum(1).astype(np.int32), "i32")
+    t.check("A2", A2.astype(np.int32), "i32")
+    t.check("tri", np.int32(np.trace(A2 @ Adj) // 6), "i32")
+    t.check("lab[6]", lab.astype(np.int32), "i32")
+    t.check("ncomp", np.int32((lab == np.arange(n)).sum()), "i32")
+    t.write()
+
+
+def signal_windows():
+    t = prog("signal_windows", "a Hann window applied before a DFT magnitude, a dilated (a trous) conv 1-D, "
+             "downsampling by slice with step 2, trapezoid integration by cumsum, and a cross-correlation by "
+             "einsum over shifted copies", uses=("std::ml::*", "std::math::{cos, sin, sqrt, pi}"))
+    g = np.random.default_rng(1131)
+    x = t.let("x", np.round(np.sin(np.arange(12) * 0.7) + 0.2 * g.normal(size=12), 3), F)
+    t.raw("let w[n in 0..12] = 0.5 - 0.5 * cos(2.0 * pi() * (n as f64) / 11.0);",
+          "let xw[n in 0..12] = x[n] * w[n];",
+          "let re[k in 0..12] = sum[n](xw[n] * cos(2.0 * pi() * ((k * n) as f64) / 12.0));",
+          "let im[k in 0..12] = sum[n](xw[n] * sin(2.0 * pi() * ((k * n) as f64) / 12.0));",
+          "let mag[k in 0..12] = sqrt(re[k] * re[k] + im[k] * im[k]);",
+          "let x3[0, 0, i in 0..12] = x[i];",
+          "let k3: [f64; 1, 1, 3] = [[[0.25, 0.5, 0.25]]];",
+          "let at = conv(x3, k3, [], [1], [2, 2], [2], 1);",
+          "let ds = slice(x, [0], [12], [0], [2]);",
+          "let rev = slice(x, [-1], [-13], [0], [-3]);",
+          "let cs = cumsum(x);",
+          "let trap[i in 0..11] = (cs[i + 1] + cs[i] - x[0] - x[0]) * 0.0 + sum[k in 0..i + 1]((x[k] + x[k + 1]) * 0.5);",
+          "let sh[s in 0..3, n in 0..10] = x[n + s];",
+          "let xc = einsum(\"sn,n->s\", (sh, sh[0]));")
+    w = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(12) / 11)
+    t.check("mag", np.abs(np.fft.fft(x * w)), F)
+    t.check("at", A.conv(x[None, None], np.array([[[0.25, 0.5, 0.25]]]), [], [1], [2, 2], [2], 1), F)
+    t.check("ds", x[::2], F)
+    t.check("rev", x[::-3], F)
+    t.check("trap", np.array([np.trapz(x[:i + 2]) for i in range(11)]) if hasattr(np, "trapz") else
+            np.array([np.trapezoid(x[:i + 2]) for i in range(11)]), F)
+    sh = np.stack([x[s:s + 10] for s in range(3)])
+    t.check("xc", sh @ sh[0], F)
+    t.write()
+
+
+def save_load_weights():
+    t = TestFile("outside/hunt7_save_load_weights.ein", "a model's weights trained for 5 steps, saved with "
+                 "save_npy, loaded back and annotated, then used for a prediction; also an f32 array round "
+                 "trip and a text log appended per run (one mode: both would share the files)",
+                 uses=["std::ml::*", "std::io::*"])
+    g = np.random.default_rng(1141)
+    X = t.let("X", np.round(g.normal(0, 1, (6, 3)), 2), F)
+    y = t.let("y", np.round(X @ np.array([0.5, -1.0, 2.0]), 2), F)
+    t.raw("fn step(w, X, y) {",
+          "  let L = mse_loss(matmul(X, w), y);",
+          "  let w1[d] = w[d] - 0.1 * (@L / @w)[d];",
+          "  w1",
+          "}",
+          "let W[0, d in 0..3] = 0.0;",
+          "let W[k in 1..6, d in 0..3] = step(W[k - 1], X, y)[d];",
+          "let d = \"/tmp/ein_hunt7_weights\";",
+          "create_dir(d);",
+          "save_npy(join_path([d, \"w.npy\"]), W[5]);",
+          "let w: [f64; 3] = load_npy(join_path([d, \"w.npy\"]));",
+          "let h = [1.5, -0.25, 3.0];",
+          "save_npy(join_path([d, \"h.npy\"]), h);",
+          "let h2 = load_npy(join_path([d, \"h.npy\"]));",
+          "write_file(join_path([d, \"log.txt\"]), \"step,loss\\n\");",
+          "append_file(join_path([d, \"log.txt\"]), \"5,{mse_loss(matmul(X, w), y)}\\n\");")
+    w = np.zeros(3)
+    for _ in range(5):
+        w = w - 0.1 * 2 * X.T @ (X @ w - y) / 6
+    t.check("w", w, F)
+    t.check("matmul(X, w)", X @ w, F)
+    t.check_text("h2", "[1.5, -0.25, 3.0]")
+    t.check_text("typeof(h2)", "[f32; 3]")
+    from common import fmt
+    t.check_text("read_file(join_path([d, \"log.txt\"]))", "step,loss")
+    t.lines.append("//> 5," + fmt(np.mean((X @ w - y) ** 2), F))
+    t.lines.append("//>")
+    t.raw("delete_file(join_path([d, \"w.npy\"]));", "delete_file(join_path([d, \"h.npy\"]));",
+          "delete_file(join_path([d, \"log.txt\"]));", "remove_dir(d);")
+    t.check_text("is_dir(d)", "false")
+    t.write()
+
+
+def weighted_stats():
+    t = prog("weighted_stats", "weighted mean and variance, a weighted histogram by onehot of bin indices "
+             "(floor of scaled values, clipped), the mode by argmax and the entropy of the normalised histogram",
+             uses=("std::ml::*", "std::math::{floor, log}"))
+    g = np.random.default_rng(1151)
+    v = t.let("v", np.round(g.uniform(0, 1, 15), 3), F)
+    wt = t.let("wt", np.round(g.uniform(0.5, 2, 15), 2), F)
+    t.raw("let W = sum[i](wt[i]);",
+          "let m = sum[i](wt[i] * v[i]) / W;",
+          "let var = sum[i](wt[i] * (v[i] - m) ** 2.0) / W;",
+          "let bin[i in 0..15] = clip(floor(v[i] * 4.0) as i32, 0, 3);",
+          "let H[b in 0..4] = sum[i](onehot(bin, 4, [0.0, 1.0])[i, b] * wt[i]);",
+          "let mode = std::array::argmax(H);",
+          "let p[b in 0..4] = H[b] / W;",
+          "let ent = -sum[b](if p[b] > 0.0 { p[b] * log(p[b]) } else { 0.0 });")
+    m = (wt * v).sum() / wt.sum()
+    bins = np.clip(np.floor(v * 4).astype(int), 0, 3)
+    H = np.bincount(bins, weights=wt, minlength=4)
+    p = H / wt.sum()
+    t.check("m", m, F)
+    t.check("var", (wt * (v - m) ** 2).sum() / wt.sum(), F)
+    t.check("bin", bins.astype(np.int32), "i32")
+    t.check("H", H, F)
+    t.check("mode", np.int32(H.argmax()), "i32")
+    t.check("ent", -(p[p > 0] * np.log(p[p > 0])).sum(), F)
+    t.write()
+
+
+def kmeans_1d_median():
+    t = prog("median_filter", "a median filter of width 3 (sort of each window, middle element), the median "
+             "of an even-length vector by the two middle sorted elements, and a running max by max_pool",
+             uses=("std::ml::*", "std::array::sort"))
+    g = np.random.default_rng(1161)
+    x = t.let("x", np.round(g.normal(0, 1, 10), 2), F)
+    t.raw("let win[i in 0..8, k in 0..3] = x[i + k];",
+          "let med[i in 0..8] = sort(win)[i, 1];",
+          "let s = sort(x);",
+          "let median = (s[4] + s[5]) / 2.0;",
+          "let x3[0, 0, i in 0..10] = x[i];",
+          "let rmax = max_pool(x3, [3], [1], [2, 0]);")
+    t.check("med", np.array([np.median(x[i:i + 3]) for i in range(8)]), F)
+    t.check("median", np.median(x), F)
+    t.check("rmax", np.array([x[max(0, i - 2):i + 1].max() for i in range(10)])[None, None], F)
+    t.write()
+
+
+def generate_batch2():
+    for f in (logreg_f32, spearman, unpool_pipeline, graph_int, signal_windows, save_load_weights, weighted_stats,
+              kmeans_1d_median):
+        f()
