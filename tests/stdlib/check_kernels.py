@@ -51,9 +51,14 @@ def main():
         for f in sorted(files):
             if not f.endswith(".ein"):
                 continue
+            # Functions the test program defines itself are user code (the outside hunts' training
+            # steps), not the library's: a clause of theirs left to the interpreter is the
+            # compiler's business (reported elsewhere), not a library kernel gap.
+            with open(os.path.join(d, f), encoding="utf-8") as src:
+                own = set(re.findall(r"^\s*(?:pub\s+)?fn\s+(\w+)", src.read(), re.M))
             for line in plan(args.ein, os.path.join(d, f)).split("\n"):
                 m = LINE.match(line)
-                if m and m.group(1):
+                if m and m.group(1) and m.group(1) not in own:
                     seen.setdefault((m.group(1), m.group(2)), set()).add(os.path.relpath(os.path.join(d, f), cases))
     bad = 0
     for (fn, why), where in sorted(seen.items()):
