@@ -59,13 +59,14 @@ def lit(v, dt):
         return "[" + ", ".join(rec(y) for y in x) + "]"
     if v.ndim == 0:
         return f"let NAME: {dt} = {rec(v)};"
-    return f"let NAME = {rec(v)} as [{dt}];"
+    # annotated: the literals are of dt (`[0.1] as [f64]` is an f32 literal converted, SPEC §3)
+    return f"let NAME: [{dt}; {', '.join(map(str, v.shape))}] = {rec(v)};"
 
 
 def val(a):
     """The expected printed line of a value."""
     if a.dt in FLOAT:
-        return Val(a.v, "f", rtol=1e-6 if a.dt == "f32" else 1e-13, atol=1e-6 if a.dt == "f32" else 1e-13)
+        return Val(a.v, "f", rtol=1e-5 if a.dt == "f32" else 1e-13, atol=1e-5 if a.dt == "f32" else 1e-13)
     return Val(a.v, "i")
 
 
@@ -91,8 +92,8 @@ class Env:
 
 def rand_vals(r, dt, shape, nonzero=False):
     n = int(np.prod(shape)) if shape else 1
-    if dt in FLOAT:
-        xs = [r.randint(-16, 16) / 8 for _ in range(n)]
+    if dt in FLOAT:     # tenths: an f64 value computed at f32 precision (a stale kernel) shows
+        xs = [r.randint(-20, 20) / 10 for _ in range(n)]
     else:
         xs = [r.choice([x for x in range(-5, 10) if x or not nonzero]) for _ in range(n)]
     return np.array(xs, dtype=NP[dt]).reshape(shape)
