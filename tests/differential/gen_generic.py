@@ -13,7 +13,6 @@ values from NumPy and central differences.
   module     a module file (written to the run's directory) with `pub let` bindings and a
              function reading them, imported with `use` and called by full path
 """
-import math
 
 import numpy as np
 
@@ -125,9 +124,9 @@ def g_hoisting(r):
     n = r.randint(1, 6)
     xs = rand_arr(r, dt, (n,))
     lines = [f"let $x = {lit(xs, dt)};",
-             f"print($scale($x));",
-             f"print($K * $M);",
-             f"fn $scale(v) {{ let w[i] = v[i] * $K + $M; w }}",
+             "print($scale($x));",
+             "print($K * $M);",
+             "fn $scale(v) { let w[i] = v[i] * $K + $M; w }",
              f"const $K: {dt} = {a} * 2 - 1;",
              f"const $M: {dt} = {b};"]
     K, M = 2 * a - 1, b
@@ -233,7 +232,7 @@ def g_module(r):
                      "pub fn dot(x) { sum[i](x[i] * w2[i]) }",
                      "fn hidden(x) { x }"]) + "\n"
     xs = rand_arr(r, dt, (n,))
-    lines = [f"use $m::{{w, w2}};", f"let $x = {lit(xs, dt)};",
+    lines = ["use $m::{w, w2};", f"let $x = {lit(xs, dt)};",
              "print(w2);", "print($m::dot($x));", "print(sum[i](w[i]));"]
     w2 = ws * NP[dt](k)
     c = Case("generic", "\n".join(lines) + "\n",

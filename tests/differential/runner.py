@@ -111,13 +111,14 @@ def batch_source(progs):
     return "".join(parts), spans
 
 
-def split_output(out):
-    """Batch stdout -> {program number: [lines]} for every program that started."""
+def split_output(out, mark=MARK):
+    """Batch stdout -> {program number: [lines]} for every program that started (after its
+    `mark` line)."""
     res = {}
     cur = None
     for ln in out.splitlines():
-        if ln.startswith(MARK) and ln[len(MARK):].isdigit():
-            cur = int(ln[len(MARK):])
+        if ln.startswith(mark) and ln[len(mark):].isdigit():
+            cur = int(ln[len(mark):])
             res[cur] = []
         elif cur is not None:
             res[cur].append(ln)

@@ -9,6 +9,7 @@ run again one session at a time, so that the report names the session.
 """
 import re
 
+from runner import split_output
 from textkinds import MARK, check_line, run
 
 SEP = "\n// %%\n"
@@ -101,13 +102,7 @@ def run_sessions(ein, mode, wd, sessions, joined=False):
         where = "one file: " if joined else ""
         return [(sessions[0][0], f"{where}crash, hang, unlocated diagnostic or error ({what}): "
                  f"{err.strip()[-300:]}")]
-    parts, cur = {}, None
-    for ln in out.splitlines():
-        if ln.startswith(MARK) and ln[len(MARK):].isdigit():
-            cur = int(ln[len(MARK):])
-            parts[cur] = []
-        elif cur is not None:
-            parts[cur].append(ln)
+    parts = split_output(out, MARK)
     res = []
     for k, _, s in sessions:
         msg = judge_one(k, s, parts.get(k, []), codes, spans, joined)
