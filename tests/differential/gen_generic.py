@@ -220,9 +220,37 @@ def g_rule(r):
     return Case("generic", "\n".join(lines) + "\n", [v, v])
 
 
+def g_module_cycle(r):
+    """Two modules importing each other: E010 (run alone)."""
+    files = {"$ma.ein": "use $mb::g;\npub fn f(x) { g(x) + 1 }\n",
+             "$mb.ein": "use $ma::f;\npub fn g(x) { x * 2 }\n"}
+    c = Case("generic", "use $ma::f;\nprint(f(3));\n", [], error="E010")
+    c.files = files
+    return c
+
+
+def g_module_generic(r):
+    """A module's generic function called with f32, f64 and i32 rows by its full path."""
+    n = r.randint(1, 5)
+    lines = []
+    vals = []
+    for k, dt in enumerate(r.sample(list(NP), 3)):
+        a = rand_arr(r, dt, (n,), True)
+        lines.append(f"let $a{k}: [{dt}; {n}] = {lit(a, dt).rsplit(' as ', 1)[0]};")
+        lines.append(f"print($mg::sq($a{k}));")
+        vals.append(val((a * a).sum(dtype=NP[dt]) - a[0], dt))
+    c = Case("generic", "\n".join(lines) + "\n", vals)
+    c.files = {"$mg.ein": "pub fn sq(x) { let y[i] = x[i] * x[i]; sum[i](y[i]) - x[0] }\n"}
+    return c
+
+
 def g_module(r):
     """A module file with `pub let` bindings (one computed by an Einstein declaration) and a
     public function reading them; `use` and a full path."""
+    if r.random() < 0.15:
+        return g_module_cycle(r)
+    if r.random() < 0.35:
+        return g_module_generic(r)
     n = r.randint(1, 5)
     dt = r.choice(["f64", "i64"])
     ws = rand_arr(r, dt, (n,))
