@@ -76,7 +76,7 @@ def kinds():
     import gen_session
     return {"rowcall": (gen_rowcall.gen, 4), "match": (gen_match.gen, 2),
             "cast": (gen_cast.gen, 2), "piecewise": (gen_piece.gen, 2),
-            "session": (gen_session.gen, 2), "generic": (gen_generic.gen, 2),
+            "session": (gen_session.gen, 1), "generic": (gen_generic.gen, 1.5),
             "localreq": (gen_localreq.gen, 1.5)}
 
 
