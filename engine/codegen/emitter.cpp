@@ -91,7 +91,11 @@ void Emitter::close(const std::string& footer) {
 void Emitter::close_twin(const std::string& footer, const std::string& pragma, const std::string& cond) {
   Scope& s = *chain_.back();
   size_t at = s.header.find(pragma);
-  if (at == std::string::npos || footer.empty()) {
+  // A body holding a label (a short-circuit reduction's `r_done:;`) is not copied: two copies
+  // in one function would define the label twice (a recurrence step with an inlined softmax's
+  // adjoint, whose `any` exits early). The loop then has no serial twin, which only costs the
+  // thread team's start when its work is small.
+  if (at == std::string::npos || footer.empty() || s.code.find("_done:;") != std::string::npos) {
     close(footer);
     return;
   }

@@ -331,6 +331,10 @@ class Gen {
   // earlier statement of the same step just stored).
   int out_buf = -1;
   ir::DefId out_def;
+  // The clause being generated (Gen::clause; null in jammed and loop kernels): a read of
+  // out_def at an earlier row of its time loop is fixed while the step runs (earlier_row_read).
+  ir::NodeRef clause_root_;
+  bool earlier_row_read(const ir::NodeRef& index_node) const;
   // The second tensor of a jammed nest (gen_jam.cpp): swapped with out_buf/out_def while its
   // statements are generated.
   int jam_buf_ = -1;

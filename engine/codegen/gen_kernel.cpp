@@ -303,7 +303,9 @@ void Gen::clause(const NodeRef& tensor, const NodeRef& given) {
     if (!row_reads_.empty()) cl = filled;
   }
   if (cl == given) plan_row_buffers(tensor, cl);
+  clause_root_ = cl;
   versions(cl, [&] { stmt(cl); });
+  clause_root_ = nullptr;
 }
 
 void Gen::versions(const NodeRef& checked, const std::function<void()>& emit) {

@@ -71,7 +71,7 @@ bool Gen::may_fail(const NodeRef& n, const Unit& u, int depth) const {
     switch (x->kind) {
       case Kind::Index: {
         const NodeRef& base = ir::index_base(x);
-        if (base->kind == Kind::Name && base->def == out_def) fail = true;
+        if (base->kind == Kind::Name && base->def == out_def && !earlier_row_read(x)) fail = true;
         auto fp = fusion.producers.find(base->def);
         if (fp != fusion.producers.end()) fail = may_fail(fp->second, u, depth + 1);
         else if (!is_proven(u, x) && !assumed(x)) fail = true;
@@ -117,6 +117,36 @@ bool Gen::may_fail(const NodeRef& n, const Unit& u, int depth) const {
     }
   });
   return fail;
+}
+
+// A read of the tensor being written at `v - c` (c >= 1) on an axis where the clause's only
+// store writes at `v` (a loop variable, or the step's `LLet t = t'`): wherever v is bound, every
+// store writes row v, so the rows the read sees are fixed while the code under v runs (a
+// recurrence step reading its previous row: `max[k](h[t - 1, k])` at every point of row t).
+// Such a reduction may be computed once per step, before the row's loop, instead of per point
+// (its free level already keeps it inside v's scope). A storage window keeps more rows than the
+// lookback, so row v never shares row v - c's memory.
+bool Gen::earlier_row_read(const NodeRef& x) const {
+  if (!clause_root_) return false;
+  NodeRef store;
+  int stores = 0;
+  ir::for_each_node(clause_root_, [&](const NodeRef& n) {
+    if (n->kind != Kind::LStore) return;
+    ++stores;
+    if (n->def == out_def) store = n;
+  });
+  if (stores != 1 || !store) return false;
+  ir::Kids at = ir::lstore_index(*store);
+  for (size_t a = 0; a + 1 < x->kids.size() && a < at.size(); ++a) {
+    const NodeRef& w = at[a];
+    const NodeRef& r = x->kids[a + 1];
+    if (w->kind != Kind::Name || !w->def.valid()) continue;
+    if (r->kind != Kind::Binary || static_cast<ir::BinOp>(r->ival) != ir::BinOp::Sub) continue;
+    const NodeRef& v = ir::bin_lhs(*r);
+    const NodeRef& c = ir::bin_rhs(*r);
+    if (v->kind == Kind::Name && v->def == w->def && c->kind == Kind::IntLit && c->ival >= 1) return true;
+  }
+  return false;
 }
 
 void Gen::context_at(int level) {
@@ -234,7 +264,9 @@ bool Gen::memo_allowed(const NodeRef& r, int memo_at, int use_at) {
   if (!same_region) return false;
   bool writes = false;
   ir::for_each_node(r, [&](const NodeRef& x) {
-    if (x->kind == Kind::Index && ir::index_base(x)->kind == Kind::Name && ir::index_base(x)->def == out_def) writes = true;
+    if (x->kind == Kind::Index && ir::index_base(x)->kind == Kind::Name && ir::index_base(x)->def == out_def &&
+        !earlier_row_read(x))
+      writes = true;
   });
   if (writes) return false;
   if (in_simd && !first_inside->saved_simd) {
