@@ -96,5 +96,78 @@ def np_rec_softmax(reps):
     return ms, (h[3, 5], h[999, 63])
 
 
+# Session 22 (rowcall helper): more recurrences calling a function on an earlier row, each now
+# inlined into the step (lang/passes/row_step.cpp).
+@probe("rec_fn_two_rows", "recurrence", """
+fn step(v, w) {
+  let m = max[k](v[k]);
+  let e[k] = std::math::exp(v[k] - m) * w[k];
+  let s = sum[k](e[k]);
+  let y[k] = e[k] / s;
+  y
+}
+let x[t in 0..1000, j in 0..64] = ((t * 7 + j * 3) % 23) as f32 * 0.1 - 1.0;
+let W[t in 0..1000, j in 0..64] = 1.0 + ((t + 2 * j) % 3) as f32 * 0.5;
+// bench: begin
+let h[0, j] = x[0, j];
+let h[1, j] = x[1, j];
+let h[t in 2..1000, j in 0..64] = step(h[t - 2], W[t])[j] + x[t, j];
+// bench: end
+print(h[3, 5], h[999, 63]);
+""")
+def np_rec_fn_two_rows(reps):
+    x = nd((1000, 64), (7, 3), 23, 0.1, 1.0, f32)
+    W = (f32(1) + ((np.arange(1000)[:, None] + 2 * np.arange(64)[None, :]) % 3).astype(f32) * f32(0.5))
+    def f():
+        h = np.empty_like(x); h[0] = x[0]; h[1] = x[1]
+        for t in range(2, 1000):
+            v = h[t - 2]
+            e = np.exp(v - v.max()) * W[t]
+            h[t] = e / e.sum() + x[t]
+        return h
+    ms, h = bench.best_of(reps, f)
+    return ms, (h[3, 5], h[999, 63])
+
+
+@probe("rec_softmax_state2d", "recurrence", """
+let x[t in 0..1000, b in 0..8, j in 0..64] = ((t * 7 + b * 5 + j * 3) % 23) as f32 * 0.1 - 1.0;
+// bench: begin
+let h[0, b, j] = x[0, b, j];
+let h[t in 1..1000, b in 0..8, j in 0..64] = std::ml::softmax(h[t - 1, b])[j] + x[t, b, j];
+// bench: end
+print(h[3, 2, 5], h[999, 7, 63]);
+""")
+def np_rec_softmax_state2d(reps):
+    x = nd((1000, 8, 64), (7, 5, 3), 23, 0.1, 1.0, f32)
+    def f():
+        h = np.empty_like(x); h[0] = x[0]
+        for t in range(1, 1000):
+            h[t] = softmax_rows(h[t - 1]) + x[t]
+        return h
+    ms, h = bench.best_of(reps, f)
+    return ms, (h[3, 2, 5], h[999, 7, 63])
+
+
+@probe("rec_softmax_matvec", "recurrence", """
+let x[t in 0..1000, j in 0..64] = ((t * 7 + j * 3) % 23) as f32 * 0.1 - 1.0;
+let W[k in 0..64, j in 0..64] = ((k * 5 + j * 3) % 17) as f32 * 0.02 - 0.16;
+// bench: begin
+let h[0, j] = x[0, j];
+let h[t in 1..1000, j in 0..64] = sum[k](std::ml::softmax(h[t - 1])[k] * W[k, j]) + x[t, j];
+// bench: end
+print(h[3, 5], h[999, 63]);
+""")
+def np_rec_softmax_matvec(reps):
+    x = nd((1000, 64), (7, 3), 23, 0.1, 1.0, f32)
+    W = nd((64, 64), (5, 3), 17, 0.02, 0.16, f32)
+    def f():
+        h = np.empty_like(x); h[0] = x[0]
+        for t in range(1, 1000):
+            h[t] = softmax_rows(h[t - 1]) @ W + x[t]
+        return h
+    ms, h = bench.best_of(reps, f)
+    return ms, (h[3, 5], h[999, 63])
+
+
 if __name__ == "__main__":
     variants.main(P)
