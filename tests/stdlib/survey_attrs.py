@@ -7,7 +7,6 @@ type; a case without one must fail with the code the table names.
 
     PYENV_VERSION=system python3 tests/stdlib/survey_attrs.py --ein build/ein [--out DIR] [-k TEXT]
 """
-import argparse
 import os
 import sys
 
@@ -16,18 +15,7 @@ sys.path.insert(0, os.path.join(HERE, "gen"))
 sys.path.insert(0, HERE)
 
 import attrs_table  # noqa: E402
-from survey_kinds import run_cases  # noqa: E402
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ein", required=True)
-    ap.add_argument("--out", default="/tmp/ein_stdlib_attrs_survey")
-    ap.add_argument("-k", default="", help="only the cases whose expression contains TEXT")
-    args = ap.parse_args()
-    cases = [c for c in attrs_table.cases() if args.k in c[0]]
-    run_cases(args.ein, args.out, cases, attrs_table.PRELUDE, modes=("never", "always"), refused_code="E")
-
+from survey_kinds import table_main  # noqa: E402
 
 if __name__ == "__main__":
-    main()
+    table_main(attrs_table.cases, attrs_table.PRELUDE, "/tmp/ein_stdlib_attrs_survey", "E")

@@ -7,7 +7,6 @@ survey_kinds.run_cases.
 
     PYENV_VERSION=system python3 tests/stdlib/survey_intacc.py --ein build/ein [--out DIR]
 """
-import argparse
 import os
 import sys
 
@@ -16,17 +15,7 @@ sys.path.insert(0, os.path.join(HERE, "gen"))
 sys.path.insert(0, HERE)
 
 import intacc_table  # noqa: E402
-from survey_kinds import run_cases  # noqa: E402
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ein", required=True)
-    ap.add_argument("--out", default="/tmp/ein_stdlib_intacc_survey")
-    args = ap.parse_args()
-    cases = [(e, v, t if v is not None else None) for e, v, t in intacc_table.cases()]
-    run_cases(args.ein, args.out, cases, intacc_table.PRELUDE, modes=("never", "always"), refused_code="E006")
-
+from survey_kinds import table_main  # noqa: E402
 
 if __name__ == "__main__":
-    main()
+    table_main(intacc_table.cases, intacc_table.PRELUDE, "/tmp/ein_stdlib_intacc_survey", "E006")

@@ -55,6 +55,18 @@ def run_cases(ein, out, cases, prelude, modes=(None,), refused_code=None):
     print("\n".join(refused))
 
 
+def table_main(cases, prelude, out, refused_code):
+    """The command line of a table survey run in both tiers (survey_intacc.py, survey_attrs.py):
+    --ein, --out, and -k TEXT to run only the cases whose expression contains TEXT."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ein", required=True)
+    ap.add_argument("--out", default=out)
+    ap.add_argument("-k", default="", help="only the cases whose expression contains TEXT")
+    args = ap.parse_args()
+    run_cases(args.ein, args.out, [c for c in cases() if args.k in c[0]], prelude, modes=("never", "always"),
+              refused_code=refused_code)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ein", required=True)

@@ -889,7 +889,7 @@ def weighted_stats():
     t.write()
 
 
-def kmeans_1d_median():
+def median_filter():
     t = prog("median_filter", "a median filter of width 3 (sort of each window, middle element), the median "
              "of an even-length vector by the two middle sorted elements, and a running max by max_pool",
              uses=("std::ml::*", "std::array::sort"))
@@ -909,5 +909,5 @@ def kmeans_1d_median():
 
 def generate_batch2():
     for f in (logreg_f32, spearman, unpool_pipeline, graph_int, signal_windows, save_load_weights, weighted_stats,
-              kmeans_1d_median):
+              median_filter):
         f()
