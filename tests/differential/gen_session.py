@@ -429,9 +429,16 @@ def gen(r):
         elif act == "rec":
             sa, sb, sc = recurrence_cells(r, env, True)
             add([sa])
-            if r.random() < 0.25:
+            between = r.random()
+            if between < 0.2:               # a cell between: E012
                 names = sorted(env.vals)
                 add([s_print(r.choice(names))])
+            elif between < 0.3:             # a cell that failed to compile changed nothing,
+                add([s_print("x"), s_compile_fail(r, env)])     # the clauses still join
+            elif between < 0.4:             # one that failed at run time is a cell: E012
+                st = s_runtime_fail(r, env)
+                if st is not None:
+                    add([st])
             add([sb])
             if r.random() < 0.3:            # extended once more (joined again when adjacent)
                 if r.random() < 0.25:
