@@ -3,7 +3,8 @@ draw, judged against central differences.
 
   rowgrad    a function returning a gradient `@l / @r` of its parameter, called per row
              `G[i, j in 0..n] = F(M[i])[j]` (the column range written out while the inferred
-             one is the open bug `fn_gradient_per_row`), scaled, or summed per row
+             one is the open bug `fn_gradient_per_row`), scaled, summed per row, or called in
+             a recurrence step (gradient descent `W[t, j] = W[t - 1, j] - lr * F(W[t - 1])[j]`)
   dbind      differential bindings `let df = @y; let dx = @x; print(df / dx);` (scalar or
              array x, y through a block and a declaration); `df * 2.0` is E013
   symbolic   `print(@y)` of scalar expressions: the printed form is evaluated in Python with
@@ -52,7 +53,20 @@ def g_rowgrad(r):
              f"fn $F(r) {{ let l = {body.replace('w[k]', '$w[k]')}; @l / @r }}",
              f"let $M = {lit(M)} as [f64];"]
     G = np.array([central(fl, M[i].copy())[0] for i in range(m)])
-    form = r.randrange(3)
+    form = r.randrange(4)
+    if form == 3:                   # gradient descent: the function called in a recurrence step
+        T, lr = r.randint(2, 6), r.choice([0.05, 0.1])
+        lines += [f"let $W[0, j in 0..{n}] = $M[0, j];",
+                  f"let $W[t in 1..{T}, j in 0..{n}] = $W[t - 1, j] - {lr!r} * $F($W[t - 1])[j];",
+                  "print($W);"]
+        Wr = [M[0].copy()]
+        err = 0.0
+        for t in range(1, T):
+            g, e = central(fl, Wr[-1].copy())
+            err = max(err, e)
+            Wr.append(Wr[-1] - lr * g)
+        return Case("localreq", "\n".join(lines) + "\n",
+                    [Val(np.array(Wr), "f", rtol=1e-6, atol=1e-7 + 10 * err)])
     if form == 0:
         lines += [f"let $G[i, {rng}] = $F($M[i])[j];", "print($G);"]
         want = G
