@@ -416,6 +416,13 @@ NodeRef Rewriter::shared(DefId target, const NodeRef& X) {
   if (recurrent(X->def)) return nullptr;
   std::vector<NodeRef> wrts;
   std::unordered_set<DefId> seen;
+  // A parameter bound after the current statement (`a` rebound between two requests) does not
+  // exist where the shared sweep is placed: its request is lowered on its own.
+  for (auto& s : levels_.back().remaining)
+    ir::for_each_node(s, [&](const NodeRef& n) {
+      if (n->kind == Kind::PBind || n->kind == Kind::EinGroup) seen.insert(n->def);
+    });
+  if (seen.count(X->def)) return nullptr;
   for (auto& s : levels_.back().remaining)
     ir::for_each_node(s, [&](const NodeRef& n) {
       if (!is_quotient(n) || quotient_of(n)->kind != Kind::Name || quotient_of(n)->def != target ||

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "lang/ir/kid_families.h"
+#include "lang/ir/visitor.h"
 #include "lang/passes/ir_build.h"
 #include "lang/resolve/builtins.h"
 
@@ -54,6 +55,15 @@ struct Follow {
     if (!e || ++depth > 16) return nullptr;
     // An elementwise value (`__max2(x, 0)`, `1.0 / (1.0 + __exp(-x))`, `x as f64`, NumPy's
     // promotion of x): its operand of its rank has its extents.
+    // `@y / @x` has shape(y) ++ shape(x) (SPEC §7): a function may return a gradient.
+    if (e->kind == Kind::Binary && static_cast<ir::BinOp>(e->ival) == ir::BinOp::Div &&
+        ir::bin_lhs(e)->kind == Kind::Diff && ir::bin_rhs(e)->kind == Kind::Diff) {
+      const NodeRef& y = ir::bin_lhs(e)->kids[0];
+      const NodeRef& x = ir::bin_rhs(e)->kids[0];
+      const int ry = ir::rank_of(f.type(y));
+      if (ry < 0) return nullptr;
+      return axis < ry ? extent(f, y, axis, decls) : extent(f, x, axis - ry, decls);
+    }
     if (NodeRef op = elementwise_operand(f, e)) return extent(f, op, axis, decls);
     if (e->kind == Kind::Call) {
       auto it = f.call_targets.find(e->id);
@@ -80,6 +90,8 @@ struct Follow {
         return irb::dim_of(e, axis);
       }
       const NodeRef& st = d->second;
+      // `let r = __round(f); r - ..` (an elementwise library body): the let's value.
+      if (st->kind == Kind::Let) return extent(f, ir::let_value(*st), axis, decls);
       if (st->kind != Kind::EinGroup) return nullptr;
       // The allocation: per axis the largest end of the clauses (SPEC §5.4), `c[0] = ..;
       // c[k in 1..len(x)] = ..` has len(x) points.
@@ -174,6 +186,8 @@ struct Follow {
           std::unordered_map<DefId, NodeRef> none;
           if (NodeRef x = extent(f, base, static_cast<int>(axis), none)) return x;
         }
+        if (ok && base->kind == Kind::ArrayLit)
+          if (NodeRef x = literal_extent(base, static_cast<int>(axis))) return x;
         if (base->kind != Kind::Name && base->kind != Kind::Path) ok = false;
         if (!ok) return n;
         NodeRef d = irb::dim_of(base, static_cast<int>(axis));
@@ -204,6 +218,64 @@ struct Follow {
 };
 
 }  // namespace
+
+NodeRef elementwise_base(CompileCtx& cx, Unit& u, NodeRef x) {
+  Follow fl{cx};
+  for (int hop = 0; x && hop < 64; ++hop) {
+    NodeRef op = fl.elementwise_operand(u, x);
+    if (!op) break;
+    x = op;
+  }
+  return x;
+}
+
+NodeRef plain_dims(CompileCtx& cx, Unit& u, const NodeRef& e) {
+  if (!e) return e;
+  std::unordered_map<uint32_t, NodeRef> with;
+  ir::for_each_node(e, [&](const NodeRef& d) {
+    if (d->kind != Kind::DimOf || d->kids.empty()) return;
+    NodeRef x = d->kids[0];
+    int64_t axis = d->ival;
+    for (int hop = 0; x && hop < 64; ++hop) {
+      NodeRef y = elementwise_base(cx, u, x);
+      bool slice = y->kind == Kind::Index;
+      if (slice)
+        for (const NodeRef& a : ir::index_args(y))
+          slice = slice && a->kind != Kind::RangeLit && a->kind != Kind::RestIdx;
+      if (!slice) {
+        x = y;
+        break;
+      }
+      axis += static_cast<int64_t>(ir::index_args_count(y));
+      x = ir::index_base(y);
+    }
+    if (!x || ((x->kind == Kind::Name || x->kind == Kind::Path) && x == d->kids[0])) return;
+    NodeRef r;
+    if (x->kind == Kind::Name || x->kind == Kind::Path) {
+      r = irb::dim_of(x, static_cast<int>(axis));
+    } else if (x->kind == Kind::ArrayLit) {
+      r = literal_extent(x, static_cast<int>(axis));
+    } else if (x->kind == Kind::Call) {
+      r = call_result_extent(cx, u, x, static_cast<int>(axis));
+    }
+    if (!r) return;
+    u.types[r->id] = ir::t_scalar(DType::I64);
+    with[d->id] = r;
+  });
+  return with.empty() ? e : irb::replace_by_id(e, with);
+}
+
+// Its shape does not depend on the values inside, so `[1, 2, 3][i]` bounds i like an array
+// does (SPEC §5.2).
+NodeRef literal_extent(const NodeRef& lit, int axis) {
+  NodeRef cur = lit;
+  for (int a = 0; a < axis; ++a) {
+    if (!cur || cur->kind != Kind::ArrayLit || cur->kids.empty()) return nullptr;
+    cur = ir::array_elems(cur)[0];
+  }
+  if (!cur || cur->kind != Kind::ArrayLit) return nullptr;
+  return irb::lit(static_cast<int64_t>(cur->kids.size()));
+}
 
 NodeRef call_result_extent(CompileCtx& cx, Unit& u, const NodeRef& call, int axis) {
   if (!call || call->kind != Kind::Call) return nullptr;

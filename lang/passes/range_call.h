@@ -14,4 +14,17 @@ namespace ein::ranges {
 // run time, a local's value, a recursion).
 ir::NodeRef call_result_extent(CompileCtx& cx, Unit& u, const ir::NodeRef& call, int axis);
 
+// The operand of an elementwise value (`S[i] * 0.5`, `__exp(x)`, `x as f64`, nested) that has
+// its rank and so its extents; x itself when x is not elementwise.
+ir::NodeRef elementwise_base(CompileCtx& cx, Unit& u, ir::NodeRef x);
+
+// e with each `dim(v, a)` of an array expression v written with an array's own extent where
+// one is known: `dim(S[i] * 0.5, 0)` is `dim(S, 1)`, `dim(exp(X[q]), 0)` the callee's result
+// extent, `dim([1, 2, 3], 0)` is 3. An inlined call's ranges carry such extents of its
+// arguments; written plainly they no longer read the site's indices.
+ir::NodeRef plain_dims(CompileCtx& cx, Unit& u, const ir::NodeRef& e);
+
+// Extent of axis `axis` of an array literal `[[1, 2], [3, 4]]` (null when not one).
+ir::NodeRef literal_extent(const ir::NodeRef& lit, int axis);
+
 }  // namespace ein::ranges

@@ -13,23 +13,6 @@ namespace ein::ranges {
 
 using ir::Kind;
 
-namespace {
-
-// Extent of axis `axis` of a literal `[[1, 2], [3, 4]]`: its shape does not depend on the
-// values inside, so `[1, 2, 3][i]` bounds i like an array does (SPEC §5.2).
-
-NodeRef literal_extent(const NodeRef& lit, int axis) {
-  NodeRef cur = lit;
-  for (int a = 0; a < axis; ++a) {
-    if (!cur || cur->kind != Kind::ArrayLit || cur->kids.empty()) return nullptr;
-    cur = ir::array_elems(cur)[0];
-  }
-  if (!cur || cur->kind != Kind::ArrayLit) return nullptr;
-  return irb::lit(static_cast<int64_t>(cur->kids.size()));
-}
-
-}  // namespace
-
 // The exclusive end of a range literal `a..b` / `a..=b`.
 NodeRef range_end(const NodeRef& r) {
   return r->has(ir::kInclusive) ? irb::add(ir::range_hi(r), irb::lit(1)) : ir::range_hi(r);
@@ -473,8 +456,9 @@ void SiteSolver::add_explicit(const NodeRef& slot) {
   f.is_explicit = true;
   f.span = slot->span;
   if (r->kind == Kind::RangeLit) {
-    f.lo = ir::range_lo(r);
-    f.hi = range_end(r);
+    // An inlined call's range reads its argument (`0..dim(S[i] * 0.5, 0)`): written plainly.
+    f.lo = plain_dims(cx_, u_, ir::range_lo(r));
+    f.hi = plain_dims(cx_, u_, range_end(r));
   } else {
     cx_.error("E011", "an index range must be written as `a..b` or `a..=b`", r->span,
               "not a range literal");
@@ -625,7 +609,9 @@ void SiteSolver::collect_accesses(const NodeRef& n, bool cond) {
 }
 
 void SiteSolver::add_access(const NodeRef& n) {
-  const NodeRef& base = ir::index_base(n);
+  // `(S[i] * 0.5)[j]` (an inlined call's parameter read at a point): the elementwise value
+  // has its operand's extents.
+  const NodeRef base = elementwise_base(cx_, u_, ir::index_base(n));
   bool point_local = false;
   std::function<NodeRef(int)> extent;
   if (base->kind == Kind::Name && base->def.valid()) {
@@ -724,14 +710,19 @@ void SiteSolver::add_access(const NodeRef& n) {
       u_.types[d->id] = ir::t_scalar(DType::I64);
       return d;
     };
+    // On an array the site's block declares (`{ let r[k] = S[i, k]; F(r)[j] }`) the call runs
+    // per point, but its extent, written with r's solved extent, may be the same everywhere.
+    if (point_local && base->kind == Kind::Call) {
+      std::vector<NodeRef> exts = call_extents(base, ir::index_args_count(n));
+      if (std::all_of(exts.begin(), exts.end(), [](const NodeRef& e) { return e != nullptr; })) {
+        point_local = false;
+        extent = [exts](int axis) { return axis < static_cast<int>(exts.size()) ? exts[axis] : nullptr; };
+      }
+    }
   } else if (base->kind == Kind::Call) {
     // A call reading the site's indices (`softmax(X[q])[n]`): the callee's result extents,
     // written with the arguments, where they do not move with the site (range_call.cpp).
-    std::vector<NodeRef> exts;
-    for (size_t i = 0; i < ir::index_args_count(n); ++i) {
-      NodeRef e = call_result_extent(cx_, u_, base, static_cast<int>(i));
-      exts.push_back(e && site_independent(e) ? e : nullptr);
-    }
+    std::vector<NodeRef> exts = call_extents(base, ir::index_args_count(n));
     extent = [exts](int axis) { return axis < static_cast<int>(exts.size()) ? exts[axis] : nullptr; };
   } else {
     return;
@@ -767,6 +758,48 @@ void SiteSolver::add_access(const NodeRef& n) {
     }
     accesses_.push_back(Access{n, axis, affine(ix), ext, self_read, point_local, plain, self_bounded});
   }
+}
+
+// A call's result extent is written with its arguments' extents. On the declaration's own
+// earlier row (`softmax(R[t - 1])[j]`) that is `dim(R, 1)`, the extent this site is computing:
+// the clauses before it (or the explicit ranges) give it. On an array declared in the site's
+// block (`{ let r[k] = S[i, k]; F(r)[j] }`) it is that array's solved extent when the extent
+// does not move with the site. Otherwise the call bounds nothing.
+NodeRef SiteSolver::call_extent_known(const NodeRef& e) {
+  if (!e) return e;
+  std::unordered_map<uint32_t, NodeRef> with;
+  bool missing = false;
+  ir::for_each_node(e, [&](const NodeRef& x) {
+    if (x->kind != Kind::DimOf || ir::dimof_tensor(*x)->kind != Kind::Name) return;
+    DefId d = ir::dimof_tensor(*x)->def;
+    auto pick = [&](const std::vector<NodeRef>& v) -> NodeRef {
+      return x->ival >= 0 && x->ival < static_cast<int64_t>(v.size()) ? v[x->ival] : nullptr;
+    };
+    NodeRef r;
+    if (d == self_) {
+      r = pick(prior_extents_);
+      if (!r) r = pick(self_extents_);
+    } else if (auto nested = nested_.find(d); nested != nested_.end()) {
+      r = pick(nested->second.extents);
+      if (r && (!site_independent(r) || ir::mentions(r, self_))) r = nullptr;
+    } else {
+      return;
+    }
+    if (r) with[x->id] = r;
+    else missing = true;
+  });
+  if (missing) return nullptr;
+  NodeRef out = with.empty() ? e : irb::replace_by_id(e, with);
+  return ir::mentions(out, self_) ? nullptr : out;
+}
+
+std::vector<NodeRef> SiteSolver::call_extents(const NodeRef& call, size_t axes) {
+  std::vector<NodeRef> exts;
+  for (size_t i = 0; i < axes; ++i) {
+    NodeRef e = call_extent_known(call_result_extent(cx_, u_, call, static_cast<int>(i)));
+    exts.push_back(e && site_independent(e) ? e : nullptr);
+  }
+  return exts;
 }
 
 bool SiteSolver::mentions_guarded_derived(const NodeRef& ix) const {

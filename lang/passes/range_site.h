@@ -117,6 +117,9 @@ class SiteSolver {
   }
 
  private:
+  NodeRef call_extent_known(const NodeRef& e);
+  // Per result axis of a call: its extent where the site fixes it (null: unknown).
+  std::vector<NodeRef> call_extents(const NodeRef& call, size_t axes);
   CompileCtx& cx_;
   Unit& u_;
   DefId self_;

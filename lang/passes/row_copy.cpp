@@ -177,7 +177,12 @@ NodeRef RowCopier::read(Copy& c, const Meaning& m, std::vector<NodeRef> more, Sp
       std::vector<NodeRef> subs;
       for (auto& s : m.subs) subs.push_back(in_cur(c, s));
       for (auto& x : more) subs.push_back(x);
-      return index(in_cur(c, m.base), subs, at);
+      NodeRef r = index(in_cur(c, m.base), subs, at);
+      if (!m.wrap) return r;
+      std::vector<NodeRef> kids{ir::call_callee(*m.wrap)};
+      ir::Kids args = ir::call_args(*m.wrap);
+      for (size_t a = 0; a < args.size(); ++a) kids.push_back(a == m.wrap_at ? r : in_cur(c, args[a]));
+      return ir::make({.kind = Kind::Call, .span = at, .kids = std::move(kids)});
     }
     case Meaning::K::Expr:
       return index(in_cur(c, m.expr), more, at);

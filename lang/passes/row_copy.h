@@ -43,6 +43,10 @@ struct Meaning {
   NodeRef base{};               // Row: the array the row is read from
   std::vector<NodeRef> subs{};  // Row: its subscripts, in the site's index names
   NodeRef expr{};               // Expr: what stands in place
+  // Row: the row goes through an elementwise call with a derivative rule (`exp(S[i])`): each
+  // read is that call on the elements read (`exp(S[i, k])`), the row at argument `wrap_at`.
+  NodeRef wrap{};
+  size_t wrap_at = 0;
 };
 
 struct Copy {

@@ -11,6 +11,7 @@
 #include "lang/ir/kid_families.h"
 #include "lang/ir/visitor.h"
 #include "lang/passes/context.h"
+#include "lang/passes/elementwise_fn.h"
 #include "lang/passes/ir_build.h"
 #include "lang/passes/row_copy.h"
 #include "lang/resolve/resolver.h"
@@ -257,6 +258,65 @@ class Inliner {
     return "line " + std::to_string(cx_.sm.start(s).line);
   }
 
+  // Is `x` a call of an elementwise function with a derivative rule whose one moving argument
+  // is a row (`exp(S[i])`, `leaky_relu(h[t - 1], 0.1)`)? Its other arguments are scalars.
+  bool ruled_elementwise_row(const NodeRef& x, const std::unordered_set<DefId>& want, size_t* at) {
+    if (x->kind != Kind::Call) return false;
+    const NodeRef& callee = ir::call_callee(*x);
+    if ((callee->kind != Kind::Name && callee->kind != Kind::Path) || !callee->def.valid() ||
+        !cx_.resolver.info(callee->def).diff_rule)
+      return false;
+    auto tg = cell_.call_targets.find(x->id);
+    if (tg == cell_.call_targets.end() || !tg->second || tg->second->kind != Unit::Kind::Fn ||
+        !elementwise_fn(cx_, *tg->second))
+      return false;
+    ir::Kids args = ir::call_args(*x);
+    int moving = 0;
+    for (size_t a = 0; a < args.size(); ++a) {
+      bool moves = false;
+      for (DefId d : names_in(args[a])) moves = moves || want.count(d) || d == self_;
+      if (moves) {
+        ++moving;
+        *at = a;
+        if (args[a]->kind != Kind::Index) return false;
+      } else if (ir::rank_of(cell_.type(args[a])) != 0 || has_call(args[a])) {
+        return false;
+      }
+    }
+    return moving == 1;
+  }
+
+  // `f(S[i])[k]` as `f(S[i, k])` for an elementwise f: every argument of the result's rank is
+  // read at the subscripts, scalars stay. Null when f is not elementwise or not read at a point.
+  NodeRef on_element(const Unit& spec, const NodeRef& call, const NodeRef& now, const std::vector<NodeRef>& subs,
+                     Span at) {
+    const int r = ir::rank_of(cell_.type(call));
+    if (subs.empty() || r != static_cast<int>(subs.size()) || !elementwise_fn(cx_, spec)) return nullptr;
+    ir::Kids was = ir::call_args(*call), args = ir::call_args(*now);
+    std::vector<NodeRef> kids{ir::call_callee(*now)};
+    for (size_t a = 0; a < args.size(); ++a) {
+      const int ra = ir::rank_of(cell_.type(was[a]));
+      if (ra == 0) {
+        kids.push_back(args[a]);
+        continue;
+      }
+      if (ra != r) return nullptr;
+      std::vector<NodeRef> ix;
+      NodeRef base = args[a];
+      if (base->kind == Kind::Index && ir::index_base(*base)->kind != Kind::Call) {
+        ix.assign(ir::index_args(*base).begin(), ir::index_args(*base).end());
+        base = ir::index_base(*base);
+      }
+      for (const NodeRef& s : subs) ix.push_back(s);
+      kids.push_back(index(base, std::move(ix), at));
+    }
+    if (trace_)
+      std::fprintf(stderr, "row_inline: call of %s at %s taken per element (it has a derivative rule)\n",
+                   spec.name.c_str(), where(call->span).c_str());
+    ++rewrites;
+    return ir::make({.kind = Kind::Call, .span = now->span, .kids = std::move(kids)});
+  }
+
   // `call` (as analysed) is `now` after its arguments' own rewrites; `subs` index its result.
   // Returns the read that replaces `call[subs]`, or null (the site stays a call).
   NodeRef site(const NodeRef& call, const NodeRef& now, const std::vector<NodeRef>& subs, Span at,
@@ -266,6 +326,13 @@ class Inliner {
     if (tg == cell_.call_targets.end() || !tg->second || tg->second->kind != Unit::Kind::Fn) return nullptr;
     const Unit* spec = tg->second;
     if (!spec->body || spec->body->kind != Kind::Fn || spec->in_progress) return nullptr;
+    // A callee with a `@fn` rule stays a call: autodiff must use the rule, not the inlined
+    // body (SPEC §7; a straight-through rule, or relu's at 0). An elementwise one is called on
+    // the element instead of the row.
+    const NodeRef& callee = ir::call_callee(*now);
+    if ((callee->kind == Kind::Name || callee->kind == Kind::Path) && callee->def.valid() &&
+        cx_.resolver.info(callee->def).diff_rule)
+      return on_element(*spec, call, now, subs, at);
     ir::Kids params = ir::fn_params(*spec->body);
     ir::Kids args = ir::call_args(*now);
     if (params.size() != args.size()) return nullptr;
@@ -310,17 +377,21 @@ class Inliner {
       bool moves = false;
       for (DefId d : names_in(x)) moves = moves || want.count(d) || d == self_;
       if (moves) {
-        // A row: an array read at subscripts of the rows (at most the array's rank).
-        if (x->kind != Kind::Index) return nullptr;
-        const NodeRef& base = ir::index_base(*x);
+        // A row: an array read at subscripts of the rows (at most the array's rank), maybe
+        // through an elementwise call with a derivative rule (kept a call per element).
+        size_t wrap_at = 0;
+        const bool wrapped = ruled_elementwise_row(x, want, &wrap_at);
+        const NodeRef row = wrapped ? ir::call_args(*x)[wrap_at] : x;
+        if (row->kind != Kind::Index) return nullptr;
+        const NodeRef& base = ir::index_base(*row);
         if ((base->kind != Kind::Name && base->kind != Kind::Path) || local_.count(base->def)) return nullptr;
         // The recurrence's tensor only as the row itself (not in a subscript: `x[h[t - 1, 0]]`).
-        for (size_t i = 1; i < x->kids.size(); ++i)
-          if (names_in(x->kids[i]).count(self_)) return nullptr;
-        Meaning m{.k = Meaning::K::Row, .base = base};
-        for (size_t i = 1; i < x->kids.size(); ++i) {
-          if (x->kids[i]->kind == Kind::RestIdx) return nullptr;
-          m.subs.push_back(x->kids[i]);
+        for (size_t i = 1; i < row->kids.size(); ++i)
+          if (names_in(row->kids[i]).count(self_)) return nullptr;
+        Meaning m{.k = Meaning::K::Row, .base = base, .wrap = wrapped ? x : nullptr, .wrap_at = wrap_at};
+        for (size_t i = 1; i < row->kids.size(); ++i) {
+          if (row->kids[i]->kind == Kind::RestIdx) return nullptr;
+          m.subs.push_back(row->kids[i]);
         }
         c.meaning[p->def] = m;
         auto pt = spec->def_types.find(p->def);

@@ -389,7 +389,9 @@ TypeRef Infer::ein_group(const NodeRef& g) {
       e = rb->elem;
     } else if (rb->k != Type::K::Scalar && rb->k != Type::K::Var && rb->k != Type::K::Unknown) {
       err("E002", "tensor elements must be numbers or bools, found `" + show(bt) + "`",
-          ir::ein_value(*c)->span, "this is `" + show(bt) + "`");
+          ir::ein_value(*c)->span, "this is `" + show(bt) + "`",
+          "an Einstein declaration builds a numeric tensor; build an array of strings with a "
+          "comprehension (`[s[i] + \"x\" | i in 0..n]`), or a running string with a recursive function");
       continue;
     }
     if (self_ref && r != 0)

@@ -28,27 +28,11 @@ KNOWN = {
         "binding still sees the top-level one, while finite differences perturb x everywhere "
         "(seed 1000263: ein's 0 is right). Derivative programs' step functions read only their "
         "parameters until deriv.py perturbs only the recomputed scope."),
-    "ad_rowcall_explicit_range": (
-        "tests/golden/pending/ad_row_call_explicit_range_result.ein, "
-        "ad_row_call_local_recurrence.ein and ad_row_call_elementwise_argument.ein "
-        "(log_softmax(exp(S[i]))[j], found with the switch on: not yet drawn around)", "autodiff / ranges",
-        "a derivative through `F(S[i])[j]` where F's result has an explicit range (E004 'the end "
-        "of k's range depends on another index') or is a local recurrence (E013): rowcall asks "
-        "no derivative through F prefix / twice."),
-    "rowcall_block_local_arg": (
-        "tests/golden/pending/row_call_block_local_argument.ein", "ranges (lang/passes/range*)",
-        "`A[i, j] = { let r[k] = S[i, k] * 0.5; F(r)[j] }`: E004 'cannot infer the range of index "
-        "j' (rowcall writes j's range explicitly in that form)."),
     "ad_rec_call_local_rec": (
         "tests/golden/pending/ad_recurrence_step_call_local_recurrence.ein", "autodiff (lang/passes/ad_*)",
         "`R[t, j] = F(R[t - 1])[j] * 0.5 + X[t, j]` with F a local recurrence (prefix sum), then "
         "`@L / @X`: E013 'a call in a recurrence's step whose body uses an array of the earlier "
         "point whole' (rowcall asks no derivative of that form)."),
-    "rowcall_rec_inferred_j": (
-        "tests/golden/pending/row_call_recurrence_inferred_j.ein", "ranges / recurrences",
-        "`R[0, j] = X[0, j]; R[t in 1..T, j] = F(R[t - 1])[j] * c + X[t, j];` with j's range "
-        "inferred: E003 '`R` is used before it has a value' in every tier (explicit "
-        "`j in 0..J` works); rowcall writes j's range explicitly."),
 }
 
 

@@ -76,6 +76,38 @@ TEST(RowInline, ScalarResultsReductionsAndSeveralRows) {
   EXPECT_EQ(calls_of(*c, "pair"), 0);
 }
 
+// The first call of `fn` in the analysed cell (null when none).
+ir::NodeRef first_call(Compiled& c, const std::string& fn) {
+  for (auto& k : nodes_of(c.cell().body, Kind::Call))
+    if (ir::call_callee(*k)->name == fn) return k;
+  return nullptr;
+}
+
+TEST(RowInline, CalleesWithDerivativeRulesStayCallsPerElement) {
+  // SPEC §7: the rule is used instead of the body, so the body must not be inlined; an
+  // elementwise callee is called on the element, any other stays a call on the row.
+  auto c = compile("let X: [f64; 2, 3] = [[0.5, -1.0, 2.0], [0.25, 3.0, -0.5]];\n"  // no sm: its exp
+                   "fn q(x) { let y[k] = x[k] * 2.0; y }\n@fn q(x) { @x }\n"
+                   "fn q2(x) { let f = x * 2.0; f + 1.0 }\n@fn q2(x) { @x * 2.0 }\n"
+                   "let Z[i, j] = q(X[i])[j];\nlet Z2[i, j] = q2(X[i])[j];\n"
+                   "let A[i, j] = std::ml::softmax(std::math::exp(X[i]))[j];\nprint(Z, Z2, A);\n");
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_EQ(calls_of(*c, "q"), 1);
+  ASSERT_EQ(calls_of(*c, "q2"), 1);
+  ir::NodeRef q2 = first_call(*c, "q2");
+  ASSERT_EQ(ir::call_args(*q2)[0]->kind, Kind::Index);
+  EXPECT_EQ(ir::index_args_count(ir::call_args(*q2)[0]), 2u);  // X[i, j]: an element
+  EXPECT_EQ(calls_of(*c, "softmax"), 0);
+  int exps = 0;  // std::math::exp, a path
+  for (auto& k : nodes_of(c->cell().body, Kind::Call))
+    if (ir::call_callee(*k)->name.ends_with("::exp")) {
+      ++exps;
+      ASSERT_EQ(ir::call_args(*k)[0]->kind, Kind::Index);
+      EXPECT_EQ(ir::index_args_count(ir::call_args(*k)[0]), 2u);  // exp(X[i', j'])
+    }
+  EXPECT_GE(exps, 1);
+}
+
 TEST(RowInline, WhereItDoesNotApplyTheCallStays) {
   // A call on elements (kernels inline those), an effect in the body, an argument that calls
   // a function, and EIN_ROW_INLINE=never. (A recurrence's own previous row: row_step_test.cpp.)
