@@ -2,8 +2,8 @@
 draw, judged against central differences.
 
   rowgrad    a function returning a gradient `@l / @r` of its parameter, called per row
-             `G[i, j in 0..n] = F(M[i])[j]` (the column range written out while the inferred
-             one is the open bug `fn_gradient_per_row`), scaled, summed per row, or called in
+             `G[i, j] = F(M[i])[j]` (the column range written out or inferred), scaled, summed
+             per row, or called in
              a recurrence step (gradient descent `W[t, j] = W[t - 1, j] - lr * F(W[t - 1])[j]`)
   dbind      differential bindings `let df = @y; let dx = @x; print(df / dx);` (scalar or
              array x, y through a block and a declaration); `df * 2.0` is E013
@@ -18,7 +18,6 @@ import re
 
 import numpy as np
 
-import known_bugs
 from gen_rowcall import central
 from textkinds import Case, Val
 
@@ -47,7 +46,7 @@ def g_rowgrad(r):
     body, fl = r.choice(LOSSES)
     if fl is None:
         fl = lambda row: (row * w).sum() * row.sum()
-    inferred = "fn_gradient_per_row" not in known_bugs.active() and r.random() < 0.5
+    inferred = r.random() < 0.5
     rng = "j" if inferred else f"j in 0..{n}"
     lines = [f"let $w = {lit(w)} as [f64];",
              f"fn $F(r) {{ let l = {body.replace('w[k]', '$w[k]')}; @l / @r }}",

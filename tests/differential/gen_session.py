@@ -25,7 +25,6 @@ are also run as one file (no `// %%`, echoes become statements) with the same pr
 """
 import numpy as np
 
-import known_bugs
 from gen_cast import tdiv
 from session_model import (ARRAYS, DERIVED, FLOAT, FNS, NP, Arr, Env, Fail, St, arrays, const, lit,
                            pick_array, rand_vals, s_bind, s_call, s_decl, s_echo, s_fn_caller,
@@ -455,7 +454,5 @@ def gen(r):
             add([g])
             if r.random() < 0.35:
                 add([rb])
-                if "ad_request_wrt_rebound_array" in known_bugs.active():
-                    joinable = False    # one file: E003 at the first request (pending golden)
     return Case("session", None, None, session=Session(
         ["\n".join(st.text for st in c) for c in cells], outs, errs, joinable))

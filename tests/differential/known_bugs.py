@@ -7,15 +7,6 @@ import os
 
 KNOWN = {
     # name: (pending reproducer, area, what goes wrong)
-    "ad_request_wrt_rebound_array": (
-        "tests/golden/pending/ad_request_wrt_rebound_array.ein", "autodiff",
-        "two requests `@y / @a` in one file, the second after the array a was rebound: E003 "
-        "'a is used before it has a value' at the first (the second adjoint's range reads the "
-        "new a, placed before it is bound); gen_session runs such sessions as cells only."),
-    "fn_gradient_per_row": (
-        "tests/golden/pending/fn_gradient_per_row_inferred_range.ein", "ranges / row calls",
-        "`G[i, j] = F(M[i])[j]` with F returning `@l / @r` of its parameter: j's range is not "
-        "inferred from the gradient's shape (E004); gen_localreq writes `j in 0..n` meanwhile."),
     "plain_and_inner_offset_use": (
         "tests/golden/ranges/dependent_inner_inferred_outer.ein", "ranges / differential",
         "`c[o] = s[o] * sum[k](t[o + k])`: ein infers o from s[o] first and gives k the "
