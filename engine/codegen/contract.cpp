@@ -386,17 +386,24 @@ void Gen::emit_contraction(const ContractionPlan& p, const Contract& c, const No
   (void)root;
 }
 
+// The load sits in the scope of the deepest nest variable it is indexed by (inside the nest, so
+// after the partial was computed; not above a branch):
+// a value read by a reduction hoisted out of the inner loops (a recurrence step's sum of exps
+// reading the row max planned as a partial) keeps that reduction hoistable.
 Val Gen::load_precomputed(const NodeRef& r, const Dest& d) {
   std::string idx;
+  int level = 0;
   for (size_t a = 0; a < d.axes.size(); ++a) {
     const Val* v = lookup(d.axes[a]);
     if (!v) unsupported("a contraction read outside its nest");
+    level = std::max(level, v->level);
     idx += (idx.empty() ? "" : " + ") + (d.strides[a] == "1LL" ? v->c : "ein_imul(" + v->c + ", " + d.strides[a] + ")");
   }
   DType dt = static_cast<DType>(r->dt);
-  std::string t = em.fresh("x");
-  em.line("const " + std::string(ctype(dt)) + " " + t + " = " + d.base + "[" + (idx.empty() ? "0" : idx) + "];");
-  return Val{t, dt, em.depth()};
+  // Without nest variables there is no scope known to follow the partial's computation: here.
+  if (d.axes.empty()) level = em.depth();
+  if (assume_) level = std::max(level, assume_level_);
+  return em.define(dt, ctype(dt), d.base + "[" + (idx.empty() ? "0" : idx) + "]", level, Motion::Costly);
 }
 
 Val Gen::alpha_of(const ContractionPlan& p, DType dt, bool with_store_factors) {

@@ -235,14 +235,18 @@ bool reanalyse(CompileCtx& cx, const Pass& upto, int round) {
 // something, and run again (its sites may now reach into what it inlined). A round whose result
 // the analyses refuse is undone: the cell as it was before that round is analysed again and
 // kept. The rewrite never turns a program that compiles into one that does not.
-bool rewrite_rounds(CompileCtx& cx, const Pass& p, ir::NodeRef before) {
+// Function bodies it rewrote (CompileCtx::ad_bodies, row_inline.cpp) are undone with the cell.
+bool rewrite_rounds(CompileCtx& cx, const Pass& p, ir::NodeRef before,
+                    std::unordered_map<std::string, ir::NodeRef> bodies_before) {
   for (int round = 1; cx.cell().body != before && round <= 4; ++round) {
     if (!reanalyse(cx, p, round)) {
       cx.diags.clear();
       cx.cell().body = before;
+      cx.ad_bodies = std::move(bodies_before);
       return reanalyse(cx, p, round);
     }
     before = cx.cell().body;
+    bodies_before = cx.ad_bodies;
     if (round < 4) timed(cx, p, round);
     if (cx.diags.has_errors()) return false;
   }
@@ -263,6 +267,8 @@ bool run_passes(CompileCtx& cx, const ir::NodeRef& program, const PipelineOption
   std::vector<Span> requests;
   for (const Pass& p : passes()) {
     ir::NodeRef before = cx.cell().body;
+    std::unordered_map<std::string, ir::NodeRef> bodies_before;
+    if (p.rerun == Rerun::Rewrite) bodies_before = cx.ad_bodies;
     if (p.rerun == Rerun::Fixpoint) requests = request_spans(cx);
     timed(cx, p, 0);
     if (cx.diags.has_errors()) {
@@ -270,7 +276,7 @@ bool run_passes(CompileCtx& cx, const ir::NodeRef& program, const PipelineOption
       if (opt.dump && dump_after == p.name) dump(cx, p, opt);
       return false;
     }
-    if (p.rerun == Rerun::Rewrite && !rewrite_rounds(cx, p, before)) return false;
+    if (p.rerun == Rerun::Rewrite && !rewrite_rounds(cx, p, before, std::move(bodies_before))) return false;
     if (p.rerun == Rerun::Fixpoint && !autodiff_fixpoint(cx, p, before)) {
       blame_requests(cx, requests);
       return false;

@@ -69,7 +69,7 @@ struct Copy {
 
 class RowCopier {
  public:
-  explicit RowCopier(CompileCtx& cx) : cx_(cx), cell_(cx.cell()) {}
+  RowCopier(CompileCtx& cx, Unit& unit) : cx_(cx), cell_(unit) {}
 
   // The body's statements (a block, or a branch its specialisation took) into c.out; the tail's
   // meaning goes to `*result`.

@@ -29,8 +29,13 @@ namespace {
 // statements), each with the declarations its sites need in front.
 class Inliner {
  public:
-  explicit Inliner(CompileCtx& cx) : cx_(cx), cell_(cx.cell()) {}
+  // `unit`: the cell, or a function specialisation whose body is rewritten (its own tables:
+  // call targets, ranges, types).
+  Inliner(CompileCtx& cx, Unit& unit) : cx_(cx), cell_(unit) {}
   int rewrites = 0;
+
+  // A function body (a block): its statements rewritten in place.
+  NodeRef value(const NodeRef& v, std::vector<NodeRef>& emits) { return value_of(v, emits); }
 
   // A top-level statement: the declarations a site needs go into a block that becomes the
   // statement's value, so they are freed with it and never enter the session's bindings.
@@ -63,7 +68,7 @@ class Inliner {
  private:
   CompileCtx& cx_;
   Unit& cell_;
-  RowCopier cp_{cx_};
+  RowCopier cp_{cx_, cell_};
   bool trace_ = cx_.opt.row_inline == 2;
 
   // ---- the statement around a site ------------------------------------------------------
@@ -455,14 +460,41 @@ class Inliner {
 
 }  // namespace
 
+// The body of a function specialisation, rewritten with its own tables (an attention function
+// calling softmax on each row of its scores): the new body replaces the function for that
+// specialisation when the cell is analysed again (CompileCtx::ad_bodies, which type inference
+// reads by the specialisation's key, as it does for autodiff's rewrites). Null when unchanged.
+NodeRef function_body(CompileCtx& cx, Unit& u) {
+  const NodeRef& fn = u.body;
+  if (!fn || fn->kind != Kind::Fn || u.key.empty() || u.in_progress) return nullptr;
+  // (A body this pass rewrote in an earlier round is the unit's body now, and may go on.)
+  if (auto ad = cx.ad_bodies.find(u.key); ad != cx.ad_bodies.end() && ad->second != fn) return nullptr;
+  const NodeRef& body = ir::fn_body(*fn);
+  if (!body || body->kind != Kind::Block) return nullptr;
+  Inliner in(cx, u);
+  std::vector<NodeRef> emits;
+  NodeRef nb = in.value(body, emits);
+  if (in.rewrites == 0 || nb == body || !emits.empty()) return nullptr;
+  return ir::with_callable_body(fn, nb);
+}
+
 void row_inline(CompileCtx& cx) {
   if (cx.opt.row_inline == 0) return;
   NodeRef prog = cx.cell().body;
   if (!prog || prog->kind != Kind::Program) return;
-  Inliner in(cx);
+  bool bodies = false;
+  for (size_t i = 1; i < cx.units.size(); ++i)
+    if (cx.units[i]->kind == Unit::Kind::Fn)
+      if (NodeRef nb = function_body(cx, *cx.units[i])) {
+        cx.ad_bodies[cx.units[i]->key] = nb;
+        bodies = true;
+      }
+  Inliner in(cx, cx.cell());
   std::vector<NodeRef> out;
   for (const NodeRef& s : prog->kids) out.push_back(in.top(s));
-  if (in.rewrites > 0) cx.cell().body = ir::with_kids(prog, std::move(out));
+  // A new cell node also when only function bodies changed: the driver analyses the cell again
+  // when its node changed (and restores both when the analyses refuse the round).
+  if (in.rewrites > 0 || bodies) cx.cell().body = ir::with_kids(prog, std::move(out));
 }
 
 }  // namespace ein

@@ -127,5 +127,20 @@ TEST(RowInline, WhereItDoesNotApplyTheCallStays) {
   EXPECT_EQ(calls_of(*k, "sm"), 1);
 }
 
+TEST(RowInline, FunctionBodiesAreRewrittenPerSpecialisation) {
+  // The rewritten body replaces the specialisation's (CompileCtx::ad_bodies): the analysed
+  // function unit reaches no softmax, and the cell still calls the function.
+  auto c = compile(std::string(kPrelude) +
+                   "fn attn(S) { let A[i, j in 0..len(S[0])] = std::ml::softmax(S[i])[j]; A }\n"
+                   "print(attn(X));\n");
+  ASSERT_TRUE(c->ok) << c->rendered();
+  EXPECT_EQ(calls_of(*c, "attn"), 1);
+  int softmax_calls = 0;
+  for (auto& u : c->cx->units)
+    if (u->kind == Unit::Kind::Fn && u->name.rfind("attn", 0) == 0)
+      for (auto& k : nodes_of(u->body, Kind::Call)) softmax_calls += ir::call_callee(*k)->name == "softmax";
+  EXPECT_EQ(softmax_calls, 0);
+}
+
 }  // namespace
 }  // namespace ein::testing
