@@ -18,6 +18,8 @@
 // functions: effects). Anything else leaves the call as it is (the interpreter runs it, as
 // before). The driver analyses the cell again after a rewrite and runs this pass again (calls
 // in the inlined bodies: `layer_normalization` → `normalize_trailing`), at most 4 rounds.
+// The same applies inside function specialisations' bodies (CompileCtx::ad_bodies), and a call
+// on the recurrence's own earlier row becomes a block in the step (row_step.cpp).
 #pragma once
 
 namespace ein {
