@@ -6,30 +6,18 @@
 
 #include <functional>
 
-#include "tests/unit/passes/pass_fixture.h"
+#include "tests/unit/passes/row_test_util.h"
 
 namespace ein::testing {
 namespace {
 
 using ir::Kind;
 
-// Calls in the analysed cell (after the rewrite and its re-analysis) whose callee is `fn`.
-int calls_of(Compiled& c, const std::string& fn) {
-  int n = 0;
-  for (auto& k : nodes_of(c.cell().body, Kind::Call)) n += ir::call_callee(*k)->name == fn;
-  return n;
-}
-
 // Einstein declarations of the analysed cell named `name` (at any depth), outside function
 // items (the callee's own body keeps its declarations).
 int decls_named(Compiled& c, const std::string& name) {
   int n = 0;
-  std::function<void(const ir::NodeRef&)> walk = [&](const ir::NodeRef& k) {
-    if (!k || k->kind == Kind::Fn) return;
-    n += k->kind == Kind::EinGroup && k->name == name;
-    for (auto& x : k->kids) walk(x);
-  };
-  walk(c.cell().body);
+  for (auto& k : cell_nodes(c, Kind::EinGroup)) n += k->name == name;
   return n;
 }
 

@@ -6,30 +6,12 @@
 
 #include <functional>
 
-#include "tests/unit/passes/pass_fixture.h"
+#include "tests/unit/passes/row_test_util.h"
 
 namespace ein::testing {
 namespace {
 
 using ir::Kind;
-
-int calls_of(Compiled& c, const std::string& fn) {
-  int n = 0;
-  for (auto& k : nodes_of(c.cell().body, Kind::Call)) n += ir::call_callee(*k)->name == fn;
-  return n;
-}
-
-// Nodes of `kind` in the analysed cell outside function items (the callee keeps its body).
-std::vector<ir::NodeRef> cell_nodes(Compiled& c, Kind kind) {
-  std::vector<ir::NodeRef> out;
-  std::function<void(const ir::NodeRef&)> walk = [&](const ir::NodeRef& k) {
-    if (!k || k->kind == Kind::Fn) return;
-    if (k->kind == kind) out.push_back(k);
-    for (auto& x : k->kids) walk(x);
-  };
-  walk(c.cell().body);
-  return out;
-}
 
 int named(Compiled& c, Kind kind, const std::string& name) {
   int n = 0;
