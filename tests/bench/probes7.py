@@ -77,14 +77,6 @@ def np_user_fn_rows(reps):
     return ms, (z[3, 5], z[2047, 255])
 
 
-@probe("rec_softmax_prev_row", "recurrence", """
-let x[t in 0..1000, j in 0..64] = ((t * 7 + j * 3) % 23) as f32 * 0.1 - 1.0;
-// bench: begin
-let h[0, j] = x[0, j];
-let h[t in 1..1000, j in 0..64] = std::ml::softmax(h[t - 1])[j] + x[t, j];
-// bench: end
-print(h[3, 5], h[999, 63]);
-""")
 def softmax_recurrence(x):
     """h[0] = x[0]; h[t] = softmax(h[t - 1]) + x[t] along axis 0 (NumPy's Python loop)."""
     h = np.empty_like(x); h[0] = x[0]
@@ -93,6 +85,14 @@ def softmax_recurrence(x):
     return h
 
 
+@probe("rec_softmax_prev_row", "recurrence", """
+let x[t in 0..1000, j in 0..64] = ((t * 7 + j * 3) % 23) as f32 * 0.1 - 1.0;
+// bench: begin
+let h[0, j] = x[0, j];
+let h[t in 1..1000, j in 0..64] = std::ml::softmax(h[t - 1])[j] + x[t, j];
+// bench: end
+print(h[3, 5], h[999, 63]);
+""")
 def np_rec_softmax(reps):
     x = nd((1000, 64), (7, 3), 23, 0.1, 1.0, f32)
     ms, h = bench.best_of(reps, lambda: softmax_recurrence(x))
