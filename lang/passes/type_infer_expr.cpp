@@ -159,9 +159,45 @@ TypeRef Infer::join_runtime(const TypeRef& a, const TypeRef& b) {
 // shape (shape analysis at compile time, the interpreter at run time) and give the value a static
 // type. The operand is not typed by the cast: `0.1 as f64` is the f32 0.1 widened
 // (docs/language.md), as tests/differential's reference computes it.
+namespace {
+
+// Built only from number literals (`-1.2`, `[0.5, 1.0 / 3.0]`): its literals' types are its own.
+bool literal_only(const NodeRef& e) {
+  if (!e) return false;
+  switch (e->kind) {
+    case Kind::IntLit: case Kind::FloatLit: return true;
+    case Kind::Unary: case Kind::Binary: case Kind::ArrayLit:
+      for (const NodeRef& k : e->kids)
+        if (!literal_only(k)) return false;
+      return !e->kids.empty();
+    default: return false;
+  }
+}
+
+}  // namespace
+
+// `as` is a typing context for an operand built only from literals (SPEC §3, literals typed by
+// context): `-1.2 as f64` is the f64 -1.2, not the f32 nearest to it widened
+// (-1.2000000476837158); `[0.1, 0.2] as [f64]` likewise; `5000000000 as i64` is an i64 literal.
+// A float literal cast to an integer type is read as f64 before truncating. Operands that name
+// bindings keep their own types.
+void Infer::type_cast_literals(const NodeRef& operand, const TypeRef& st, const TypeRef& target_elem) {
+  if (!literal_only(operand) || !target_elem || target_elem->k != Type::K::Scalar) return;
+  TypeRef r = resolved(st);
+  TypeRef el = r->k == Type::K::Array ? resolved(r->elem) : r;
+  if (el->k != Type::K::Var) return;
+  // Only widening: a narrower target (`0.1 as f16`, `-129 as i8`) converts the default-typed
+  // value as before (rounding once more, or wrapping as SPEC §3 says).
+  const DType d = target_elem->dtype;
+  if (el->var_kind == ir::VarKind::Float && (d == DType::F64 || is_int(d))) ts.unify(el, ir::t_scalar(DType::F64));
+  else if (el->var_kind == ir::VarKind::Int && d == DType::I64) ts.unify(el, target_elem);
+}
+
 TypeRef Infer::cast(const NodeRef& e) {
   TypeRef st = expr(ir::cast_expr(e));
   const NodeRef& ty = ir::cast_type(e);
+  type_cast_literals(ir::cast_expr(e), st,
+                     type_from_annotation(ty->kind == Kind::TyArray ? ir::tyarray_elem(ty) : ty, cx));
   TypeRef rs = resolved(st);
   if (ty->kind == Kind::TyArray) {
     TypeRef elem = type_from_annotation(ir::tyarray_elem(ty), cx);

@@ -111,6 +111,7 @@ class Infer {
   bool expect(const ir::TypeRef& want, const ir::TypeRef& got, Span at, const std::string& what);
   std::string show(const ir::TypeRef& t) { return ir::type_name(ts.deep(t, false)); }
   ir::TypeRef resolved(const ir::TypeRef& t) { return ts.shallow(t); }
+  void type_cast_literals(const ir::NodeRef& operand, const ir::TypeRef& st, const ir::TypeRef& target_elem);
   void err(const std::string& code, const std::string& msg, Span at,
            const std::string& label = "", const std::string& help = "") {
     cx.error(code, msg, at, label, help);
