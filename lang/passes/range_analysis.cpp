@@ -24,6 +24,11 @@ class SiteFinder : public ir::RecursiveVisitor {
 
  protected:
   bool pre(const NodeRef& n) override {
+    // A function item seen from another unit (the cell's program holds its items): a
+    // specialisation analyses it with its parameters' types and its calls' targets (SPEC §6:
+    // errors that depend on them belong to the call that makes them). Functions nobody calls
+    // are still analysed here.
+    if (n->kind == Kind::Fn && n != u_.body && specialised(n->def)) return false;
     if (n->kind == Kind::EinGroup) {
       if (!done_.insert(n->id).second) return true;  // solved before its enclosing site
       for (auto& clause : n->kids) solve_nested(clause);
@@ -41,6 +46,12 @@ class SiteFinder : public ir::RecursiveVisitor {
       return true;
     }
     return true;
+  }
+
+  bool specialised(DefId fn) const {
+    for (const auto& v : cx_.units)
+      if (v->kind == Unit::Kind::Fn && v->fn == fn) return true;
+    return false;
   }
 
   // Definitions nested in a site (a block's `let wp[e] = W[t - 1, e];` in a clause body) are
