@@ -74,6 +74,9 @@ struct LoopInfo {
 };
 
 std::string def_key(ir::DefId d);
+// gen_check.cpp: a block's tail value; whether t compares v with b (-1: holds for v below b, +1: above).
+ir::NodeRef unwrap_tail(const ir::NodeRef& n);
+int bound_test(const ir::NodeRef& t, const ir::NodeRef& v, const ir::NodeRef& b);
 bool has_loop(const ir::NodeRef& n);
 // A reduction in `body` that moves with the point variable and walks the contiguous axis of what
 // it reads (a row sum): vectorised along its own loop, not across points (gen_stmt.cpp). Those
@@ -191,10 +194,28 @@ class Gen {
   // the loop is not of that form (it is then generated as usual).
   bool reduce_lanes(const ir::NodeRef& loop);
   bool lanes_form(const ir::NodeRef& s, ir::NodeRef& r, std::vector<ir::NodeRef>& items);
+  // clamp_split.cpp: a clamp in `body` whose value is v * c + r along the point loop s (c > 0
+  // fixed before it, r fixed in the vector loop): the first point and one past the last at
+  // which the value is inside the bounds (C text, valid inside the reduction's loops).
+  struct ClampSplit {
+    ir::NodeRef clamp, value;  // the clamp node and its unclamped value
+    std::string first, last1;
+    std::string coef, rest;  // v = j * coef + rest (int64 names declared before the loops)
+  };
+  bool clamp_split(const ir::NodeRef& s, const ir::NodeRef& body, int bits, ClampSplit& out);
+  bool clamp_parts(const ir::NodeRef& e, ir::NodeRef& v, ir::NodeRef& lo, ir::NodeRef& hi);
+  // clamp_split's middle loop: a clamp printed as its value `j * coef + rest` (exact: inside
+  // the bounds), j the point loop's variable (the def).
+  struct ClampAt {
+    std::string coef, rest;
+    ir::DefId point;
+  };
+  std::unordered_map<uint32_t, ClampAt> clamp_at_;
+  Val clamp_value(const ClampAt& c);
   // unit_stride.cpp: a vector loop reading along a contiguous axis at `v * s` (s a run-time
   // scalar) in two versions, one for s == 1; false when it has no such read.
   bool unit_stride(const ir::NodeRef& loop);
-  void stride_names(const ir::NodeRef& loop, const ir::NodeRef& e, std::vector<ir::NodeRef>& out) const;
+  void stride_names(const ir::NodeRef& loop, const ir::NodeRef& e, std::vector<ir::NodeRef>& out);
   std::unordered_set<uint32_t> stride_busy_;  // LFor ids emitted as their unit-stride versions
   // team_split.cpp: a loop opening the thread team with fewer iterations than threads (a batch
   // of one) in a second version that runs it in order and opens the team on the next loop.

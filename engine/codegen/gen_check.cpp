@@ -56,6 +56,8 @@ bool invariant(const NodeRef& n, const std::vector<ir::DefId>& local) {
   return true;
 }
 
+}  // namespace
+
 NodeRef unwrap_tail(const NodeRef& n) {
   if (n && n->kind == Kind::Block && n->has(ir::kHasTail) && n->kids.size() == 1) return unwrap_tail(n->kids[0]);
   return n;
@@ -83,6 +85,8 @@ int bound_test(const NodeRef& t, const NodeRef& v, const NodeRef& b) {
   if (same(l, b) && same(r, v)) return -side;
   return 0;
 }
+
+namespace {
 
 // Index nodes evaluated only under a condition: an if/else branch, a guarded value, the right
 // side of && or ||, a match arm. Their entry test can fail in a run that fails nowhere (the

@@ -110,6 +110,8 @@ const Val* Gen::lookup(ir::DefId d) const {
 }
 
 Val Gen::value(const NodeRef& e) {
+  if (!clamp_at_.empty())
+    if (auto it = clamp_at_.find(e->id); it != clamp_at_.end()) return convert(clamp_value(it->second), dtype_of(e));
   if (!row_terms_.empty() && !keeping_)
     if (auto rt = row_terms_.find(e->id); rt != row_terms_.end()) return row_read(e, rt->second);
   auto g = unit->common.find(e->id);
@@ -193,6 +195,8 @@ Val Gen::compute(const NodeRef& e) {
 }
 
 Val Gen::index(const NodeRef& e) {
+  if (!clamp_at_.empty())
+    if (auto it = clamp_at_.find(e->id); it != clamp_at_.end()) return clamp_value(it->second);
   auto idx = [&](const std::string& c, int level, int bits) {
     Val v = em.define(DType::I64, "int64_t", c, level, Motion::Cheap);
     v.index = true;

@@ -148,16 +148,36 @@ bool Gen::reduce_lanes(const NodeRef& s) {
     bind(it->def, index_val(v, vbits));
     if (!rows.empty()) prefetch("ein_imin(ein_iadd(" + v + ", " + kPrefetch + "), ein_isub(" + b.c + ", 1))", vbits);
   }
-  const std::string j = em.fresh("ix");
-  em.open("#pragma omp simd\nfor (int64_t " + j + " = " + jb + "; " + j + " < " + je + "; ++" + j + ") {", false);
-  const bool saved_simd = in_simd;
-  in_simd = true;
-  bind(s->def, index_val(j, bits));
-  Val term = convert(value(body), lt);
-  const std::string lane = acc + "[" + j + " - " + jb + "]";
-  em.line(lane + " = " + combine(*op, lt, lane, term.c) + ";");
-  in_simd = saved_simd;
-  em.close();
+  // The vector loop over the points [from, to) of the block, adding one term to each.
+  auto vector_loop = [&](const std::string& from, const std::string& to) {
+    const std::string j = em.fresh("ix");
+    em.open("#pragma omp simd\nfor (int64_t " + j + " = " + from + "; " + j + " < " + to + "; ++" + j + ") {", false);
+    const bool saved_simd = in_simd;
+    in_simd = true;
+    const size_t mj = mark();
+    bind(s->def, index_val(j, bits));
+    Val term = convert(value(body), lt);
+    const std::string lane = acc + "[" + j + " - " + jb + "]";
+    em.line(lane + " = " + combine(*op, lt, lane, term.c) + ";");
+    unbind_to(mj);
+    in_simd = saved_simd;
+    em.close();
+  };
+  // A clamped read along the points (`X[.., clampi(ow * s + b - p, 0, W - 1)]`: std max_pool's
+  // edge padding): the points whose value lies between the bounds read it as it is (clamp_split).
+  ClampSplit cs;
+  if (clamp_split(s, body, bits, cs)) {
+    const std::string m1 = em.fresh("cm"), m2 = m1 + "b";
+    em.line("const int64_t " + m1 + " = ein_imin(ein_imax(" + cs.first + ", " + jb + "), " + je + ");");
+    em.line("const int64_t " + m2 + " = ein_imin(ein_imax(" + cs.last1 + ", " + m1 + "), " + je + ");");
+    vector_loop(jb, m1);
+    clamp_at_[cs.clamp->id] = ClampAt{cs.coef, cs.rest, s->def};
+    vector_loop(m1, m2);
+    clamp_at_.erase(cs.clamp->id);
+    vector_loop(m2, je);
+  } else {
+    vector_loop(jb, je);
+  }
   for (size_t i = 0; i < items.size(); ++i) em.close();
   unbind_to(m0);
   // The store loop over the block, the reduction read from its accumulator.
@@ -178,6 +198,8 @@ bool Gen::reduce_lanes(const NodeRef& s) {
   if (!rows.empty())
     k.plan.push_back("prefetch: the rows of " + std::to_string(rows.size()) + " read(s) through an index, " + kPrefetch.substr(0, 2) +
                      " terms ahead");
+  if (cs.clamp)
+    k.plan.push_back("clamp split: the points of `" + s->name + "` whose clamped index is inside its bounds read it unclamped");
   k.plan.push_back("lanes: " + r->name + " over " + std::to_string(items.size()) + " index(es) outside the point loop, " +
                    std::to_string(kLanes) + " points of `" + s->name + "` at a time in vector lanes");
   return true;

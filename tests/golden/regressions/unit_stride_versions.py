@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes unit_stride_versions.ein: reads along a contiguous axis at `v * s` with a run-time s
-(engine/codegen/unit_stride.cpp versions the vector loop on s == 1). Values from NumPy."""
+(engine/codegen/unit_stride.cpp versions the vector loop on s == 1 and s == 2). Values from NumPy."""
 import numpy as np
 
 f32, f64 = np.float32, np.float64
@@ -20,8 +20,8 @@ def fmt(x):
 out = []
 w = out.append
 w("// Reads along the contiguous axis at `o * s + ..` with s a run-time value (a function's")
-w("// parameter): engine/codegen/unit_stride.cpp prints the vector loop twice, one version for")
-w("// s == 1 (contiguous loads) and one for any other s. Each function is called with s = 1")
+w("// parameter): engine/codegen/unit_stride.cpp prints the vector loop three times, versions for")
+w("// s == 1 (contiguous loads), s == 2 and any other s. Each function is called with s = 1")
 w("// and with other strides (2, 3, 0, -1), on rows of 1, 15, 16, 17, 33 and 257 values (vector")
 w("// remainders, one lane block of 256 and one more). Copies (the innermost vector loop) and")
 w("// window sums/maxima (reduce_lanes' point loop), f32 and f64, std average_pool and conv with")

@@ -1,6 +1,6 @@
 // Loop versioning on a run-time stride of one (engine/codegen/unit_stride.cpp), read from the
 // kernel plan: a vector loop reading along a contiguous axis at `v * s` with s a scalar fixed
-// before it gets a version for s == 1, both as an innermost copy loop and as reduce_lanes'
+// before it gets versions for s == 1 and s == 2, both as an innermost copy loop and as reduce_lanes'
 // point loop; literal strides, strides on other axes and loop variables as strides do not.
 // Values: the golden test regressions/unit_stride_versions.
 #include <gtest/gtest.h>
@@ -31,7 +31,8 @@ TEST(UnitStride, CopyAndWindowSumAlongTheContiguousAxisGetAVersionForOne) {
   EXPECT_TRUE(any_kernel(p, "P", "stride: a read along the contiguous axis steps by a run-time `s`"));
   EXPECT_TRUE(any_kernel(p, "S", "stride: a read along the contiguous axis steps by a run-time `s`"));
   EXPECT_TRUE(any_kernel(p, "S", "lanes:"));
-  EXPECT_TRUE(any_kernel(p, "P", " == 1;", true));
+  EXPECT_TRUE(any_kernel(p, "P", " == 1) {", true));
+  EXPECT_TRUE(any_kernel(p, "P", " == 2) {", true));
 }
 
 TEST(UnitStride, LiteralStridesOtherAxesAndLoopVariablesAreNotVersioned) {
