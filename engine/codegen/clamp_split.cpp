@@ -8,10 +8,13 @@
 // 0.39 ms (run-time stride), 0.30 ms (stride known).
 //
 // Exact: in the middle loop v's exact value is in [lo, hi], inside i32 when both bounds are,
-// so v computed in its own (wrapping) type is that value and the clamp would return it (any
-// form of the tests, < or <=: a value equal to a bound is the bound). The split points are
-// computed in 128 bits; c must be positive at run time (else the middle loop is empty and the
-// edge loops, the original body, cover every point).
+// so the wrapping i32 value the body computed before is that value and the clamp would return
+// it (any form of the tests, < or <=: a value equal to a bound is the bound). There the clamp
+// is printed as `j * c + r` in plain int64 (clamp_value), r = v at j = 0 kept only when
+// |r| < 2^62 so that j * c = v - r cannot overflow: the i32 wrap had hidden the stride from
+// GCC, which gathered even with c known. The split points are computed once per block in
+// int64; c must be positive at run time (else the middle loop is empty and the edge loops,
+// the original body, cover every point). Measured: docs/performance.md, session 22.
 #include "engine/codegen/gen.h"
 #include "lang/resolve/builtins.h"
 

@@ -60,9 +60,12 @@ bool Gen::lanes_form(const NodeRef& s, NodeRef& r, std::vector<NodeRef>& items) 
     items.push_back(it);
   }
   const NodeRef& body = ir::lreduce_body(r);
+  // No statements in the body: a block only as the value of an if's branch (`if v < 0 { 0 }
+  // else ..`, a clamp written in place), one tail and nothing else.
   bool plain = true;
   ir::for_each_node(body, [&](const NodeRef& x) {
-    plain = plain && x->kind != Kind::LGuard && x->kind != Kind::LLetIn && x->kind != Kind::Block &&
+    const bool wrapper = x->kind == Kind::Block && x->has(ir::kHasTail) && x->kids.size() == 1;
+    plain = plain && x->kind != Kind::LGuard && x->kind != Kind::LLetIn && (x->kind != Kind::Block || wrapper) &&
             x->kind != Kind::Lambda;
   });
   return !items.empty() && plain && !may_fail(body, *unit, 0) && !has_row_reduction(st, s->def);
