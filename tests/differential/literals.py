@@ -8,7 +8,8 @@ default type, f32 / i32. The generator keeps such expressions at their default t
 them an anchor `+ (0 as T)`; the shrinker refuses candidates that break this, so a shrunk
 program does not slide into a different question of literal typing than the one it shows.
 """
-from ir import (Access, Bin, Block, Call, CallIdx, Cast, Lambda, Clause, Comp, If, Lit, Red, Ref, SFn, SLet,
+from ir import (FLOAT_TYPES, INT_TYPES, Access, Bin, Block, Call, CallIdx, Cast, Lambda, Clause, Comp, If, Lit, Red,
+                Ref, SFn, SLet, Un,
                 WBind, walk)
 
 DEFAULT_TYPES = ("f32", "i32", "bool")
@@ -116,3 +117,29 @@ def check(prog, bugs):
         elif isinstance(n, Red) and n.op in ("argmax", "argmin"):
             gray.append(n.body)
     return all(ok_default(e, annotated) for e in gray)
+
+
+def cast_operand(e):
+    """The operand of `e` (a Cast) as ein types it (docs/language.md, session 22): a widening
+    cast types an operand made only of number literals and operators, so `0.1 as f64` is the f64
+    0.1 (a float literal cast to an integer type is read as f64 too) and `5000000000 as i64` an
+    i64 literal. Narrowing casts and operands reading anything else keep the literals' types."""
+    if not all(isinstance(n, (Lit, Bin, Un)) for n in walk(e.a)) or \
+            any(isinstance(n, Bin) and n.op in CMP for n in walk(e.a)):
+        return e.a
+    first = literal_type(e.a)
+    if first in FLOAT_TYPES and (e.dt == "f64" or e.dt in INT_TYPES):
+        src, dst = FLOAT_TYPES, "f64"
+    elif first in INT_TYPES and e.dt == "i64":
+        src, dst = INT_TYPES, "i64"
+    else:
+        return e.a
+
+    def retyped(x):
+        if isinstance(x, Lit):
+            return Lit(x.value, dst) if x.dt in src else x
+        if isinstance(x, Bin):
+            return Bin(x.op, retyped(x.a), retyped(x.b))
+        return Un(x.op, retyped(x.a))
+    return retyped(e.a)
+

@@ -19,6 +19,7 @@ from ir import (Access, Bin, Block, Call, CallIdx, CGen, Lambda, CMember, Comp, 
                 WGuard, clone)
 from refnum import (IllConditioned, RefError, Unspecified, arith, argreduce, cast, compare,
                     mathfn, minmax2, neg, reduce, rnd, wrap, zero)
+import literals
 import refnum
 
 INDEX = "i32"
@@ -259,7 +260,7 @@ class Evaluator:
                 return self.map1(a, lambda s: self.unary(e.op, s))
             return self.unary(e.op, a)
         if t is Cast:
-            a = self.ev(e.a, env)
+            a = self.ev(literals.cast_operand(e), env)
             if isinstance(a, Tensor):
                 if not e.whole:
                     raise GenBug("scalar cast of an array")
