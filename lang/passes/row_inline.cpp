@@ -263,14 +263,16 @@ class Inliner {
     return "line " + std::to_string(cx_.sm.start(s).line);
   }
 
+  // Does the callee (a named function) have an `@fn` derivative rule?
+  bool has_rule(const NodeRef& callee) const {
+    return (callee->kind == Kind::Name || callee->kind == Kind::Path) && callee->def.valid() &&
+           cx_.resolver.info(callee->def).diff_rule;
+  }
+
   // Is `x` a call of an elementwise function with a derivative rule whose one moving argument
   // is a row (`exp(S[i])`, `leaky_relu(h[t - 1], 0.1)`)? Its other arguments are scalars.
   bool ruled_elementwise_row(const NodeRef& x, const std::unordered_set<DefId>& want, size_t* at) {
-    if (x->kind != Kind::Call) return false;
-    const NodeRef& callee = ir::call_callee(*x);
-    if ((callee->kind != Kind::Name && callee->kind != Kind::Path) || !callee->def.valid() ||
-        !cx_.resolver.info(callee->def).diff_rule)
-      return false;
+    if (x->kind != Kind::Call || !has_rule(ir::call_callee(*x))) return false;
     auto tg = cell_.call_targets.find(x->id);
     if (tg == cell_.call_targets.end() || !tg->second || tg->second->kind != Unit::Kind::Fn ||
         !elementwise_fn(cx_, *tg->second))
@@ -334,10 +336,7 @@ class Inliner {
     // A callee with a `@fn` rule stays a call: autodiff must use the rule, not the inlined
     // body (SPEC §7; a straight-through rule, or relu's at 0). An elementwise one is called on
     // the element instead of the row.
-    const NodeRef& callee = ir::call_callee(*now);
-    if ((callee->kind == Kind::Name || callee->kind == Kind::Path) && callee->def.valid() &&
-        cx_.resolver.info(callee->def).diff_rule)
-      return on_element(*spec, call, now, subs, at);
+    if (has_rule(ir::call_callee(*now))) return on_element(*spec, call, now, subs, at);
     ir::Kids params = ir::fn_params(*spec->body);
     ir::Kids args = ir::call_args(*now);
     if (params.size() != args.size()) return nullptr;
