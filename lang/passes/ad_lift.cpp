@@ -158,22 +158,11 @@ NodeRef Tape::lift_local_arrays(const NodeRef& value, const std::vector<NodeRef>
       // Read only at points it is inlined instead; otherwise some later use is whole.
     }
     if (!liftable) {
-      // A step of a recurrence declaring an array from its own earlier point read alike at
-      // every point of the array (`let u[i in 0..3] = h[t - 1] * x[t + i]; f(u)`), the array
-      // used whole: the forward seed per point gave wrong adjoints through h (NumPy 40.4, ein
-      // 0.0001). Refused rather than a silent wrong number.
-      if (g->kind == Kind::EinGroup)
-        ir::for_each_node(g, [&](const NodeRef& n) {
-          if (n->kind != Kind::Index || ir::index_base(n)->kind != Kind::Name || ir::index_base(n)->def != self) return;
-          std::unordered_set<DefId> slots_of_g;
-          for (const NodeRef& c : ir::group_clauses(g))
-            for (const NodeRef& sl : ir::ein_slots(c)) slots_of_g.insert(sl->def);
-          bool per_point = false;
-          for (const NodeRef& a : ir::index_args(n)) per_point = per_point || names_any(a, slots_of_g);
-          if (!per_point)
-            unsupported("`" + g->name + "`, an array declared in a recurrence's step from its earlier point and used whole",
-                        n->span);
-        });
+      // Not lifted (a recurrence's step declaring u from its own earlier point: the entry and
+      // the recurrence would read each other): u stays in the block, and the reverse sweep
+      // differentiates the step forward per point of its adjoint (Forward::block gives u its
+      // tangent declaration). The intermediates the sweep stores never read u (ad_stored.cpp
+      // `binds`): stored over the clause's ranges, they read the u of the last step.
       locals.insert(own.begin(), own.end());
       continue;
     }
@@ -301,6 +290,11 @@ NodeRef Tape::lift_call_locals(const NodeRef& call, size_t from, const NodeRef& 
   bool recurrent = false;
   for (size_t i = 0; i < stmts.size(); ++i)
     recurrent = recurrent || (moving[i] && self_.valid() && names_any(stmts[i], {self_}));
+  // In a recurrence's step, a call on a block-local array of the step (`{ let u[k] = h[t - 1,
+  // k] * 2.0; softmax(u)[j] }`: u could not be lifted, it reads the earlier point) varies with
+  // u, not with indices: the same inlining as a call reading the earlier point itself.
+  for (DefId a : axes)
+    recurrent = recurrent || (self_.valid() && cx_.resolver.info(a).kind != DefKind::Index);
   if (recurrent) return inlined_call_locals(call, stmts, moving, value, site);
   std::vector<NodeRef> alo, ahi;
   std::unordered_set<DefId> axis_set(axes.begin(), axes.end());
@@ -476,7 +470,11 @@ NodeRef Tape::inlined_call_locals(const NodeRef& call, const std::vector<NodeRef
     const NodeRef& st = out[i];
     bool scalar_let = st->kind == Kind::Let && ir::let_pattern(*st)->kind == Kind::PBind &&
                       ir::rank_of(facts_.def_type(ir::let_pattern(*st)->def)) == 0;
-    if (!scalar_let) refuse("an array `" + (st->kind == Kind::EinGroup ? st->name : std::string("?")) + "`");
+    // A local declaration that stays whole (a recurrence `c[k] = c[k - 1] + x[k]`, an array
+    // passed on whole): forward mode differentiates it with the block, its tangent a
+    // declaration of its own (Forward::block), per point of the step.
+    if (st->kind == Kind::EinGroup) continue;
+    if (!scalar_let) refuse("an array value");
   }
   return blk;
 }

@@ -32,10 +32,13 @@ NodeRef Sweeper::stored_value(const Entry& c, const Clause& cl) const {
 
 namespace {
 
-// Binders whose names a stored argument may contain (the same ones nested_arg looks for).
+// Binders whose names a stored argument may contain (the same ones nested_arg looks for). A
+// block-local declaration (`{ let u[i in 0..3] = h[t - 1] * x[t + i]; nrm(u) }`) binds too: an
+// argument reading u, stored over the clause's ranges, read whichever u was computed last.
 bool binds(const ir::Node& n) {
   return n.kind == Kind::IdxVar || n.kind == Kind::IdxIn || n.kind == Kind::PBind || n.kind == Kind::WBind ||
-         n.kind == Kind::WDerived || n.kind == Kind::CompGen || n.kind == Kind::CompLet;
+         n.kind == Kind::WDerived || n.kind == Kind::CompGen || n.kind == Kind::CompLet ||
+         n.kind == Kind::EinGroup || n.kind == Kind::EinDecl;
 }
 
 // a and b equal up to the names of what they bind (`sum[k](W[j, k] * x[t, k])` written twice

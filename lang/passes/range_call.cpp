@@ -233,9 +233,24 @@ NodeRef plain_dims(CompileCtx& cx, Unit& u, const NodeRef& e) {
   if (!e) return e;
   std::unordered_map<uint32_t, NodeRef> with;
   ir::for_each_node(e, [&](const NodeRef& d) {
-    if (d->kind != Kind::DimOf || d->kids.empty()) return;
-    NodeRef x = d->kids[0];
-    int64_t axis = d->ival;
+    NodeRef x;
+    int64_t axis = 0;
+    if (d->kind == Kind::DimOf && !d->kids.empty()) {
+      x = d->kids[0];
+      axis = d->ival;
+    } else if (d->kind == Kind::Call && ir::call_args_count(d) == 1 &&
+               builtin_of(ir::call_callee(d)->def) == Builtin::Len && ir::rank_of(u.type(ir::call_args(d)[0])) > 0) {
+      // `len(r_rows[h, i])`, an inlined or lifted callee's `len(x)`: the first extent. Only
+      // rows at index variables (which exist wherever the clause has a point); `len(B[0])`
+      // stays a read of row 0 (E005 when B has no rows).
+      x = ir::call_args(d)[0];
+      if (x->kind != Kind::Index) return;
+      for (const NodeRef& a : ir::index_args(x))
+        if (a->kind != Kind::Name || !a->def.valid() || cx.resolver.info(a->def).kind != DefKind::Index) return;
+    } else {
+      return;
+    }
+    const NodeRef written = x;
     for (int hop = 0; x && hop < 64; ++hop) {
       NodeRef y = elementwise_base(cx, u, x);
       bool slice = y->kind == Kind::Index;
@@ -249,7 +264,7 @@ NodeRef plain_dims(CompileCtx& cx, Unit& u, const NodeRef& e) {
       axis += static_cast<int64_t>(ir::index_args_count(y));
       x = ir::index_base(y);
     }
-    if (!x || ((x->kind == Kind::Name || x->kind == Kind::Path) && x == d->kids[0])) return;
+    if (!x || ((x->kind == Kind::Name || x->kind == Kind::Path) && x == written)) return;
     NodeRef r;
     if (x->kind == Kind::Name || x->kind == Kind::Path) {
       r = irb::dim_of(x, static_cast<int>(axis));

@@ -129,8 +129,6 @@ def gen(r):
             call = gtxt.format(call)
             f0 = f
             f = lambda x, f0=f0, g=g: g(f0(x))
-    if ctx == "rec" and fname == "prefix" and "ad_rec_call_local_rec" in bugs:
-        smooth = False
     if fname in ("prefix", "twice") and "ad_rowcall_explicit_range" in bugs:
         smooth = False
     M = mlen(J)

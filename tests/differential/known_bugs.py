@@ -19,11 +19,6 @@ KNOWN = {
         "binding still sees the top-level one, while finite differences perturb x everywhere "
         "(seed 1000263: ein's 0 is right). Derivative programs' step functions read only their "
         "parameters until deriv.py perturbs only the recomputed scope."),
-    "ad_rec_call_local_rec": (
-        "tests/golden/pending/ad_recurrence_step_call_local_recurrence.ein", "autodiff (lang/passes/ad_*)",
-        "`R[t, j] = F(R[t - 1])[j] * 0.5 + X[t, j]` with F a local recurrence (prefix sum), then "
-        "`@L / @X`: E013 'a call in a recurrence's step whose body uses an array of the earlier "
-        "point whole' (rowcall asks no derivative of that form)."),
 }
 
 
