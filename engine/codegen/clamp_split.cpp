@@ -53,25 +53,18 @@ bool Gen::clamp_parts(const NodeRef& e0, NodeRef& v, NodeRef& lo, NodeRef& hi) {
   const NodeRef& callee = ir::call_callee(e);
   const auto& args = ir::call_args(e);
   auto b = callee->kind == Kind::Name ? builtin_of(callee->def) : std::nullopt;
-  if (b && (*b == Builtin::Min2 || *b == Builtin::Max2) && args.size() == 2) {
-    const Builtin other = *b == Builtin::Min2 ? Builtin::Max2 : Builtin::Min2;
-    for (size_t i = 0; i < 2; ++i) {
-      const NodeRef in = unwrap_tail(args[i]);
-      if (!in || in->kind != Kind::Call || ir::call_args(in).size() != 2) continue;
-      const NodeRef& ic = ir::call_callee(in);
-      auto ib = ic->kind == Kind::Name ? builtin_of(ic->def) : std::nullopt;
-      if (!ib || *ib != other) continue;
-      // __min2(__max2(v, lo), hi): the inner max raises v to lo, the outer min lowers it to hi.
-      const NodeRef outer = args[1 - i];
-      for (size_t j = 0; j < 2; ++j) {
-        v = ir::call_args(in)[1 - j];
-        const NodeRef inner = ir::call_args(in)[j];
-        lo = *b == Builtin::Min2 ? inner : outer;
-        hi = *b == Builtin::Min2 ? outer : inner;
-        return true;  // which argument is v is decided by the caller (the one moving with the point)
-      }
-    }
-    return false;
+  bool outer_min = false;
+  const auto nests = min_max_nests(e, outer_min);
+  if (!nests.empty()) {
+    // __min2(__max2(v, lo), hi): the inner max raises v to lo, the outer min lowers it to hi.
+    // Which argument of the inner call is v is decided by the caller (the one moving with the
+    // point): here the second.
+    const auto& [in, outer] = nests.front();
+    v = ir::call_args(in)[1];
+    const NodeRef inner = ir::call_args(in)[0];
+    lo = outer_min ? inner : outer;
+    hi = outer_min ? outer : inner;
+    return true;
   }
   if (b) return false;
   auto it = unit->call_targets.find(e->id);

@@ -77,6 +77,10 @@ std::string def_key(ir::DefId d);
 // gen_check.cpp: a block's tail value; whether t compares v with b (-1: holds for v below b, +1: above).
 ir::NodeRef unwrap_tail(const ir::NodeRef& n);
 int bound_test(const ir::NodeRef& t, const ir::NodeRef& v, const ir::NodeRef& b);
+// gen_check.cpp: the nests `__min2(__max2(a, b), c)` / `__max2(__min2(a, b), c)` (either
+// argument order) in place: for each argument of e that is the other builtin's call, that call
+// and e's other argument; outer_min says whether e is __min2. Empty when e is not such a nest.
+std::vector<std::pair<ir::NodeRef, ir::NodeRef>> min_max_nests(const ir::NodeRef& e, bool& outer_min);
 bool has_loop(const ir::NodeRef& n);
 // A reduction in `body` that moves with the point variable and walks the contiguous axis of what
 // it reads (a row sum): vectorised along its own loop, not across points (gen_stmt.cpp). Those

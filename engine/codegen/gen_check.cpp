@@ -86,6 +86,26 @@ int bound_test(const NodeRef& t, const NodeRef& v, const NodeRef& b) {
   return 0;
 }
 
+std::vector<std::pair<NodeRef, NodeRef>> min_max_nests(const NodeRef& e0, bool& outer_min) {
+  std::vector<std::pair<NodeRef, NodeRef>> out;
+  const NodeRef e = unwrap_tail(e0);
+  if (!e || e->kind != Kind::Call || ir::call_args(e).size() != 2) return out;
+  const NodeRef& callee = ir::call_callee(e);
+  auto b = callee->kind == Kind::Name ? builtin_of(callee->def) : std::nullopt;
+  if (!b || (*b != Builtin::Min2 && *b != Builtin::Max2)) return out;
+  outer_min = *b == Builtin::Min2;
+  const Builtin other = outer_min ? Builtin::Max2 : Builtin::Min2;
+  const auto& args = ir::call_args(e);
+  for (size_t i = 0; i < 2; ++i) {
+    const NodeRef in = unwrap_tail(args[i]);
+    if (!in || in->kind != Kind::Call || ir::call_args(in).size() != 2) continue;
+    const NodeRef& ic = ir::call_callee(in);
+    auto ib = ic->kind == Kind::Name ? builtin_of(ic->def) : std::nullopt;
+    if (ib && *ib == other) out.emplace_back(in, args[1 - i]);
+  }
+  return out;
+}
+
 namespace {
 
 // Index nodes evaluated only under a condition: an if/else branch, a guarded value, the right
@@ -340,14 +360,10 @@ std::string Gen::precheck(const NodeRef& stmt) {
     if (b && (*b == Builtin::Min2 || *b == Builtin::Max2) && args.size() == 2) {
       // The outer call's bound is one argument, the other the inner call of the other builtin
       // with one invariant argument (the other bound).
-      const Builtin other = *b == Builtin::Min2 ? Builtin::Max2 : Builtin::Min2;
-      for (size_t i = 0; i < 2; ++i) {
-        const NodeRef in = unwrap_tail(args[i]);
-        NodeRef outer = bound(args[1 - i]);
-        if (!outer || !in || in->kind != Kind::Call || ir::call_args(in).size() != 2) continue;
-        const NodeRef& ic = ir::call_callee(in);
-        auto ib = ic->kind == Kind::Name ? builtin_of(ic->def) : std::nullopt;
-        if (!ib || *ib != other) continue;
+      bool outer_min = false;
+      for (const auto& [in, other] : min_max_nests(e, outer_min)) {
+        NodeRef outer = bound(other);
+        if (!outer) continue;
         for (size_t j = 0; j < 2; ++j)
           if (NodeRef inner = bound(ir::call_args(in)[j])) return std::make_pair(inner, outer);
       }
