@@ -589,20 +589,69 @@ Val Gen::arg_reduce_simd(const NodeRef& r, const NodeRef& var, const std::string
     unbind_to(m);
   };
   // Block numbers are int32 (a lane's index vector as wide as its values): rows below 2^35.
+  // Values of 4 or 8 bytes run the blocks in two 64-byte vectors of the compiler's vector
+  // extension (vec below); others (and the tail) in the lane arrays.
+  const int bytes = dtype_storage_bytes(R.vt);
+  const bool vec = bytes == 4 || bytes == 8;
+  const std::string K = vec && bytes == 8 ? "int64_t" : "int32_t";
   em.open("if (" + n + " > 0 && " + n + " < (1LL << 35)) {", true);
-  em.line(T + " " + bv + "[" + W + "]; int32_t " + bk + "[" + W + "];");
+  em.line(T + " " + bv + "[" + W + "]; " + K + " " + bk + "[" + W + "];");
   em.line("for (int l = 0; l < " + W + "; ++l) { " + bv + "[l] = " + init + "; " + bk + "[l] = -1; }");
   em.line("const int32_t " + nb + " = (int32_t)(" + n + " / " + W + ");");
+  const std::string j0 = em.fresh("j0"), l = em.fresh("l"), j = em.fresh("j");
+  // The vector form: the omp simd loop computes the block's W values into an array (any body),
+  // then each 64-byte half is compared with its lanes' best in one vector compare and select
+  // (lane arrays updated in place did not stay in registers: the loop ran at a third of the
+  // memory bandwidth). Strictly better only: a NaN never replaces, so a row holding one is
+  // flagged (`nan`) and takes the one-pass loop below, the body evaluated again (bodies that
+  // cannot fail only, so that is the same value).
+  const std::string VT = R.acc + "VT", VI = R.acc + "VI", vv0 = R.acc + "V0", vv1 = R.acc + "V1", vk0 = R.acc + "K0",
+                    vk1 = R.acc + "K1", vn = R.acc + "N", bt = R.acc + "t", done = R.acc + "d";
+  const std::string half = std::to_string(64 / std::max(bytes, 1));
+  if (vec) {
+    em.line("typedef " + T + " " + VT + " __attribute__((vector_size(64))); typedef " + K + " " + VI +
+            " __attribute__((vector_size(64)));");
+    em.line(VT + " " + vv0 + ", " + vv1 + "; " + VI + " " + vk0 + ", " + vk1 + ", " + vn + " = {};");
+    em.line("__builtin_memcpy(&" + vv0 + ", " + bv + ", 64); __builtin_memcpy(&" + vv1 + ", " + bv + " + " + half + ", 64); __builtin_memcpy(&" +
+            vk0 + ", " + bk + ", 64); __builtin_memcpy(&" + vk1 + ", " + bk + " + " + half + ", 64);");
+  }
   em.open("for (int32_t " + blk + " = 0; " + blk + " < " + nb + "; ++" + blk + ") {", false);
   em.line("if ((" + blk + " & 4095) == 0 && ein_stop(A, " + stop_ord_ + ")) break;");
-  const std::string j0 = em.fresh("j0"), l = em.fresh("l"), j = em.fresh("j");
   em.line("const int64_t " + j0 + " = " + lo.c + " + (int64_t)" + blk + " * " + W + ";");
+  if (vec) em.line(T + " " + bt + "[" + W + "];");
   em.open("#pragma omp simd\nfor (int " + l + " = 0; " + l + " < " + W + "; ++" + l + ") {", false);
   in_simd = true;
   em.line("const int64_t " + j + " = " + j0 + " + " + l + ";");
-  point(j, l, blk);
+  if (vec) {
+    size_t m = mark();
+    Val x{j, DType::I64, em.depth(), true};
+    x.bits = bits;
+    bind(var->def, x);
+    Val v = convert(value(body), R.vt);
+    em.line(bt + "[" + l + "] = " + v.c + ";");
+    unbind_to(m);
+  } else {
+    point(j, l, blk);
+  }
   em.close();
+  if (vec) {
+    const std::string t0v = R.acc + "u0", t1v = R.acc + "u1", m0 = R.acc + "m0", m1 = R.acc + "m1";
+    em.line(VT + " " + t0v + ", " + t1v + "; __builtin_memcpy(&" + t0v + ", " + bt + ", 64); __builtin_memcpy(&" + t1v + ", " + bt + " + " +
+            half + ", 64);");
+    em.line("const " + VI + " " + m0 + " = " + t0v + cmp + vv0 + ", " + m1 + " = " + t1v + cmp + vv1 + ";");
+    if (flt) em.line(vn + " |= (" + t0v + " != " + t0v + ") | (" + t1v + " != " + t1v + ");");
+    em.line(vv0 + " = " + m0 + " ? " + t0v + " : " + vv0 + "; " + vk0 + " = " + m0 + " ? " + VI + "{} + " + blk + " : " + vk0 +
+            "; " + vv1 + " = " + m1 + " ? " + t1v + " : " + vv1 + "; " + vk1 + " = " + m1 + " ? " + VI + "{} + " + blk + " : " +
+            vk1 + ";");
+  }
   em.close();
+  em.line("bool " + done + " = true;");
+  if (vec) {
+    em.line("__builtin_memcpy(" + bv + ", &" + vv0 + ", 64); __builtin_memcpy(" + bv + " + " + half + ", &" + vv1 + ", 64); __builtin_memcpy(" +
+            bk + ", &" + vk0 + ", 64); __builtin_memcpy(" + bk + " + " + half + ", &" + vk1 + ", 64);");
+    if (flt) em.line("for (int l = 0; l < " + half + "; ++l) " + done + " = " + done + " && " + vn + "[l] == 0;");
+  }
+  em.open("if (" + done + ") {", true);
   const std::string t0 = em.fresh("j0"), tj = em.fresh("j");
   em.line("const int64_t " + t0 + " = " + lo.c + " + (int64_t)" + nb + " * " + W + ";");
   em.open("for (int64_t " + tj + " = " + t0 + "; " + tj + " < " + hi.c + "; ++" + tj + ") {", false);
@@ -621,8 +670,9 @@ Val Gen::arg_reduce_simd(const NodeRef& r, const NodeRef& var, const std::string
   em.close();
   em.line("if (" + R.arg + " < 0) " + R.arg + " = " + lo.c + ";");
   em.close();
-  // Longer rows (or none): the one-pass loop.
-  em.open("else if (" + n + " > 0) {", true);
+  em.close();
+  // Longer rows (or none), and rows the vector form saw a NaN in: the one-pass loop.
+  em.open("if (" + R.arg + " < 0 && " + n + " > 0) {", true);
   LoopSpec sp = red_loop(r, {var}, 0);
   sp.simd = false;
   sp.lo_c = lo.c;

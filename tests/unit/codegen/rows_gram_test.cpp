@@ -71,6 +71,25 @@ TEST(ArgReduce, LongRowsTakeOnePassInLanes) {
   EXPECT_FALSE(any_kernel(p, "b", "[32]; int32_t", true)) << "a row of 10 keeps the one-pass loop";
 }
 
+TEST(ArgReduce, BlocksCompareInTwoVectorsAndRowsWithANaNTakeTheOnePassLoop) {
+  auto c = compile(
+      "let X[i in 0..64, j in 0..1000] = ((i * 7 + j * 13) % 997) as f32;\n"
+      "let a[i] = argmin[j](X[i, j] * 2.0);\n"
+      "let D[i in 0..64, j in 0..1000] = ((i * 7 + j * 13) % 997) as f64;\n"
+      "let b[i] = argmax[j](D[i, j]);\n"
+      "let K[i in 0..64, j in 0..1000] = (i * 7 + j * 13) % 997;\n"
+      "let k[i] = argmax[j](K[i, j]);\n"
+      "print(a[3], b[3], k[3]);\n");
+  CellPlan p = plan_always(*c);
+  EXPECT_TRUE(any_kernel(p, "a", "typedef float r1VT __attribute__((vector_size(64)))", true));
+  EXPECT_TRUE(any_kernel(p, "a", " < r1V0", true)) << "argmin: strictly smaller replaces";
+  EXPECT_TRUE(any_kernel(p, "a", "r1N |= ", true)) << "a NaN is flagged";
+  EXPECT_TRUE(any_kernel(p, "a", "if (r1g < 0 && r1c > 0) {", true)) << "and its row takes the one-pass loop";
+  EXPECT_TRUE(any_kernel(p, "b", "typedef int64_t r1VI", true)) << "f64: blocks of 16 with 64-bit indices";
+  EXPECT_TRUE(any_kernel(p, "k", "typedef i32 r1VT", true) || any_kernel(p, "k", "typedef int32_t r1VT", true));
+  EXPECT_FALSE(any_kernel(p, "k", "r1N |= ", true)) << "integers have no NaN";
+}
+
 TEST(GemvComputedVector, ColumnSumsOfAMatrixTimesAComputedVectorAreOneGemv) {
   auto c = compile(
       "let X[n in 0..400, d in 0..37] = ((n * 7 + d * 3) % 17) as f32 * 0.1 - 0.8;\n"
