@@ -38,17 +38,32 @@ void collect_loops(const NodeRef& n, std::unordered_map<std::string, Range>& loo
 }
 
 // `len(x)` of a buffer: its first extent, known at entry and free of side effects (library
-// loops run over `n in 0..len(X)`).
+// loops run over `n in 0..len(X)`). Also `len(X[0])`, `len(X[0, 0])`: a later extent, read
+// through rows at literal positions (`c in 0..len(X[0])` written in place of a let): the kernel
+// computes it before its loops as `0 < e0 ? e1 : 0`, and the row read is checked where the
+// bound is used (an empty X fails there, or never runs the loop), so the value is a fixed
+// number for the entry test. Refused, every read of such a loop stayed checked and scalar: a
+// hand-written 3 x 3 / 2 max pool's row pass over 1 x 64 x 112 x 112 took 2.4 ms against 0.35
+// with the extents bound by lets (one thread).
 bool extent_call(const NodeRef& x) {
   if (x->kind != Kind::Call || ir::call_args(x).size() != 1) return false;
   const NodeRef& callee = ir::call_callee(x);
   auto b = callee->kind == Kind::Name ? builtin_of(callee->def) : std::nullopt;
-  return b && *b == Builtin::Len && ir::call_args(x)[0]->kind == Kind::Name;
+  if (!b || *b != Builtin::Len) return false;
+  const NodeRef& a = ir::call_args(x)[0];
+  if (a->kind == Kind::Name) return true;
+  if (a->kind != Kind::Index || ir::index_base(a)->kind != Kind::Name) return false;
+  for (const NodeRef& i : ir::index_args(a))
+    if (!i || i->kind != Kind::IntLit || i->ival < 0) return false;
+  return true;
 }
 
 bool invariant(const NodeRef& n, const std::vector<ir::DefId>& local) {
   if (n->kind == Kind::Name) return std::find(local.begin(), local.end(), n->def) == local.end();
-  if (extent_call(n)) return invariant(ir::call_args(n)[0], local);
+  if (extent_call(n)) {
+    const NodeRef& a = ir::call_args(n)[0];
+    return invariant(a->kind == Kind::Index ? ir::index_base(a) : a, local);
+  }
   if (n->kind == Kind::Index || n->kind == Kind::Call || n->kind == Kind::LReduce || n->kind == Kind::Block)
     return false;
   for (const NodeRef& k : n->kids)
