@@ -14,6 +14,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "stdlib", "gen"))
 from common import fmt_np as fmt, print_cases  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from golden_np import seq_sum  # noqa: E402
 
 f32, f64 = np.float32, np.float64
 
@@ -28,13 +30,6 @@ def window(X, O, K, idx, lo, hi, red):
             Y[:, o] = red(X[:, cols], axis=1)
     return Y
 
-
-def seq_sum(A, axis):
-    """A sum in the order of its terms, in A's type (as the kernel adds them)."""
-    acc = A.take(0, axis=axis).copy()
-    for b in range(1, A.shape[axis]):
-        acc = acc + A.take(b, axis=axis)
-    return acc
 
 
 cases = []

@@ -1,6 +1,8 @@
 """Helpers of the golden generators in this directory (guard_split_select.py,
-fused_guard_split_rows.py, row_terms_prefix_range.py): a weighted checksum of a whole tensor,
-printed points, and the (i * a + j * b) % 23 score matrices the programs build the same way."""
+fused_guard_split_rows.py, row_terms_prefix_range.py, clamp_split_user_windows.py,
+len_row_extents_entry_test.py): a weighted checksum of a whole tensor, printed points, the
+(i * a + j * b) % 23 score matrices the programs build the same way, and window sums in the
+order of their taps."""
 import os
 import sys
 
@@ -42,3 +44,11 @@ def nan_scores():
     N[6, 0] = -np.inf
     N[7, :] = -np.inf
     return N
+
+
+def seq_sum(A, axis):
+    """A sum in the order of its terms, in A's type (as a kernel adds a window's taps)."""
+    acc = A.take(0, axis=axis).copy()
+    for b in range(1, A.shape[axis]):
+        acc = acc + A.take(b, axis=axis)
+    return acc

@@ -14,6 +14,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "stdlib", "gen"))
 from common import fmt_np as fmt, print_cases  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from golden_np import seq_sum  # noqa: E402
 
 f32, f64 = np.float32, np.float64
 cases = []
@@ -36,12 +38,6 @@ def clamp_window(X, O, K, s, p, red):
             out[..., o] = red(X[..., cols], axis=-1)
     return out
 
-
-def seq_sum(A, axis):
-    acc = A.take(0, axis=axis).copy()
-    for b in range(1, A.shape[axis]):
-        acc = acc + A.take(b, axis=axis)
-    return acc
 
 
 for (N, C, H, W) in ((1, 3, 4, 37), (2, 2, 3, 1), (1, 2, 2, 300)):
