@@ -18,6 +18,14 @@ each written as Einlang text together with its expected output, computed in Pyth
              recursion, `@fn` rules, module files (SPEC §6; gen_generic.py)
   localreq   functions returning gradients called per row, differential bindings `df / dx`,
              `print(@y)` evaluated against central differences (SPEC §7; gen_localreq.py)
+  window     pooling / convolution / stencil windows written by hand (strides, dilations, pads,
+             guards, if-chains, clamped indices, means with and without the pads, NaN) and
+             std::ml max_pool / average_pool / conv against ONNX's definitions (gen_window.py)
+  scratch    clause bodies that are blocks with local arrays (row softmax, layer norm, ...), in
+             declarations, reductions, functions and recurrence steps, with derivatives
+             (gen_scratch.py)
+  argred     argmax / argmin (ties, NaN, ints, top1, accuracy sums, nearest centres, Viterbi)
+             and buffer-reuse sessions over large rebound arrays (gen_argred.py)
 
     PYENV_VERSION=system python3 tests/differential/textkinds.py --ein build/ein --count 300 \
         --seed 3 --modes never,always [--kinds rowcall,match] [--jobs 2] [--show N]
@@ -74,10 +82,14 @@ def kinds():
     import gen_generic
     import gen_localreq
     import gen_session
+    import gen_window
+    import gen_scratch
+    import gen_argred
     return {"rowcall": (gen_rowcall.gen, 4), "match": (gen_match.gen, 2),
             "cast": (gen_cast.gen, 2), "piecewise": (gen_piece.gen, 2),
             "session": (gen_session.gen, 1), "generic": (gen_generic.gen, 1.5),
-            "localreq": (gen_localreq.gen, 1.5)}
+            "localreq": (gen_localreq.gen, 1.5), "window": (gen_window.gen, 2),
+            "scratch": (gen_scratch.gen, 2), "argred": (gen_argred.gen, 2)}
 
 
 def make(seed, names):
