@@ -12,7 +12,7 @@ reductions and elementwise), ending in `a[j]`, maybe combined with a plain read 
            `F(S[i])[j]`
   rec      a recurrence step whose block reads the earlier row (`R[t - 1, k]`), two earlier
            rows, or a contraction of it (`z[k] = sum[l](W[k, l] * R[t - 1, l])`), inline or
-           through a user function called on `R[t - 1]`
+           through a user function called on `R[t - 1]` (or on `R[t - 1], R[t - 2]`)
 f32 / f64, rows of length 1 and rows of 16-128; f64 smooth programs also ask `@L / @S` (or
 `@L / @X`), checked against central differences of the same NumPy model.
 """
@@ -121,7 +121,7 @@ def tolerances(dt, T=1):
 def gen(r):
     bugs = known_bugs.active()
     dt = "f64" if r.random() < 0.6 else "f32"
-    ctx = r.choice(["decl", "decl", "reduce", "fn", "rec", "rec", "rec2", "recmv", "recfn"])
+    ctx = r.choice(["decl", "decl", "reduce", "fn", "rec", "rec", "rec2", "recmv", "recfn", "recfn2"])
     I, J = r.randint(1, 4), r.choice([1, 2, 3, 4, 5, 6])
     if r.random() < 0.2:
         J = r.choice([16, 33, 64, 128])
@@ -164,10 +164,12 @@ def gen(r):
         c = r.choice([0.5, 0.25, 1.0])
         lines.append(f"let $X = {lit(X, dt)};")
         jr = r.choice(["j", f"j in 0..{J}"])
-        if "rec_inferred_reduce_prev_row" in bugs and ctx != "recfn":
+        if "rec_inferred_reduce_prev_row" in bugs and ctx not in ("recfn", "recfn2"):
             jr = f"j in 0..{J}"
         if ctx == "rec2":
             src = "($R[t - 1, {k}] + $R[t - 2, {k}] * 0.5)"
+        elif ctx == "recfn2":
+            src = "(h[{k}] + g[{k}] * 0.5)"
         elif ctx == "recmv":
             src = "z0[{k}]"
         else:
@@ -181,12 +183,15 @@ def gen(r):
             stmts.insert(0, "let z0[k] = sum[l]($W[k, l] * $R[t - 1, l]);")
         lines.append(f"let $R[0, {jr}] = $X[0, j];")
         first = 1
-        if ctx == "rec2":
+        if ctx in ("rec2", "recfn2"):
             lines.append(f"let $R[1, {jr}] = $X[1, j];")
             first = 2
         if ctx == "recfn":
             lines.append("fn $F(h) { " + " ".join(stmts) + f" {P.last} }}")
             step = "$F($R[t - 1])[j]"
+        elif ctx == "recfn2":           # a function of the two earlier rows
+            lines.append("fn $F(h, g) { " + " ".join(stmts) + f" {P.last} }}")
+            step = "$F($R[t - 1], $R[t - 2])[j]"
         else:
             step = "{ " + " ".join(stmts) + f" {P.last}[j] }}"
         lines.append(f"let $R[t in {first}..{T}, {jr}] = {step} * {c} + $X[t, j];")
@@ -195,7 +200,7 @@ def gen(r):
             R = np.zeros((T, J))
             R[:first] = X_[:first]
             for t in range(first, T):
-                if ctx == "rec2":
+                if ctx in ("rec2", "recfn2"):
                     v = R[t - 1] + R[t - 2] * 0.5
                 elif ctx == "recmv":
                     v = Wm @ R[t - 1]
