@@ -9,6 +9,9 @@ NumPy (never against ein's output).
            max-plus recurrence (Viterbi). f32 / f64 / i32 / i64; ties (first index: the inputs
            are drawn from few values, or from a modular formula for long rows), NaN (the first
            NaN, docs/language.md) and -inf.
+  chain    one file: large arrays through a function again and again, names rebound with the
+           same and another shape, temporaries released at once, every live binding read at
+           the end (buffer reuse across kernel calls and released bindings)
   reuse    notebook sessions (`ein --cells`) over large arrays built by formulas: a cell that
            rebinds an array with the same shape, then with another shape, cells typed again
            verbatim, copies and functions that keep the value they saw, arg-reductions and
@@ -277,5 +280,65 @@ def g_reuse(r):
     return Case("argred", None, None, session=s)
 
 
+def g_chain(r):
+    """One file: large arrays passed through a function again and again, names rebound
+    (shadowed) with the same and another shape, temporaries, and every binding still visible
+    read at the end: a buffer handed to a new result while a live binding reads it shows."""
+    dt = r.choice(["f32", "f64"])
+    N, M = (r.randint(50, 250), r.randint(50, 200)) if r.random() < 0.6 else (r.randint(1, 9), r.randint(1, 9))
+    f = Formula(r, dt, small=True)
+    lines = ["fn $step(x) { let y[i, j] = x[i, j] * 0.5 + 1.0; y }",
+             f"let $X[i in 0..{N}, j in 0..{M}] = {f.text()};"]
+    env = {"X": f.value((N, M)).astype(np.float64)}
+    live = ["X"]
+    n = 0
+    for _ in range(r.randint(3, 7)):
+        act = r.choice(["step", "step", "shadow", "combine", "transpose", "temp"])
+        n += 1
+        if act == "step":
+            src = r.choice(live)
+            nm = f"s{n}"
+            lines.append(f"let ${nm} = $step(${src});")
+            env[nm] = env[src] * 0.5 + 1.0
+        elif act == "shadow":           # rebinding a name: its old value is unreachable now
+            src = r.choice(live)
+            nm = src
+            lines.append(f"let ${nm} = $step(${src});")
+            env[nm] = env[src] * 0.5 + 1.0
+        elif act == "combine":
+            a, b = r.choice(live), r.choice(live)
+            if env[a].shape != env[b].shape:
+                continue
+            nm = f"c{n}"
+            lines.append(f"let ${nm}[i, j] = ${a}[i, j] - ${b}[i, j] * 2.0;")
+            env[nm] = env[a] - env[b] * 2.0
+        elif act == "transpose":
+            src = r.choice(live)
+            nm = f"t{n}"
+            lines.append(f"let ${nm}[j, i] = ${src}[i, j] + 0.25;")
+            env[nm] = env[src].T + 0.25
+        else:                           # a temporary released at once (rebound to a scalar)
+            src = r.choice(live)
+            lines.append(f"let $tmp[i, j] = ${src}[i, j] * 3.0;")
+            lines.append(f"print({checksum_text('$tmp', dt)});")
+            lines.append("let $tmp = 0.0;")
+            env.setdefault("_prints", []).append(checksum(env[src] * 3.0))
+            continue
+        if nm not in live:
+            live.append(nm)
+    vals = [Val(np.asarray(v, dtype=NP[dt]), "f", rtol=1e-5 if dt == "f32" else 1e-12, atol=1e-6)
+            for v in env.get("_prints", [])]
+    for nm in live:
+        lines.append(f"print({checksum_text('$' + nm, dt)});")
+        vals.append(Val(np.asarray(checksum(env[nm]), dtype=NP[dt]), "f",
+                        rtol=1e-5 if dt == "f32" else 1e-12, atol=1e-6))
+    # prints of temporaries come first in the output only if they precede: keep source order
+    order = [ln for ln in lines if ln.startswith("print(")]
+    return Case("argred", "\n".join(lines) + "\n", vals) if len(order) == len(vals) else None
+
+
 def gen(r):
-    return r.choices([g_rows, g_kmeans, g_viterbi, g_reuse], weights=[5, 1.5, 1.5, 2])[0](r)
+    while True:
+        c = r.choices([g_rows, g_kmeans, g_viterbi, g_reuse, g_chain], weights=[5, 1.5, 1.5, 2, 2])[0](r)
+        if c is not None:
+            return c

@@ -25,7 +25,10 @@ each written as Einlang text together with its expected output, computed in Pyth
              declarations, reductions, functions and recurrence steps, with derivatives
              (gen_scratch.py)
   argred     argmax / argmin (ties, NaN, ints, top1, accuracy sums, nearest centres, Viterbi)
-             and buffer-reuse sessions over large rebound arrays (gen_argred.py)
+             and buffer reuse over large rebound arrays, in sessions and in one file
+             (gen_argred.py)
+  gemv       matrix-vector products: transposed, with bias / activation / scale, batched, in a
+             function, as a recurrence step (gen_gemv.py)
 
     PYENV_VERSION=system python3 tests/differential/textkinds.py --ein build/ein --count 300 \
         --seed 3 --modes never,always [--kinds rowcall,match] [--jobs 2] [--show N]
@@ -85,11 +88,13 @@ def kinds():
     import gen_window
     import gen_scratch
     import gen_argred
+    import gen_gemv
     return {"rowcall": (gen_rowcall.gen, 4), "match": (gen_match.gen, 2),
             "cast": (gen_cast.gen, 2), "piecewise": (gen_piece.gen, 2),
             "session": (gen_session.gen, 1), "generic": (gen_generic.gen, 1.5),
             "localreq": (gen_localreq.gen, 1.5), "window": (gen_window.gen, 2),
-            "scratch": (gen_scratch.gen, 2), "argred": (gen_argred.gen, 2)}
+            "scratch": (gen_scratch.gen, 2), "argred": (gen_argred.gen, 2),
+            "gemv": (gen_gemv.gen, 1)}
 
 
 def make(seed, names):
