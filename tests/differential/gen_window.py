@@ -127,33 +127,46 @@ def g_user(r):
     ti = ["p", "q"][:nsp]
     exprs = [axis_expr(oi[a], ti[a], *ax[a][1:4]) for a in range(nsp)]
     Ls = [a[5] for a in ax]
+    # extents as literals, or written in place as programs do (`len(X[0]) - 1`, output ranges
+    # `(len(X[0]) + pads - span) / s + 1`), or bound to scalars first
+    ext = r.choice(["lit", "lit", "inplace", "bound"])
+    LT = [str(L) for L in Ls]
+    if ext != "lit":
+        LT = ["len($X[0])", "len($X[0, 0])"][:nsp]
+    if ext == "bound":
+        LT = [f"$L{a}" for a in range(nsp)]
+    LM1 = [f"{t} - 1" if ext != "lit" else str(L - 1) for t, L in zip(LT, Ls)]
+    OT = [str(a[6]) if ext == "lit" else
+          f"({LT[n]} + {a[3] + a[4] - (a[2] * (a[0] - 1) + 1)}) / {a[1]} + 1" for n, a in enumerate(ax)]
     X, lines = x_lines(r, draw(r, shape, dt), dt)
+    if ext == "bound":
+        lines += [f"let $L{a} = {t};" for a, t in enumerate(["len($X[0])", "len($X[0, 0])"][:nsp])]
     red_idx = ", ".join(f"{ti[a]} in 0..{ax[a][0]}" for a in range(nsp))
     K = int(np.prod([a[0] for a in ax]))
     pv = {"max": -9, "min": 9}.get(red, 0)
     pvt = (f"{pv}.0" if dt in FLOATS else str(pv))
-    inside = " && ".join(f"{e} >= 0 && {e} < {L}" for e, L in zip(exprs, Ls))
+    inside = " && ".join(f"{e} >= 0 && {e} < {L}" for e, L in zip(exprs, LT))
     derived_names = ["ih", "jw"][:nsp]
     if mode == "guard":
         read, guard = f"$X[c, {', '.join(exprs)}]", f" where {inside}"
     elif mode == "derived":
         binds = ", ".join(f"{n} = {e}" for n, e in zip(derived_names, exprs))
-        conds = ", ".join(f"{n} >= 0, {n} < {L}" for n, L in zip(derived_names, Ls))
+        conds = ", ".join(f"{n} >= 0, {n} < {L}" for n, L in zip(derived_names, LT))
         read, guard = f"$X[c, {', '.join(derived_names)}]", f" where {binds}, {conds}"
     elif mode == "ifpad":
         read, guard = f"if {inside} {{ $X[c, {', '.join(exprs)}] }} else {{ {pvt} }}", ""
     elif mode == "ifchain":
         chain = " else ".join(f"if {e} < 0 {{ {pvt} }} else if {e} >= {L} {{ {pvt} }}"
-                              for e, L in zip(exprs, Ls))
+                              for e, L in zip(exprs, LT))
         read, guard = f"{chain} else {{ $X[c, {', '.join(exprs)}] }}", ""
     elif mode == "clamp":
-        read, guard = "$X[c, " + ", ".join(f"min(max({e}, 0), {L - 1})" for e, L in zip(exprs, Ls)) + "]", ""
+        read, guard = "$X[c, " + ", ".join(f"min(max({e}, 0), {L1})" for e, L1 in zip(exprs, LM1)) + "]", ""
     elif mode == "clampfn":
         lines.insert(0, "fn $clampi(v, lo, hi) { if v < lo { lo } else if v > hi { hi } else { v } }")
-        read, guard = "$X[c, " + ", ".join(f"$clampi({e}, 0, {L - 1})" for e, L in zip(exprs, Ls)) + "]", ""
+        read, guard = "$X[c, " + ", ".join(f"$clampi({e}, 0, {L1})" for e, L1 in zip(exprs, LM1)) + "]", ""
     elif mode == "clampif":
-        read, guard = "$X[c, " + ", ".join(f"if {e} < 0 {{ 0 }} else if {e} > {L - 1} {{ {L - 1} }} else {{ {e} }}"
-                                            for e, L in zip(exprs, Ls)) + "]", ""
+        read, guard = "$X[c, " + ", ".join(f"if {e} < 0 {{ 0 }} else if {e} > {L1} {{ {L1} }} else {{ {e} }}"
+                                            for e, L1 in zip(exprs, LM1)) + "]", ""
     else:
         read, guard = f"$X[c, {', '.join(exprs)}]", ""
     # the reference: per output point, the taps' values (None: skipped by a guard)
@@ -193,7 +206,7 @@ def g_user(r):
     if mode == "valid" and r.random() < 0.6:
         decl = f"let $Y[c, {', '.join(oi)}]"
     else:
-        decl = f"let $Y[c, {', '.join(f'{n} in 0..{O}' for n, O in zip(oi, outs[1:]))}]"
+        decl = f"let $Y[c, {', '.join(f'{n} in 0..{O}' for n, O in zip(oi, OT))}]"
     rname = {"avg": "sum", "avgc": "sum"}.get(red, red)
     body = f"{rname}[{red_idx}]({read}{guard})"
     if red == "avg":
@@ -209,7 +222,7 @@ def g_user(r):
         if r.random() < 0.5:
             body += f" / {cbody}"
         else:
-            lines.append(f"let $cnt[{', '.join(f'{n} in 0..{O}' for n, O in zip(oi, outs[1:]))}] = {cbody};")
+            lines.append(f"let $cnt[{', '.join(f'{n} in 0..{O}' for n, O in zip(oi, OT))}] = {cbody};")
             body += f" / $cnt[{', '.join(oi)}]"
     lines.append(f"{decl} = {body};")
     lines.append("print($Y);")
