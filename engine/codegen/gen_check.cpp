@@ -46,6 +46,15 @@ void collect_loops(const NodeRef& n, std::unordered_map<std::string, Range>& loo
 // hand-written 3 x 3 / 2 max pool's row pass over 1 x 64 x 112 x 112 took 2.4 ms against 0.35
 // with the extents bound by lets (one thread).
 bool extent_call(const NodeRef& x) {
+  // `shape(X)[k]`, k a literal: X's extent k (gen_kernel.cpp load; a k past the rank is not a
+  // kernel at all).
+  if (x->kind == Kind::Index && ir::index_args_count(x) == 1 && ir::index_args(x)[0]->kind == Kind::IntLit &&
+      ir::index_base(x)->kind == Kind::Call && ir::call_args(ir::index_base(x)).size() == 1 &&
+      ir::call_args(ir::index_base(x))[0]->kind == Kind::Name) {
+    const NodeRef& callee = ir::call_callee(ir::index_base(x));
+    auto b = callee->kind == Kind::Name ? builtin_of(callee->def) : std::nullopt;
+    return b && *b == Builtin::Shape;
+  }
   if (x->kind != Kind::Call || ir::call_args(x).size() != 1) return false;
   const NodeRef& callee = ir::call_callee(x);
   auto b = callee->kind == Kind::Name ? builtin_of(callee->def) : std::nullopt;
@@ -61,7 +70,7 @@ bool extent_call(const NodeRef& x) {
 bool invariant(const NodeRef& n, const std::vector<ir::DefId>& local) {
   if (n->kind == Kind::Name) return std::find(local.begin(), local.end(), n->def) == local.end();
   if (extent_call(n)) {
-    const NodeRef& a = ir::call_args(n)[0];
+    const NodeRef& a = n->kind == Kind::Index ? ir::call_args(ir::index_base(n))[0] : ir::call_args(n)[0];
     return invariant(a->kind == Kind::Index ? ir::index_base(a) : a, local);
   }
   if (n->kind == Kind::Index || n->kind == Kind::Call || n->kind == Kind::LReduce || n->kind == Kind::Block)

@@ -5,6 +5,7 @@
 
 #include "engine/codegen/gen.h"
 #include "engine/codegen/static_facts.h"
+#include "lang/resolve/builtins.h"
 #include "lang/ir/kid_families.h"
 #include "lang/passes/fusion_plan.h"
 #include "lang/ir/visitor.h"
@@ -164,6 +165,19 @@ void Gen::note_read(int b, const NodeRef& read) {
 Val Gen::load(const NodeRef& e) {
   if (auto sub = read_subst_.find(e->id); sub != read_subst_.end()) return sub->second;
   const NodeRef& base = ir::index_base(e);
+  // `shape(X)[k]` at a literal k below X's rank (`c in 0..shape(X)[1]`): X's extent k, as
+  // `len(X[0])` is (gen_call.cpp). Was: the whole clause interpreted.
+  if (base->kind == Kind::Call && ir::index_args_count(e) == 1 && ir::call_args(base).size() == 1 &&
+      ir::call_callee(base)->kind == Kind::Name && ir::call_args(base)[0]->kind == Kind::Name &&
+      ir::index_args(e)[0]->kind == Kind::IntLit && !fusion.producers.count(ir::call_args(base)[0]->def)) {
+    auto b = builtin_of(ir::call_callee(base)->def);
+    const int64_t a = ir::index_args(e)[0]->ival;
+    if (b && *b == Builtin::Shape) {
+      const int bi = buffer_of(ir::call_args(base)[0]);
+      if (a >= 0 && a < k.bufs[static_cast<size_t>(bi)].rank)
+        return em.define(DType::I32, "i32", "((i32)" + extent(bi, static_cast<int>(a)) + ")", 0, Motion::Cheap);
+    }
+  }
   if (base->kind != Kind::Name) unsupported("indexing a computed value");
   if (!carry_.name.empty() && carry_.reads.count(e->id)) {
     if (counting_) ++k.accesses;

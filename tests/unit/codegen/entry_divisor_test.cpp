@@ -56,5 +56,20 @@ TEST(EntryBounds, RowExtentsWrittenInPlaceAreFixedAtEntry) {
   EXPECT_TRUE(any_kernel(p, "R", "lanes: max over 1 index(es)"));
 }
 
+// gen_kernel.cpp load: `shape(X)[k]` at a literal k is X's extent k in a kernel (the clause was
+// interpreted: "indexing a computed value"), fixed at entry like `len(X)`.
+TEST(EntryBounds, ShapeEntriesAreExtentsInKernels) {
+  auto c = compile(
+      "fn cl(v, lo, hi) { if v < lo { lo } else if v > hi { hi } else { v } }\n"
+      "fn w(X, s, k, OW) { let W1 = shape(X)[2] - 1;\n"
+      "  let R[c in 0..shape(X)[0], h in 0..shape(X)[1], o in 0..OW] = max[b in 0..k](X[c, h, cl(o * s + b - 1, 0, W1)]); R }\n"
+      "let X[c in 0..8, h in 0..40, w in 0..300] = ((c + h * 3 + w * 7) % 11) as f32;\n"
+      "let Y = w(X, 2, 3, 150);\n"
+      "print(Y[1, 2, 3]);\n");
+  CellPlan p = plan_always(*c);
+  EXPECT_TRUE(any_kernel(p, "R", "bounds: 1 read(s) checked once at entry"));
+  EXPECT_TRUE(any_kernel(p, "R", "lanes: max over 1 index(es)"));
+}
+
 }  // namespace
 }  // namespace ein
