@@ -41,34 +41,24 @@ TEST(EntryDivisor, LoopVariablesAndBlockLocalsAreNotEntryDivisors) {
   }
 }
 
-// gen_check.cpp extent_call: `len(X[0])` written as a loop's range is an extent fixed at entry,
-// like `len(X)`.
-TEST(EntryBounds, RowExtentsWrittenInPlaceAreFixedAtEntry) {
-  auto c = compile(
-      "fn cl(v, lo, hi) { if v < lo { lo } else if v > hi { hi } else { v } }\n"
-      "fn w(X, s, k, OW) { let W1 = len(X[0, 0]) - 1;\n"
-      "  let R[c in 0..len(X), h in 0..len(X[0]), o in 0..OW] = max[b in 0..k](X[c, h, cl(o * s + b - 1, 0, W1)]); R }\n"
-      "let X[c in 0..8, h in 0..40, w in 0..300] = ((c + h * 3 + w * 7) % 11) as f32;\n"
-      "let Y = w(X, 2, 3, 150);\n"
-      "print(Y[1, 2, 3]);\n");
-  CellPlan p = plan_always(*c);
-  EXPECT_TRUE(any_kernel(p, "R", "bounds: 1 read(s) checked once at entry"));
-  EXPECT_TRUE(any_kernel(p, "R", "lanes: max over 1 index(es)"));
-}
-
-// gen_kernel.cpp load: `shape(X)[k]` at a literal k is X's extent k in a kernel (the clause was
-// interpreted: "indexing a computed value"), fixed at entry like `len(X)`.
-TEST(EntryBounds, ShapeEntriesAreExtentsInKernels) {
-  auto c = compile(
-      "fn cl(v, lo, hi) { if v < lo { lo } else if v > hi { hi } else { v } }\n"
-      "fn w(X, s, k, OW) { let W1 = shape(X)[2] - 1;\n"
-      "  let R[c in 0..shape(X)[0], h in 0..shape(X)[1], o in 0..OW] = max[b in 0..k](X[c, h, cl(o * s + b - 1, 0, W1)]); R }\n"
-      "let X[c in 0..8, h in 0..40, w in 0..300] = ((c + h * 3 + w * 7) % 11) as f32;\n"
-      "let Y = w(X, 2, 3, 150);\n"
-      "print(Y[1, 2, 3]);\n");
-  CellPlan p = plan_always(*c);
-  EXPECT_TRUE(any_kernel(p, "R", "bounds: 1 read(s) checked once at entry"));
-  EXPECT_TRUE(any_kernel(p, "R", "lanes: max over 1 index(es)"));
+// Extents written in place in a loop's range: `len(X[0])` (gen_check.cpp extent_call: fixed at
+// entry like `len(X)`) and `shape(X)[k]` at a literal k (gen_kernel.cpp load: X's extent k; the
+// clause was interpreted, "indexing a computed value"). Either way the window's reads are
+// checked once at entry and it runs in vector lanes.
+TEST(EntryBounds, ExtentsWrittenInPlaceAreFixedAtEntry) {
+  const char* forms[2][3] = {{"len(X)", "len(X[0])", "len(X[0, 0])"}, {"shape(X)[0]", "shape(X)[1]", "shape(X)[2]"}};
+  for (const auto& e : forms) {
+    auto c = compile("fn cl(v, lo, hi) { if v < lo { lo } else if v > hi { hi } else { v } }\n"
+                     "fn w(X, s, k, OW) { let W1 = " + std::string(e[2]) + " - 1;\n"
+                     "  let R[c in 0.." + e[0] + ", h in 0.." + e[1] +
+                     ", o in 0..OW] = max[b in 0..k](X[c, h, cl(o * s + b - 1, 0, W1)]); R }\n"
+                     "let X[c in 0..8, h in 0..40, w in 0..300] = ((c + h * 3 + w * 7) % 11) as f32;\n"
+                     "let Y = w(X, 2, 3, 150);\n"
+                     "print(Y[1, 2, 3]);\n");
+    CellPlan p = plan_always(*c);
+    EXPECT_TRUE(any_kernel(p, "R", "bounds: 1 read(s) checked once at entry")) << e[1];
+    EXPECT_TRUE(any_kernel(p, "R", "lanes: max over 1 index(es)")) << e[1];
+  }
 }
 
 }  // namespace
