@@ -208,12 +208,7 @@ def gen(r):
         target, wrt, S = "$R", "$X", X
     if dt == "f64" and smooth and r.random() < 0.5:
         Wt = np.array([r.randint(-8, 8) / 8 for _ in range(ref(S).size)]).reshape(ref(S).shape)
-        idx = ", ".join("abcd"[:Wt.ndim])
-        lines.append(f"let $Wt = {lit(Wt, dt)};")
-        lines.append(f"let $L = sum[{idx}]({target}[{idx}] * $Wt[{idx}]);")
-        lines.append(f"print(@$L / @{wrt});")
-        grad, err = central(lambda x: float((ref(x) * Wt).sum()), S)
-        vals.append(Val(grad, "f", rtol=1e-5, atol=1e-6 + 10 * err))
+        vals.append(ask_gradient(lines, target, wrt, ref, S, Wt, dt))
     return Case("rowcall", "\n".join(lines) + "\n", vals)
 
 
@@ -239,12 +234,19 @@ def matrix(r, dt, H, I, J):
     vals = [Val(ref(S), "f", **tol)]
     if dt == "f64" and k != "rowmax" and r.random() < 0.5:
         Wt = np.array([r.randint(-8, 8) / 8 for _ in range(ref(S).size)]).reshape(ref(S).shape)
-        lines.append(f"let $Wt = {lit(Wt, dt)};")
-        lines.append("let $L = sum[a, b, c]($A[a, b, c] * $Wt[a, b, c]);")
-        lines.append("print(@$L / @$S);")
-        grad, err = central(lambda x: float((ref(x) * Wt).sum()), S)
-        vals.append(Val(grad, "f", rtol=1e-5, atol=1e-6 + 10 * err))
+        vals.append(ask_gradient(lines, "$A", "$S", ref, S, Wt, dt))
     return Case("rowcall", "\n".join(lines) + "\n", vals)
+
+
+def ask_gradient(lines, target, wrt, ref, x0, Wt, dt):
+    """Appends `L = sum(target * Wt)` and `print(@L / @wrt)` to lines; returns the expected
+    line: central differences of `sum(ref(x) * Wt)` at x0 (ref: the NumPy model of target)."""
+    idx = ", ".join("abcd"[:Wt.ndim])
+    lines.append(f"let $Wt = {lit(Wt, dt)};")
+    lines.append(f"let $L = sum[{idx}]({target}[{idx}] * $Wt[{idx}]);")
+    lines.append(f"print(@$L / @{wrt});")
+    grad, err = central(lambda x: float((ref(x) * Wt).sum()), x0)
+    return Val(grad, "f", rtol=1e-5, atol=1e-6 + 10 * err)
 
 
 def central(fn, x):

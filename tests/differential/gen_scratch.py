@@ -19,7 +19,7 @@ f32 / f64, rows of length 1 and rows of 16-128; f64 smooth programs also ask `@L
 import numpy as np
 
 import known_bugs
-from gen_rowcall import central
+from gen_rowcall import ask_gradient
 from textkinds import Case, Val
 
 
@@ -218,11 +218,5 @@ def gen(r):
     # (a derivative through a recurrence of 128-long rows with a contraction in its step block
     # took 450 s on main 0507606: asked on rows up to 33 only)
     if dt == "f64" and P.smooth and r.random() < 0.5 and (ctx in ("decl", "reduce", "fn") or J <= 33):
-        Wt = q(r, want.shape, -8, 8)
-        idx = ", ".join("ab"[:Wt.ndim])
-        lines.append(f"let $Wt = {lit(Wt, dt)};")
-        lines.append(f"let $L = sum[{idx}]({target}[{idx}] * $Wt[{idx}]);")
-        lines.append(f"print(@$L / @{wrt});")
-        grad, err = central(lambda x: float((ref(x) * Wt).sum()), x0)
-        vals.append(Val(grad, "f", rtol=1e-5, atol=1e-6 + 10 * err))
+        vals.append(ask_gradient(lines, target, wrt, ref, x0, q(r, want.shape, -8, 8), dt))
     return Case("scratch", "\n".join(lines) + "\n", vals)

@@ -11,7 +11,7 @@ stencils, judged against NumPy loops written from the definitions (never from ei
            second guarded sum or as a count declaration). f32 / f64 / i32 / i64; NaN and -inf in
            float inputs (NumPy semantics: a NaN in a window makes its max NaN, docs/language.md);
            rows long enough (16-64) for the kernels' clamp split to have a middle part; f64
-           sums with `@L / @X` checked by central differences.
+           sums with `@L / @X` checked against the gradient of the linear map (per-tap coefficients).
   stencil  offset stencils with inferred ranges (5-point Laplacian, 1-D 3-point), whose points
            below the start stay 0 (SPEC 5.2), and strided / dilated 1-D correlations
            `y[o] = sum[k](x[o * s + k * d] * w[k])` with o and k inferred.
@@ -26,7 +26,6 @@ import warnings
 import numpy as np
 
 import known_bugs
-from gen_rowcall import central
 from textkinds import Case, Val
 
 warnings.filterwarnings("ignore", category=RuntimeWarning)
