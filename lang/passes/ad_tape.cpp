@@ -30,15 +30,6 @@ bool cheap_point_value(const NodeRef& e) {
   return ok;
 }
 
-// Does `e` name `d`?
-bool names_def(const NodeRef& e, DefId d) {
-  bool hit = false;
-  ir::for_each_node(e, [&](const NodeRef& n) {
-    if ((n->kind == Kind::Name || n->kind == Kind::Path) && n->def == d) hit = true;
-  });
-  return hit;
-}
-
 // Is every use of `d` in `n` a read of one point (`v[e1, .., er]`)?
 bool point_reads_only(const NodeRef& n, DefId d, size_t rank) {
   if (!n) return true;
@@ -102,7 +93,13 @@ NodeRef Tape::inline_point_arrays(const NodeRef& e, DefId self) {
     if (!g || g->kind != Kind::EinGroup || ir::group_clauses_count(g) != 1) continue;
     const NodeRef& c = ir::group_clauses(g)[0];
     if (c->kind != Kind::EinDecl) continue;
-    if (!cheap_point_value(ir::ein_value(*c)) && !(self.valid() && names_def(ir::ein_value(*c), self))) continue;
+    // Only cheap values are written out where read. A reduction written out at every read is
+    // repeated once per read, and reads of reads nest (a row softmax of a contraction of the
+    // earlier row, then another softmax: J^5 work, 191 s for rows of 24); kept whole, the
+    // array is computed once per point of the step and forward mode gives it a tangent
+    // declaration (Forward::block; until session 23 a recurrence step's arrays were always
+    // written out, the whole form being E013).
+    if (!cheap_point_value(ir::ein_value(*c))) continue;
     std::vector<DefId> slots;
     for (const NodeRef& sl : ir::ein_slots(c))
       if (sl->kind == Kind::IdxIn || sl->kind == Kind::IdxVar) slots.push_back(sl->def);

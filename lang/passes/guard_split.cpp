@@ -74,6 +74,14 @@ class Splitter : public ir::Mutator {
   }
 
  private:
+  std::unordered_set<DefId> inside_;  // bound inside the value being cut (cuts_of)
+
+  static bool mentions_def(const NodeRef& e, DefId v) {
+    bool hit = false;
+    ir::for_each_node(e, [&](const NodeRef& x) { hit = hit || (x->kind == Kind::Name && x->def == v); });
+    return hit;
+  }
+
   struct Cut {
     std::vector<NodeRef> lower, upper;           // d >= L, d < U
     std::unordered_set<uint32_t> conjuncts;      // the tests that hold between them
@@ -126,6 +134,12 @@ class Splitter : public ir::Mutator {
     for (auto& [v, r] : ranges) vars.insert(v);
     Affine e;
     if (!affine(a, 1, vars, e) || !affine(b, -1, vars, e)) return;
+    // The rest is read where the declaration's loops are cut: it may not name what a reduction
+    // or a let inside the value binds (`sum[p](.. sum[q](1.0 where i - p >= 0) ..)`: i's bounds
+    // read p, unbound there, E002 "expected an integer, found ()").
+    for (auto& [s, x] : e.rest)
+      for (DefId v : inside_)
+        if (!vars.count(v) && mentions_def(x, v)) return;
     e.k -= shift;
     DefId d;
     int64_t dc = 0, lo_sum = 0;
@@ -159,6 +173,11 @@ class Splitter : public ir::Mutator {
   // { X[h - p] } else { 0.0 }`, a mask): between its bounds the test holds and the value is A.
   std::map<DefId, Cut> cuts_of(const NodeRef& value, const std::unordered_set<DefId>& decl) {
     std::map<DefId, Cut> cuts;
+    inside_.clear();
+    ir::for_each_node(value, [&](const NodeRef& n) {
+      if (n->kind == Kind::LoopVar || n->kind == Kind::LLetIn || n->kind == Kind::LLet || n->kind == Kind::PBind)
+        inside_.insert(n->def);
+    });
     if (value->kind == Kind::If && ir::if_else(value)) {
       std::vector<NodeRef> conj;
       split_and(ir::if_cond(value), conj);

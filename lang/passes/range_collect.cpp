@@ -283,6 +283,20 @@ void SiteSolver::add_access(const NodeRef& n) {
             ir::dimof_tensor(*e)->def == self_ && e->ival >= 0 &&
             e->ival < static_cast<int64_t>(prior_extents_.size()))
           e = prior_extents_[e->ival];
+        // Sized by another definition nested in the site whose own extent is known (`let e[k]
+        // = S[i, k] * 2.0; let a[k] = e[k] + 1.0;` in a block: a's extent is dim(e, 0), e's is
+        // dim(S, 1)): that extent, followed through the chain.
+        for (int hop = 0; e && hop < 8; ++hop) {
+          std::unordered_map<uint32_t, NodeRef> with;
+          ir::for_each_node(e, [&](const NodeRef& d) {
+            if (d->kind != Kind::DimOf || ir::dimof_tensor(*d)->kind != Kind::Name || d->ival < 0) return;
+            auto nd = nested_.find(ir::dimof_tensor(*d)->def);
+            if (nd == nested_.end() || d->ival >= static_cast<int64_t>(nd->second.extents.size())) return;
+            if (const NodeRef& x = nd->second.extents[d->ival]) with[d->id] = x;
+          });
+          if (with.empty()) break;
+          e = irb::replace_by_id(e, with);
+        }
         bool usable_ext = e && site_independent(e) && !ir::mentions(e, self_);
         // Sized by another definition nested in the site (`let v[k] = T_l[k] ..` inside a
         // reduction, T_l declared before it in the block): the extent is fixed while the
@@ -316,7 +330,8 @@ void SiteSolver::add_access(const NodeRef& n) {
     } else {
       extent = [&, self_read](int axis) -> NodeRef {
         if (!self_read) return irb::dim_of(base, axis);
-        return axis < static_cast<int>(self_extents_.size()) ? self_extents_[axis] : nullptr;
+        if (axis < static_cast<int>(self_extents_.size()) && self_extents_[axis]) return self_extents_[axis];
+        return prior_self_extent(axis);
       };
     }
     access_arity_[n->id] = ir::index_args_count(n);
@@ -377,6 +392,16 @@ void SiteSolver::add_access(const NodeRef& n) {
     const NodeRef& arr = chained ? ir::index_base(base) : base;
     const int lead = chained ? static_cast<int>(ir::index_args_count(base)) : 0;
     bool self_read = arr->kind == Kind::Name && arr->def == self_;
+    if (self_read && ext && !chained && prior_extent_of(ext, axis)) {
+      // Only a plain reduction index reads the earlier clauses' extent (`max[k](R[t - 1, k])`);
+      // on the recurrence's own axis (`x[t - 1]`) the clauses before cover other points.
+      const NodeRef& ix0 = ir::index_args(n)[i];
+      if (ix0->kind == Kind::Name && reduce_vars_.count(ix0->def)) {
+        if (std::find(prior_used_.begin(), prior_used_.end(), axis) == prior_used_.end()) prior_used_.push_back(axis);
+      } else {
+        ext = nullptr;
+      }
+    }
     bool self_bounded = self_read && ext;
     if (self_read && !ext) ext = irb::dim_of(arr, lead + axis);  // a start fact only (x[t - 1])
     if (!ext) continue;
@@ -450,6 +475,26 @@ bool SiteSolver::mentions_guarded_derived(const NodeRef& ix) const {
     found = found || (x->kind == Kind::Name && guarded_derived_.count(x->def));
   });
   return found;
+}
+
+// A read of the declaration's earlier point on an axis whose extent the clauses before this one
+// give (`let R[0, j] = X[0, j]; let R[t in 1..3, j] = max[k](R[t - 1, k]) + X[t, j];`): that
+// extent, when this clause ranges the axis by an index it solves (j), for a plain reduction
+// index (add_access). The allocation is the larger of the two; the reduction runs over the
+// earlier clauses' part only if the two agree, so they must (an AgreeFact: E004 at run time
+// when they differ, see solve).
+NodeRef SiteSolver::prior_self_extent(int axis) {
+  if (!root_ || root_->kind != Kind::EinDecl || axis < 0 || axis >= static_cast<int>(prior_extents_.size()) ||
+      !prior_extents_[axis] || axis >= static_cast<int>(ir::ein_slots_count(root_)))
+    return nullptr;
+  const NodeRef& slot = ir::ein_slots(root_)[axis];
+  if (slot->kind != Kind::IdxVar && slot->kind != Kind::IdxIn) return nullptr;
+  return prior_extents_[axis];
+}
+
+bool SiteSolver::prior_extent_of(const NodeRef& ext, int axis) const {
+  return axis >= 0 && axis < static_cast<int>(prior_extents_.size()) && ext == prior_extents_[axis] &&
+         !(axis < static_cast<int>(self_extents_.size()) && self_extents_[axis]);
 }
 
 }  // namespace ein::ranges

@@ -22,6 +22,7 @@ NodeRef range_end(const NodeRef& r) {
 
 void SiteSolver::solve(const NodeRef& root, DefId self, std::vector<NodeRef> self_extents, bool single_clause) {
   self_ = self;
+  root_ = root;
   single_clause_ = single_clause;
   self_extents_ = std::move(self_extents);
   collect_vars(root, true);
@@ -66,6 +67,16 @@ void SiteSolver::solve(const NodeRef& root, DefId self, std::vector<NodeRef> sel
       break;
     }
     if (!progress) break;
+  }
+  // Self-reads bounded by the earlier clauses' extent (prior_self_extent): this clause's own
+  // extent on that axis must be the same.
+  for (int axis : prior_used_) {
+    const NodeRef& slot = ir::ein_slots(root_)[axis];
+    auto r = u_.ranges.find(slot->def);
+    if (r == u_.ranges.end() || !r->second.hi) continue;
+    NodeRef own = r->second.hi_const ? irb::lit(*r->second.hi_const) : r->second.hi;
+    u_.agrees.push_back(AgreeFact{slot->def, prior_extents_[axis], own, slot->span, slot->span,
+                                  cx_.resolver.info(self_).name + " (its earlier clauses)", slot->name});
   }
   // Accesses proven in bounds: every axis was used to solve an index of it.
   std::map<uint32_t, std::pair<int, bool>> per_node;  // id -> (axes, all ok)

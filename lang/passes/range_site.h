@@ -118,6 +118,8 @@ class SiteSolver {
 
  private:
   NodeRef call_extent_known(const NodeRef& e);
+  NodeRef prior_self_extent(int axis);
+  bool prior_extent_of(const NodeRef& ext, int axis) const;
   // Per result axis of a call: its extent where the site fixes it (null: unknown).
   std::vector<NodeRef> call_extents(const NodeRef& call, size_t axes);
   CompileCtx& cx_;
@@ -143,6 +145,8 @@ class SiteSolver {
   };
   std::unordered_map<DefId, Nested> nested_;
   std::vector<NodeRef> prior_extents_;
+  NodeRef root_;                  // the clause (or reduction) being solved
+  std::vector<int> prior_used_;   // axes whose self-reads took prior_extents_ (prior_self_extent)
   std::unordered_map<DefId, NodeRef> where_values_;
   // While a reduction index's range is written (extreme): definitions nested in the site that
   // exist before its loop starts count as symbols (their extents are known by then).
