@@ -18,7 +18,6 @@ f32 / f64, rows of length 1 and rows of 16-128; f64 smooth programs also ask `@L
 """
 import numpy as np
 
-import known_bugs
 from gen_rowcall import ask_gradient
 from textkinds import Case, Val
 
@@ -119,7 +118,6 @@ def tolerances(dt, T=1):
 
 
 def gen(r):
-    bugs = known_bugs.active()
     dt = "f64" if r.random() < 0.6 else "f32"
     ctx = r.choice(["decl", "decl", "reduce", "fn", "rec", "rec", "rec2", "recmv", "recfn", "recfn2"])
     I, J = r.randint(1, 4), r.choice([1, 2, 3, 4, 5, 6])
@@ -140,8 +138,6 @@ def gen(r):
             lines.append(f"let $A[i, {jr}] = $F($S[i])[j]{tail};")
         elif ctx == "decl":
             jr = r.choice(["j", f"j in 0..{J}"])
-            if "block_local_chain_inferred" in bugs:
-                jr = f"j in 0..{J}"
             lines.append(f"let $A[i, {jr}] = {{ " + " ".join(P.stmts) + f" {P.last}[j] }}{tail};")
         else:
             w = q(r, (J,), -8, 8)
@@ -164,8 +160,6 @@ def gen(r):
         c = r.choice([0.5, 0.25, 1.0])
         lines.append(f"let $X = {lit(X, dt)};")
         jr = r.choice(["j", f"j in 0..{J}"])
-        if "rec_inferred_reduce_prev_row" in bugs and ctx not in ("recfn", "recfn2"):
-            jr = f"j in 0..{J}"
         if ctx == "rec2":
             src = "($R[t - 1, {k}] + $R[t - 2, {k}] * 0.5)"
         elif ctx == "recfn2":

@@ -19,19 +19,6 @@ KNOWN = {
         "binding still sees the top-level one, while finite differences perturb x everywhere "
         "(seed 1000263: ein's 0 is right). Derivative programs' step functions read only their "
         "parameters until deriv.py perturbs only the recomputed scope."),
-    "ad_window_guarded_count": (
-        "tests/golden/pending/ad_window_mean_guarded_count.ein", "autodiff",
-        "`@L / @X` through `sum[p](X[i + p]) / sum[p](1.0 where ..)` (a window mean counting its "
-        "points with a where guard) is E002 'expected an integer, found ()'; window asks no "
-        "derivative of means counted so."),
-    "block_local_chain_inferred": (
-        "tests/golden/pending/block_local_chain_inferred_range.ein", "ranges",
-        "`{ let e[k] = S[i, k] * 2.0; let a[k] = e[k] + 1.0; a[j] }` with j inferred is E004; "
-        "scratch writes `j in 0..J` in declarations."),
-    "rec_inferred_reduce_prev_row": (
-        "tests/golden/pending/rec_inferred_column_reduction_of_earlier_row.ein", "ranges",
-        "`R[t in 1..T, j] = max[k](R[t - 1, k]) + X[t, j]` with j and k inferred is E004 for k; "
-        "scratch writes `j in 0..J` in recurrences."),
 }
 
 
