@@ -66,6 +66,10 @@ NOT_DIFFERENTIABLE = {
     ("std::ml::broadcast", "attr_i32"): "integer attribute",
     ("std::ml::broadcast", "side_pads"): "integer attribute",
     ("std::ml::broadcast", "per_axis"): "integer attribute",
+    ("std::ml::broadcast", "axis_attr"): "integer attribute",
+    ("std::ml::broadcast", "window_pads"): "integer attribute",
+    ("std::ml::broadcast", "windows_fit"): "a check of shapes",
+    ("std::ml::broadcast", "spatial_axes"): "shape arithmetic",
     ("std::ml::exact", "*"): "integer accumulation helpers",
 }
 
