@@ -23,6 +23,9 @@ GOLDEN = {
     "inv_square": "E004", "lu_square": "E004", "solve_lower_b": "E004", "solve_cholesky_b": "E004",
     "rnn_B_length": "E004", "rnn_initial_h": "E004", "gru_initial_h": "E004", "onehot_values": "E004",
     "dropout_ratio": "E006", "conv_group_zero": "E006",
+    # second pass
+    "tile_negative": "E006", "repeat_interleave_negative": "E006", "lp_pool_p": "E006", "eye_float": "E002",
+    "depth_to_space_zero": "E006", "space_to_depth_rank": "E004", "trace_rank": "E004", "returns_to_go_rank": "E004",
 }
 
 
@@ -42,7 +45,7 @@ def error_files():
 
 def values_file():
     t = modes_file("outside/diag_values.ein", "forms next to the checks the diagnostics survey added "
-                   "(partition_2d axis -2, solve_cholesky with a matrix b, concatenation)", uses=["std::ml::*"])
+                   "(partition_2d axis -2, solve_cholesky with a matrix b, concatenation, kron of rank 3)", uses=["std::ml::*"])
     m = t.let("m", [[3.0, 1.0, 2.0], [0.0, 5.0, 1.0], [2.0, 2.0, 2.0]], "f64")
     for axis in (0, -2, 1, -1):
         rows = (axis % 2) == 0
@@ -61,6 +64,13 @@ def values_file():
     c = t.let("c", [[7.0, 8.0, 9.0]], "f32")
     t.check("concat(a, c)", np.concatenate((a, c)), "f32")
     t.check("std::array::concatenate_axis(a, a, -1)", np.concatenate((a, a), -1), "f32")
+    # np.kron of arrays of rank 3 (it came out in another layout) and of a matrix beside a rank-3 array
+    k3 = t.let("k3", [[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]], "f32")
+    kv = t.let("kv", [1.0, 10.0], "f32")
+    km = t.let("km", [[1.0, -1.0, 0.5]], "f32")
+    t.check("kron(k3, kv)", np.kron(k3, kv), "f32")
+    t.check("kron(km, k3)", np.kron(km, k3), "f32")
+    t.check("kron(k3, k3)", np.kron(k3, k3), "f32")
     # the broadcast helpers the checks use
     t.let("X", np.zeros((1, 2, 3, 3)), "f32")
     t.check('std::ml::broadcast::axis_attr([2, 3], 2, 1, 1, "conv: strides")', np.array([2, 3]), "i32")
