@@ -44,6 +44,7 @@ import gen_specials  # noqa: E402
 import gen_diag  # noqa: E402
 import gen_edge  # noqa: E402
 import gen_hunt8  # noqa: E402
+import gen_hunt8b  # noqa: E402
 import gen_promote  # noqa: E402
 import gen_runtime  # noqa: E402
 import gen_select  # noqa: E402
@@ -56,7 +57,7 @@ def main():
     for gen in (gen_math, gen_array, gen_ml, gen_ml_nn, gen_ml_tensor, gen_ml_ex, gen_ml_onnx, gen_numerics, gen_io,
                 gen_autodiff, gen_grad, gen_forms, gen_programs, gen_programs_fit, gen_runtime, gen_outside, gen_select,
                 gen_promote, gen_hunt, gen_kinds, gen_hunt2, gen_hunt3, gen_hunt4, gen_intacc, gen_hunt5, gen_hunt6,
-                gen_attrs, gen_hunt7, gen_specials, gen_diag, gen_edge, gen_hunt8):
+                gen_attrs, gen_hunt7, gen_specials, gen_diag, gen_edge, gen_hunt8, gen_hunt8b):
         gen.generate()
     n = sum(len(fs) for _, _, fs in os.walk(common.CASES))
     print(f"wrote {n} test files to {os.path.relpath(common.CASES)}")

@@ -19,7 +19,6 @@ from gen_hunt2 import F, rnd
 from gen_ml import conv_transpose_ref
 from gen_ml_nn import directions, gru_ref, lstm_ref, rnn_ref
 from gen_select import modes_file
-import gen_hunt8b
 
 F32 = "f32"
 
@@ -525,7 +524,6 @@ def mdp_policy():
 
 
 def generate():
-    gen_hunt8b.generate()
     for f in (q_mlp, q_conv_net, qmatmul_chain, q_uint8, rnn_relu_bidir, lstm_classify, gru_lbr_reverse,
               lstm_clip_bidir, convt_decoder_2d, convt_signal_1d, convt_volume_3d, laplacian_level,
               upsample_segment, cubic_then_pool, ode_orders, oscillator, descent_2d, line_fit, rl_chain,

@@ -14,13 +14,7 @@ from common import TestFile
 from gen_hunt2 import F
 from gen_ml import conv_transpose_ref
 from gen_ml_nn import gru_ref, rnn_ref
-from gen_select import modes_file
-
-F32 = "f32"
-
-
-def prog(name, purpose, uses=("std::ml::*",)):
-    return modes_file(f"outside/hunt8_{name}.ein", purpose, uses=list(uses))
+from gen_hunt8 import F32, prog
 def q_depthwise():
     t = prog("q_depthwise", "a quantized depthwise conv (qconv with group = channels, stride 2, pads per axis "
              "[1, 1]) and a qlinear over a batch of sequences [B, T, in] (the layer applied to the last axis)")
