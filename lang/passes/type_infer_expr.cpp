@@ -54,6 +54,10 @@ TypeRef Infer::expr_inner(const NodeRef& e) {
       if (!ts.unify(lo, hi))
         err("E002", "range bounds have different types: `" + show(lo) + "` and `" + show(hi) + "`",
             e->span);
+      else if (ts.is_floatish(hi) || (resolved(hi)->k == Type::K::Scalar && !is_int(resolved(hi)->dtype)))
+        // `0..n` with a float n: the literal start took n's type (`0..2.5` over a float n ran
+        // as if truncated to 0..2, exit 0).
+        err("E002", "range bounds must be integers, found `" + show(hi) + "`", ir::range_hi(e)->span);
       ts.require_int(lo);
       return ir::t_range(lo);
     }
