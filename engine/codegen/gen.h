@@ -319,6 +319,25 @@ class Gen {
   // LReduce ids of fused row reductions (load_fused): computed once per row or refused.
   std::unordered_set<uint32_t> fused_rows_;
 
+  // ---- gen_local.cpp: block-local arrays in per-thread scratch ----
+  struct Local {
+    std::string ptr;                      // this thread's slice
+    DType dt = DType::F32;
+    std::vector<std::string> ext, stride;  // C names, fixed at kernel entry
+    int level = 0;                        // the scope that fills it
+    bool filling = false;                 // its own statements are being generated
+  };
+  void local_tensor(const ir::NodeRef& t);
+  const Local* local_of(ir::DefId d) const;
+  Val load_local(const ir::NodeRef& e, const Local& L);
+  std::string local_flat(const Local& L, const std::vector<std::string>& xs) const;
+  // Defs of LTensors nested in the statement being generated (not kernel arguments).
+  void note_locals(const ir::NodeRef& stmt);
+  bool is_local_def(ir::DefId d) const { return local_defs_.count(def_key(d)) > 0; }
+  bool innermost_after_hoisting(const ir::NodeRef& loop) const;
+  std::unordered_map<std::string, Local> locals_;
+  std::unordered_set<std::string> local_defs_;
+
   // ---- gen_call.cpp ----
   Val call(const ir::NodeRef& e);
   bool cheap_calls(const ir::NodeRef& n, const Unit& u, int depth) const;

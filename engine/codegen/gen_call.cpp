@@ -130,6 +130,8 @@ Val Gen::call(const NodeRef& e) {
       case Builtin::Len: {
         if (args.size() != 1) break;
         if (args[0]->kind == Kind::Name) {
+          if (const Local* L = local_of(args[0]->def))
+            return em.define(DType::I32, "i32", "((i32)" + L->ext[0] + ")", 0, Motion::Cheap);
           int bi = buffer_of(args[0]);
           if (k.bufs[static_cast<size_t>(bi)].rank == 0) break;
           return em.define(DType::I32, "i32", "((i32)" + extent(bi, 0) + ")", 0, Motion::Cheap);

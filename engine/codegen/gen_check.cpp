@@ -174,7 +174,7 @@ std::string Gen::precheck(const NodeRef& stmt) {
   std::vector<NodeRef> accesses;
   ir::for_each_node(stmt, [&](const NodeRef& x) {
     if (x->kind != Kind::Index || is_proven(*unit, x) || ir::index_base(x)->kind != Kind::Name) return;
-    if (fusion.producers.count(ir::index_base(x)->def)) return;
+    if (fusion.producers.count(ir::index_base(x)->def) || is_local_def(ir::index_base(x)->def)) return;
     accesses.push_back(x);
   });
   // The condition that index `e` stays below `ext` at every point of the loops, or "" when it
@@ -205,7 +205,8 @@ std::string Gen::precheck(const NodeRef& stmt) {
   };
   auto gather_cond = [&](const NodeRef& g, const std::string& ext, const std::string& off) -> std::string {
     const NodeRef& base = ir::index_base(g);
-    if (base->kind != Kind::Name || base->def == out_def || fusion.producers.count(base->def) || g->has(ir::kWindowed))
+    if (base->kind != Kind::Name || base->def == out_def || fusion.producers.count(base->def) || g->has(ir::kWindowed) ||
+        is_local_def(base->def))
       return "";
     ir::TypeRef t = type_of_def(base);
     size_t n = ir::index_args_count(g);

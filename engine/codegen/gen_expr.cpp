@@ -150,6 +150,7 @@ Val Gen::compute(const NodeRef& e) {
     }
     case Kind::BoolLit: return literal(e->ival ? "true" : "false", DType::Bool);
     case Kind::Name: {
+      if (local_of(e->def) || is_local_def(e->def)) unsupported("a block-local array used whole");
       if (const Val* v = lookup(e->def)) {
         if (!v->index) return *v;
         // Loop variables made by passes may carry no type: index variables are i32 values.
@@ -307,6 +308,13 @@ std::string Gen::wide_index(const NodeRef& e, int site) {
 }
 
 Val Gen::dim_of(const NodeRef& base, int axis) {
+  if (const Local* L = local_of(base->def)) {
+    if (axis < 0 || axis >= static_cast<int>(L->ext.size())) unsupported("axis out of rank");
+    Val v = literal(L->ext[static_cast<size_t>(axis)], DType::I64);
+    v.index = true;
+    v.bits = kExtentBits;
+    return v;
+  }
   auto fp = fusion.producers.find(base->def);
   if (fp != fusion.producers.end()) {
     const ir::Kids extents = ir::lshape_extents(ir::ltensor_shape(fp->second));
@@ -496,11 +504,17 @@ Val Gen::if_expr(const NodeRef& e) {
 Val Gen::block(const NodeRef& e) {
   if (!e->has(ir::kHasTail) || e->kids.empty()) unsupported("a block without a value");
   size_t m = mark();
+  std::vector<std::string> filled;  // block-local arrays: gone with the block
   for (const NodeRef& s : ir::block_stmts(e).first(e->kids.size() - 1)) {
     if (!s || s->kind == Kind::LNop) continue;
     if (s->kind == Kind::LCheck) {
       // Run-time checks passes put in blocks (recurrence_cover's base cases): the same code.
       emit_check(s);
+      continue;
+    }
+    if (s->kind == Kind::LTensor) {
+      local_tensor(s);  // gen_local.cpp
+      filled.push_back(def_key(s->def));
       continue;
     }
     if (s->kind != Kind::Let || ir::let_pattern(*s)->kind != Kind::PBind)
@@ -509,6 +523,7 @@ Val Gen::block(const NodeRef& e) {
   }
   Val v = value(e->kids.back());
   unbind_to(m);
+  for (const std::string& key : filled) locals_.erase(key);
   return v;
 }
 
@@ -518,6 +533,12 @@ Val Gen::member(const NodeRef& e) {
   const ir::MemberField field = ir::member_field(e);
   if (field != ir::MemberField::Length && field != ir::MemberField::Size && field != ir::MemberField::Rank)
     unsupported("member ." + e->name);
+  if (const Local* L = local_of(base->def)) {
+    std::string x = field == ir::MemberField::Rank ? std::to_string(L->ext.size()) : L->ext[0];
+    if (field == ir::MemberField::Size)
+      for (size_t a = 1; a < L->ext.size(); ++a) x = "ein_imul(" + x + ", " + L->ext[a] + ")";
+    return em.define(DType::I32, "i32", "((i32)" + x + ")", L->level, Motion::Cheap);
+  }
   int b = buffer_of(base);
   int rank = k.bufs[static_cast<size_t>(b)].rank;
   std::string x;

@@ -88,6 +88,7 @@ int Gen::buffer_of(const NodeRef& name) {
   if (al != buf_alias.end()) return al->second;
   auto it = bufs_by_def_.find(key);
   if (it != bufs_by_def_.end()) return it->second;
+  if (local_of(name->def) || is_local_def(name->def)) unsupported("a block-local array `" + name->name + "` read as an argument");
   ir::TypeRef t = type_of_def(name);
   ir::TypeRef el = ir::elem_of(t);
   int rank = ir::rank_of(t);
@@ -179,6 +180,7 @@ Val Gen::load(const NodeRef& e) {
     }
   }
   if (base->kind != Kind::Name) unsupported("indexing a computed value");
+  if (const Local* L = local_of(base->def)) return load_local(e, *L);  // gen_local.cpp
   if (!carry_.name.empty() && carry_.reads.count(e->id)) {
     if (counting_) ++k.accesses;
     if (!is_proven(*unit, e) && !assumed(e)) {
@@ -308,6 +310,7 @@ int Gen::add_output(const NodeRef& tensor) {
 void Gen::clause(const NodeRef& tensor, const NodeRef& given) {
   out_buf = add_output(tensor);
   out_def = tensor->def;
+  note_locals(given);
   NodeRef cl = given;
   // A declaration guard's clause (`.. where j <= i`: the store under an `if`) keeps a fused row
   // reduction's terms only when its row loop writes the whole row: then it stores 0 where the
@@ -362,6 +365,7 @@ void Gen::versions(const NodeRef& checked, const std::function<void()>& emit) {
 
 void Gen::expr_let(const NodeRef& let) {
   const NodeRef& v = expr_kernel_value(let);
+  note_locals(v);
   DType dt = dtype_of(v);
   k.result_dt = dt;
   Val r = (v->kind == Kind::LReduce) ? reduce_parallel(v) : value(v);

@@ -130,8 +130,9 @@ bool Gen::earlier_row_read(const NodeRef& x) const {
   if (!clause_root_) return false;
   NodeRef store;
   int stores = 0;
+  // (Stores into block-local arrays, gen_local.cpp, are not the clause's: a step's scratch row.)
   ir::for_each_node(clause_root_, [&](const NodeRef& n) {
-    if (n->kind != Kind::LStore) return;
+    if (n->kind != Kind::LStore || is_local_def(n->def)) return;
     ++stores;
     if (n->def == out_def) store = n;
   });

@@ -226,7 +226,7 @@ Gen::LoopSpec Gen::loop_spec(const NodeRef& s) {
   sp.def = s->def;
   sp.reverse = s->has(ir::kReverse);
   sp.loop = s;
-  sp.innermost = innermost(s);
+  sp.innermost = innermost(s) || innermost_after_hoisting(s);
   sp.parallel = s->has(ir::kParallel) && allow_parallel && !serial_loops_.count(s->id);
   // (A reduction a BLAS call has already computed, read back from its destination in the loops
   // after the call, is no row walked here: a GEMV's sigmoid epilogue vectorises.)
@@ -358,14 +358,20 @@ std::string Gen::flat(int b, const std::vector<std::string>& xs, bool windowed) 
 }
 
 void Gen::store(const NodeRef& s) {
-  if (s->def != out_def) unsupported("a store into another tensor");
+  // A block-local array's store (gen_local.cpp): into this thread's slice of its scratch.
+  Local local_copy;  // (a copy: generating the value may fill other block-local arrays)
+  const Local* local = nullptr;
+  if (const Local* l = local_of(s->def)) local_copy = *l, local = &local_copy;
+  if (local && (!local->filling || s->kind != Kind::LStore)) unsupported("a store into a block-local array from outside it");
+  if (!local && s->def != out_def) unsupported("a store into another tensor");
   // Copies, not a reference: generating the value may register buffers (k.bufs grows).
-  const DType dt = k.bufs[static_cast<size_t>(out_buf)].dt;
-  const bool windowed = k.bufs[static_cast<size_t>(out_buf)].windowed;
+  const DType dt = local ? local->dt : k.bufs[static_cast<size_t>(out_buf)].dt;
+  const bool windowed = !local && k.bufs[static_cast<size_t>(out_buf)].windowed;
   size_t n = ir::lstore_index_count(s);
-  if (static_cast<int>(n) != k.bufs[static_cast<size_t>(out_buf)].rank) unsupported("a store of an array element");
+  if (static_cast<int>(n) != (local ? static_cast<int>(local->ext.size()) : k.bufs[static_cast<size_t>(out_buf)].rank))
+    unsupported("a store of an array element");
   Val v;
-  if (!carry_.fixed.empty()) {
+  if (!local && !carry_.fixed.empty()) {
     // Computed in a branch, so that nothing of it is hoisted to where it would run anyway (the
     // carried value is defined at the branch's depth); skipped once the step is a fixed point.
     const std::string x = em.fresh("f");
@@ -384,7 +390,7 @@ void Gen::store(const NodeRef& s) {
   for (size_t a = 0; a < n; ++a) {
     Val x = index(ir::lstore_index(s)[a]);
     xs.push_back(x.c);
-    std::string ext = extent(out_buf, static_cast<int>(a));
+    std::string ext = local ? local->ext[a] : extent(out_buf, static_cast<int>(a));
     LoopInfo* L = nullptr;
     for (auto it = loops.rbegin(); it != loops.rend(); ++it)
       if (it->var == x.c) L = &*it;
@@ -406,7 +412,8 @@ void Gen::store(const NodeRef& s) {
     }
   }
   std::string val = dt == DType::Bool ? "(uint8_t)" + v.c : v.c;
-  std::string target = "b" + std::to_string(out_buf) + "[" + flat(out_buf, xs, windowed) + "]";
+  std::string target = local ? local->ptr + "[" + local_flat(*local, xs) + "]"
+                             : "b" + std::to_string(out_buf) + "[" + flat(out_buf, xs, windowed) + "]";
   if (s->kind == Kind::LAccum) {
     // A scatter's term (lang/passes/scatter_plan.h); its loops over the domain are sequential.
     // Integers add as unsigned: wrapping, as the interpreter does, without C++'s overflow UB.
@@ -424,7 +431,7 @@ void Gen::store(const NodeRef& s) {
       val = "(" + T + ")((" + U + ")" + target + " + (" + U + ")(" + val + "))";
     }
   }
-  if (!carry_.name.empty()) em.line(carry_.name + " = " + val + ";");  // the next step's X[t - 1]
+  if (!local && !carry_.name.empty()) em.line(carry_.name + " = " + val + ";");  // the next step's X[t - 1]
   if (conds.empty()) {
     em.line(target + " = " + val + ";");
     return;

@@ -9,7 +9,7 @@ namespace ein::config {
 
 namespace {
 
-constexpr std::array<EnvInfo, 16> kTable{{
+constexpr std::array<EnvInfo, 17> kTable{{
     {Env::MaxMemory, "EIN_MAX_MEMORY", "memory the tensors of one process may hold (E008 beyond)",
      "half the physical memory"},
     {Env::ShareDir, "EIN_SHARE_DIR", "directory of the standard library (share/)", "beside the executable"},
@@ -28,6 +28,7 @@ constexpr std::array<EnvInfo, 16> kTable{{
      "64M, at most a quarter of EIN_MAX_MEMORY"},
     {Env::AdCheckpoint, "EIN_AD_CHECKPOINT", "force checkpoints every N steps in every checkpointable gradient", "unset"},
     {Env::RowInline, "EIN_ROW_INLINE", "calls on a row inlined as declarations over the rows: on, never, or trace (print each call's outcome)", "on"},
+    {Env::RowFuse, "EIN_ROW_FUSE", "declarations over rows read only row by row computed per row in their consumer: on or never", "on"},
 }};
 
 constexpr bool rows_in_order() {

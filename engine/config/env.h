@@ -27,6 +27,7 @@ enum class Env : uint8_t {
   AdMemory,      // bytes a gradient may store before its recurrences are checkpointed
   AdCheckpoint,  // a forced checkpoint spacing (steps) for every checkpointable gradient
   RowInline,     // on | never | trace: calls on rows inlined as declarations (row_inline)
+  RowFuse,       // on | never: row declarations fused into their consumer's block (row_fuse)
 };
 
 struct EnvInfo {

@@ -229,6 +229,7 @@ CellResult Session::Impl::run(const std::string& code, const CellOptions& copt) 
   // Calls on rows (lang/passes/row_inline.h): EIN_ROW_INLINE=never keeps every call, trace
   // prints what happened to each.
   if (auto v = config::value(config::Env::RowInline)) cx.opt.row_inline = *v == "never" ? 0 : *v == "trace" ? 2 : 1;
+  if (auto v = config::value(config::Env::RowFuse)) cx.opt.row_fuse = *v == "never" ? 0 : 1;
   cx.persist = &facts;
   PipelineOptions popt;
   std::string stage = copt.dump_stage;

@@ -187,6 +187,8 @@ struct CompileOptions {
   // Calls on rows inlined as declarations over the rows (row_inline.h): 0 never, 1 on, 2 on and
   // each site's outcome printed to stderr (EIN_ROW_INLINE).
   int row_inline = 1;
+  // Row declarations fused into their consumer's block (row_fuse.h): 0 never, 1 on (EIN_ROW_FUSE).
+  int row_fuse = 1;
 };
 
 struct CompileCtx {

@@ -152,8 +152,9 @@ class Planner {
     std::vector<DefId> locals;
     for (auto& q : parts) {
       if (q->kind == Kind::LLet) locals.push_back(q->def);
-      ir::for_each_node(q, [&](const NodeRef& x) {  // block-local lets: `{ let s = X[i]; .. }`
-        if (x->kind == Kind::PBind || x->kind == Kind::LLetIn) locals.push_back(x->def);
+      // block-local lets and arrays: `{ let s = X[i]; .. }`, `{ let r[k] = ..; sum[k](r[k] * W[k, j]) }`
+      ir::for_each_node(q, [&](const NodeRef& x) {
+        if (x->kind == Kind::PBind || x->kind == Kind::LLetIn || x->kind == Kind::LTensor) locals.push_back(x->def);
       });
     }
     bool local = false;

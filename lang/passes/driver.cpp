@@ -24,6 +24,7 @@
 #include "lang/passes/range_analysis.h"
 #include "lang/passes/recurrence_cover.h"
 #include "lang/passes/recurrence_order.h"
+#include "lang/passes/row_fuse.h"
 #include "lang/passes/row_inline.h"
 #include "lang/passes/base_peel.h"
 #include "lang/passes/guard_split.h"
@@ -85,6 +86,7 @@ const std::vector<Pass>& passes() {
       {"scatter_plan", "", scatter_plan, true, Rerun::Never},
       {"scan_plan", "", scan_plan, true, Rerun::Never},
       {"guard_split", "", guard_split, true, Rerun::Never},
+      {"row_fuse", "", row_fuse, true, Rerun::Never},
       {"memo_plan", "", memo_plan, true, Rerun::Never},
       {"exec_facts", "", exec_facts, true, Rerun::Never},
       {"frame_layout", "", frame_layout, true, Rerun::Never},

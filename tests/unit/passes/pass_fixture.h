@@ -37,6 +37,7 @@ struct CompileOpts {
   std::string dump_after{};  // a pass name; the dump ends up in Compiled::dump
   int64_t ad_checkpoint = 0;  // CompileOptions::ad_checkpoint (a forced checkpoint spacing)
   int row_inline = 1;         // CompileOptions::row_inline (0: calls on rows stay calls)
+  int row_fuse = 1;           // CompileOptions::row_fuse (0: row declarations stay stored)
 };
 
 // One compilation. Not movable (the context holds references into it): use compile().
@@ -51,6 +52,7 @@ class Compiled {
     cx->opt.whole_program = o.whole_program;
     cx->opt.ad_checkpoint = o.ad_checkpoint;
     cx->opt.row_inline = o.row_inline;
+    cx->opt.row_fuse = o.row_fuse;
     if (!pr.diags.empty()) return;
     ir::NodeRef resolved = resolver.resolve_cell(pr.program, diags);
     if (diags.has_errors()) return;
