@@ -121,6 +121,38 @@ class Fuser : public ir::Mutator {
     return ok;
   }
 
+  // Reads in bounds, no checks, no integer division, no call of a user or library function,
+  // float max/min and any sum.
+  bool cannot_fail(const NodeRef& v) const {
+    bool ok = true;
+    ir::for_each_node(v, [&](const NodeRef& x) {
+      switch (x->kind) {
+        case Kind::Index:
+          ok = ok && proven(x);
+          break;
+        case Kind::LCheck:
+        case Kind::LTensor: ok = false; break;
+        case Kind::Call: ok = ok && !u_.call_targets.count(x->id); break;
+        case Kind::LReduce: {
+          auto t = u_.types.find(x->id);
+          const bool fl = t != u_.types.end() && t->second && ir::is_scalar(t->second) && is_float(t->second->dtype);
+          ok = ok && (x->name == "sum" || ((x->name == "max" || x->name == "min") && fl));
+          break;
+        }
+        case Kind::Binary: {
+          auto op = static_cast<ir::BinOp>(x->ival);
+          if (op == ir::BinOp::Div || op == ir::BinOp::Mod || op == ir::BinOp::Pow) {
+            auto t = u_.types.find(x->id);
+            if (t == u_.types.end() || !t->second || !ir::is_scalar(t->second) || !is_float(t->second->dtype)) ok = false;
+          }
+          break;
+        }
+        default: break;
+      }
+    });
+    return ok;
+  }
+
   // The block with its last fusable consumer's group fused, or null.
   NodeRef fuse_one(const NodeRef& block) {
     const bool tail = block->has(ir::kHasTail);
@@ -166,12 +198,19 @@ class Fuser : public ir::Mutator {
       reads.insert(reads.end(), mine.begin(), mine.end());
     }
     if (at.empty()) return nullptr;
-    // The row: the common prefix of every read.
+    // Every member is filled once per row only when it cannot fail (a native kernel keeps a fill
+    // that may fail where it is read, at every point: std::ml pooling's separable sums, whose
+    // reads are checked, were refilled per output point) and when what is kept per row is a row
+    // (one axis past the prefix), not a slab.
+    for (size_t d : at)
+      if (!cannot_fail(ir::lstore_value(nests.at(d).store))) return nullptr;
     size_t p = cn.loops.size();
     for (auto& [x, r] : reads) p = std::min(p, row_prefix(x, nests.at(r)));
     if (p == 0) return nullptr;
     for (auto& [pos, nest] : nests)
       if (!same_bounds(nest, cn, p)) return nullptr;
+    for (size_t d : at)
+      if (nests.at(d).loops.size() > p + 1) return nullptr;
     // Forms.
     std::map<size_t, Member> members;
     for (size_t d : at) {

@@ -15,7 +15,10 @@
 // A declaration D of a block joins the consumer C's group when it is a single clause over
 // [0, extent) of every axis (lang/passes/point_nest), and it is read only by C and by other
 // members, each read at the reader's own first p loop variables (the row; p the same for the
-// whole group, at least 1, the reader's and D's first p loops having the same bounds as C's).
+// whole group, at least 1, the reader's and D's first p loops having the same bounds as C's),
+// every member's value cannot fail (in-bounds reads, no checks, no integer division, no call of a
+// user or library function: a native kernel keeps a fill that may fail at every point), and no
+// member has more than one axis past the row (a row, not a slab).
 // Then D becomes, in C's value:
 //   - a scalar `let` when its rank is p (a row reduction: max, sum, mean),
 //   - nothing when it is elementwise (no reduction), read once, in bounds, and cannot fail:

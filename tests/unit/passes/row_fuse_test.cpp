@@ -67,23 +67,20 @@ TEST(RowFuse, DeclarationsReadOtherwiseStayStored) {
   EXPECT_EQ(stored(*c, "s"), 1);
 }
 
+const char* kStepMatvec =
+    "let x[t in 0..4, j in 0..3] = (t * 3 + j) as f64 * 0.1;\n"
+    "let W[k in 0..3, j in 0..3] = (k + 2 * j) as f64 * 0.1;\n"
+    "let h[0, j] = x[0, j];\n"
+    "let h[t in 1..4, j in 0..3] = sum[k](std::ml::softmax(h[t - 1])[k] * W[k, j]) + x[t, j];\nprint(h);\n";
+
 TEST(RowFuse, RecurrenceStepGetsAPerStepRow) {
-  auto c = compile(
-      "let x[t in 0..4, j in 0..3] = (t * 3 + j) as f64 * 0.1;\n"
-      "let W[k in 0..3, j in 0..3] = (k + 2 * j) as f64 * 0.1;\n"
-      "let h[0, j] = x[0, j];\n"
-      "let h[t in 1..4, j in 0..3] = sum[k](std::ml::softmax(h[t - 1])[k] * W[k, j]) + x[t, j];\nprint(h);\n");
+  auto c = compile(kStepMatvec);
   ASSERT_TRUE(c->ok) << c->rendered();
   EXPECT_EQ(local_in_store(*c, "row"), 1);
   // Without it the softmax stays substituted inside the sum over k (computed per j and k).
   CompileOpts o;
   o.row_fuse = 0;
-  auto d = compile(
-      "let x[t in 0..4, j in 0..3] = (t * 3 + j) as f64 * 0.1;\n"
-      "let W[k in 0..3, j in 0..3] = (k + 2 * j) as f64 * 0.1;\n"
-      "let h[0, j] = x[0, j];\n"
-      "let h[t in 1..4, j in 0..3] = sum[k](std::ml::softmax(h[t - 1])[k] * W[k, j]) + x[t, j];\nprint(h);\n",
-      o);
+  auto d = compile(kStepMatvec, o);
   ASSERT_TRUE(d->ok) << d->rendered();
   EXPECT_EQ(local_in_store(*d, "row"), 0);
 }
