@@ -11,19 +11,19 @@ namespace {
 
 using ir::Kind;
 
-// LTensors named `name` directly in a block's statements (stored row declarations), and
-// those inside a store's value (block-local arrays).
-int stored(Compiled& c, const std::string& name) {
-  int n = 0;
-  for (auto& b : nodes_of(c.cell().lowered, Kind::Block))
-    for (auto& k : b->kids) n += k && k->kind == Kind::LTensor && k->name == name;
-  return n;
-}
+// LTensors named `name` inside a store's value (block-local arrays), and those that are
+// statements of a block outside every store (stored row declarations).
 int local_in_store(Compiled& c, const std::string& name) {
   int n = 0;
   for (auto& s : nodes_of(c.cell().lowered, Kind::LStore))
     for (auto& t : nodes_of(ir::lstore_value(s), Kind::LTensor)) n += t->name == name;
   return n;
+}
+int stored(Compiled& c, const std::string& name) {
+  int n = 0;
+  for (auto& b : nodes_of(c.cell().lowered, Kind::Block))
+    for (auto& k : b->kids) n += k && k->kind == Kind::LTensor && k->name == name;
+  return n - local_in_store(c, name);
 }
 int lets_in_store(Compiled& c, const std::string& name) {
   int n = 0;
