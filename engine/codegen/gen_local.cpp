@@ -36,6 +36,21 @@ void Gen::local_tensor(const NodeRef& t) {
     unsupported("a block-local array with elements, a window or resumed statements");
   const auto dt = static_cast<DType>(t->ival);
   if (!kernel_dtype(dt)) unsupported("an f16/bf16 block-local array");
+  // A fill that reduces (`let w[k] = sum[j](A[k, j] * v[t - 1, j])`, power iteration's step)
+  // runs as a scalar loop nest here, per thread: 20 -> 760 ms against the interpreter's
+  // statement (a GEMV). Such locals stay interpreted until the fill can be planned like a
+  // statement (contraction_plan).
+  // (A reduction the same for every element, a softmax row's sum, is hoisted: fine.)
+  std::unordered_set<ir::DefId> fill_vars;
+  ir::for_each_node(t, [&](const NodeRef& x) {
+    if (x->kind == Kind::LFor) fill_vars.insert(x->def);
+  });
+  bool reduces = false;
+  ir::for_each_node(t, [&](const NodeRef& x) {
+    if (x->kind != Kind::LReduce || reduces) return;
+    ir::for_each_node(x, [&](const NodeRef& y) { reduces = reduces || (y->kind == Kind::Name && fill_vars.count(y->def)); });
+  });
+  if (reduces) unsupported("a block-local array filled by a reduction per element");
   const std::string key = def_key(t->def);
   if (locals_.count(key)) unsupported("a block-local array filled twice");
   // Extents: known at kernel entry (the scratch is allocated there once).
