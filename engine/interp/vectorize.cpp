@@ -266,6 +266,19 @@ class Vectorizer {
         if (!live(p) && d.get_i64(p) == 0) d.set_i64(p, 1);
       b = Value::tensor(d);
     }
+    // An extent (`DimOf`, i64 in the interpreter, i32 to type inference) against the loops'
+    // i32 coordinates (`len(v) - 1 - k` of an inlined row call): the scalar takes the grid's
+    // integer type, as the scalar interpreter's arithmetic does.
+    auto align = [&](Value& s, const Value& g) {
+      if (s.tag == Value::Tag::Int && grid(g) && is_int(g.tensor_ref().dtype()) && s.dt != g.tensor_ref().dtype())
+        s = Value::integer(s.as_i64(), g.tensor_ref().dtype());
+    };
+    if (a.tag == Value::Tag::Int && b.tag == Value::Tag::Int && a.dt != b.dt) {
+      a = Value::integer(a.as_i64(), DType::I64);
+      b = Value::integer(b.as_i64(), DType::I64);
+    }
+    align(a, b);
+    align(b, a);
     if (!cmp || (!grid(a) && !grid(b))) return binary_op(op, a, b);
     Tensor out = Tensor::alloc(DType::Bool, {n_});
     bool ints = !((grid(a) ? is_float(a.tensor_ref().dtype()) : a.tag == Value::Tag::Float) ||
