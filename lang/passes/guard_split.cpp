@@ -76,12 +76,6 @@ class Splitter : public ir::Mutator {
  private:
   std::unordered_set<DefId> inside_;  // bound inside the value being cut (cuts_of)
 
-  static bool mentions_def(const NodeRef& e, DefId v) {
-    bool hit = false;
-    ir::for_each_node(e, [&](const NodeRef& x) { hit = hit || (x->kind == Kind::Name && x->def == v); });
-    return hit;
-  }
-
   struct Cut {
     std::vector<NodeRef> lower, upper;           // d >= L, d < U
     std::unordered_set<uint32_t> conjuncts;      // the tests that hold between them
@@ -139,7 +133,7 @@ class Splitter : public ir::Mutator {
     // read p, unbound there, E002 "expected an integer, found ()").
     for (auto& [s, x] : e.rest)
       for (DefId v : inside_)
-        if (!vars.count(v) && mentions_def(x, v)) return;
+        if (!vars.count(v) && ir::mentions(x, v)) return;
     e.k -= shift;
     DefId d;
     int64_t dc = 0, lo_sum = 0;
